@@ -1,0 +1,8 @@
+// saxpy: y[i] = a * x[i] + y[i]. The basic smoke-test kernel for typed launches.
+extern "C" __global__ void saxpy(unsigned int n, float a, const float* x, float* y)
+{
+    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        y[i] = a * x[i] + y[i];
+    }
+}

@@ -1,0 +1,151 @@
+//! The error type of every fallible chevron call.
+
+use cudarc::driver::DriverError;
+
+use crate::dim::Dim3;
+
+/// The kernel a message is about, if known: `` for `saxpy` `` or nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct KernelName(pub Option<&'static str>);
+
+impl core::fmt::Display for KernelName {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.0 {
+            Some(name) => write!(f, " for `{name}`"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Everything that can go wrong on chevron's paths. Nothing on them panics.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The CUDA driver library (`libcuda.so` / `nvcuda.dll`) is not on this machine.
+    #[error(
+        "no CUDA driver on this machine: libcuda could not be loaded (chevron needs an NVIDIA \
+         driver; on a machine without a GPU only compile-time checks work)"
+    )]
+    NoDriver,
+
+    /// A driver call failed.
+    #[error("{call} failed{kernel}: {source}{}", attrs_suffix(attributes))]
+    Driver {
+        /// The driver entry point, e.g. `cuLaunchKernelEx`.
+        call: &'static str,
+        /// The kernel being launched or loaded.
+        kernel: KernelName,
+        /// The attributes involved, as `key (CU_LAUNCH_ATTRIBUTE_…)`; empty if none.
+        attributes: String,
+        /// The driver's code.
+        #[source]
+        source: DriverError,
+    },
+
+    /// A cooperative launch asked for more blocks than can be resident at once.
+    #[error(
+        "cooperative launch{kernel} of {requested} blocks exceeds the {co_resident} co-resident \
+         blocks ({sms} SMs × {per_sm} blocks/SM at this block size and shared memory); \
+         use at most {co_resident} blocks"
+    )]
+    CooperativeTooLarge {
+        /// The kernel.
+        kernel: KernelName,
+        /// Blocks in the grid.
+        requested: u64,
+        /// Blocks that fit on the device at once.
+        co_resident: u64,
+        /// Multiprocessors on the device.
+        sms: u32,
+        /// Blocks per multiprocessor for this kernel, block size and shared memory.
+        per_sm: u32,
+    },
+
+    /// The driver refused the cluster shape (`CUDA_ERROR_INVALID_CLUSTER_SIZE`).
+    #[error("invalid cluster size{kernel}: cluster {cluster} with grid {grid}: {reason}")]
+    InvalidClusterSize {
+        /// The kernel.
+        kernel: KernelName,
+        /// The grid, in blocks.
+        grid: Dim3,
+        /// The cluster, in blocks.
+        cluster: Dim3,
+        /// What is wrong.
+        reason: String,
+    },
+
+    /// `device_updatable` was used on a stream that is not capturing.
+    #[error(
+        "`device_updatable` (CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE){kernel} needs a \
+         stream that is capturing a graph; the driver answered CUDA_ERROR_NOT_SUPPORTED"
+    )]
+    NotCapturing {
+        /// The kernel.
+        kernel: KernelName,
+    },
+
+    /// An attribute needs a newer GPU than the one the stream runs on.
+    #[error(
+        "`{attribute}`{kernel} needs compute capability 9.0 or newer; this device is {major}.{minor}"
+    )]
+    ArchTooLow {
+        /// The attribute, as `key (CU_LAUNCH_ATTRIBUTE_…)`.
+        attribute: String,
+        /// The kernel.
+        kernel: KernelName,
+        /// Device compute capability, major.
+        major: i32,
+        /// Device compute capability, minor.
+        minor: i32,
+    },
+
+    /// A launch configuration value is outside the driver's limits (checked before launching,
+    /// for values only known at run time).
+    #[error("invalid launch configuration{kernel}: {message}")]
+    InvalidConfig {
+        /// The kernel.
+        kernel: KernelName,
+        /// What is wrong, with the numbers.
+        message: String,
+    },
+
+    /// NVRTC failed to compile a kernel's CUDA C source.
+    #[error("NVRTC failed to compile{kernel}:\n{log}")]
+    Compile {
+        /// The kernel.
+        kernel: KernelName,
+        /// NVRTC's log.
+        log: String,
+    },
+
+    /// A kernel's declared Rust signature does not match its PTX entry.
+    #[error("signature mismatch{kernel}: {message}")]
+    Signature {
+        /// The kernel.
+        kernel: KernelName,
+        /// What differs.
+        message: String,
+    },
+}
+
+fn attrs_suffix(attributes: &str) -> String {
+    if attributes.is_empty() {
+        String::new()
+    } else {
+        format!(" (attributes: {attributes})")
+    }
+}
+
+impl Error {
+    pub(crate) fn driver(call: &'static str, kernel: KernelName, source: DriverError) -> Self {
+        Self::Driver {
+            call,
+            kernel,
+            attributes: String::new(),
+            source,
+        }
+    }
+}
+
+/// Result with [`Error`].
+pub type Result<T, E = Error> = core::result::Result<T, E>;

@@ -1,0 +1,235 @@
+//! The launch call: stream attributes, then `cuLaunchKernelEx` with the attribute array.
+
+use core::ffi::c_void;
+use std::sync::Arc;
+
+use cudarc::driver::{result::DriverError, CudaContext, CudaFunction, CudaStream};
+
+use crate::attr::kind_info;
+use crate::config::LaunchConfig;
+use crate::error::{Error, KernelName};
+use crate::sys;
+
+use sys::cudaError_enum as E;
+use sys::CUlaunchAttributeID as Id;
+
+/// Whether the CUDA driver library can be loaded; checked once per process.
+pub fn driver_present() -> bool {
+    use std::sync::OnceLock;
+    static PRESENT: OnceLock<bool> = OnceLock::new();
+    // SAFETY: only tries to open the library by its usual names.
+    *PRESENT.get_or_init(|| unsafe { sys::is_culib_present() })
+}
+
+/// `Err(Error::NoDriver)` unless the driver library can be loaded. Call before anything that
+/// would make cudarc load it (cudarc panics when it is missing).
+pub fn ensure_driver() -> Result<(), Error> {
+    if driver_present() {
+        Ok(())
+    } else {
+        Err(Error::NoDriver)
+    }
+}
+
+/// Opens the primary context of device `ordinal`: `Error::NoDriver` on a machine without a CUDA
+/// driver, where cudarc's `CudaContext::new` would panic.
+///
+/// ```
+/// match chevron_runtime::context(0) {
+///     Ok(ctx) => println!("{}", ctx.name().unwrap_or_default()),
+///     Err(chevron_runtime::Error::NoDriver) => println!("no GPU here"),
+///     Err(e) => println!("{e}"),
+/// }
+/// ```
+pub fn context(ordinal: usize) -> Result<Arc<CudaContext>, Error> {
+    ensure_driver()?;
+    CudaContext::new(ordinal).map_err(|e| Error::driver("cuCtxCreate", KernelName(None), e))
+}
+
+/// Launches `func` on `stream` with `config`: binds the stream's context to the thread, sets the
+/// config's stream attributes with `cuStreamSetAttribute`, then calls `cuLaunchKernelEx` with the
+/// config's attribute array.
+///
+/// `params` holds one pointer per kernel parameter, each pointing at the parameter's value (for
+/// a device buffer, at its `CUdeviceptr`), as `cuLaunchKernelEx` expects.
+///
+/// This is the untyped entry under `launch!` and the `launch` functions `#[kernel]` generates.
+/// It does not order buffers across streams by itself: the callers do that through cudarc's
+/// `DevicePtr`/`DevicePtrMut`, holding the returned guards until after this call.
+///
+/// # Safety
+/// `params` must match the kernel's parameters in number, order and layout, and the kernel must
+/// only touch memory it is allowed to; nothing here can check either.
+pub unsafe fn launch_function(
+    stream: &CudaStream,
+    func: &CudaFunction,
+    config: &LaunchConfig<'_>,
+    params: &mut [*mut c_void],
+) -> Result<(), Error> {
+    // SAFETY: forwarded from the caller.
+    unsafe { launch_named(stream, func, None, config, params) }
+}
+
+/// [`launch_function`] with the kernel's name for messages.
+///
+/// # Safety
+/// As [`launch_function`].
+pub unsafe fn launch_named(
+    stream: &CudaStream,
+    func: &CudaFunction,
+    name: Option<&'static str>,
+    config: &LaunchConfig<'_>,
+    params: &mut [*mut c_void],
+) -> Result<(), Error> {
+    let kernel = KernelName(name);
+    if let Err(message) = config.validate() {
+        return Err(Error::InvalidConfig { kernel, message });
+    }
+    let ctx = stream.context();
+    ctx.bind_to_thread()
+        .map_err(|e| Error::driver("cuCtxSetCurrent", kernel, e))?;
+    for (id, value) in config.stream_attributes() {
+        // SAFETY: the stream is live, the value matches the id (built by the config).
+        let rc = unsafe { sys::cuStreamSetAttribute(stream.cu_stream(), *id, value) };
+        check(rc).map_err(|source| Error::Driver {
+            call: "cuStreamSetAttribute",
+            kernel,
+            attributes: kind_info(*id)
+                .map(|k| format!("stream {} ({})", k.key, k.cuda_name))
+                .unwrap_or_default(),
+            source,
+        })?;
+    }
+    let (grid, block) = (config.grid(), config.block());
+    let attrs = config.launch_attributes();
+    let raw = sys::CUlaunchConfig {
+        gridDimX: grid.x,
+        gridDimY: grid.y,
+        gridDimZ: grid.z,
+        blockDimX: block.x,
+        blockDimY: block.y,
+        blockDimZ: block.z,
+        sharedMemBytes: config.shared_bytes(),
+        hStream: stream.cu_stream(),
+        // The driver only reads the array.
+        attrs: attrs.as_ptr() as *mut sys::CUlaunchAttribute,
+        numAttrs: attrs.len() as u32,
+    };
+    // SAFETY: `raw` points at live arrays; `params` is the caller's promise.
+    let rc = unsafe {
+        sys::cuLaunchKernelEx(
+            &raw,
+            func.cu_function(),
+            params.as_mut_ptr(),
+            core::ptr::null_mut(),
+        )
+    };
+    match check(rc) {
+        Ok(()) => Ok(()),
+        Err(source) => Err(explain(stream, func, kernel, config, source)),
+    }
+}
+
+fn check(rc: sys::CUresult) -> Result<(), DriverError> {
+    match rc {
+        E::CUDA_SUCCESS => Ok(()),
+        other => Err(DriverError(other)),
+    }
+}
+
+/// Turns an opaque launch failure into a message with the numbers. Runs on the error path only.
+fn explain(
+    stream: &CudaStream,
+    func: &CudaFunction,
+    kernel: KernelName,
+    config: &LaunchConfig<'_>,
+    source: DriverError,
+) -> Error {
+    let ctx = stream.context();
+    let (grid, block) = (config.grid(), config.block());
+    match source.0 {
+        E::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE => {
+            let sms = ctx
+                .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+                .unwrap_or(0) as u32;
+            let per_sm = func
+                .occupancy_max_active_blocks_per_multiprocessor(
+                    block.volume() as u32,
+                    config.shared_bytes() as usize,
+                    None,
+                )
+                .unwrap_or(0);
+            return Error::CooperativeTooLarge {
+                kernel,
+                requested: grid.volume(),
+                co_resident: sms as u64 * per_sm as u64,
+                sms,
+                per_sm,
+            };
+        }
+        E::CUDA_ERROR_INVALID_CLUSTER_SIZE => {
+            let cluster = config.cluster().unwrap_or(crate::Dim3::new(1, 1, 1));
+            let reason = match config.validate() {
+                Err(message) => message,
+                Ok(()) if cluster.volume() > 8 => format!(
+                    "{} blocks per cluster is over the portable limit of 8",
+                    cluster.volume()
+                ),
+                Ok(()) => "the driver refused this cluster for this kernel (its block size, \
+                           shared memory or register use may not fit a cluster this large)"
+                    .to_string(),
+            };
+            return Error::InvalidClusterSize {
+                kernel,
+                grid,
+                cluster,
+                reason,
+            };
+        }
+        _ => {}
+    }
+    if config
+        .launch_value(Id::CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE)
+        .is_some()
+        && !is_capturing(stream)
+    {
+        return Error::NotCapturing { kernel };
+    }
+    let needs_sm90 = [
+        Id::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+        Id::CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION,
+        Id::CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE,
+        Id::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+        Id::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT,
+    ];
+    if let Some(id) = needs_sm90
+        .into_iter()
+        .find(|id| config.launch_value(*id).is_some())
+    {
+        if let Ok((major, minor)) = ctx.compute_capability() {
+            if major < 9 {
+                let k = kind_info(id).expect("every id above is in KINDS");
+                return Error::ArchTooLow {
+                    attribute: format!("{} ({})", k.key, k.cuda_name),
+                    kernel,
+                    major,
+                    minor,
+                };
+            }
+        }
+    }
+    Error::Driver {
+        call: "cuLaunchKernelEx",
+        kernel,
+        attributes: config.describe_attributes(),
+        source,
+    }
+}
+
+/// Whether `stream` is capturing a graph.
+pub fn is_capturing(stream: &CudaStream) -> bool {
+    let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+    // SAFETY: the stream is live and `status` is a valid out-pointer.
+    let rc = unsafe { sys::cuStreamIsCapturing(stream.cu_stream(), &mut status) };
+    rc == E::CUDA_SUCCESS && status == sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_ACTIVE
+}
