@@ -233,8 +233,9 @@ impl<'a> LaunchConfig<'a> {
 
     /// Checks the limits the driver enforces on every launch, so that a value known only at run
     /// time gets a precise message: block extents (x, y ≤ 1024, z ≤ 64, volume ≤ 1024, none 0),
-    /// grid extents (none 0, y and z ≤ 65535), cluster volume ≤ 8 (the portable limit) and
-    /// divisibility of the grid, the preferred cluster against the cluster, carveout ≤ 100 %.
+    /// grid extents (none 0, y and z ≤ 65535), cluster extents (none 0) and divisibility of the
+    /// grid, the preferred cluster against the cluster, carveout ≤ 100 %. Cluster volumes over
+    /// the portable 8 are left to the driver, which allows up to 16 for kernels that opt in.
     ///
     /// [`crate::launch_function`] calls this before each launch; it is a handful of comparisons.
     pub fn validate(&self) -> Result<(), String> {
@@ -262,12 +263,6 @@ impl<'a> LaunchConfig<'a> {
         if let Some(c) = self.cluster() {
             if c.x == 0 || c.y == 0 || c.z == 0 {
                 return Err(format!("cluster {c} has a zero extent"));
-            }
-            if c.volume() > 8 {
-                return Err(format!(
-                    "cluster {c} has {} blocks; the portable limit is 8",
-                    c.volume()
-                ));
             }
             if !c.divides(g) {
                 return Err(format!("cluster {c} does not divide grid {g}"));

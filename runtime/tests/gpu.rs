@@ -1,0 +1,541 @@
+//! GPU tests of the runtime core: the placement table against the real driver, a launch with
+//! each launch-valid kind (checked against a host reference), stream attribute round trips, and
+//! the enriched errors. Run on a CUDA machine with `cargo test -- --ignored` (or the GPU bundle).
+
+use std::sync::Arc;
+
+use chevron_runtime::cudarc::driver::{
+    CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut,
+};
+use chevron_runtime::cudarc::nvrtc::Ptx;
+use chevron_runtime::sys::{self, CUlaunchAttributeID as Id};
+use chevron_runtime::*;
+
+const SAXPY: &str = include_str!("../../kernels/saxpy.ptx");
+const CLUSTER: &str = include_str!("../../kernels/cluster.ptx");
+const COOPERATIVE: &str = include_str!("../../kernels/cooperative.ptx");
+
+type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+fn ctx() -> Arc<CudaContext> {
+    context(0).expect("a CUDA device")
+}
+
+fn function(ctx: &Arc<CudaContext>, ptx: &str, name: &str) -> CudaFunction {
+    let module = ctx.load_module(Ptx::from_src(ptx)).expect("module loads");
+    module.load_function(name).expect("function exists")
+}
+
+/// Deterministic pseudo-random floats in [-1, 1).
+fn random(n: usize, seed: u64) -> Vec<f32> {
+    let mut s = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    (0..n)
+        .map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+        })
+        .collect()
+}
+
+/// Launches saxpy over `n` elements with `cfg`'s attributes (grid/block from `cfg`) and checks
+/// every element against the host.
+struct Saxpy {
+    f: CudaFunction,
+    x_host: Vec<f32>,
+    y_host: Vec<f32>,
+    x: CudaSlice<f32>,
+    y: CudaSlice<f32>,
+}
+
+const N: usize = 8 * 128;
+const A: f32 = 1.5;
+
+impl Saxpy {
+    fn new(stream: &Arc<CudaStream>, seed: u64) -> Self {
+        let x_host = random(N, seed);
+        let y_host = random(N, seed + 1);
+        Self {
+            f: function(stream.context(), SAXPY, "saxpy"),
+            x: stream.clone_htod(&x_host).unwrap(),
+            y: stream.clone_htod(&y_host).unwrap(),
+            x_host,
+            y_host,
+        }
+    }
+
+    fn launch(&mut self, stream: &Arc<CudaStream>, cfg: &LaunchConfig<'_>) -> Result<(), Error> {
+        stream.memcpy_htod(&self.y_host, &mut self.y).unwrap();
+        let n = N as u32;
+        let (x, _rx) = self.x.device_ptr(stream);
+        let (y, _wy) = self.y.device_ptr_mut(stream);
+        let mut params = [
+            &n as *const u32 as *mut _,
+            &A as *const f32 as *mut _,
+            &x as *const u64 as *mut _,
+            &y as *const u64 as *mut _,
+        ];
+        unsafe { launch_function(stream, &self.f, cfg, &mut params) }
+    }
+
+    fn check(&self, stream: &Arc<CudaStream>, what: &str) {
+        let got = stream.clone_dtoh(&self.y).unwrap();
+        for i in 0..N {
+            let want = A * self.x_host[i] + self.y_host[i];
+            assert!(
+                (got[i] - want).abs() <= 1e-5 * want.abs().max(1.0),
+                "{what}: y[{i}] = {} but the host computes {want}",
+                got[i]
+            );
+        }
+    }
+}
+
+fn grid() -> LaunchConfig<'static> {
+    LaunchConfig::new((N / 128) as u32, 128)
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn launch_with_each_launch_valid_kind() -> TestResult {
+    let ctx = ctx();
+    let stream = ctx.new_stream()?;
+    let mut k = Saxpy::new(&stream, 7);
+    let done = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))?;
+    let trigger = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))?;
+    let (lo, hi) = priority_range();
+    let (y_ptr, _r) = k.y.device_ptr(&stream);
+    let window = AccessPolicyWindow::new(y_ptr, N * 4).hit_ratio(0.5);
+    drop(_r);
+    let cases: Vec<(&str, LaunchConfig<'_>)> = vec![
+        ("none", grid()),
+        ("access_policy_window", grid().with(window)),
+        ("cooperative", grid().with(Cooperative)),
+        ("cluster", grid().with(ClusterDim::new(2, 1, 1))),
+        (
+            "cluster_scheduling",
+            grid()
+                .with(ClusterDim::new(2, 1, 1))
+                .with(ClusterScheduling::Spread),
+        ),
+        (
+            "preferred_cluster",
+            grid()
+                .with(ClusterDim::new(2, 1, 1))
+                .with(PreferredClusterDim::new(4, 1, 1)),
+        ),
+        (
+            "programmatic_serialization",
+            grid().with(ProgrammaticSerialization),
+        ),
+        (
+            "programmatic_event",
+            grid().with(ProgrammaticEvent::new(&trigger)),
+        ),
+        ("priority", grid().with(Priority(hi))),
+        ("priority (low)", grid().with(Priority(lo))),
+        (
+            "mem_sync_domain_map",
+            grid().with(MemSyncDomainMap {
+                default: 0,
+                remote: 1,
+            }),
+        ),
+        ("mem_sync_domain", grid().with(MemSyncDomain::Remote)),
+        ("completion_event", grid().with(CompletionEvent(&done))),
+        ("shared_carveout", grid().with(SharedCarveout::percent(50))),
+        ("nvlink_centric", grid().with(NvlinkCentric)),
+    ];
+    for (what, cfg) in &cases {
+        k.launch(&stream, cfg)
+            .map_err(|e| format!("{what}: launch failed: {e}"))?;
+        stream.synchronize()?;
+        k.check(&stream, what);
+    }
+    done.synchronize()?;
+    trigger.synchronize()?;
+    println!("launched saxpy with each of {} configs", cases.len());
+    Ok(())
+}
+
+fn priority_range() -> (i32, i32) {
+    let (mut least, mut greatest) = (0, 0);
+    let rc = unsafe { sys::cuCtxGetStreamPriorityRange(&mut least, &mut greatest) };
+    assert_eq!(rc, sys::cudaError_enum::CUDA_SUCCESS);
+    (least, greatest)
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn cluster_dimension_reaches_the_kernel() -> TestResult {
+    let ctx = ctx();
+    let stream = ctx.new_stream()?;
+    let f = function(&ctx, CLUSTER, "cluster_info");
+    let blocks = 8usize;
+    for (cfg, allowed) in [
+        (
+            LaunchConfig::new(blocks as u32, 32).with(ClusterDim::new(2, 1, 1)),
+            &[2u32][..],
+        ),
+        (
+            LaunchConfig::new(blocks as u32, 32)
+                .with(ClusterDim::new(2, 1, 1))
+                .with(PreferredClusterDim::new(4, 1, 1)),
+            &[2, 4][..],
+        ),
+        (LaunchConfig::new(blocks as u32, 32), &[1][..]),
+    ] {
+        let mut out = stream.clone_htod(&vec![0xDEAD_BEEFu32; blocks * 2])?;
+        {
+            let (p, _w) = out.device_ptr_mut(&stream);
+            let mut params = [&p as *const u64 as *mut _];
+            unsafe { launch_function(&stream, &f, &cfg, &mut params) }?;
+        }
+        let got = stream.clone_dtoh(&out)?;
+        for b in 0..blocks {
+            let (size, rank) = (got[2 * b], got[2 * b + 1]);
+            assert!(
+                allowed.contains(&size),
+                "block {b}: cluster size {size}, want {allowed:?}"
+            );
+            assert!(rank < size, "block {b}: rank {rank} in a cluster of {size}");
+        }
+        println!(
+            "{cfg:?}: cluster sizes {:?}",
+            got.iter().step_by(2).collect::<Vec<_>>()
+        );
+    }
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn cooperative_launch_syncs_the_grid() -> TestResult {
+    let ctx = ctx();
+    let stream = ctx.new_stream()?;
+    let f = function(&ctx, COOPERATIVE, "grid_rotate");
+    let (blocks, threads) = (8u32, 256u32);
+    let n = (blocks * threads) as usize;
+    let input: Vec<i32> = (0..n as i32).map(|i| i * 7 - 3000).collect();
+    let x = stream.clone_htod(&input)?;
+    let mut tmp = stream.clone_htod(&vec![-1i32; n])?;
+    let mut out = stream.clone_htod(&vec![-1i32; n])?;
+    {
+        let (px, _a) = x.device_ptr(&stream);
+        let (pt, _b) = tmp.device_ptr_mut(&stream);
+        let (po, _c) = out.device_ptr_mut(&stream);
+        let nn = n as u32;
+        let mut params = [
+            &px as *const u64 as *mut _,
+            &pt as *const u64 as *mut _,
+            &po as *const u64 as *mut _,
+            &nn as *const u32 as *mut _,
+        ];
+        let cfg = LaunchConfig::new(blocks, threads).with(Cooperative);
+        unsafe { launch_function(&stream, &f, &cfg, &mut params) }?;
+    }
+    let got = stream.clone_dtoh(&out)?;
+    for t in 0..n {
+        let want = input[(t + threads as usize) % n] * 3;
+        assert_eq!(got[t], want, "out[{t}]");
+    }
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn device_updatable_inside_capture_and_error_outside() -> TestResult {
+    let ctx = ctx();
+    let stream = ctx.new_stream()?;
+    let mut k = Saxpy::new(&stream, 11);
+    stream.synchronize()?;
+    let cfg = grid().with(DeviceUpdatable);
+
+    // Outside capture the driver refuses; chevron says why.
+    match k.launch(&stream, &cfg) {
+        Err(Error::NotCapturing { .. }) => {}
+        other => panic!("expected Error::NotCapturing, got {other:?}"),
+    }
+    stream.synchronize()?;
+
+    // Inside capture: raw pointers taken before capture, so no event work is captured.
+    stream.memcpy_htod(&k.y_host, &mut k.y)?;
+    stream.synchronize()?;
+    let (x, rx) = k.x.device_ptr(&stream);
+    let (y, wy) = k.y.device_ptr_mut(&stream);
+    drop((rx, wy));
+    stream.synchronize()?;
+    let n = N as u32;
+    let mut params = [
+        &n as *const u32 as *mut _,
+        &A as *const f32 as *mut _,
+        &x as *const u64 as *mut _,
+        &y as *const u64 as *mut _,
+    ];
+    stream.begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED)?;
+    assert!(is_capturing(&stream));
+    let launched = unsafe { launch_function(&stream, &k.f, &cfg, &mut params) };
+    let graph = stream.end_capture(sys::CUgraphInstantiate_flags(0))?;
+    launched?;
+    let graph = graph.expect("a captured graph");
+    graph.launch()?;
+    stream.synchronize()?;
+    k.check(&stream, "device_updatable in a captured graph");
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn stream_attributes_round_trip() -> TestResult {
+    let ctx = ctx();
+    let stream = ctx.new_stream()?;
+    let fresh = stream_attribute::<SyncPolicy>(&stream)?;
+    println!("fresh stream: sync policy {fresh:?}");
+    assert_eq!(fresh, None, "a fresh stream reports no sync policy");
+    for policy in [
+        SyncPolicy::Spin,
+        SyncPolicy::Yield,
+        SyncPolicy::BlockingSync,
+        SyncPolicy::Auto,
+    ] {
+        set_stream_attribute(&stream, policy)?;
+        assert_eq!(stream_attribute::<SyncPolicy>(&stream)?, Some(policy));
+    }
+    let (lo, hi) = priority_range();
+    for p in [hi, lo] {
+        set_stream_attribute(&stream, Priority(p))?;
+        assert_eq!(stream_attribute::<Priority>(&stream)?, Some(Priority(p)));
+    }
+    for d in [MemSyncDomain::Remote, MemSyncDomain::Default] {
+        set_stream_attribute(&stream, d)?;
+        assert_eq!(stream_attribute::<MemSyncDomain>(&stream)?, Some(d));
+    }
+    let map = MemSyncDomainMap {
+        default: 0,
+        remote: 1,
+    };
+    set_stream_attribute(&stream, map)?;
+    assert_eq!(stream_attribute::<MemSyncDomainMap>(&stream)?, Some(map));
+    let buf = stream.alloc_zeros::<f32>(1 << 16)?;
+    let window = AccessPolicyWindow::over(&buf, &stream)
+        .hit_ratio(0.5)
+        .props(AccessProperty::Streaming, AccessProperty::Normal);
+    set_stream_attribute(&stream, window)?;
+    assert_eq!(
+        stream_attribute::<AccessPolicyWindow>(&stream)?,
+        Some(window)
+    );
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn launch_applies_stream_attributes_before_launching() -> TestResult {
+    let ctx = ctx();
+    let stream = ctx.new_stream()?;
+    let mut k = Saxpy::new(&stream, 3);
+    let cfg = grid()
+        .with(Priority(0))
+        .with_stream(SyncPolicy::BlockingSync)
+        .with_stream(MemSyncDomain::Remote);
+    k.launch(&stream, &cfg)?;
+    stream.synchronize()?;
+    k.check(&stream, "with stream attributes");
+    assert_eq!(
+        stream_attribute::<SyncPolicy>(&stream)?,
+        Some(SyncPolicy::BlockingSync)
+    );
+    assert_eq!(
+        stream_attribute::<MemSyncDomain>(&stream)?,
+        Some(MemSyncDomain::Remote)
+    );
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn failures_are_explained_with_numbers() -> TestResult {
+    let ctx = ctx();
+    let stream = ctx.new_stream()?;
+    let f = function(&ctx, COOPERATIVE, "grid_rotate");
+    let sms = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
+    let per_sm = f.occupancy_max_active_blocks_per_multiprocessor(1024, 0, None)?;
+    let blocks = sms as u32 * per_sm + 1;
+    let n = blocks as usize * 1024;
+    let x = stream.alloc_zeros::<i32>(n)?;
+    let mut tmp = stream.alloc_zeros::<i32>(n)?;
+    let mut out = stream.alloc_zeros::<i32>(n)?;
+    let err = {
+        let (px, _a) = x.device_ptr(&stream);
+        let (pt, _b) = tmp.device_ptr_mut(&stream);
+        let (po, _c) = out.device_ptr_mut(&stream);
+        let nn = n as u32;
+        let mut params = [
+            &px as *const u64 as *mut _,
+            &pt as *const u64 as *mut _,
+            &po as *const u64 as *mut _,
+            &nn as *const u32 as *mut _,
+        ];
+        let cfg = LaunchConfig::new(blocks, 1024).with(Cooperative);
+        unsafe { launch_named(&stream, &f, Some("grid_rotate"), &cfg, &mut params) }
+            .expect_err("too many blocks for a cooperative launch")
+    };
+    println!("{err}");
+    match &err {
+        Error::CooperativeTooLarge {
+            requested,
+            co_resident,
+            sms: s,
+            per_sm: p,
+            ..
+        } => {
+            assert_eq!(*requested, blocks as u64);
+            assert_eq!((*s, *p), (sms as u32, per_sm));
+            assert_eq!(*co_resident, blocks as u64 - 1);
+        }
+        other => panic!("expected CooperativeTooLarge, got {other:?}"),
+    }
+    assert!(err.to_string().contains("`grid_rotate`"));
+
+    // A cluster over the portable size, which this kernel did not opt into.
+    let mut k = Saxpy::new(&stream, 5);
+    let cfg = LaunchConfig::new(16, 64).with(ClusterDim::new(16, 1, 1));
+    let err = k.launch(&stream, &cfg).expect_err("cluster of 16");
+    println!("{err}");
+    assert!(
+        matches!(err, Error::InvalidClusterSize { cluster, .. } if cluster == Dim3::new(16, 1, 1)),
+        "{err:?}"
+    );
+
+    // A run-time value over a limit never reaches the driver.
+    let err = k
+        .launch(&stream, &LaunchConfig::new(1, (64, 32)))
+        .expect_err("2048 threads");
+    assert!(
+        matches!(&err, Error::InvalidConfig { message, .. } if message.contains("2048")),
+        "{err:?}"
+    );
+    Ok(())
+}
+
+/// A valid value of each kind, for the raw matrix test.
+fn sample(
+    kind: &KindInfo,
+    event: &CudaEvent,
+    window: AccessPolicyWindow,
+) -> sys::CUlaunchAttributeValue {
+    match kind.id {
+        Id::CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW => window.value(),
+        Id::CU_LAUNCH_ATTRIBUTE_COOPERATIVE => Cooperative.value(),
+        Id::CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY => SyncPolicy::Spin.value(),
+        Id::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION => ClusterDim::new(2, 1, 1).value(),
+        Id::CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE => {
+            ClusterScheduling::Spread.value()
+        }
+        Id::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION => {
+            ProgrammaticSerialization.value()
+        }
+        Id::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT => ProgrammaticEvent::new(event).value(),
+        Id::CU_LAUNCH_ATTRIBUTE_PRIORITY => Priority(0).value(),
+        Id::CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP => MemSyncDomainMap::default().value(),
+        Id::CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN => MemSyncDomain::Default.value(),
+        Id::CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION => {
+            PreferredClusterDim::new(4, 1, 1).value()
+        }
+        Id::CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT => CompletionEvent(event).value(),
+        Id::CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE => DeviceUpdatable.value(),
+        Id::CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT => {
+            SharedCarveout::percent(50).value()
+        }
+        Id::CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING => NvlinkCentric.value(),
+        other => panic!("no sample for {other:?}"),
+    }
+}
+
+/// Calls the driver directly (bypassing chevron's types) with each kind in each place, and
+/// checks the answers against the table the traits encode.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn placement_table_matches_the_driver() -> TestResult {
+    let ctx = ctx();
+    let event = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))?;
+    let f = function(&ctx, SAXPY, "saxpy");
+    let buf = ctx.default_stream().alloc_zeros::<f32>(1024)?;
+    let window = AccessPolicyWindow::over(&buf, &ctx.default_stream());
+    let mut mismatches = Vec::new();
+    for kind in KINDS {
+        let value = sample(kind, &event, window);
+        // Launch: saxpy with n = 0 on 8 blocks, this kind alone (the preferred cluster with the
+        // cluster dimension it refines).
+        let stream = ctx.new_stream()?;
+        let mut attrs = vec![sys::CUlaunchAttribute {
+            id: kind.id,
+            pad: [0; 4],
+            value,
+        }];
+        if kind.id == Id::CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION {
+            attrs.push(sys::CUlaunchAttribute {
+                id: Id::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+                pad: [0; 4],
+                value: ClusterDim::new(2, 1, 1).value(),
+            });
+        }
+        let raw = sys::CUlaunchConfig {
+            gridDimX: 8,
+            gridDimY: 1,
+            gridDimZ: 1,
+            blockDimX: 32,
+            blockDimY: 1,
+            blockDimZ: 1,
+            sharedMemBytes: 0,
+            hStream: stream.cu_stream(),
+            attrs: attrs.as_mut_ptr(),
+            numAttrs: attrs.len() as u32,
+        };
+        let (n, a, null) = (0u32, 1.0f32, 0u64);
+        let mut params = [
+            &n as *const u32 as *mut _,
+            &a as *const f32 as *mut _,
+            &null as *const u64 as *mut _,
+            &null as *const u64 as *mut _,
+        ];
+        ctx.bind_to_thread()?;
+        let launch_rc = unsafe {
+            sys::cuLaunchKernelEx(
+                &raw,
+                f.cu_function(),
+                params.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        };
+        stream.synchronize()?;
+        let stream_rc = unsafe { sys::cuStreamSetAttribute(stream.cu_stream(), kind.id, &value) };
+        let launch_ok = launch_rc == sys::cudaError_enum::CUDA_SUCCESS;
+        let stream_ok = stream_rc == sys::cudaError_enum::CUDA_SUCCESS;
+        println!(
+            "{:<28} launch: {:<40} stream: {:?}",
+            kind.key,
+            format!("{launch_rc:?}"),
+            stream_rc
+        );
+        // DeviceUpdatable is launch-valid only while capturing; outside capture the driver
+        // answers NOT_SUPPORTED (the capture case is tested above).
+        let launch_expected = if kind.id == Id::CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE {
+            assert_eq!(launch_rc, sys::cudaError_enum::CUDA_ERROR_NOT_SUPPORTED);
+            false
+        } else {
+            kind.launch
+        };
+        if launch_ok != launch_expected || stream_ok != kind.stream {
+            mismatches.push(format!(
+                "{}: table says launch {} stream {}, driver says launch {:?} stream {:?}",
+                kind.key, kind.launch, kind.stream, launch_rc, stream_rc
+            ));
+        }
+    }
+    assert!(mismatches.is_empty(), "{mismatches:#?}");
+    Ok(())
+}

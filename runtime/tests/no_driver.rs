@@ -1,0 +1,19 @@
+//! Without a CUDA driver, chevron returns `Error::NoDriver` instead of panicking.
+//! CI has no GPU and no driver, so there this test checks the error; on a GPU machine it checks
+//! that the same call succeeds.
+
+use chevron_runtime::{context, driver_present, ensure_driver, Error};
+
+#[test]
+fn context_reports_a_missing_driver_as_a_typed_error() {
+    match (driver_present(), context(0)) {
+        (false, Err(Error::NoDriver)) => {
+            assert!(matches!(ensure_driver(), Err(Error::NoDriver)));
+            let msg = Error::NoDriver.to_string();
+            assert!(msg.contains("no CUDA driver"), "{msg}");
+        }
+        (false, other) => panic!("no driver, but context(0) gave {other:?}"),
+        (true, Ok(ctx)) => assert!(ensure_driver().is_ok() && ctx.ordinal() == 0),
+        (true, Err(e)) => panic!("driver present, but context(0) failed: {e}"),
+    }
+}
