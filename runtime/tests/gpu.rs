@@ -83,12 +83,16 @@ impl Saxpy {
 
     fn check(&self, stream: &Arc<CudaStream>, what: &str) {
         let got = stream.clone_dtoh(&self.y).unwrap();
-        for i in 0..N {
-            let want = A * self.x_host[i] + self.y_host[i];
+        assert_eq!(got.len(), N);
+        for (i, (g, (x, y))) in got
+            .iter()
+            .zip(self.x_host.iter().zip(&self.y_host))
+            .enumerate()
+        {
+            let want = A * x + y;
             assert!(
-                (got[i] - want).abs() <= 1e-5 * want.abs().max(1.0),
-                "{what}: y[{i}] = {} but the host computes {want}",
-                got[i]
+                (g - want).abs() <= 1e-5 * want.abs().max(1.0),
+                "{what}: y[{i}] = {g} but the host computes {want}"
             );
         }
     }
