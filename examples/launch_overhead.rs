@@ -1,0 +1,113 @@
+//! Host-side cost of one launch: cudarc's launch builder, chevron's `launch_function` with a
+//! function handle in hand, chevron's typed `#[kernel]` launch (cached function lookup) and
+//! `launch!` with two attributes. Measured side by side in interleaved rounds; prints medians and
+//! ratios against cudarc (absolute times drift on a shared machine, ratios much less).
+//!
+//! Run on a CUDA machine: `cargo run --release --example launch_overhead`.
+
+use std::time::Instant;
+
+use chevron::cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, PushKernelArg};
+use chevron::cudarc::nvrtc::Ptx;
+use chevron::{kernel, launch, LaunchConfig};
+
+#[kernel(ptx = "kernels/saxpy.ptx")]
+fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
+
+const BATCH: usize = 2000;
+const ROUNDS: usize = 15;
+const N: u32 = 256;
+
+fn time_batch(stream: &CudaStream, mut one: impl FnMut()) -> f64 {
+    stream.synchronize().unwrap();
+    let t = Instant::now();
+    for _ in 0..BATCH {
+        one();
+    }
+    let host = t.elapsed().as_secs_f64();
+    stream.synchronize().unwrap();
+    host / BATCH as f64 * 1e9
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let ctx = chevron::context(0)?;
+    let stream = ctx.new_stream()?;
+    let module = ctx.load_module(Ptx::from_src(include_str!("../kernels/saxpy.ptx")))?;
+    let f = module.load_function("saxpy")?;
+    let x = stream.clone_htod(&vec![1.0f32; N as usize])?;
+    let mut y = stream.clone_htod(&vec![0.0f32; N as usize])?;
+    let cu_cfg = chevron::cudarc::driver::LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (N, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let cfg = LaunchConfig::new(1, N);
+    let a = 1.0f32;
+    let n = N;
+
+    let mut launches = 0u64;
+    let mut t = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
+    for round in 0..ROUNDS + 2 {
+        let r = [
+            time_batch(&stream, || unsafe {
+                stream
+                    .launch_builder(&f)
+                    .arg(&n)
+                    .arg(&a)
+                    .arg(&x)
+                    .arg(&mut y)
+                    .launch(cu_cfg)
+                    .unwrap();
+            }),
+            time_batch(&stream, || unsafe {
+                let (px, _rx) = x.device_ptr(&stream);
+                let (py, _wy) = y.device_ptr_mut(&stream);
+                let mut params = [
+                    &n as *const u32 as *mut _,
+                    &a as *const f32 as *mut _,
+                    &px as *const u64 as *mut _,
+                    &py as *const u64 as *mut _,
+                ];
+                chevron::launch_function(&stream, &f, &cfg, &mut params).unwrap();
+            }),
+            time_batch(&stream, || unsafe {
+                saxpy::launch(&stream, &cfg, n, a, &x, &mut y).unwrap();
+            }),
+            time_batch(&stream, || unsafe {
+                launch!(saxpy<<<1, N, &stream, priority = 0, mem_sync_domain = Default>>>(n, a, &x, &mut y)).unwrap();
+            }),
+        ];
+        launches += 4 * BATCH as u64;
+        if round >= 2 {
+            // The first two rounds warm up (module load, caches).
+            for (v, x) in t.iter_mut().zip(r) {
+                v.push(x);
+            }
+        }
+    }
+    // Every launch added 1.0 to each y.
+    let got = stream.clone_dtoh(&y)?;
+    let want = launches as f32;
+    if got.iter().any(|&v| v != want) {
+        return Err(format!("y = {} after {launches} launches, want {want}", got[0]).into());
+    }
+    let names = [
+        "cudarc launch_builder",
+        "chevron launch_function",
+        "chevron #[kernel] launch",
+        "chevron launch! + 2 attrs",
+    ];
+    let base = median(&mut t[0].clone());
+    println!("host ns per launch (median of {ROUNDS} rounds × {BATCH} launches), ratio to cudarc:");
+    for (name, v) in names.iter().zip(t.iter_mut()) {
+        let m = median(v);
+        println!("  {name:<28} {m:8.0} ns   {:.2}×", m / base);
+    }
+    println!("checked: y = {want} after {launches} launches");
+    Ok(())
+}
