@@ -208,9 +208,10 @@ fn explain(
     {
         if let Ok((major, minor)) = ctx.compute_capability() {
             if major < 9 {
-                let k = kind_info(id).expect("every id above is in KINDS");
                 return Error::ArchTooLow {
-                    attribute: format!("{} ({})", k.key, k.cuda_name),
+                    attribute: kind_info(id)
+                        .map(|k| format!("{} ({})", k.key, k.cuda_name))
+                        .unwrap_or_default(),
                     kernel,
                     major,
                     minor,
