@@ -70,8 +70,8 @@ pub fn lit_dim(expr: &Expr, what: &str, cx: &mut Errors) -> LitDim {
                     cx.error(
                         u.span(),
                         format!(
-                            "`{what}` extent `{}` is negative; extents are `u32`, at least 1",
-                            snippet(u)
+                            "`{what}` extent `-{}` is negative; extents are `u32`, at least 1",
+                            snippet(&u.expr)
                         ),
                     );
                 }
