@@ -48,7 +48,10 @@ fn run(
         launch!(saxpy<<<2, 256, s, stream(sync = Spin), cooperative, completion_event = ev,
             mem_sync_domain = Remote>>>(n + __chevron_config as u32))
     }?;
-    unsafe { launch!(dyn f<<<1, 1, s>>>(&n, x, &(__chevron_stream + __chevron_a0))) }
+    unsafe { launch!(dyn f<<<1, 1, s>>>(&n, x, &(__chevron_stream + __chevron_a0))) }?;
+    // Positions named like the DSL's keywords are positions.
+    let (stream, shared) = (s, 64u32);
+    unsafe { launch!(dyn f<<<1, shared, stream, stream(sync = Spin), shared = shared>>>()) }
 }
 
 fn main() {

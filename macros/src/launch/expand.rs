@@ -133,11 +133,10 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
     let stream = plan.stream.as_ref().expect("check gives launch! a stream");
     match &input.kernel {
         Kernel::Typed(path) => {
-            let span = path
-                .segments
-                .last()
-                .map_or_else(Span::call_site, |s| s.ident.span());
-            let launch = Ident::new("launch", span);
+            // `launch` at the call site: rustc then reports a wrong argument count on the whole
+            // invocation, instead of proposing a rewrite of the macro's tokens; the path and the
+            // arguments keep the user's spans (unresolved kernel, argument type errors).
+            let launch = Ident::new("launch", Span::call_site());
             let args = &input.args;
             quote!({
                 #(#lets)*

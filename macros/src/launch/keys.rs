@@ -101,6 +101,11 @@ pub fn is_known(name: &str) -> bool {
     name == SHARED || name == STREAM || lookup(name).is_some()
 }
 
+/// Whether `name` is a flag key, the only kind of key written bare.
+pub fn is_flag(name: &str) -> bool {
+    lookup(name).is_some_and(|k| k.form == ValueForm::Flag)
+}
+
 /// What may be written in the launch list (or, with `stream == true`, inside `stream(...)`),
 /// in the runtime's order, for "expected one of" messages.
 pub fn valid_here(stream: bool) -> Vec<&'static str> {
@@ -182,6 +187,7 @@ mod tests {
         assert!(lookup(SHARED).is_none());
         assert!(lookup(STREAM).is_none());
         assert!(is_known(SHARED) && is_known("sync") && !is_known("fast"));
+        assert!(is_flag("cooperative") && !is_flag("sync") && !is_flag(STREAM));
     }
 
     #[test]

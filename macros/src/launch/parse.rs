@@ -275,7 +275,9 @@ fn parse_entry(input: ParseStream, index: usize, positions: usize) -> syn::Resul
         return Ok(Entry::Item(Item::Attr(parse_attr(input)?)));
     }
     if let Some(ident) = peek_bare_ident(input) {
-        if in_item_zone || keys::is_known(&ident.to_string()) {
+        // Before the positions are complete, only a flag key reads as an attribute: a stream
+        // variable may well be called `stream` or `shared`.
+        if in_item_zone || keys::is_flag(&ident.to_string()) {
             return Ok(Entry::Item(Item::Attr(parse_attr(input)?)));
         }
     }

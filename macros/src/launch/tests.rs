@@ -280,3 +280,18 @@ fn literal_cluster_rules() {
     // Non-literal values are left to the run-time check.
     assert!(try_config(quote!(<<<g, b, cluster = c, preferred_cluster = p>>>)).is_ok());
 }
+
+#[test]
+fn positions_may_be_variables_named_like_keywords() {
+    // A stream called `stream`, a block called `shared`: positions, not items.
+    let stmts = launch(quote! { dyn f<<<grid, shared, stream, stream(sync = Spin)>>>() });
+    assert_eq!(path_text(let_init(&stmts, "__chevron_stream")), "stream");
+    let config = path_text(let_init(&stmts, "__chevron_config"));
+    assert!(
+        config.starts_with("::chevron::__private::LaunchConfig::new(grid,shared)"),
+        "{config}"
+    );
+    // A flag key where the stream belongs is taken as a missing stream.
+    let e = errors(try_launch(quote!(dyn f<<<1, 1, cooperative>>>())));
+    assert!(e[0].starts_with("missing the stream"), "{e:?}");
+}
