@@ -1,20 +1,91 @@
 //! `launch!` and `config!`: parse → check → expand.
+//!
+//! - [`parse`] reads the tokens into the IR of [`ast`], recording every malformed entry;
+//! - [`check`] applies every rule (positions, the placement table of [`keys`] and the runtime,
+//!   duplicates, value forms, literal limits) and produces a [`ast::Plan`];
+//! - [`expand`] turns the plan into one block of code.
+//!
+//! With errors, the output is the errors plus a stand-in of the right type, so the call site
+//! does not add type errors of its own.
 
 use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::report::{self, Errors};
+
+mod ast;
+mod check;
+mod expand;
+mod keys;
+mod limits;
+mod parse;
+#[cfg(test)]
+mod tests;
 
 /// Expands `launch!`.
 pub fn expand_launch(input: TokenStream) -> TokenStream {
-    syn::Error::new(
-        proc_macro2::Span::call_site(),
-        "launch! is not implemented yet",
-    )
-    .to_compile_error()
-    .into_iter()
-    .chain(input.into_iter().take(0))
-    .collect()
+    match try_launch(input) {
+        Ok(tokens) => tokens,
+        Err(e) => {
+            let errors = report::into_tokens(Err(e));
+            quote!({ #errors ::chevron::__private::launch_with_errors() })
+        }
+    }
 }
 
 /// Expands `config!`.
 pub fn expand_config(input: TokenStream) -> TokenStream {
-    expand_launch(input)
+    match try_config(input) {
+        Ok(tokens) => tokens,
+        Err(e) => {
+            let errors = report::into_tokens(Err(e));
+            quote!({ #errors ::chevron::__private::LaunchConfig::new(1u32, 1u32) })
+        }
+    }
+}
+
+fn try_launch(input: TokenStream) -> syn::Result<TokenStream> {
+    let mut cx = Errors::default();
+    let parsed = parse::parse_launch(input, &mut cx);
+    let parsed = match parsed {
+        Ok(p) => p,
+        Err(e) => {
+            cx.push(e);
+            return Err(finish(cx));
+        }
+    };
+    cx.propagate()?;
+    let plan = check::check_chevrons(&parsed.chevrons, check::Mode::Launch, &mut cx);
+    if let ast::Kernel::Dyn { .. } = parsed.kernel {
+        check::check_dyn_args(&parsed.args, &mut cx);
+    }
+    match plan {
+        Some(plan) if cx.is_empty() => Ok(expand::expand_launch(&parsed, &plan)),
+        _ => Err(finish(cx)),
+    }
+}
+
+fn try_config(input: TokenStream) -> syn::Result<TokenStream> {
+    let mut cx = Errors::default();
+    let parsed = parse::parse_config(input, &mut cx);
+    let parsed = match parsed {
+        Ok(p) => p,
+        Err(e) => {
+            cx.push(e);
+            return Err(finish(cx));
+        }
+    };
+    cx.propagate()?;
+    match check::check_chevrons(&parsed.chevrons, check::Mode::Config, &mut cx) {
+        Some(plan) if cx.is_empty() => Ok(expand::expand_config(&plan)),
+        _ => Err(finish(cx)),
+    }
+}
+
+/// The recorded errors; check records one whenever it returns no plan.
+fn finish(cx: Errors) -> syn::Error {
+    match cx.finish() {
+        Err(e) => e,
+        Ok(()) => syn::Error::new(proc_macro2::Span::call_site(), "invalid launch"),
+    }
 }

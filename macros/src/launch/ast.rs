@@ -1,0 +1,118 @@
+//! The IR of `launch!` and `config!`: what [`super::parse`] reads and [`super::check`] turns into
+//! a [`Plan`] for [`super::expand`]. Every node keeps the spans its messages point at.
+
+use proc_macro2::Span;
+use syn::{Expr, Ident, Path};
+
+use super::keys::Key;
+
+/// `launch!(KERNEL<<<…>>>(ARGS…))`.
+pub struct LaunchInput {
+    /// The kernel.
+    pub kernel: Kernel,
+    /// What is between `<<<` and `>>>`.
+    pub chevrons: Chevrons,
+    /// The kernel's arguments.
+    pub args: Vec<Expr>,
+}
+
+/// `config!(<<<…>>>)`.
+pub struct ConfigInput {
+    /// What is between `<<<` and `>>>`.
+    pub chevrons: Chevrons,
+}
+
+/// Which kernel is launched.
+pub enum Kernel {
+    /// A `#[kernel]` item: `PATH::launch(stream, &config, args…)`, typed by rustc.
+    Typed(Path),
+    /// `dyn f` / `dyn (expr)`: a `CudaFunction`, arguments passed untyped.
+    Dyn {
+        /// The `dyn` keyword.
+        dyn_span: Span,
+        /// The function expression.
+        func: Expr,
+    },
+}
+
+/// The contents of `<<<…>>>`, in order.
+pub struct Chevrons {
+    /// The `<<<` token.
+    pub open: Span,
+    /// The `>>>` token.
+    pub close: Span,
+    /// The comma-separated entries.
+    pub entries: Vec<Entry>,
+}
+
+/// One comma-separated entry between `<<<` and `>>>`.
+pub enum Entry {
+    /// A positional expression: grid, block, stream.
+    Position(Expr),
+    /// An attribute, `shared = …` or `stream(…)`.
+    Item(Item),
+}
+
+/// A non-positional entry.
+pub enum Item {
+    /// `KEY` or `KEY = EXPR` in the launch list (including `shared`).
+    Attr(Attr),
+    /// `stream(SATTR, …)`.
+    Stream(StreamGroup),
+}
+
+/// `KEY` or `KEY = EXPR`.
+pub struct Attr {
+    /// The key as written.
+    pub key: Ident,
+    /// The value, when given.
+    pub value: Option<Expr>,
+}
+
+/// `stream(SATTR, …)`.
+pub struct StreamGroup {
+    /// The `stream` keyword.
+    pub ident: Ident,
+    /// The attributes inside the parentheses.
+    pub attrs: Vec<Attr>,
+}
+
+/// What the check phase decided: everything `expand` needs, nothing it must check.
+pub struct Plan {
+    /// The grid expression.
+    pub grid: Expr,
+    /// The block expression.
+    pub block: Expr,
+    /// The stream expression (`launch!` only).
+    pub stream: Option<Expr>,
+    /// `shared = EXPR`.
+    pub shared: Option<Expr>,
+    /// Entries of the `cuLaunchKernelEx` attribute array, in source order.
+    pub launch: Vec<Setting>,
+    /// Stream attributes, in source order.
+    pub stream_attrs: Vec<Setting>,
+}
+
+/// One checked attribute.
+pub struct Setting {
+    /// The key's row.
+    pub key: Key,
+    /// Where the key is written.
+    pub span: Span,
+    /// Its value.
+    pub value: Value,
+}
+
+/// A checked attribute value.
+pub enum Value {
+    /// A bare flag, or `flag = true`.
+    On,
+    /// `flag = EXPR` with a `bool` expression (or `false`).
+    Flag(Expr),
+    /// A variant of the kind's enum: `Spin`.
+    Variant(Ident),
+    /// The payload for the kind's constructor (dim, i32, percent, event) or, for
+    /// [`super::keys::ValueForm::Enum`] and [`super::keys::ValueForm::Expr`], a value of the
+    /// kind's type.
+    Expr(Expr),
+}

@@ -1,0 +1,487 @@
+//! Semantic rules of `launch!`/`config!`: positions, placement of each key (from the runtime's
+//! table), duplicates, value forms, and limits on literal values. Every problem is recorded;
+//! nothing stops at the first one.
+
+use std::collections::HashMap;
+
+use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
+use syn::spanned::Spanned;
+use syn::{Expr, Lit};
+
+use super::ast::{Attr, Chevrons, Entry, Item, Plan, Setting, Value};
+use super::keys::{self, Key, ValueForm, SHARED, STREAM};
+use super::limits::{check_block, check_clusters, check_grid, lit_dim, lit_u64};
+use crate::report::Errors;
+
+/// Which macro is being checked; decides the positions.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// `launch!`: grid, block, stream.
+    Launch,
+    /// `config!`: grid, block.
+    Config,
+}
+
+impl Mode {
+    fn positions(self) -> usize {
+        match self {
+            Self::Launch => 3,
+            Self::Config => 2,
+        }
+    }
+
+    fn shape(self) -> &'static str {
+        match self {
+            Self::Launch => "`<<<GRID, BLOCK, STREAM, ATTRIBUTES…>>>`",
+            Self::Config => "`config!(<<<GRID, BLOCK, ATTRIBUTES…>>>)`",
+        }
+    }
+}
+
+/// Checks the chevrons; `None` when a position is missing (errors are in `cx`).
+pub fn check_chevrons(ch: &Chevrons, mode: Mode, cx: &mut Errors) -> Option<Plan> {
+    let (positions, items) = split_entries(ch, cx);
+    let habit = check_positions(ch, &positions, &items, mode, cx);
+
+    let mut items = items.as_slice();
+    if habit && positions.len() == 3 {
+        // `<<<g, b, 0, s>>>`: `s` is the stream; the habit message already covers it.
+        if let Some(Item::Attr(a)) = items.first() {
+            if a.value.is_none() && !keys::is_known(&a.key.to_string()) {
+                items = &items[1..];
+            }
+        }
+    }
+
+    // With a position missing, the items are still checked (against a placeholder) so every
+    // mistake is reported; the plan is dropped at the end.
+    let missing = positions.len() < mode.positions();
+    let placeholder: Expr = syn::parse_quote!(1);
+    let position = |i: usize| {
+        positions
+            .get(i)
+            .map_or_else(|| placeholder.clone(), |e| (*e).clone())
+    };
+    let mut plan = Plan {
+        grid: position(0),
+        block: position(1),
+        stream: (mode == Mode::Launch).then(|| position(2)),
+        shared: None,
+        launch: Vec::new(),
+        stream_attrs: Vec::new(),
+    };
+    let grid = lit_dim(&plan.grid, "grid", cx);
+    let block = lit_dim(&plan.block, "block", cx);
+    check_block(&block, plan.block.span(), cx);
+    check_grid(&grid, cx);
+
+    check_items(items, &mut plan, cx);
+    check_clusters(&plan, &grid, cx);
+    (!missing).then_some(plan)
+}
+
+/// Leading positional entries, then the items; a positional entry after an item is an error.
+fn split_entries<'a>(ch: &'a Chevrons, cx: &mut Errors) -> (Vec<&'a Expr>, Vec<&'a Item>) {
+    let mut positions = Vec::new();
+    let mut items = Vec::new();
+    for entry in &ch.entries {
+        match entry {
+            Entry::Position(e) if items.is_empty() => positions.push(e),
+            Entry::Position(e) => cx.error(
+                e.span(),
+                format!(
+                    "expected an attribute, `KEY` or `KEY = VALUE`, found `{}`: the positions \
+                     (grid, block, stream) come first",
+                    snippet(e)
+                ),
+            ),
+            Entry::Item(item) => items.push(item),
+        }
+    }
+    (positions, items)
+}
+
+/// Counts the positions; returns whether the CUDA habit `<<<g, b, 0, s>>>` was seen.
+fn check_positions(
+    ch: &Chevrons,
+    positions: &[&Expr],
+    items: &[&Item],
+    mode: Mode,
+    cx: &mut Errors,
+) -> bool {
+    let mut habit = false;
+    if mode == Mode::Launch {
+        if let Some(stream) = positions.get(2) {
+            if let Expr::Lit(lit) = unparen(stream) {
+                habit = true;
+                cx.error(
+                    lit.span(),
+                    format!(
+                        "the third position is the stream; dynamic shared memory is written \
+                         `shared = {}`: `<<<GRID, BLOCK, &stream, shared = {0}>>>`",
+                        snippet(&lit.lit)
+                    ),
+                );
+            }
+        }
+    }
+    let want = mode.positions();
+    if positions.len() < want {
+        let names = ["the grid", "the block", "the stream"];
+        let missing = &names[positions.len()..want];
+        let missing = match missing {
+            [one] => one.to_string(),
+            [a, b] => format!("{a} and {b}"),
+            [a, b, c] => format!("{a}, {b} and {c}"),
+            _ => unreachable!("at most three positions"),
+        };
+        let span = match (positions.is_empty(), items.first()) {
+            (_, Some(item)) => item_span(item),
+            (true, None) => ch.open,
+            (false, None) => ch.close,
+        };
+        cx.error(
+            span,
+            format!(
+                "missing {missing}: {} takes {}",
+                macro_name(mode),
+                mode.shape()
+            ),
+        );
+    }
+    for (i, extra) in positions.iter().enumerate().skip(want) {
+        if habit && i == 3 {
+            continue;
+        }
+        let message = match mode {
+            Mode::Config if i == 2 => "`config!` has no stream position: a `LaunchConfig` is \
+                                       used with any stream, named at the launch"
+                .to_string(),
+            _ => format!(
+                "unexpected expression `{}`: after {} come attributes, `KEY` or `KEY = VALUE`",
+                snippet(extra),
+                match mode {
+                    Mode::Launch => "GRID, BLOCK and STREAM",
+                    Mode::Config => "GRID and BLOCK",
+                }
+            ),
+        };
+        cx.error(extra.span(), message);
+    }
+    habit
+}
+
+fn macro_name(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Launch => "`launch!`",
+        Mode::Config => "`config!`",
+    }
+}
+
+fn item_span(item: &Item) -> Span {
+    match item {
+        Item::Attr(a) => a.key.span(),
+        Item::Stream(s) => s.ident.span(),
+    }
+}
+
+/// Where a key was first set, for duplicates: the `stream(...)` group (0 for the launch list).
+struct Seen {
+    group: usize,
+}
+
+fn check_items(items: &[&Item], plan: &mut Plan, cx: &mut Errors) {
+    let mut seen_launch: HashMap<String, Seen> = HashMap::new();
+    let mut seen_stream: HashMap<String, Seen> = HashMap::new();
+    let mut group = 0;
+    for item in items {
+        match item {
+            Item::Attr(attr) => {
+                let name = attr.key.to_string();
+                if name == SHARED {
+                    if dup(&mut seen_launch, attr, 0, cx, DupPlace::Launch) {
+                        continue;
+                    }
+                    match &attr.value {
+                        Some(v) => plan.shared = Some(v.clone()),
+                        None => cx.error(
+                            attr.key.span(),
+                            "`shared` needs the dynamic shared memory in bytes: `shared = BYTES`",
+                        ),
+                    }
+                    continue;
+                }
+                if name == STREAM {
+                    cx.error(
+                        attr.key.span(),
+                        "stream attributes go in parentheses, `stream(sync = Spin, …)`; the \
+                         stream itself is the third position",
+                    );
+                    continue;
+                }
+                let Some(key) = keys::lookup(&name) else {
+                    unknown_key(attr, false, cx);
+                    continue;
+                };
+                if !key.info.launch {
+                    let value = attr.value.as_ref().map_or("…".to_string(), snippet);
+                    cx.error(
+                        attr.key.span(),
+                        format!(
+                            "`{name}` is a stream attribute: the driver rejects {} in \
+                             cuLaunchKernelEx; write it as `stream({name} = {value})`",
+                            key.info.cuda_name
+                        ),
+                    );
+                    continue;
+                }
+                if dup(&mut seen_launch, attr, 0, cx, DupPlace::Launch) {
+                    continue;
+                }
+                if let Some(value) = check_value(key, attr, cx) {
+                    plan.launch.push(Setting {
+                        key,
+                        span: attr.key.span(),
+                        value,
+                    });
+                }
+            }
+            Item::Stream(g) => {
+                group += 1;
+                for attr in &g.attrs {
+                    let name = attr.key.to_string();
+                    if name == SHARED {
+                        cx.error(
+                            attr.key.span(),
+                            "`shared` is the launch's dynamic shared memory, not a stream \
+                             attribute; move it out of `stream(...)`",
+                        );
+                        continue;
+                    }
+                    let Some(key) = keys::lookup(&name) else {
+                        unknown_key(attr, true, cx);
+                        continue;
+                    };
+                    if !key.info.stream {
+                        cx.error(
+                            attr.key.span(),
+                            format!(
+                                "`{name}` is a launch attribute: the driver rejects {} in \
+                                 cuStreamSetAttribute; move it out of `stream(...)` into the \
+                                 launch list",
+                                key.info.cuda_name
+                            ),
+                        );
+                        continue;
+                    }
+                    if dup(&mut seen_stream, attr, group, cx, DupPlace::Stream) {
+                        continue;
+                    }
+                    if let Some(value) = check_value(key, attr, cx) {
+                        plan.stream_attrs.push(Setting {
+                            key,
+                            span: attr.key.span(),
+                            value,
+                        });
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum DupPlace {
+    Launch,
+    Stream,
+}
+
+/// Records `attr`; reports it and returns true if its key was already set in this place.
+fn dup(
+    seen: &mut HashMap<String, Seen>,
+    attr: &Attr,
+    group: usize,
+    cx: &mut Errors,
+    place: DupPlace,
+) -> bool {
+    let name = attr.key.to_string();
+    if let Some(first) = seen.get(&name) {
+        let message = match place {
+            DupPlace::Launch => format!(
+                "`{name}` is set twice in the launch list; remove one (the driver would \
+                 silently take one of them)"
+            ),
+            DupPlace::Stream if first.group == group => {
+                format!("`{name}` is set twice in this `stream(...)`; remove one")
+            }
+            DupPlace::Stream => format!(
+                "`{name}` is already set in an earlier `stream(...)` group; remove one of them"
+            ),
+        };
+        cx.error(attr.key.span(), message);
+        return true;
+    }
+    seen.insert(name, Seen { group });
+    false
+}
+
+fn unknown_key(attr: &Attr, in_stream: bool, cx: &mut Errors) {
+    let name = attr.key.to_string();
+    let valid = keys::valid_here(in_stream);
+    let place = if in_stream {
+        "stream attribute"
+    } else {
+        "launch attribute"
+    };
+    let hint = match keys::nearest(&name, &valid) {
+        Some(near) => format!("did you mean `{near}`? "),
+        None => String::new(),
+    };
+    cx.error(
+        attr.key.span(),
+        format!(
+            "unknown {place} `{name}`; {hint}expected one of {}",
+            keys::list(&valid)
+        ),
+    );
+}
+
+/// Checks the value of `key` as written in `attr`.
+fn check_value(key: Key, attr: &Attr, cx: &mut Errors) -> Option<Value> {
+    let name = key.name();
+    let Some(value) = &attr.value else {
+        if key.form == ValueForm::Flag {
+            return Some(Value::On);
+        }
+        cx.error(
+            attr.key.span(),
+            format!("`{name}` needs a value: {}", key.form.describe(name)),
+        );
+        return None;
+    };
+    match key.form {
+        ValueForm::Flag => match unparen(value) {
+            Expr::Lit(l) => match &l.lit {
+                Lit::Bool(b) if b.value() => Some(Value::On),
+                Lit::Bool(_) => Some(Value::Flag(value.clone())),
+                other => {
+                    cx.error(
+                        other.span(),
+                        format!(
+                            "`{name}` is a flag: write `{name}`, or `{name} = <bool>`; found `{}`",
+                            snippet(other)
+                        ),
+                    );
+                    None
+                }
+            },
+            _ => Some(Value::Flag(value.clone())),
+        },
+        ValueForm::Enum(variants) => {
+            if let Expr::Path(p) = unparen(value) {
+                if let Some(ident) = p.path.get_ident() {
+                    let text = ident.to_string();
+                    if variants.contains(&text.as_str()) {
+                        return Some(Value::Variant(ident.clone()));
+                    }
+                    if text.starts_with(|c: char| c.is_ascii_uppercase()) {
+                        let hint = keys::nearest(&text, variants)
+                            .map_or(String::new(), |n| format!("did you mean `{n}`? "));
+                        cx.error(
+                            ident.span(),
+                            format!(
+                                "`{text}` is not a `{}`: {hint}expected one of {}, or an \
+                                 expression of type `{0}`",
+                                key.info.type_name,
+                                keys::list(variants)
+                            ),
+                        );
+                        return None;
+                    }
+                }
+            }
+            Some(Value::Expr(value.clone()))
+        }
+        ValueForm::Dim => {
+            lit_dim(value, name, cx);
+            Some(Value::Expr(value.clone()))
+        }
+        ValueForm::Percent => {
+            if let Some((pct, span)) = lit_u64(value) {
+                if pct > 100 {
+                    cx.error(
+                        span,
+                        format!(
+                            "`{name}` is a percentage of the L1/shared split; {pct} is over 100"
+                        ),
+                    );
+                }
+            }
+            Some(Value::Expr(value.clone()))
+        }
+        ValueForm::I32 | ValueForm::Event | ValueForm::Expr => Some(Value::Expr(value.clone())),
+    }
+}
+
+/// Sees through parentheses and invisible groups (from `macro_rules!` fragments).
+pub fn unparen(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Paren(p) => unparen(&p.expr),
+        Expr::Group(g) => unparen(&g.expr),
+        other => other,
+    }
+}
+
+/// Source-like text of some tokens, for messages.
+pub fn snippet(tokens: &impl ToTokens) -> String {
+    let ts: TokenStream = tokens.to_token_stream();
+    let text = ts.to_string();
+    text.replace(" :: ", "::")
+        .replace(":: ", "::")
+        .replace(" . ", ".")
+        .replace("& ", "&")
+        .replace(" (", "(")
+        .replace("( ", "(")
+        .replace(" )", ")")
+        .replace(" ,", ",")
+}
+
+/// Untyped (`dyn`) launches pass each argument as a pointer to its bytes, so the Rust type of a
+/// literal decides what the kernel reads: `&2.0` is an `f64`. Require references and typed
+/// numeric literals; everything else is left to rustc.
+pub fn check_dyn_args(args: &[Expr], cx: &mut Errors) {
+    for arg in args {
+        match unparen(arg) {
+            Expr::Lit(l) => cx.error(
+                l.span(),
+                format!(
+                    "an untyped (`dyn`) launch takes its arguments by reference, as cudarc's \
+                     `arg`: write `&{}`",
+                    snippet(&l.lit)
+                ),
+            ),
+            Expr::Reference(r) => {
+                if let Expr::Lit(l) = unparen(&r.expr) {
+                    let (suffix, kind) = match &l.lit {
+                        Lit::Int(i) => (i.suffix(), "i32"),
+                        Lit::Float(f) => (f.suffix(), "f64"),
+                        _ => continue,
+                    };
+                    if suffix.is_empty() {
+                        cx.error(
+                            l.span(),
+                            format!(
+                                "an untyped (`dyn`) launch passes `{}` as `{kind}`, whatever the \
+                                 kernel expects: give the literal its type, e.g. `{0}{}`",
+                                snippet(&l.lit),
+                                if kind == "f64" { "f32" } else { "u32" }
+                            ),
+                        );
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! Limits the driver puts on grids, blocks and clusters, checked where literals decide them.
+//! Values known only at run time get the same checks from `LaunchConfig::validate`.
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::{Expr, Lit, UnOp};
+
+use super::ast::{Plan, Setting, Value};
+use super::check::{snippet, unparen};
+use crate::report::Errors;
+
+/// An unsuffixed or `u32`-suffixed integer literal's value.
+pub fn lit_u64(expr: &Expr) -> Option<(u64, Span)> {
+    match unparen(expr) {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Int(i), ..
+        }) => Some((i.base10_parse::<u64>().ok()?, i.span())),
+        _ => None,
+    }
+}
+
+/// The extents of a dim known from literals; `None` where an expression decides at run time.
+pub struct LitDim {
+    comps: [Option<(u64, Span)>; 3],
+}
+
+const AXES: [&str; 3] = ["x", "y", "z"];
+
+impl LitDim {
+    fn all(&self) -> Option<[u64; 3]> {
+        Some([self.comps[0]?.0, self.comps[1]?.0, self.comps[2]?.0])
+    }
+}
+
+/// Reads the literal extents of a dim expression, reporting negative literals, suffixes other
+/// than `u32` and tuples of the wrong length.
+pub fn lit_dim(expr: &Expr, what: &str, cx: &mut Errors) -> LitDim {
+    let span = expr.span();
+    let one = Some((1, span));
+    let comp = |e: &Expr, cx: &mut Errors| -> Option<(u64, Span)> {
+        match unparen(e) {
+            Expr::Lit(syn::ExprLit {
+                lit: Lit::Int(i), ..
+            }) => {
+                if !matches!(i.suffix(), "" | "u32") {
+                    cx.error(
+                        i.span(),
+                        format!(
+                            "`{what}` extents are `u32`; `{}` is `{}`: write `{}`",
+                            i,
+                            i.suffix(),
+                            i.base10_digits()
+                        ),
+                    );
+                    return None;
+                }
+                match i.base10_parse::<u32>() {
+                    Ok(v) => Some((u64::from(v), i.span())),
+                    Err(_) => {
+                        cx.error(
+                            i.span(),
+                            format!("`{what}` extent `{i}` does not fit in `u32`"),
+                        );
+                        None
+                    }
+                }
+            }
+            Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => {
+                if matches!(unparen(&u.expr), Expr::Lit(_)) {
+                    cx.error(
+                        u.span(),
+                        format!(
+                            "`{what}` extent `-{}` is negative; extents are `u32`, at least 1",
+                            snippet(&u.expr)
+                        ),
+                    );
+                }
+                None
+            }
+            _ => None,
+        }
+    };
+    let comps = match unparen(expr) {
+        Expr::Tuple(t) if (2..=3).contains(&t.elems.len()) => {
+            let mut c = [None, None, one];
+            for (i, e) in t.elems.iter().enumerate() {
+                c[i] = comp(e, cx);
+            }
+            c
+        }
+        Expr::Tuple(t) => {
+            cx.error(
+                t.span(),
+                format!(
+                    "a `{what}` has one to three extents: `x`, `(x, y)` or `(x, y, z)`; found {}",
+                    t.elems.len()
+                ),
+            );
+            [None, None, None]
+        }
+        e => match comp(e, cx) {
+            Some(x) => [Some(x), one, one],
+            None => [None, None, None],
+        },
+    };
+    LitDim { comps }
+}
+
+pub fn check_block(block: &LitDim, span: Span, cx: &mut Errors) {
+    let limits = [1024, 1024, 64];
+    for (axis, c) in block.comps.iter().enumerate() {
+        let Some((v, s)) = *c else { continue };
+        if v == 0 {
+            cx.error(
+                s,
+                format!("block {} is 0; every extent is at least 1", AXES[axis]),
+            );
+        } else if v > limits[axis] {
+            cx.error(
+                s,
+                format!("block {} is {v}; the limit is {}", AXES[axis], limits[axis]),
+            );
+        }
+    }
+    if let Some([x, y, z]) = block.all() {
+        let volume = x * y * z;
+        let in_limits = x <= 1024 && y <= 1024 && z <= 64;
+        if volume > 1024 && in_limits {
+            cx.error(
+                span,
+                format!("block ({x}, {y}, {z}) has {volume} threads; the limit is 1024 per block"),
+            );
+        }
+    }
+}
+
+pub fn check_grid(grid: &LitDim, cx: &mut Errors) {
+    let limits = [i32::MAX as u64, 65535, 65535];
+    for (axis, c) in grid.comps.iter().enumerate() {
+        let Some((v, s)) = *c else { continue };
+        if v == 0 {
+            cx.error(
+                s,
+                format!("grid {} is 0; every extent is at least 1", AXES[axis]),
+            );
+        } else if v > limits[axis] {
+            cx.error(
+                s,
+                format!("grid {} is {v}; the limit is {}", AXES[axis], limits[axis]),
+            );
+        }
+    }
+}
+
+pub fn check_clusters(plan: &Plan, grid: &LitDim, cx: &mut Errors) {
+    let find = |key: &str| plan.launch.iter().find(|s| s.key.name() == key);
+    let mut quiet = Errors::default();
+    let dim_of = |s: &Setting, cx: &mut Errors| match &s.value {
+        Value::Expr(e) => lit_dim(e, s.key.name(), cx),
+        _ => LitDim {
+            comps: [None, None, None],
+        },
+    };
+    let cluster = find("cluster").map(|s| (s, dim_of(s, &mut quiet)));
+    if let Some((setting, c)) = &cluster {
+        for (axis, comp) in c.comps.iter().enumerate() {
+            if let Some((0, s)) = comp {
+                cx.error(
+                    *s,
+                    format!("cluster {} is 0; every extent is at least 1", AXES[axis]),
+                );
+            }
+        }
+        if let Some([x, y, z]) = c.all() {
+            if x * y * z > 8 {
+                cx.error(
+                    cluster_value_span(setting),
+                    format!(
+                        "cluster ({x}, {y}, {z}) has {} blocks; the portable limit is 8",
+                        x * y * z
+                    ),
+                );
+            }
+        }
+        for ((a, cc), gc) in AXES.iter().zip(c.comps).zip(grid.comps) {
+            if let (Some((cv, cs)), Some((gv, _))) = (cc, gc) {
+                if cv != 0 && gv % cv != 0 {
+                    cx.error(
+                        cs,
+                        format!(
+                            "cluster {a} = {cv} does not divide grid {a} = {gv}: the grid must \
+                             be a whole number of clusters"
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    if let Some(pref) = find("preferred_cluster") {
+        let Some((_, c)) = &cluster else {
+            cx.error(
+                pref.span,
+                "`preferred_cluster` needs `cluster`: the driver falls back to the cluster \
+                 dimension where the preferred one does not fit; add `cluster = …`",
+            );
+            return;
+        };
+        let p = dim_of(pref, &mut quiet);
+        for ((a, pc), cc) in AXES.iter().zip(p.comps).zip(c.comps) {
+            if let (Some((pv, ps)), Some((cv, _))) = (pc, cc) {
+                if *a == "z" && pv != cv {
+                    cx.error(
+                        ps,
+                        format!(
+                            "preferred_cluster z = {pv} differs from cluster z = {cv}; the \
+                             driver requires the same z"
+                        ),
+                    );
+                } else if cv != 0 && pv % cv != 0 {
+                    cx.error(
+                        ps,
+                        format!(
+                            "preferred_cluster {a} = {pv} is not a multiple of cluster {a} = {cv}"
+                        ),
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn cluster_value_span(s: &Setting) -> Span {
+    match &s.value {
+        Value::Expr(e) => e.span(),
+        _ => s.span,
+    }
+}

@@ -1,0 +1,8 @@
+use chevron::cudarc::driver::{CudaFunction, CudaStream};
+use chevron::launch;
+
+fn run(s: &CudaStream, f: &CudaFunction) -> Result<(), chevron::Error> {
+    unsafe { launch!(dyn f<<<10, 128, s, cluster = 4>>>()) }
+}
+
+fn main() {}

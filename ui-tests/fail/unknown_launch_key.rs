@@ -1,0 +1,8 @@
+use chevron::cudarc::driver::{CudaFunction, CudaStream};
+use chevron::launch;
+
+fn run(s: &CudaStream, f: &CudaFunction) -> Result<(), chevron::Error> {
+    unsafe { launch!(dyn f<<<1, 1, s, coperative>>>()) }
+}
+
+fn main() {}

@@ -1,0 +1,42 @@
+//! The expansions name only absolute paths: they work in a crate without the prelude.
+#![no_implicit_prelude]
+
+extern crate chevron;
+
+use ::chevron::cudarc::driver::{CudaFunction, CudaSlice, CudaStream};
+
+pub mod saxpy {
+    use ::chevron::cudarc::driver::{CudaSlice, CudaStream};
+
+    /// # Safety
+    /// Never called.
+    pub unsafe fn launch(
+        _stream: &CudaStream,
+        _config: &::chevron::LaunchConfig<'_>,
+        _n: u32,
+        _x: &CudaSlice<f32>,
+    ) -> ::core::result::Result<(), ::chevron::Error> {
+        ::core::unimplemented!()
+    }
+}
+
+#[allow(dead_code)]
+fn run(
+    s: &CudaStream,
+    f: &CudaFunction,
+    ev: &::chevron::cudarc::driver::CudaEvent,
+    n: u32,
+    x: &CudaSlice<f32>,
+) -> ::core::result::Result<(), ::chevron::Error> {
+    let policy = ::chevron::SyncPolicy::Spin;
+    unsafe {
+        ::chevron::launch!(saxpy<<<(n, 2), 256, s, stream(sync = policy, priority = 0),
+            cooperative, cluster = 2, completion_event = ev, shared = 16>>>(n, x))
+    }?;
+    unsafe { ::chevron::launch!(dyn f<<<1, 1, s, stream(sync = Spin), priority = 1>>>(&n, x)) }
+}
+
+fn main() {
+    let cfg = ::chevron::config!(<<<8, 64, cluster = 2, stream(sync = Yield)>>>);
+    ::core::assert_eq!(cfg.launch_attributes().len(), 1);
+}
