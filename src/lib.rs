@@ -21,8 +21,10 @@ pub use chevron_runtime::*;
 #[doc(hidden)]
 pub mod __private {
     pub use chevron_runtime::__private::*;
-    pub use chevron_runtime::{self as runtime, cudarc, LaunchConfig};
+    pub use chevron_runtime::{self as runtime, cudarc, Error, LaunchConfig};
     pub use core::ffi::c_void;
-    pub use core::option::Option::Some;
+    pub use core::mem::size_of;
+    pub use core::option::Option::{None, Some};
     pub use core::result::Result;
+    pub use core::{assert, include_str};
 }
