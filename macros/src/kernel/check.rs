@@ -133,11 +133,11 @@ fn check_shape(item: &KernelItem, cx: &mut Errors) {
         );
     }
     if let Some(variadic) = &sig.variadic {
-        cx.error(
-            variadic.dots.span(),
+        cx.push(syn::Error::new_spanned(
+            variadic,
             "a kernel cannot be variadic: the PTX entry has a fixed parameter list; declare \
              each parameter",
-        );
+        ));
     }
     if let ReturnType::Type(..) = &sig.output {
         cx.push(syn::Error::new_spanned(
@@ -275,7 +275,9 @@ fn classify(ty: &Type, cx: &mut Errors) -> Option<ParamKind> {
                 }
             }
         }
-        Type::Slice(_) | Type::Array(_) => fail(cx, host_data(&text, None, false)),
+        Type::Slice(s) => fail(cx, host_data(&text, Some((*s.elem).clone()), false)),
+        // cudarc implements `DeviceRepr` for arrays: they pass by value like a struct.
+        Type::Array(_) => Some(ParamKind::Value),
         Type::Ptr(_) => fail(
             cx,
             format!(

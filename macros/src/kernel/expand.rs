@@ -40,7 +40,7 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
         }
     };
 
-    let asserts = params.iter().map(|q| assertions(q, &p));
+    let asserts = params.iter().map(assertions);
     let decls = params.iter().map(|q| {
         let (i, t) = (&q.ident, &q.ty);
         quote!(#i: #t)
@@ -157,12 +157,14 @@ fn launch_doc(name: &str, stream: &Ident, config: &Ident) -> Vec<String> {
 }
 
 /// Compile-time assertions for by-value types: `DeviceRepr`, and the size the PTX expects.
-fn assertions(q: &KernelParam, p: &TokenStream) -> TokenStream {
+fn assertions(q: &KernelParam) -> TokenStream {
     if q.kind != ParamKind::Value {
         return TokenStream::new();
     }
     let ty = &q.ty;
     let span = ty.span();
+    // Every token on the type, so rustc's error points at the parameter's type.
+    let p = quote_spanned!(span=> ::chevron::__private);
     let mut out = quote_spanned! {span=>
         const _: () = #p::assert_kernel_value::<#ty>();
     };
