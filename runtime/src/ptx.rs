@@ -194,9 +194,8 @@ impl Param {
         match (self.array_len, self.ty) {
             (Some(_), _) => format!("a {}-byte struct", self.size_bytes()),
             (None, F16 | F32 | F64) => format!("a {bits}-bit float"),
-            (None, U8 | U16 | U32 | U64 | S8 | S16 | S32 | S64) => {
-                format!("a {bits}-bit integer")
-            }
+            (None, U64 | S64) => "a 64-bit integer or device pointer".into(),
+            (None, U8 | U16 | U32 | S8 | S16 | S32) => format!("a {bits}-bit integer"),
             (None, B8 | B16 | B32 | B64) => format!("{bits} untyped bits (`{}`)", self.ty.name()),
             (None, Pred) => "a predicate".into(),
         }

@@ -40,8 +40,8 @@ pub fn check(args: &KernelArgs, item: &KernelItem, cx: &mut Errors) -> Option<Ke
             cx.error(
                 lit.span(),
                 format!(
-                    "cannot read `{rel}`: {e} (paths are relative to the crate root, the directory \
-                     of its Cargo.toml; looked for {})",
+                    "cannot read `{rel}` (looked for {}): {e}; paths are relative to the crate \
+                     root, the directory of its Cargo.toml",
                     abs.display()
                 ),
             );
