@@ -10,9 +10,102 @@ mod kernel;
 mod launch;
 mod report;
 
-/// Declares a CUDA kernel with a typed Rust signature, checked against its PTX entry.
+/// Declares a CUDA kernel with a typed Rust signature, checked against its PTX entry at compile
+/// time.
 ///
-/// See the `chevron` crate documentation for the full syntax.
+/// ```
+/// use chevron::cudarc::driver::{CudaSlice, CudaView};
+/// use chevron::kernel;
+///
+/// /// y = a·x + y
+/// #[kernel(ptx = "kernels/saxpy.ptx")] // relative to the crate root (CARGO_MANIFEST_DIR)
+/// pub fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
+///
+/// #[kernel(cuda = "kernels/histogram.cu")] // CUDA C, compiled by NVRTC at first use
+/// fn histogram(bins: &mut CudaSlice<u32>, data: &CudaView<'_, u8>, len: u32);
+///
+/// #[kernel(ptx = "kernels/templates.ptx", name = "_Z4gemmILi128EEvPKfS1_Pfiii")]
+/// fn gemm128(a: &CudaSlice<f32>, b: &CudaSlice<f32>, c: &mut CudaSlice<f32>, m: i32, n: i32, k: i32);
+/// # fn main() {}
+/// ```
+///
+/// # Options
+///
+/// | option | meaning |
+/// | --- | --- |
+/// | `ptx = "path"` | PTX from `nvcc -ptx`; read and checked at compile time, embedded with `include_str!` (editing it rebuilds) |
+/// | `cuda = "path"` | CUDA C, embedded and compiled by NVRTC the first time the kernel is used in a process, for the device's compute capability; its PTX is checked against the declaration before the first launch |
+/// | `name = "symbol"` | the `.entry` to use, e.g. a C++-mangled template instance; default: the function's name |
+///
+/// Exactly one of `ptx` and `cuda`. Paths are relative to the crate root. Without `name`, an
+/// entry named like the function is used, or else the single C++-mangled entry
+/// `_Z<len><name>…` (a plain `__global__` function without `extern "C"`); when several match
+/// (overloads, template instances), the error lists them.
+///
+/// # What it generates
+///
+/// The declaration becomes a module of the same name, with the declaration's docs, attributes
+/// and visibility:
+///
+/// - `saxpy::launch(&stream, &config, n, a, &x, &mut y) -> Result<(), chevron::Error>`: an
+///   `unsafe fn` with the declared parameters after the stream and a `&LaunchConfig` (which can
+///   be built once and reused). It is what `launch!(saxpy<<<…>>>(…))` calls. Device buffers go
+///   through cudarc's `DevicePtr`/`DevicePtrMut`, keeping cudarc's multi-stream ordering: the
+///   launch waits for earlier writes (and, for `&mut`, reads) on other streams, and later work
+///   waits for it.
+/// - `saxpy::function(&ctx) -> Result<CudaFunction, chevron::Error>`: the function handle in a
+///   context, for occupancy queries or cudarc's own launch builder.
+///
+/// The first use in a CUDA context loads the module (declarations naming the same file share
+/// one module per context); later launches find the handle by comparing the context pointer
+/// with a few cached slots: no lock, no string lookup, no allocation. Without a CUDA driver,
+/// the first use returns `Error::NoDriver`.
+///
+/// ```no_run
+/// # use chevron::cudarc::driver::CudaSlice;
+/// # use chevron::kernel;
+/// # #[kernel(ptx = "kernels/saxpy.ptx")]
+/// # fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let ctx = chevron::context(0)?;
+/// let stream = ctx.default_stream();
+/// let x = stream.clone_htod(&[1.0f32; 1024])?;
+/// let mut y = stream.clone_htod(&[2.0f32; 1024])?;
+/// let cfg = chevron::LaunchConfig::new(4, 256);
+/// // SAFETY: 4 × 256 threads cover the 1024 elements; the kernel checks `i < n`.
+/// unsafe { saxpy::launch(&stream, &cfg, 1024, 3.0, &x, &mut y) }?;
+/// let f = saxpy::function(&ctx)?; // the same handle, e.g. for occupancy queries
+/// # let _ = f; Ok(()) }
+/// ```
+///
+/// # Parameters
+///
+/// | Rust type | passed as | PTX |
+/// | --- | --- | --- |
+/// | `u8 i8 u16 i16 u32 i32 u64 i64 usize isize` | the value | `.uN`/`.sN`/`.bN` of the same width (signedness is not checked) |
+/// | `f32`, `f64` | the value | `.f32`, `.f64` (or `.b32`, `.b64`) |
+/// | `bool` | one byte | `.u8`/`.s8`/`.b8` |
+/// | `&CudaSlice<T>`, `&CudaView<'_, T>` | device pointer, read | `.u64`/`.s64`/`.b64` |
+/// | `&mut CudaSlice<T>`, `&mut CudaViewMut<'_, T>` | device pointer, written | `.u64`/`.s64`/`.b64` |
+/// | any other `T: DeviceRepr` (a `#[repr(C)]` struct, `half::f16` with cudarc's `f16` feature) | the value's bytes | `.align A .b8 name[N]`, or a scalar; `size_of::<T>()` is asserted to be `N` at compile time |
+///
+/// Host data (`&[T]`, `Vec<T>`, `&T` of a value) is rejected with the fix: copy it to the
+/// device (`stream.clone_htod(&v)?` gives a `CudaSlice<T>`) and take a buffer.
+///
+/// # Checked at compile time
+///
+/// For `ptx = …`: the entry exists, the parameter count, and each parameter's width and class
+/// (integer, float, pointer, by-value bytes); a mismatch points at the Rust parameter and quotes
+/// the PTX line. Always: no body, generics, `async`, `const`, ABI, `self`, variadics, return
+/// type or patterns; every problem is reported at once, and a rejected declaration still
+/// defines `launch` and `function` so that its call sites do not add errors.
+///
+/// # Limitations
+///
+/// - Parameter types are resolved in the module around the declaration (the generated module
+///   starts with `use super::*;`): declare kernels at module level, not inside a function body.
+/// - Nothing checks what the kernel does with its arguments or that the grid fits the data,
+///   hence the `unsafe` on `launch`.
 #[proc_macro_attribute]
 pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
     kernel::expand(args.into(), item.into()).into()

@@ -109,6 +109,18 @@ pub enum Error {
         message: String,
     },
 
+    /// The NVRTC library (`libnvrtc`), needed to compile a `cuda = "…"` kernel at run time, could
+    /// not be loaded.
+    #[error(
+        "NVRTC could not be loaded{kernel}: the kernel is CUDA C compiled at run time \
+         (`cuda = \"…\"`) and libnvrtc is not on this machine; install the CUDA toolkit's NVRTC, \
+         or compile the kernel ahead of time with `nvcc -ptx` and declare it with `ptx = \"…\"`"
+    )]
+    NoNvrtc {
+        /// The kernel.
+        kernel: KernelName,
+    },
+
     /// NVRTC failed to compile a kernel's CUDA C source.
     #[error("NVRTC failed to compile{kernel}:\n{log}")]
     Compile {

@@ -41,6 +41,7 @@ mod attr;
 mod config;
 mod dim;
 mod error;
+mod kernel;
 mod launch;
 pub mod ptx;
 mod stream;
@@ -56,6 +57,7 @@ pub use attr::{
 pub use config::{LaunchConfig, MAX_LAUNCH_ATTRIBUTES, MAX_STREAM_ATTRIBUTES};
 pub use dim::Dim3;
 pub use error::{Error, KernelName, Result};
+pub use kernel::{compile_cuda, nvrtc_present, Kernel, KernelSource};
 pub use launch::{
     context, driver_present, ensure_driver, is_capturing, launch_function, launch_named,
 };
@@ -65,4 +67,30 @@ pub use stream::{set_stream_attribute, stream_attribute};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::args::{ArgSlot, DeviceArg, Probe, ValueArg};
+    pub use crate::kernel::Kernel;
+    pub use crate::ptx::{Expected, ParamSig};
+    pub use cudarc::driver::{
+        CudaContext, CudaFunction, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,
+    };
+    pub use std::sync::Arc;
+
+    /// The pointer `cuLaunchKernelEx` expects for a parameter held in `value`.
+    #[inline(always)]
+    pub fn param_ptr<T>(value: &T) -> *mut core::ffi::c_void {
+        value as *const T as *mut core::ffi::c_void
+    }
+
+    /// Implemented for every type a kernel can take by value; only here to word the error for
+    /// types that cannot be passed that way.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be passed to a kernel by value: it does not implement `DeviceRepr`",
+        label = "not `DeviceRepr`",
+        note = "for a `#[repr(C)]` struct laid out like the kernel's, add `unsafe impl DeviceRepr for {Self} {{}}`",
+        note = "device buffers are taken by reference: `&CudaSlice<T>`, `&mut CudaSlice<T>`, `&CudaView<'_, T>`, `&mut CudaViewMut<'_, T>`"
+    )]
+    pub trait KernelValue {}
+    impl<T: DeviceRepr> KernelValue for T {}
+
+    /// Compiles only when `T` can be passed to a kernel by value.
+    pub const fn assert_kernel_value<T: KernelValue>() {}
 }

@@ -142,6 +142,162 @@ pub fn find_entry<'a>(entries: &'a [Entry], name: &str) -> Lookup<'a> {
     }
 }
 
+/// What a Rust kernel parameter needs from the PTX parameter in its place.
+///
+/// `#[kernel]` builds one per declared parameter: at compile time to check `ptx = "…"` files,
+/// and as static data for `cuda = "…"` sources, whose PTX only exists at run time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expected {
+    /// An integer of this many bits (`u8` … `i64`, `usize`, `isize`); either signedness.
+    Int(u32),
+    /// A float of this many bits (`f32`, `f64`).
+    Float(u32),
+    /// `bool`, one byte.
+    Bool,
+    /// A device pointer (`&CudaSlice<T>`, `&CudaView<T>`, …): 64 bits.
+    Pointer,
+    /// Any other type by value (a `#[repr(C)]` struct, `half::f16`): its size in bytes where
+    /// known. At compile time the size is unknown (`None`): the macro asserts it instead.
+    Value(Option<u64>),
+}
+
+impl Expected {
+    /// What the Rust side is, for messages: "a 32-bit integer".
+    pub fn describe(self) -> String {
+        match self {
+            Expected::Int(bits) => format!("a {bits}-bit integer"),
+            Expected::Float(bits) => format!("a {bits}-bit float"),
+            Expected::Bool => "a `bool` (8-bit)".into(),
+            Expected::Pointer => "a device pointer (64-bit)".into(),
+            Expected::Value(Some(n)) => format!("a {n}-byte value"),
+            Expected::Value(None) => "a value".into(),
+        }
+    }
+}
+
+/// One declared parameter of a kernel: its name, its Rust type as written and what it needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParamSig {
+    /// The Rust parameter name.
+    pub name: &'static str,
+    /// The Rust type as written, for messages.
+    pub ty: &'static str,
+    /// What it needs from the PTX.
+    pub expected: Expected,
+}
+
+impl Param {
+    /// What the PTX side is, for messages: "a 32-bit integer", "a 16-byte struct".
+    pub fn describe(&self) -> String {
+        use PtxType::*;
+        let bits = self.ty.bits();
+        match (self.array_len, self.ty) {
+            (Some(_), _) => format!("a {}-byte struct", self.size_bytes()),
+            (None, F16 | F32 | F64) => format!("a {bits}-bit float"),
+            (None, U64 | S64) => "a 64-bit integer or device pointer".into(),
+            (None, U8 | U16 | U32 | S8 | S16 | S32) => format!("a {bits}-bit integer"),
+            (None, B8 | B16 | B32 | B64) => format!("{bits} untyped bits (`{}`)", self.ty.name()),
+            (None, Pred) => "a predicate".into(),
+        }
+    }
+
+    /// The Rust types that fit this parameter, for the fix in a message.
+    pub fn suggest(&self) -> String {
+        use PtxType::*;
+        match (self.array_len, self.ty) {
+            (Some(_), _) => format!(
+                "a `#[repr(C)]` struct of {} bytes, passed by value",
+                self.size_bytes()
+            ),
+            (None, F32) => "`f32`".into(),
+            (None, F64) => "`f64`".into(),
+            (None, F16) => "a 2-byte type by value such as `half::f16`".into(),
+            (None, U8 | S8 | B8) => "`u8`, `i8` or `bool`".into(),
+            (None, U16 | S16 | B16) => "`u16` or `i16`".into(),
+            (None, U32 | S32) => "`u32` or `i32`".into(),
+            (None, B32) => "`u32`, `i32` or `f32`".into(),
+            (None, U64 | S64) => "`u64`, `i64` or a device buffer (`&CudaSlice<T>`)".into(),
+            (None, B64) => "`u64`, `i64`, `f64` or a device buffer (`&CudaSlice<T>`)".into(),
+            (None, Pred) => "nothing: `.pred` parameters cannot be passed from the host".into(),
+        }
+    }
+}
+
+/// Checks one declared parameter against the PTX parameter in its place.
+///
+/// Widths must agree; integers accept either signedness and the untyped `.bN`; floats accept
+/// `.fN` and `.bN`; pointers need 64 bits; by-value types match a `.b8 name[N]` array or any
+/// scalar of their size. `Ok` carries the size in bytes the Rust type must have, for
+/// [`Expected::Value`] with an unknown size (the macro asserts it at compile time).
+///
+/// The error says what differs, without naming the Rust parameter or the line (see
+/// [`check_signature`] for the full message).
+pub fn check_param(expected: Expected, param: &Param) -> Result<Option<u64>, String> {
+    use PtxType::*;
+    let (ty, bits, array) = (param.ty, param.ty.bits(), param.array_len.is_some());
+    let int_like = matches!(
+        ty,
+        U8 | U16 | U32 | U64 | S8 | S16 | S32 | S64 | B8 | B16 | B32 | B64
+    );
+    let ok = match expected {
+        Expected::Int(w) => !array && int_like && bits == w,
+        Expected::Bool => !array && int_like && bits == 8,
+        Expected::Float(w) => {
+            !array && matches!(ty, F16 | F32 | F64 | B16 | B32 | B64) && bits == w
+        }
+        Expected::Pointer => !array && matches!(ty, U64 | S64 | B64),
+        Expected::Value(None) => ty != Pred,
+        Expected::Value(Some(n)) => ty != Pred && param.size_bytes() == n,
+    };
+    if ok {
+        return Ok(match expected {
+            Expected::Value(None) => Some(param.size_bytes()),
+            _ => None,
+        });
+    }
+    Err(format!(
+        "{}, but the kernel takes {} here",
+        expected.describe(),
+        param.describe()
+    ))
+}
+
+/// Checks a whole declared signature against an entry; every difference is reported, one per
+/// line, each with the PTX line it is about.
+pub fn check_signature(params: &[ParamSig], entry: &Entry) -> Result<(), String> {
+    if params.len() != entry.params.len() {
+        return Err(format!(
+            "the PTX entry `{}` (line {}) has {} parameter{}, the declaration {}",
+            entry.name,
+            entry.line,
+            entry.params.len(),
+            if entry.params.len() == 1 { "" } else { "s" },
+            params.len()
+        ));
+    }
+    let problems: Vec<String> = params
+        .iter()
+        .zip(&entry.params)
+        .filter_map(|(sig, param)| {
+            check_param(sig.expected, param).err().map(|why| {
+                format!(
+                    "`{}: {}` is {why} (line {}: `{}`); declare it as {}",
+                    sig.name,
+                    sig.ty,
+                    param.line,
+                    param.text,
+                    param.suggest()
+                )
+            })
+        })
+        .collect();
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n"))
+    }
+}
+
 /// A token of the comment-free source with its 1-based line.
 struct Tok<'s> {
     text: &'s str,
@@ -473,5 +629,109 @@ mod tests {
         assert!(err(".entry k(.reg .u32 a)").contains("expected `.param`"));
         assert!(err(".entry k() {}\n.entry k() {}").starts_with("line 2: duplicate"));
         assert!(err("}").contains("unbalanced"));
+    }
+
+    fn sig(name: &'static str, ty: &'static str, expected: Expected) -> ParamSig {
+        ParamSig { name, ty, expected }
+    }
+
+    #[test]
+    fn signature_matches_saxpy() {
+        let es = parse(include_str!("../../kernels/saxpy.ptx"));
+        let ok = [
+            sig("n", "u32", Expected::Int(32)),
+            sig("a", "f32", Expected::Float(32)),
+            sig("x", "&CudaSlice<f32>", Expected::Pointer),
+            sig("y", "&mut CudaSlice<f32>", Expected::Pointer),
+        ];
+        assert_eq!(check_signature(&ok, &es[0]), Ok(()));
+        // Signedness is not checked: `i32` fits `.u32`.
+        let signed = [sig("n", "i32", Expected::Int(32)), ok[1], ok[2], ok[3]];
+        assert_eq!(check_signature(&signed, &es[0]), Ok(()));
+    }
+
+    #[test]
+    fn signature_reports_every_mismatch_with_its_line() {
+        let es = parse(include_str!("../../kernels/saxpy.ptx"));
+        let bad = [
+            sig("n", "u64", Expected::Int(64)),
+            sig("a", "u32", Expected::Int(32)),
+            sig("x", "&CudaSlice<f32>", Expected::Pointer),
+            sig("y", "f64", Expected::Float(64)),
+        ];
+        let err = check_signature(&bad, &es[0]).expect_err("three mismatches");
+        let lines: Vec<&str> = err.lines().collect();
+        assert_eq!(lines.len(), 3, "{err}");
+        let l0 = es[0].params[0].line;
+        assert_eq!(
+            lines[0],
+            format!(
+                "`n: u64` is a 64-bit integer, but the kernel takes a 32-bit integer here \
+                 (line {l0}: `.param .u32 saxpy_param_0,`); declare it as `u32` or `i32`"
+            )
+        );
+        assert!(lines[1]
+            .starts_with("`a: u32` is a 32-bit integer, but the kernel takes a 32-bit float"));
+        assert!(lines[1].ends_with("declare it as `f32`"));
+        assert!(lines[2]
+            .starts_with("`y: f64` is a 64-bit float, but the kernel takes a 64-bit integer"));
+        let short = &bad[..3];
+        let err = check_signature(short, &es[0]).expect_err("count");
+        assert_eq!(
+            err,
+            format!(
+                "the PTX entry `saxpy` (line {}) has 4 parameters, the declaration 3",
+                es[0].line
+            )
+        );
+    }
+
+    #[test]
+    fn check_param_classes() {
+        let es = parse(include_str!("../../kernels/params.ptx"));
+        let p = &es[0].params;
+        // u8 i8 u16 i16 u32 i32 u64 i64 f32 f64 bool *f64
+        let want = [
+            Expected::Int(8),
+            Expected::Int(8),
+            Expected::Int(16),
+            Expected::Int(16),
+            Expected::Int(32),
+            Expected::Int(32),
+            Expected::Int(64),
+            Expected::Int(64),
+            Expected::Float(32),
+            Expected::Float(64),
+            Expected::Bool,
+            Expected::Pointer,
+        ];
+        for (e, p) in want.iter().zip(p) {
+            assert_eq!(check_param(*e, p), Ok(None), "{e:?} vs {}", p.text);
+        }
+        assert!(check_param(Expected::Float(32), &p[4]).is_err()); // f32 vs .u32
+        assert!(check_param(Expected::Int(32), &p[8]).is_err()); // u32 vs .f32
+        assert!(check_param(Expected::Int(16), &p[0]).is_err()); // width
+        assert!(check_param(Expected::Bool, &p[2]).is_err()); // bool vs .u16
+        assert!(check_param(Expected::Pointer, &p[4]).is_err()); // pointer vs .u32
+        assert!(check_param(Expected::Pointer, &p[9]).is_err()); // pointer vs .f64
+                                                                 // A by-value type of unknown size takes the parameter's size; of known size, must match.
+        assert_eq!(check_param(Expected::Value(None), &p[4]), Ok(Some(4)));
+        assert_eq!(check_param(Expected::Value(Some(4)), &p[4]), Ok(None));
+        assert!(check_param(Expected::Value(Some(8)), &p[4]).is_err());
+    }
+
+    #[test]
+    fn check_struct_param() {
+        let es = parse(include_str!("../../kernels/structs.ptx"));
+        let p = &es[0].params[0];
+        assert_eq!(check_param(Expected::Value(None), p), Ok(Some(16)));
+        assert_eq!(check_param(Expected::Value(Some(16)), p), Ok(None));
+        assert_eq!(
+            check_param(Expected::Value(Some(12)), p),
+            Err("a 12-byte value, but the kernel takes a 16-byte struct here".into())
+        );
+        assert!(check_param(Expected::Int(64), p).is_err());
+        assert!(check_param(Expected::Pointer, p).is_err());
+        assert!(p.suggest().contains("16 bytes"));
     }
 }

@@ -1,15 +1,38 @@
 //! `#[kernel]`: parse → check against the PTX → expand.
 
+mod ast;
+mod check;
+mod expand;
+mod parse;
+
+#[cfg(test)]
+mod tests;
+
 use proc_macro2::TokenStream;
+
+use crate::report::{self, Errors};
 
 /// Expands `#[kernel(...)]` on `item`.
 pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
-    let _ = args;
-    let mut out = syn::Error::new(
-        proc_macro2::Span::call_site(),
-        "#[kernel] is not implemented yet",
-    )
-    .to_compile_error();
-    out.extend(item);
-    out
+    let parsed = match parse::parse_item(item.clone()) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            // Not a declaration at all: keep the item so its other uses resolve.
+            let mut out = e.to_compile_error();
+            out.extend(item);
+            return out;
+        }
+    };
+    let mut cx = Errors::default();
+    let args = parse::parse_args(args, &mut cx);
+    match check::check(&args, &parsed, &mut cx) {
+        Some(decl) if cx.is_empty() => expand::expand_kernel(&decl),
+        _ => {
+            let mut out = expand::expand_stub(&parsed);
+            out.extend(report::into_tokens(
+                cx.propagate().map(|()| TokenStream::new()),
+            ));
+            out
+        }
+    }
 }

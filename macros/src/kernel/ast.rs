@@ -1,0 +1,95 @@
+//! The IR of `#[kernel]`: what was written ([`KernelArgs`], [`KernelItem`]) and what the checks
+//! made of it ([`KernelDecl`]). Every node keeps the tokens or spans errors point at.
+
+use proc_macro2::Span;
+use syn::{Attribute, Ident, LitStr, Signature, Type, Visibility};
+
+/// `ptx = "…"` or `cuda = "…"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SourceKind {
+    /// A PTX file, checked at compile time.
+    Ptx,
+    /// A CUDA C file, compiled by NVRTC at run time.
+    Cuda,
+}
+
+/// The file a kernel's code is in, as written.
+pub struct SourceArg {
+    pub kind: SourceKind,
+    pub path: LitStr,
+}
+
+/// The attribute's arguments: `#[kernel(ptx = "…", name = "…")]`.
+#[derive(Default)]
+pub struct KernelArgs {
+    pub source: Option<SourceArg>,
+    /// An explicit entry symbol, e.g. a mangled C++ name.
+    pub name: Option<LitStr>,
+    /// The attribute itself, for errors about what is missing.
+    pub span: Option<Span>,
+}
+
+/// The declaration as written: `#[attrs] vis fn name(params);`.
+pub struct KernelItem {
+    pub attrs: Vec<Attribute>,
+    pub vis: Visibility,
+    pub sig: Signature,
+    /// The span of a body, which a declaration must not have.
+    pub body: Option<Span>,
+}
+
+/// How a parameter is passed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    /// `u8` … `i64`, `usize`, `isize`: an integer of this many bits.
+    Int(u32),
+    /// `f32`, `f64`.
+    Float(u32),
+    /// `bool`.
+    Bool,
+    /// `&CudaSlice<T>`, `&CudaView<'_, T>`, `&CudaViewMut<'_, T>`: read through `DevicePtr`.
+    BufferRead,
+    /// `&mut CudaSlice<T>`, `&mut CudaViewMut<'_, T>`: written through `DevicePtrMut`.
+    BufferWrite,
+    /// Any other type by value, which must be `DeviceRepr`.
+    Value,
+}
+
+/// One checked parameter.
+pub struct KernelParam {
+    pub ident: Ident,
+    pub ty: Type,
+    pub kind: ParamKind,
+    /// The Rust type as written, for messages and the run-time signature.
+    pub ty_text: String,
+    /// For a by-value type checked against a PTX file: the size it must have, with the PTX
+    /// parameter for the message.
+    pub size: Option<SizeAssert>,
+}
+
+/// `size_of::<T>() == bytes`, asserted at compile time.
+pub struct SizeAssert {
+    pub bytes: u64,
+    /// `kernels/structs.ptx:16: `.param .align 8 .b8 affine_param_0[16],``.
+    pub ptx_param: String,
+}
+
+/// Where the kernel's code comes from, after checking.
+pub enum ResolvedSource {
+    /// A PTX file whose entry was found and checked.
+    Ptx { abs_path: String, entry: String },
+    /// CUDA C; the entry is looked up in NVRTC's output at run time.
+    Cuda {
+        abs_path: String,
+        entry: Option<String>,
+    },
+}
+
+/// A checked declaration, ready to expand.
+pub struct KernelDecl {
+    pub attrs: Vec<Attribute>,
+    pub vis: Visibility,
+    pub ident: Ident,
+    pub params: Vec<KernelParam>,
+    pub source: ResolvedSource,
+}

@@ -1,0 +1,542 @@
+//! Every rule of `#[kernel]`: the declaration's shape, its parameter types, and its signature
+//! against the PTX file. All problems are reported, not only the first.
+
+use std::path::{Path, PathBuf};
+
+use chevron_runtime::ptx::{self, Entry, Expected, Lookup};
+use proc_macro2::Span;
+use quote::ToTokens;
+use syn::spanned::Spanned;
+use syn::{FnArg, GenericArgument, Pat, PathArguments, ReturnType, Type};
+
+use super::ast::{
+    KernelArgs, KernelDecl, KernelItem, KernelParam, ParamKind, ResolvedSource, SizeAssert,
+    SourceKind,
+};
+use crate::report::Errors;
+
+/// Device buffer types, by the last segment of their path.
+const BUFFERS: [&str; 3] = ["CudaSlice", "CudaView", "CudaViewMut"];
+
+/// Checks everything; `None` when anything is wrong (the errors are in `cx`).
+pub fn check(args: &KernelArgs, item: &KernelItem, cx: &mut Errors) -> Option<KernelDecl> {
+    check_shape(item, cx);
+    let params = check_params(item, cx);
+    let source = args.source.as_ref().or_else(|| {
+        cx.error(
+            args.span.unwrap_or_else(Span::call_site),
+            "`#[kernel]` needs the kernel's code: `#[kernel(ptx = \"kernels/saxpy.ptx\")]` for \
+             PTX from `nvcc -ptx`, or `#[kernel(cuda = \"kernels/saxpy.cu\")]` for CUDA C \
+             compiled by NVRTC at run time (paths are relative to the crate root)",
+        );
+        None
+    })?;
+    let lit = &source.path;
+    let rel = lit.value();
+    let abs = resolve(&rel);
+    let text = match std::fs::read_to_string(&abs) {
+        Ok(text) => text,
+        Err(e) => {
+            cx.error(
+                lit.span(),
+                format!(
+                    "cannot read `{rel}` (looked for {}): {e}; paths are relative to the crate \
+                     root, the directory of its Cargo.toml",
+                    abs.display()
+                ),
+            );
+            return None;
+        }
+    };
+    let abs_path = abs.to_string_lossy().into_owned();
+    let mut params = params?;
+    let resolved = match source.kind {
+        SourceKind::Cuda => ResolvedSource::Cuda {
+            abs_path,
+            entry: args.name.as_ref().map(|n| n.value()),
+        },
+        SourceKind::Ptx => {
+            let entry = check_ptx(args, item, &text, &mut params, cx)?;
+            ResolvedSource::Ptx { abs_path, entry }
+        }
+    };
+    if !cx.is_empty() {
+        return None;
+    }
+    Some(KernelDecl {
+        attrs: item.attrs.clone(),
+        vis: item.vis.clone(),
+        ident: item.sig.ident.clone(),
+        params,
+        source: resolved,
+    })
+}
+
+/// The directory paths are relative to: the crate root (`CARGO_MANIFEST_DIR`).
+///
+/// `CHEVRON_MANIFEST_DIR` overrides it. The workspace sets it (`.cargo/config.toml`) for its ui
+/// tests: trybuild compiles them as a generated crate under `target/tests/trybuild/`, whose
+/// `CARGO_MANIFEST_DIR` does not hold the fixtures.
+fn base_dir() -> PathBuf {
+    std::env::var_os("CHEVRON_MANIFEST_DIR")
+        .filter(|d| !d.is_empty())
+        .or_else(|| std::env::var_os("CARGO_MANIFEST_DIR"))
+        .map(PathBuf::from)
+        .unwrap_or_default()
+}
+
+fn resolve(rel: &str) -> PathBuf {
+    let path = Path::new(rel);
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        base_dir().join(path)
+    };
+    // A canonical path keys the module shared by declarations naming the same file.
+    joined.canonicalize().unwrap_or(joined)
+}
+
+/// Rejects what a declaration cannot have: a body, generics, `async`, `const`, an ABI, `self`,
+/// variadics, a return type.
+fn check_shape(item: &KernelItem, cx: &mut Errors) {
+    let sig = &item.sig;
+    if let Some(body) = item.body {
+        cx.error(
+            body,
+            "a `#[kernel]` declaration has no body: the kernel's code is in its PTX or CUDA file; \
+             replace `{ … }` with `;`",
+        );
+    }
+    if sig.generics.lt_token.is_some() || sig.generics.where_clause.is_some() {
+        let generics = &sig.generics;
+        cx.push(syn::Error::new_spanned(
+            quote::quote!(#generics),
+            "a kernel cannot be generic: each PTX entry is one instance; declare each template \
+             instance as its own kernel with `name = \"…\"` (its mangled name)",
+        ));
+    }
+    if let Some(token) = &sig.asyncness {
+        cx.error(
+            token.span,
+            "a kernel cannot be `async`: a launch is enqueued on a stream and returns at once; \
+             remove `async`",
+        );
+    }
+    if let Some(token) = &sig.constness {
+        cx.error(token.span, "a kernel cannot be `const`; remove `const`");
+    }
+    if let Some(abi) = &sig.abi {
+        cx.error(
+            abi.span(),
+            "a `#[kernel]` declaration takes no ABI: the launch goes through the CUDA driver; \
+             remove it",
+        );
+    }
+    if let Some(variadic) = &sig.variadic {
+        cx.push(syn::Error::new_spanned(
+            variadic,
+            "a kernel cannot be variadic: the PTX entry has a fixed parameter list; declare \
+             each parameter",
+        ));
+    }
+    if let ReturnType::Type(..) = &sig.output {
+        cx.push(syn::Error::new_spanned(
+            &sig.output,
+            "a kernel returns nothing (`void` in CUDA): write results into a `&mut CudaSlice<T>` \
+             parameter and copy them back with `stream.clone_dtoh(&out)?`; remove the return type",
+        ));
+    }
+}
+
+/// Checks each parameter's pattern and type. `None` if any is wrong.
+fn check_params(item: &KernelItem, cx: &mut Errors) -> Option<Vec<KernelParam>> {
+    let mut out = Vec::new();
+    let mut ok = true;
+    for arg in &item.sig.inputs {
+        let typed = match arg {
+            FnArg::Receiver(r) => {
+                cx.push(syn::Error::new_spanned(
+                    r,
+                    "a kernel has no `self`: `#[kernel]` declares a free function; remove `self`",
+                ));
+                ok = false;
+                continue;
+            }
+            FnArg::Typed(t) => t,
+        };
+        let ident = match &*typed.pat {
+            Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Some(p.ident.clone()),
+            other => {
+                cx.push(syn::Error::new_spanned(
+                    other,
+                    "a kernel parameter needs a plain name, like `n: u32`; patterns cannot be \
+                     used here",
+                ));
+                None
+            }
+        };
+        let kind = classify(&typed.ty, cx);
+        match (ident, kind) {
+            (Some(ident), Some(kind)) => out.push(KernelParam {
+                ident,
+                ty: (*typed.ty).clone(),
+                kind,
+                ty_text: type_text(&typed.ty),
+                size: None,
+            }),
+            _ => ok = false,
+        }
+    }
+    ok.then_some(out)
+}
+
+/// What the type of a parameter is, or an error saying what to write instead.
+fn classify(ty: &Type, cx: &mut Errors) -> Option<ParamKind> {
+    let text = type_text(ty);
+    let fail = |cx: &mut Errors, msg: String| {
+        cx.push(syn::Error::new_spanned(ty, msg));
+        None
+    };
+    match ty {
+        Type::Group(g) => classify(&g.elem, cx),
+        Type::Paren(p) => classify(&p.elem, cx),
+        Type::Path(p) if p.qself.is_none() => {
+            if let Some(kind) = p.path.get_ident().and_then(|i| primitive(&i.to_string())) {
+                return Some(kind);
+            }
+            let last = p.path.segments.last().map(|s| s.ident.to_string());
+            match last.as_deref() {
+                Some(b) if BUFFERS.contains(&b) => fail(
+                    cx,
+                    format!(
+                        "a `{b}` is passed by reference: write `&{text}` for a buffer the kernel \
+                         reads{}",
+                        if b == "CudaView" {
+                            String::new()
+                        } else {
+                            format!(", `&mut {text}` for one it writes")
+                        }
+                    ),
+                ),
+                Some("Vec" | "String" | "Box") => fail(cx, host_data(&text, elem_of(ty), false)),
+                _ => Some(ParamKind::Value),
+            }
+        }
+        Type::Reference(r) => {
+            let mutable = r.mutability.is_some();
+            let buffer = buffer_name(&r.elem);
+            match (buffer.as_deref(), mutable) {
+                (Some("CudaSlice" | "CudaView" | "CudaViewMut"), false) => {
+                    Some(ParamKind::BufferRead)
+                }
+                (Some("CudaSlice" | "CudaViewMut"), true) => Some(ParamKind::BufferWrite),
+                (Some(_), true) => fail(
+                    cx,
+                    format!(
+                        "a `CudaView` is read-only: write `&{}` for a buffer the kernel reads, or \
+                         take a `&mut CudaViewMut<'_, T>` (from `slice_mut`) for one it writes",
+                        type_text(&r.elem)
+                    ),
+                ),
+                _ => {
+                    let elem = match &*r.elem {
+                        Type::Slice(s) => Some((*s.elem).clone()),
+                        Type::Path(_) => elem_of(&r.elem),
+                        _ => None,
+                    };
+                    let host_seq = matches!(&*r.elem, Type::Slice(_))
+                        || matches!(
+                            buffer_like_host(&r.elem).as_deref(),
+                            Some("Vec" | "Box" | "String")
+                        )
+                        || matches!(&*r.elem, Type::Path(p) if p.path.is_ident("str"));
+                    if host_seq {
+                        fail(cx, host_data(&text, elem, mutable))
+                    } else if mutable {
+                        fail(
+                            cx,
+                            format!(
+                                "`{text}` points to host memory, which a kernel cannot write: \
+                                 declare a `&mut CudaSlice<T>` for the kernel's output and copy \
+                                 it back with `stream.clone_dtoh(&out)?`"
+                            ),
+                        )
+                    } else {
+                        fail(
+                            cx,
+                            format!(
+                                "`{text}` points to host memory, which a kernel cannot read: \
+                                 pass the value itself (`{}`), or copy an array to the device \
+                                 with `stream.clone_htod(&data)?` and declare a `&CudaSlice<T>`",
+                                type_text(&r.elem)
+                            ),
+                        )
+                    }
+                }
+            }
+        }
+        Type::Slice(s) => fail(cx, host_data(&text, Some((*s.elem).clone()), false)),
+        // cudarc implements `DeviceRepr` for arrays: they pass by value like a struct.
+        Type::Array(_) => Some(ParamKind::Value),
+        Type::Ptr(_) => fail(
+            cx,
+            format!(
+                "`{text}` is a raw pointer: a kernel takes device buffers as `&CudaSlice<T>` / \
+                 `&mut CudaSlice<T>` (which keep cudarc's stream ordering), or a raw device \
+                 address as `u64`"
+            ),
+        ),
+        _ => fail(
+            cx,
+            format!(
+                "`{text}` cannot be a kernel parameter: use a number, `bool`, a device buffer \
+                 (`&CudaSlice<T>`, `&mut CudaSlice<T>`, `&CudaView<'_, T>`, \
+                 `&mut CudaViewMut<'_, T>`) or a `#[repr(C)]` struct by value"
+            ),
+        ),
+    }
+}
+
+fn primitive(name: &str) -> Option<ParamKind> {
+    Some(match name {
+        "u8" | "i8" => ParamKind::Int(8),
+        "u16" | "i16" => ParamKind::Int(16),
+        "u32" | "i32" => ParamKind::Int(32),
+        // CUDA runs on 64-bit hosts only.
+        "u64" | "i64" | "usize" | "isize" => ParamKind::Int(64),
+        "f32" => ParamKind::Float(32),
+        "f64" => ParamKind::Float(64),
+        "bool" => ParamKind::Bool,
+        _ => return None,
+    })
+}
+
+/// `CudaSlice` for `CudaSlice<T>` or `cudarc::driver::CudaSlice<T>`.
+fn buffer_name(ty: &Type) -> Option<String> {
+    buffer_like_host(ty).filter(|n| BUFFERS.contains(&n.as_str()))
+}
+
+/// The last path segment of a path type.
+fn buffer_like_host(ty: &Type) -> Option<String> {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => p.path.segments.last().map(|s| s.ident.to_string()),
+        Type::Group(g) => buffer_like_host(&g.elem),
+        Type::Paren(p) => buffer_like_host(&p.elem),
+        _ => None,
+    }
+}
+
+/// `T` in `Vec<T>` / `Box<[T]>`.
+fn elem_of(ty: &Type) -> Option<Type> {
+    let Type::Path(p) = ty else { return None };
+    let seg = p.path.segments.last()?;
+    let PathArguments::AngleBracketed(args) = &seg.arguments else {
+        return None;
+    };
+    args.args.iter().find_map(|a| match a {
+        GenericArgument::Type(Type::Slice(s)) => Some((*s.elem).clone()),
+        GenericArgument::Type(t) => Some(t.clone()),
+        _ => None,
+    })
+}
+
+fn host_data(text: &str, elem: Option<Type>, mutable: bool) -> String {
+    let t = elem.map_or("T".to_string(), |t| type_text(&t));
+    let declare = if mutable {
+        format!(
+            "declare the parameter as `&mut CudaSlice<{t}>`, and copy results back with \
+             `stream.clone_dtoh(&x)?`"
+        )
+    } else {
+        format!("declare the parameter as `&CudaSlice<{t}>`")
+    };
+    format!(
+        "`{text}` is host memory, which a kernel cannot access: copy it to the device first \
+         (`let x = stream.clone_htod(&data)?;` gives a `CudaSlice<{t}>`) and {declare}"
+    )
+}
+
+/// The type as a user would write it: `&mut CudaSlice<f32>`, not `& mut CudaSlice < f32 >`.
+pub fn type_text(ty: &Type) -> String {
+    let mut s = ty.to_token_stream().to_string();
+    for (from, to) in [
+        (" < ", "<"),
+        ("< ", "<"),
+        (" <", "<"),
+        (" >", ">"),
+        ("& ", "&"),
+        (" :: ", "::"),
+        (":: ", "::"),
+        (" ,", ","),
+        ("[ ", "["),
+        (" ]", "]"),
+        (" ;", ";"),
+        ("( ", "("),
+        (" )", ")"),
+        ("* ", "*"),
+    ] {
+        while s.contains(from) {
+            s = s.replace(from, to);
+        }
+    }
+    s
+}
+
+/// The PTX side: finds the entry and checks every parameter against it. Returns the entry's
+/// symbol.
+fn check_ptx(
+    args: &KernelArgs,
+    item: &KernelItem,
+    text: &str,
+    params: &mut [KernelParam],
+    cx: &mut Errors,
+) -> Option<String> {
+    let source = args.source.as_ref()?;
+    let (lit, rel) = (&source.path, source.path.value());
+    if text.contains('\0') {
+        cx.error(
+            lit.span(),
+            format!("`{rel}` contains a NUL byte: it is not PTX text"),
+        );
+        return None;
+    }
+    let entries = match ptx::parse_entries(text) {
+        Ok(entries) => entries,
+        Err(e) => {
+            cx.error(lit.span(), format!("cannot read the PTX in `{rel}`: {e}"));
+            return None;
+        }
+    };
+    let (wanted, name_span) = match &args.name {
+        Some(n) => (n.value(), n.span()),
+        None => (item.sig.ident.to_string(), item.sig.ident.span()),
+    };
+    let entry: &Entry = match ptx::find_entry(&entries, &wanted) {
+        Lookup::Exact(e) | Lookup::Mangled(e) => e,
+        Lookup::Ambiguous(found) => {
+            cx.error(
+                name_span,
+                format!(
+                    "`{wanted}` matches {} C++ kernels in `{rel}`: {}; pick one with \
+                     `name = \"…\"`",
+                    found.len(),
+                    list(found.iter().map(|e| e.name.as_str()))
+                ),
+            );
+            return None;
+        }
+        Lookup::Missing => {
+            let fix = if args.name.is_some() {
+                "use one of these names"
+            } else {
+                "rename the function, or give the symbol with `name = \"…\"`"
+            };
+            cx.error(
+                name_span,
+                format!(
+                    "no kernel `{wanted}` in `{rel}`; its kernels are: {}; {fix}",
+                    list(entries.iter().map(|e| e.name.as_str()))
+                ),
+            );
+            return None;
+        }
+    };
+    let decl = &item.sig.ident;
+    let n = (params.len(), entry.params.len());
+    if n.0 != n.1 {
+        let plural = |k: usize| if k == 1 { "" } else { "s" };
+        let ptx_list = entry
+            .params
+            .iter()
+            .map(|p| format!("`{}`", p.text.trim_end_matches(',')))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let summary = format!(
+            "the PTX entry `{}` ({rel}:{}) has {} parameter{}",
+            entry.name,
+            entry.line,
+            n.1,
+            plural(n.1)
+        );
+        if n.0 < n.1 {
+            let missing: Vec<String> = entry.params[n.0..]
+                .iter()
+                .map(|p| format!("`{}` ({})", p.text.trim_end_matches(','), p.describe()))
+                .collect();
+            cx.error(
+                decl.span(),
+                format!(
+                    "`{decl}` declares {} parameter{}, but {summary}; missing: {}",
+                    n.0,
+                    plural(n.0),
+                    missing.join(", ")
+                ),
+            );
+        } else {
+            let extra = item.sig.inputs.iter().nth(n.1);
+            cx.push(syn::Error::new_spanned(
+                quote::quote!(#extra),
+                format!(
+                    "`{decl}` declares {} parameters, but {summary}{}{ptx_list}; remove the \
+                     extra one{}",
+                    n.0,
+                    if n.1 == 0 { "" } else { ": " },
+                    plural(n.0 - n.1)
+                ),
+            ));
+        }
+        return None;
+    }
+    let typed: Vec<&syn::PatType> = item
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|a| match a {
+            FnArg::Typed(t) => Some(t),
+            FnArg::Receiver(_) => None,
+        })
+        .collect();
+    for ((param, ptx_param), written) in params.iter_mut().zip(&entry.params).zip(typed) {
+        let expected = expected(param.kind);
+        let at = format!("{rel}:{}: `{}`", ptx_param.line, ptx_param.text);
+        match ptx::check_param(expected, ptx_param) {
+            Ok(Some(bytes)) => {
+                param.size = Some(SizeAssert {
+                    bytes,
+                    ptx_param: at,
+                })
+            }
+            Ok(None) => {}
+            Err(why) => cx.push(syn::Error::new_spanned(
+                written,
+                format!(
+                    "`{}: {}` is {why} ({at}); declare it as {}",
+                    param.ident,
+                    param.ty_text,
+                    ptx_param.suggest()
+                ),
+            )),
+        }
+    }
+    Some(entry.name.clone())
+}
+
+/// What a parameter needs from the PTX (sizes of by-value types are unknown here).
+pub fn expected(kind: ParamKind) -> Expected {
+    match kind {
+        ParamKind::Int(bits) => Expected::Int(bits),
+        ParamKind::Float(bits) => Expected::Float(bits),
+        ParamKind::Bool => Expected::Bool,
+        ParamKind::BufferRead | ParamKind::BufferWrite => Expected::Pointer,
+        ParamKind::Value => Expected::Value(None),
+    }
+}
+
+fn list<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    let names: Vec<String> = names.map(|n| format!("`{n}`")).collect();
+    if names.is_empty() {
+        "none".into()
+    } else {
+        names.join(", ")
+    }
+}

@@ -1,0 +1,249 @@
+//! Code generation for `#[kernel]`: the module with `launch` and `function`, the kernel's
+//! cache, and the compile-time assertions rustc checks for us.
+
+use proc_macro2::{Literal, Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{FnArg, Ident, LitStr};
+
+use super::ast::{KernelDecl, KernelItem, KernelParam, ParamKind, ResolvedSource};
+use super::check::expected;
+use chevron_runtime::ptx::Expected;
+
+/// The module a checked declaration expands to.
+pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
+    let p = quote!(::chevron::__private);
+    let KernelDecl {
+        attrs,
+        vis,
+        ident,
+        params,
+        source,
+    } = decl;
+    let name = LitStr::new(&ident.to_string(), ident.span());
+    let (stream, config) = internal_names(params.iter().map(|q| &q.ident));
+
+    let kernel = match source {
+        ResolvedSource::Ptx { abs_path, entry } => {
+            let path = LitStr::new(abs_path, Span::call_site());
+            let entry = LitStr::new(entry, Span::call_site());
+            quote!(#p::Kernel::ptx(#name, #entry, #path, #p::include_str!(#path)))
+        }
+        ResolvedSource::Cuda { abs_path, entry } => {
+            let path = LitStr::new(abs_path, Span::call_site());
+            let entry = match entry {
+                Some(e) => quote!(#p::Some(#e)),
+                None => quote!(#p::None),
+            };
+            let sig = params.iter().map(|q| signature_entry(q, &p));
+            quote!(#p::Kernel::cuda(#name, #entry, #path, #p::include_str!(#path), &[#(#sig),*]))
+        }
+    };
+
+    let asserts = params.iter().map(assertions);
+    let decls = params.iter().map(|q| {
+        let (i, t) = (&q.ident, &q.ty);
+        quote!(#i: #t)
+    });
+    let mut prepare = Vec::new();
+    let mut pointers = Vec::new();
+    for (k, q) in params.iter().enumerate() {
+        let i = &q.ident;
+        let ptr = format_ident!("__chevron_ptr_{}", k);
+        let sync = format_ident!("__chevron_sync_{}", k);
+        match q.kind {
+            // The guards record this launch on the buffers' events when dropped, after the
+            // launch is enqueued: cudarc's multi-stream ordering, as in its launch builder.
+            ParamKind::BufferRead => {
+                prepare.push(quote!(let (#ptr, #sync) = #p::DevicePtr::device_ptr(#i, #stream);));
+                pointers.push(quote!(#p::param_ptr(&#ptr)));
+            }
+            ParamKind::BufferWrite => {
+                prepare.push(
+                    quote!(let (#ptr, #sync) = #p::DevicePtrMut::device_ptr_mut(#i, #stream);),
+                );
+                pointers.push(quote!(#p::param_ptr(&#ptr)));
+            }
+            _ => pointers.push(quote!(#p::param_ptr(&#i))),
+        }
+    }
+    let n = Literal::usize_unsuffixed(params.len());
+    let launch_doc = launch_doc(&ident.to_string(), &stream, &config);
+    let function_doc = format!(
+        " The `CUfunction` of `{ident}` in `ctx`, loading its module the first time: for \
+         occupancy queries or cudarc's own launch builder."
+    );
+
+    quote! {
+        #(#attrs)*
+        #vis mod #ident {
+            #[allow(unused_imports)]
+            use super::*;
+
+            #[allow(dead_code)]
+            static __CHEVRON_KERNEL: #p::Kernel = #kernel;
+
+            #(#asserts)*
+
+            #(#[doc = #launch_doc])*
+            #[allow(clippy::too_many_arguments)]
+            #[inline]
+            pub unsafe fn launch(
+                #stream: &#p::CudaStream,
+                #config: &#p::LaunchConfig<'_>,
+                #(#decls,)*
+            ) -> #p::Result<(), #p::Error> {
+                let __chevron_func = __CHEVRON_KERNEL.get(#stream.context())?;
+                #(#prepare)*
+                let mut __chevron_params: [*mut #p::c_void; #n] = [#(#pointers),*];
+                // SAFETY: the parameters match the PTX entry (checked when the declaration was
+                // compiled, or against NVRTC's output before the first launch); what the
+                // kernel does with them is the caller's promise.
+                unsafe {
+                    #p::runtime::launch_named(
+                        #stream,
+                        __chevron_func,
+                        #p::Some(#name),
+                        #config,
+                        &mut __chevron_params,
+                    )
+                }
+            }
+
+            #[doc = #function_doc]
+            #[allow(dead_code)]
+            pub fn function(
+                ctx: &#p::Arc<#p::CudaContext>,
+            ) -> #p::Result<#p::CudaFunction, #p::Error> {
+                __CHEVRON_KERNEL.function(ctx)
+            }
+        }
+    }
+}
+
+/// `stream` and `config`, unless a kernel parameter already has that name.
+fn internal_names<'a>(params: impl Iterator<Item = &'a Ident> + Clone) -> (Ident, Ident) {
+    let pick = |want: &str| {
+        if params.clone().any(|i| i == want) {
+            format_ident!("__chevron_{}", want)
+        } else {
+            format_ident!("{}", want)
+        }
+    };
+    (pick("stream"), pick("config"))
+}
+
+fn launch_doc(name: &str, stream: &Ident, config: &Ident) -> Vec<String> {
+    let text = format!(
+        "Launches `{name}` on `{stream}` with `{config}` (grid, block, shared memory and \
+         attributes).\n\
+         \n\
+         The first launch in a CUDA context loads the kernel's module; later ones only read a \
+         cached handle. Device buffers go through cudarc's `DevicePtr`/`DevicePtrMut`: this \
+         launch waits for earlier writes to them on other streams, and later work on other \
+         streams waits for it.\n\
+         \n\
+         # Safety\n\
+         Nothing checks what the kernel does with its arguments: the grid in `{config}` and the \
+         values passed must keep every access of the kernel inside its buffers.\n\
+         \n\
+         # Errors\n\
+         Loading the module or finding the function (`Error::Driver`; for CUDA C also \
+         `Error::NoNvrtc`, `Error::Compile`, `Error::Signature`), an invalid configuration \
+         (`Error::InvalidConfig`) or a failed launch (`Error::Driver` and the specific \
+         variants for cooperative and cluster launches)."
+    );
+    text.lines().map(|l| format!(" {l}")).collect()
+}
+
+/// Compile-time assertions for by-value types: `DeviceRepr`, and the size the PTX expects.
+fn assertions(q: &KernelParam) -> TokenStream {
+    if q.kind != ParamKind::Value {
+        return TokenStream::new();
+    }
+    let ty = &q.ty;
+    let span = ty.span();
+    // Every token on the type, so rustc's error points at the parameter's type.
+    let p = quote_spanned!(span=> ::chevron::__private);
+    let mut out = quote_spanned! {span=>
+        const _: () = #p::assert_kernel_value::<#ty>();
+    };
+    if let Some(size) = &q.size {
+        let bytes = Literal::u64_unsuffixed(size.bytes);
+        let msg = format!(
+            "`{}` must be {} bytes to match the kernel's parameter ({})",
+            q.ty_text, size.bytes, size.ptx_param
+        )
+        .replace(['{', '}'], "");
+        out.extend(quote_spanned! {span=>
+            const _: () = #p::assert!(#p::size_of::<#ty>() == #bytes, #msg);
+        });
+    }
+    out
+}
+
+/// One `ParamSig` of the run-time signature check (`cuda = "…"`).
+fn signature_entry(q: &KernelParam, p: &TokenStream) -> TokenStream {
+    let name = q.ident.to_string();
+    let ty_text = &q.ty_text;
+    let ty = &q.ty;
+    let expected = match expected(q.kind) {
+        Expected::Int(b) => quote!(#p::Expected::Int(#b)),
+        Expected::Float(b) => quote!(#p::Expected::Float(#b)),
+        Expected::Bool => quote!(#p::Expected::Bool),
+        Expected::Pointer => quote!(#p::Expected::Pointer),
+        Expected::Value(_) => {
+            quote!(#p::Expected::Value(#p::Some(#p::size_of::<#ty>() as u64)))
+        }
+    };
+    quote!(#p::ParamSig { name: #name, ty: #ty_text, expected: #expected })
+}
+
+/// What a rejected declaration expands to: the same names with the parameters as written, so
+/// call sites type-check and only the real errors show.
+pub fn expand_stub(item: &KernelItem) -> TokenStream {
+    let p = quote!(::chevron::__private);
+    let KernelItem {
+        attrs, vis, sig, ..
+    } = item;
+    let ident = &sig.ident;
+    let typed: Vec<_> = sig
+        .inputs
+        .iter()
+        .filter_map(|a| match a {
+            FnArg::Typed(t) => Some(t),
+            FnArg::Receiver(_) => None,
+        })
+        .collect();
+    let names = typed.iter().filter_map(|t| match &*t.pat {
+        syn::Pat::Ident(i) => Some(&i.ident),
+        _ => None,
+    });
+    let (stream, config) = internal_names(names.collect::<Vec<_>>().into_iter());
+    let (impl_generics, _, where_clause) = sig.generics.split_for_impl();
+    quote! {
+        #(#attrs)*
+        #vis mod #ident {
+            #[allow(unused_imports)]
+            use super::*;
+
+            /// Not generated: `#[kernel]` reported an error for this declaration.
+            #[allow(unused_variables, clippy::too_many_arguments)]
+            pub unsafe fn launch #impl_generics (
+                #stream: &#p::CudaStream,
+                #config: &#p::LaunchConfig<'_>,
+                #(#typed,)*
+            ) -> #p::Result<(), #p::Error> #where_clause {
+                loop {}
+            }
+
+            /// Not generated: `#[kernel]` reported an error for this declaration.
+            #[allow(unused_variables)]
+            pub fn function(
+                ctx: &#p::Arc<#p::CudaContext>,
+            ) -> #p::Result<#p::CudaFunction, #p::Error> {
+                loop {}
+            }
+        }
+    }
+}

@@ -1,0 +1,342 @@
+//! Codegen tests: `quote!` input → expand → parse the output → assert on its structure.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{File, Item, ItemFn, ItemMod};
+
+/// An absolute path to a checked-in kernel: the macro resolves relative paths against
+/// `CHEVRON_MANIFEST_DIR`, which the workspace sets for test runs.
+fn kpath(file: &str) -> syn::LitStr {
+    let path = format!("{}/../kernels/{file}", env!("CARGO_MANIFEST_DIR"));
+    syn::LitStr::new(&path, proc_macro2::Span::call_site())
+}
+
+fn src(key: &str, file: &str) -> TokenStream {
+    let key = syn::Ident::new(key, proc_macro2::Span::call_site());
+    let path = kpath(file);
+    quote!(#key = #path)
+}
+
+fn expand(args: TokenStream, item: TokenStream) -> File {
+    let out = super::expand(args, item);
+    syn::parse2(out.clone()).unwrap_or_else(|e| panic!("expansion does not parse: {e}\n{out}"))
+}
+
+fn module(file: &File) -> &ItemMod {
+    file.items
+        .iter()
+        .find_map(|i| match i {
+            Item::Mod(m) => Some(m),
+            _ => None,
+        })
+        .expect("a module")
+}
+
+fn items(m: &ItemMod) -> &[Item] {
+    &m.content.as_ref().expect("inline module").1
+}
+
+fn func<'a>(m: &'a ItemMod, name: &str) -> &'a ItemFn {
+    items(m)
+        .iter()
+        .find_map(|i| match i {
+            Item::Fn(f) if f.sig.ident == name => Some(f),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("fn {name}"))
+}
+
+fn text(t: impl quote::ToTokens) -> String {
+    t.to_token_stream().to_string()
+}
+
+fn errors(file: &File) -> Vec<String> {
+    file.items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Macro(m)
+                if m.mac.path.is_ident("compile_error")
+                    || text(&m.mac.path).ends_with("compile_error") =>
+            {
+                Some(text(&m.mac.tokens))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn saxpy_expands_to_a_module_with_launch_and_function() {
+    let file = expand(
+        src("ptx", "saxpy.ptx"),
+        quote! {
+            /// y = a·x + y
+            pub fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
+        },
+    );
+    assert!(errors(&file).is_empty(), "{:?}", errors(&file));
+    let m = module(&file);
+    assert_eq!(m.ident, "saxpy");
+    assert!(matches!(m.vis, syn::Visibility::Public(_)));
+    assert!(
+        m.attrs.iter().any(|a| a.path().is_ident("doc")),
+        "docs kept"
+    );
+    assert!(matches!(&items(m)[0], Item::Use(u) if text(&u.tree) == "super :: *"));
+
+    let launch = func(m, "launch");
+    assert!(matches!(launch.sig.safety, syn::Safety::Unsafe(_)));
+    let inputs: Vec<String> = launch.sig.inputs.iter().map(text).collect();
+    assert_eq!(inputs.len(), 6);
+    assert!(inputs[0].starts_with("stream :"), "{}", inputs[0]);
+    assert!(inputs[0].ends_with("CudaStream"));
+    assert!(inputs[1].starts_with("config :") && inputs[1].contains("LaunchConfig"));
+    assert_eq!(
+        &inputs[2..],
+        [
+            "n : u32",
+            "a : f32",
+            "x : & CudaSlice < f32 >",
+            "y : & mut CudaSlice < f32 >"
+        ]
+    );
+    let body = text(&launch.block);
+    assert!(
+        body.contains("DevicePtr :: device_ptr (x , stream)"),
+        "{body}"
+    );
+    assert!(
+        body.contains("DevicePtrMut :: device_ptr_mut (y , stream)"),
+        "{body}"
+    );
+    assert!(
+        body.contains("[* mut :: chevron :: __private :: c_void ; 4]"),
+        "{body}"
+    );
+    assert!(body.contains("launch_named"), "{body}");
+    assert!(body.contains("Some (\"saxpy\")"), "{body}");
+    // Guards are bound to locals, so they live until after the launch.
+    assert!(
+        body.contains("let (__chevron_ptr_2 , __chevron_sync_2)"),
+        "{body}"
+    );
+    // The generated code names only `::chevron::__private`.
+    for path in body.split("::").skip(1) {
+        let _ = path;
+    }
+    assert!(
+        !body.contains("core ::") && !body.contains("std ::"),
+        "{body}"
+    );
+
+    let function = func(m, "function");
+    assert!(text(&function.sig.output).contains("CudaFunction"));
+
+    let stat = items(m)
+        .iter()
+        .find_map(|i| match i {
+            Item::Static(s) => Some(s),
+            _ => None,
+        })
+        .expect("kernel static");
+    let init = text(&stat.expr);
+    assert!(
+        init.contains("Kernel :: ptx (\"saxpy\" , \"saxpy\""),
+        "{init}"
+    );
+    assert!(init.contains("include_str !"), "{init}");
+    assert!(init.contains("kernels/saxpy.ptx"), "{init}");
+}
+
+#[test]
+fn mangled_name_is_resolved_at_compile_time() {
+    let file = expand(
+        src("ptx", "templates.ptx"),
+        quote!(
+            fn offset_add(y: &mut CudaSlice<f32>, v: f32, n: u32);
+        ),
+    );
+    assert!(errors(&file).is_empty(), "{:?}", errors(&file));
+    let m = module(&file);
+    assert!(matches!(m.vis, syn::Visibility::Inherited));
+    let all = text(m);
+    assert!(all.contains("\"_Z10offset_addPffj\""), "{all}");
+}
+
+#[test]
+fn struct_by_value_gets_device_repr_and_size_assertions() {
+    let file = expand(
+        src("ptx", "structs.ptx"),
+        quote!(
+            fn affine(p: Affine, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>, n: u32);
+        ),
+    );
+    assert!(errors(&file).is_empty(), "{:?}", errors(&file));
+    let m = module(&file);
+    let consts: Vec<String> = items(m)
+        .iter()
+        .filter_map(|i| match i {
+            Item::Const(c) => Some(text(&c.expr)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(consts.len(), 2, "{consts:?}");
+    assert!(consts[0].contains("assert_kernel_value :: < Affine >"));
+    assert!(
+        consts[1].contains("size_of :: < Affine > () == 16"),
+        "{}",
+        consts[1]
+    );
+    assert!(consts[1].contains("affine_param_0[16]"), "{}", consts[1]);
+}
+
+#[test]
+fn cuda_source_carries_its_signature_for_the_run_time_check() {
+    let file = expand(
+        src("cuda", "histogram.cu"),
+        quote!(
+            fn histogram(bins: &mut CudaSlice<u32>, data: &CudaView<'_, u8>, len: u32);
+        ),
+    );
+    assert!(errors(&file).is_empty(), "{:?}", errors(&file));
+    let all = text(module(&file));
+    assert!(
+        all.contains("Kernel :: cuda (\"histogram\" , :: chevron :: __private :: None"),
+        "{all}"
+    );
+    assert!(all.contains("Expected :: Pointer"), "{all}");
+    assert!(all.contains("Expected :: Int (32u32)"), "{all}");
+    assert!(all.contains("ty : \"&CudaView<'_, u8>\""), "{all}");
+}
+
+#[test]
+fn parameters_named_stream_or_config_do_not_clash() {
+    let file = expand(
+        src("ptx", "pipeline.ptx"),
+        quote!(
+            fn consume(stream: &CudaSlice<f32>, config: &mut CudaSlice<f32>, n: u32);
+        ),
+    );
+    let launch = func(module(&file), "launch");
+    let inputs: Vec<String> = launch.sig.inputs.iter().map(text).collect();
+    assert!(inputs[0].starts_with("__chevron_stream :"), "{inputs:?}");
+    assert!(inputs[1].starts_with("__chevron_config :"), "{inputs:?}");
+    assert_eq!(inputs[2], "stream : & CudaSlice < f32 >");
+}
+
+#[test]
+fn errors_keep_a_stub_with_the_same_names() {
+    let file = expand(
+        src("ptx", "saxpy.ptx"),
+        quote!(
+            pub fn saxpy(n: u32, a: u32, x: &[f32], y: &mut CudaSlice<f32>) -> u32 {
+                0
+            }
+        ),
+    );
+    let errs = errors(&file);
+    // body, return type, host slice: all reported at once.
+    assert_eq!(errs.len(), 3, "{errs:?}");
+    assert!(errs.iter().any(|e| e.contains("has no body")));
+    assert!(errs.iter().any(|e| e.contains("returns nothing")));
+    assert!(errs.iter().any(|e| e.contains("host memory")));
+    let m = module(&file);
+    assert_eq!(m.ident, "saxpy");
+    let launch = func(m, "launch");
+    assert_eq!(launch.sig.inputs.len(), 6);
+    func(m, "function");
+}
+
+#[test]
+fn ptx_mismatches_are_all_reported() {
+    let file = expand(
+        src("ptx", "saxpy.ptx"),
+        quote!(
+            fn saxpy(n: u64, a: u32, x: &CudaSlice<f32>, y: f32);
+        ),
+    );
+    let errs = errors(&file);
+    assert_eq!(errs.len(), 3, "{errs:?}");
+    assert!(errs[0].contains("`n: u64` is a 64-bit integer, but the kernel takes a 32-bit integer"));
+    assert!(errs[0].contains("saxpy.ptx:"));
+    assert!(errs[1].contains("declare it as `f32`"));
+    assert!(errs[2].contains("`y: f32` is a 32-bit float, but the kernel takes a 64-bit integer"));
+}
+
+#[test]
+fn entry_lookup_errors() {
+    let missing = errors(&expand(
+        src("ptx", "pipeline.ptx"),
+        quote!(
+            fn produc(n: u32);
+        ),
+    ));
+    assert_eq!(missing.len(), 1);
+    assert!(
+        missing[0].contains("its kernels are: `produce`, `consume`"),
+        "{missing:?}"
+    );
+
+    let ambiguous = errors(&expand(
+        src("ptx", "templates.ptx"),
+        quote!(
+            fn scale(x: &mut CudaSlice<f32>, f: f32, n: u32);
+        ),
+    ));
+    assert!(
+        ambiguous[0].contains("`_Z5scaleIfEvPT_S0_j`, `_Z5scaleIdEvPT_S0_j`"),
+        "{ambiguous:?}"
+    );
+
+    let count = errors(&expand(
+        src("ptx", "saxpy.ptx"),
+        quote!(
+            fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>);
+        ),
+    ));
+    assert!(
+        count[0].contains("declares 3 parameters, but the PTX entry `saxpy`"),
+        "{count:?}"
+    );
+    assert!(count[0].contains("has 4 parameters"), "{count:?}");
+
+    let file = errors(&expand(
+        src("ptx", "nope.ptx"),
+        quote!(
+            fn k();
+        ),
+    ));
+    assert!(
+        file[0].contains("nope.ptx`") && file[0].contains("No such file"),
+        "{file:?}"
+    );
+}
+
+#[test]
+fn argument_errors() {
+    let none = errors(&expand(
+        quote!(),
+        quote!(
+            fn k();
+        ),
+    ));
+    assert!(none[0].contains("needs the kernel's code"), "{none:?}");
+    let both = errors(&expand(
+        {
+            let (a, b) = (kpath("saxpy.ptx"), kpath("histogram.cu"));
+            quote!(ptx = #a, cuda = #b, bogus = 1)
+        },
+        quote!(
+            fn k();
+        ),
+    ));
+    assert!(
+        both.iter().any(|e| e.contains("exclude each other")),
+        "{both:?}"
+    );
+    assert!(
+        both.iter()
+            .any(|e| e.contains("unknown `#[kernel]` option")),
+        "{both:?}"
+    );
+}

@@ -1,0 +1,452 @@
+//! Kernel loading: one [`Kernel`] per declaration, caching its `CUfunction` per CUDA context.
+//!
+//! The hot path ([`Kernel::get`] after the first call in a context) scans a few `OnceLock`
+//! slots for the context pointer: no lock, no string lookup, no allocation. Everything else
+//! (loading the module, NVRTC, resolving the function, more contexts than slots) happens on a
+//! cold path behind one process-wide mutex.
+
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
+use cudarc::nvrtc::Ptx;
+
+use crate::error::{Error, KernelName};
+use crate::launch::ensure_driver;
+use crate::ptx::{self, Lookup, ParamSig};
+
+/// Contexts served without a lock. One GPU process rarely has more than one context per device;
+/// further contexts go to a locked overflow list.
+const SLOTS: usize = 4;
+
+/// Where a kernel's code comes from.
+#[derive(Clone, Copy, Debug)]
+pub enum KernelSource {
+    /// PTX text, e.g. `include_str!` of a file produced by `nvcc -ptx`.
+    Ptx {
+        /// The file, as an absolute path: the key under which the module is shared.
+        path: &'static str,
+        /// The PTX text.
+        text: &'static str,
+    },
+    /// CUDA C, compiled by NVRTC at the first use in a process for each compute capability.
+    Cuda {
+        /// The file, as an absolute path: the key under which the module is shared.
+        path: &'static str,
+        /// The CUDA C source.
+        text: &'static str,
+    },
+}
+
+impl KernelSource {
+    fn path(&self) -> &'static str {
+        match self {
+            KernelSource::Ptx { path, .. } | KernelSource::Cuda { path, .. } => path,
+        }
+    }
+}
+
+/// A kernel and its function handle per CUDA context; meant to live in a `static`.
+///
+/// `#[kernel]` emits one per declaration. It can also be used by hand:
+///
+/// ```no_run
+/// # fn main() -> Result<(), chevron_runtime::Error> {
+/// use chevron_runtime::{context, Kernel};
+///
+/// static SAXPY: Kernel = Kernel::ptx(
+///     "saxpy",
+///     "saxpy",
+///     concat!(env!("CARGO_MANIFEST_DIR"), "/../kernels/saxpy.ptx"),
+///     include_str!("../../kernels/saxpy.ptx"),
+/// );
+/// let ctx = context(0)?;
+/// let f = SAXPY.get(&ctx)?; // loads the module the first time, then only reads
+/// # let _ = f; Ok(()) }
+/// ```
+pub struct Kernel {
+    name: &'static str,
+    entry: Option<&'static str>,
+    source: KernelSource,
+    signature: &'static [ParamSig],
+    slots: [OnceLock<(usize, CudaFunction)>; SLOTS],
+    overflow: Mutex<Vec<(usize, &'static CudaFunction)>>,
+}
+
+impl core::fmt::Debug for Kernel {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Kernel")
+            .field("name", &self.name)
+            .field("entry", &self.entry)
+            .field("source", &self.source)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Kernel {
+    /// A kernel in PTX text whose `.entry` is `entry` (already resolved, e.g. a mangled name).
+    /// `name` is what messages call it; `path` keys the module shared with other kernels of the
+    /// same file.
+    pub const fn ptx(
+        name: &'static str,
+        entry: &'static str,
+        path: &'static str,
+        text: &'static str,
+    ) -> Self {
+        Self::new(name, Some(entry), KernelSource::Ptx { path, text }, &[])
+    }
+
+    /// A kernel in CUDA C, compiled by NVRTC at first use. Its entry is `entry`, or `name`
+    /// (a C++-mangled `_Z<len>name…` entry is found too); the NVRTC output is checked against
+    /// `signature` before the first launch.
+    pub const fn cuda(
+        name: &'static str,
+        entry: Option<&'static str>,
+        path: &'static str,
+        text: &'static str,
+        signature: &'static [ParamSig],
+    ) -> Self {
+        Self::new(name, entry, KernelSource::Cuda { path, text }, signature)
+    }
+
+    const fn new(
+        name: &'static str,
+        entry: Option<&'static str>,
+        source: KernelSource,
+        signature: &'static [ParamSig],
+    ) -> Self {
+        Self {
+            name,
+            entry,
+            source,
+            signature,
+            slots: [const { OnceLock::new() }; SLOTS],
+            overflow: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The kernel's name, as messages show it.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The function in `ctx`, loading its module the first time. Afterwards this only compares
+    /// the context pointer against a few slots.
+    #[inline]
+    pub fn get(&self, ctx: &Arc<CudaContext>) -> Result<&CudaFunction, Error> {
+        let key = ctx.cu_ctx() as usize;
+        for slot in &self.slots {
+            match slot.get() {
+                Some((k, f)) if *k == key => return Ok(f),
+                Some(_) => {}
+                // Slots fill in order, so the first empty one ends the search.
+                None => break,
+            }
+        }
+        self.get_cold(ctx, key)
+    }
+
+    /// An owned handle to the function in `ctx`, for occupancy queries or cudarc's own launch
+    /// builder.
+    pub fn function(&self, ctx: &Arc<CudaContext>) -> Result<CudaFunction, Error> {
+        self.get(ctx).cloned()
+    }
+
+    #[cold]
+    fn get_cold(&self, ctx: &Arc<CudaContext>, key: usize) -> Result<&CudaFunction, Error> {
+        ensure_driver()?;
+        let _loader = lock(&LOADER);
+        // Another thread may have loaded it while this one waited.
+        for slot in &self.slots {
+            match slot.get() {
+                Some((k, f)) if *k == key => return Ok(f),
+                Some(_) => {}
+                None => {
+                    let func = self.load(ctx)?;
+                    // Writers hold LOADER, so the slot is still empty.
+                    let (_, f) = slot.get_or_init(|| (key, func));
+                    return Ok(f);
+                }
+            }
+        }
+        let mut overflow = lock(&self.overflow);
+        if let Some((_, f)) = overflow.iter().find(|(k, _)| *k == key) {
+            return Ok(f);
+        }
+        // Leaked once per context beyond SLOTS, so the reference can outlive the lock.
+        let f: &'static CudaFunction = Box::leak(Box::new(self.load(ctx)?));
+        overflow.push((key, f));
+        Ok(f)
+    }
+
+    /// Loads (or reuses) the module and resolves the function. Called with LOADER held.
+    fn load(&self, ctx: &Arc<CudaContext>) -> Result<CudaFunction, Error> {
+        let kernel = KernelName(Some(self.name));
+        let (module, entry) = match self.source {
+            KernelSource::Ptx { path, text } => {
+                let entry = self.entry.unwrap_or(self.name);
+                (
+                    module_for(ctx, path, kernel, || Ok(text.to_owned()))?,
+                    entry.to_owned(),
+                )
+            }
+            KernelSource::Cuda { path, text } => {
+                let (major, minor) = ctx
+                    .compute_capability()
+                    .map_err(|e| Error::driver("cuDeviceGetAttribute", kernel, e))?;
+                let ptx = nvrtc_ptx(path, text, (major, minor), kernel)?;
+                let entry = self.check_nvrtc_output(&ptx)?;
+                (
+                    module_for(ctx, path, kernel, || Ok(ptx.to_string()))?,
+                    entry,
+                )
+            }
+        };
+        module
+            .load_function(&entry)
+            .map_err(|e| Error::driver("cuModuleGetFunction", kernel, e))
+    }
+
+    /// Finds the entry in NVRTC's PTX and checks it against the declared signature.
+    fn check_nvrtc_output(&self, ptx_text: &str) -> Result<String, Error> {
+        let kernel = KernelName(Some(self.name));
+        let path = self.source.path();
+        let signature = |message: String| Error::Signature { kernel, message };
+        let entries = ptx::parse_entries(ptx_text)
+            .map_err(|e| signature(format!("cannot read NVRTC's PTX for {path}: {e}")))?;
+        let wanted = self.entry.unwrap_or(self.name);
+        let entry = match ptx::find_entry(&entries, wanted) {
+            Lookup::Exact(e) | Lookup::Mangled(e) => e,
+            Lookup::Ambiguous(found) => {
+                return Err(signature(format!(
+                    "`{wanted}` matches {} C++ entries in {path}: {}; pick one with `name = \"…\"`",
+                    found.len(),
+                    list(found.iter().map(|e| e.name.as_str()))
+                )))
+            }
+            Lookup::Missing => {
+                return Err(signature(format!(
+                    "no kernel `{wanted}` in {path}; its kernels are: {} (a kernel needs \
+                     `extern \"C\" __global__`, or `name = \"…\"` with its mangled name)",
+                    list(entries.iter().map(|e| e.name.as_str()))
+                )))
+            }
+        };
+        ptx::check_signature(self.signature, entry)
+            .map_err(|m| signature(format!("{path} (compiled by NVRTC): {m}")))?;
+        Ok(entry.name.clone())
+    }
+}
+
+fn list<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    let names: Vec<String> = names.map(|n| format!("`{n}`")).collect();
+    if names.is_empty() {
+        "none".into()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// Serializes loading (the cold path). Launches never take it once their kernel is loaded.
+static LOADER: Mutex<()> = Mutex::new(());
+
+/// Modules per (context, file): declarations naming the same file share one module.
+static MODULES: Mutex<Vec<(usize, &'static str, Arc<CudaModule>)>> = Mutex::new(Vec::new());
+
+/// NVRTC output for one file and compute capability.
+type CompiledPtx = (&'static str, (i32, i32), Arc<str>);
+
+/// NVRTC output per (file, compute capability), for the whole process.
+static NVRTC: Mutex<Vec<CompiledPtx>> = Mutex::new(Vec::new());
+
+/// A panic elsewhere while a cache was locked leaves it consistent (entries are only pushed),
+/// so poisoning is ignored.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn module_for(
+    ctx: &Arc<CudaContext>,
+    path: &'static str,
+    kernel: KernelName,
+    text: impl FnOnce() -> Result<String, Error>,
+) -> Result<Arc<CudaModule>, Error> {
+    let key = ctx.cu_ctx() as usize;
+    if let Some((_, _, m)) = lock(&MODULES)
+        .iter()
+        .find(|(c, p, _)| *c == key && *p == path)
+    {
+        return Ok(m.clone());
+    }
+    let text = text()?;
+    if text.contains('\0') {
+        // cudarc would panic turning it into a C string.
+        return Err(Error::Signature {
+            kernel,
+            message: format!("{path} contains a NUL byte and is not valid PTX"),
+        });
+    }
+    let module = ctx
+        .load_module(Ptx::from_src(text))
+        .map_err(|e| Error::driver("cuModuleLoadData", kernel, e))?;
+    lock(&MODULES).push((key, path, module.clone()));
+    Ok(module)
+}
+
+/// Whether the NVRTC library can be loaded; checked once per process.
+pub fn nvrtc_present() -> bool {
+    static PRESENT: OnceLock<bool> = OnceLock::new();
+    // SAFETY: only tries to open the library by its usual names.
+    *PRESENT.get_or_init(|| unsafe { cudarc::nvrtc::sys::is_culib_present() })
+}
+
+fn nvrtc_ptx(
+    path: &'static str,
+    source: &str,
+    arch: (i32, i32),
+    kernel: KernelName,
+) -> Result<Arc<str>, Error> {
+    if let Some((_, _, ptx)) = lock(&NVRTC)
+        .iter()
+        .find(|(p, a, _)| *p == path && *a == arch)
+    {
+        return Ok(ptx.clone());
+    }
+    let ptx: Arc<str> = compile_cuda(path, source, arch, kernel)?.into();
+    lock(&NVRTC).push((path, arch, ptx.clone()));
+    Ok(ptx)
+}
+
+/// Compiles CUDA C with NVRTC for compute capability `arch` (`--gpu-architecture=compute_XY`).
+///
+/// `Error::NoNvrtc` when the library is missing (where cudarc would panic), `Error::Compile`
+/// with NVRTC's log when the source does not compile.
+pub fn compile_cuda(
+    path: &str,
+    source: &str,
+    arch: (i32, i32),
+    kernel: KernelName,
+) -> Result<String, Error> {
+    use cudarc::nvrtc::{compile_ptx_with_opts, CompileError, CompileOptions};
+    if source.contains('\0') {
+        // cudarc would panic turning it into a C string.
+        return Err(Error::Compile {
+            kernel,
+            log: format!("{path} contains a NUL byte"),
+        });
+    }
+    if !nvrtc_present() {
+        return Err(Error::NoNvrtc { kernel });
+    }
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    let opts = CompileOptions {
+        name: Some(name.replace('\0', "")),
+        options: vec![format!("--gpu-architecture=compute_{}{}", arch.0, arch.1)],
+        ..Default::default()
+    };
+    match compile_ptx_with_opts(source, opts) {
+        Ok(ptx) => Ok(ptx.to_src()),
+        Err(CompileError::CompileError { log, options, .. }) => Err(Error::Compile {
+            kernel,
+            log: format!(
+                "{}\n(NVRTC options: {})",
+                log.to_string_lossy().trim_end(),
+                options.join(" ")
+            ),
+        }),
+        Err(other) => Err(Error::Compile {
+            kernel,
+            log: format!("{other}"),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ptx::{Expected, ParamSig};
+
+    const HISTOGRAM: &[ParamSig] = &[
+        ParamSig {
+            name: "bins",
+            ty: "&mut CudaSlice<u32>",
+            expected: Expected::Pointer,
+        },
+        ParamSig {
+            name: "data",
+            ty: "&CudaView<'_, u8>",
+            expected: Expected::Pointer,
+        },
+        ParamSig {
+            name: "len",
+            ty: "u32",
+            expected: Expected::Int(32),
+        },
+    ];
+
+    // What NVRTC makes of kernels/histogram.cu (entry and parameters as nvcc writes them).
+    const HISTOGRAM_PTX: &str = ".version 8.0\n.target sm_90\n.address_size 64\n\
+        .visible .entry histogram(\n\t.param .u64 histogram_param_0,\n\
+        \t.param .u64 histogram_param_1,\n\t.param .u32 histogram_param_2\n)\n{\n\tret;\n}\n";
+
+    #[test]
+    fn nvrtc_output_is_checked_against_the_declaration() {
+        static OK: Kernel = Kernel::cuda("histogram", None, "/k/histogram.cu", "", HISTOGRAM);
+        assert_eq!(OK.check_nvrtc_output(HISTOGRAM_PTX).unwrap(), "histogram");
+
+        const WRONG: &[ParamSig] = &[HISTOGRAM[0], HISTOGRAM[1]];
+        static SHORT: Kernel = Kernel::cuda("histogram", None, "/k/histogram.cu", "", WRONG);
+        match SHORT.check_nvrtc_output(HISTOGRAM_PTX) {
+            Err(Error::Signature { kernel, message }) => {
+                assert_eq!(kernel, KernelName(Some("histogram")));
+                assert!(
+                    message.contains("has 3 parameters, the declaration 2"),
+                    "{message}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+
+        const FLOAT: &[ParamSig] = &[
+            HISTOGRAM[0],
+            HISTOGRAM[1],
+            ParamSig {
+                name: "len",
+                ty: "f32",
+                expected: Expected::Float(32),
+            },
+        ];
+        static FLOATY: Kernel = Kernel::cuda("histogram", None, "/k/histogram.cu", "", FLOAT);
+        let err = FLOATY.check_nvrtc_output(HISTOGRAM_PTX).unwrap_err();
+        assert!(
+            err.to_string().contains("`len: f32` is a 32-bit float"),
+            "{err}"
+        );
+
+        static MISSING: Kernel = Kernel::cuda("hist", None, "/k/histogram.cu", "", HISTOGRAM);
+        let err = MISSING.check_nvrtc_output(HISTOGRAM_PTX).unwrap_err();
+        assert!(
+            err.to_string().contains("its kernels are: `histogram`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn missing_nvrtc_is_a_typed_error() {
+        let r = compile_cuda(
+            "k.cu",
+            "extern \"C\" __global__ void k() {}",
+            (9, 0),
+            KernelName(Some("k")),
+        );
+        match r {
+            Err(Error::NoNvrtc { kernel }) => {
+                assert!(!nvrtc_present());
+                assert_eq!(kernel, KernelName(Some("k")));
+            }
+            Ok(ptx) => assert!(nvrtc_present() && ptx.contains(".entry k")),
+            Err(other) => panic!("{other}"),
+        }
+        let nul = compile_cuda("k.cu", "a\0b", (9, 0), KernelName(None));
+        assert!(matches!(nul, Err(Error::Compile { .. })));
+    }
+}

@@ -1,0 +1,9 @@
+use chevron::cudarc::driver::CudaSlice;
+use chevron::kernel;
+
+#[kernel(ptx = "kernels/saxpy.ptx")]
+fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>) {
+    let _ = (n, a, x, y);
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use chevron::kernel;
+
+#[kernel]
+fn saxpy(n: u32);
+
+fn main() {}

@@ -1,0 +1,16 @@
+// A rejected declaration still defines `saxpy::launch` with the declared parameters, so the
+// only error is the declaration's own.
+use chevron::cudarc::driver::{CudaSlice, CudaStream};
+use chevron::kernel;
+
+#[kernel(ptx = "kernels/saxpy.ptx")]
+fn saxpy(n: u32, a: f64, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
+
+fn run(s: &CudaStream, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>) -> Result<(), chevron::Error> {
+    let cfg = chevron::LaunchConfig::new(1, 1);
+    unsafe { saxpy::launch(s, &cfg, 4, 2.0, x, y) }
+}
+
+fn main() {
+    let _ = run;
+}

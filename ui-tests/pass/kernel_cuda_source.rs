@@ -1,0 +1,11 @@
+//! CUDA C compiled by NVRTC at run time: checked against the declaration before the first launch.
+use chevron::cudarc::driver::{CudaSlice, CudaView};
+use chevron::kernel;
+
+/// 256-bin byte histogram.
+#[kernel(cuda = "kernels/histogram.cu")]
+pub fn histogram(bins: &mut CudaSlice<u32>, data: &CudaView<'_, u8>, len: u32);
+
+fn main() {
+    let _ = (histogram::launch, histogram::function);
+}
