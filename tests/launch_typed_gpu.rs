@@ -49,8 +49,17 @@ fn typed_launch_with_stream_and_launch_attributes() -> TestResult {
     unsafe {
         launch!(saxpy<<<n.div_ceil(256), 256, &stream, stream(sync = Spin), cooperative>>>(n, 2.0, &x, &mut y))
     }?;
-    check(&stream.clone_dtoh(&y)?, 2.0, &x_host, &y_host, "headline launch");
-    assert_eq!(stream_attribute::<SyncPolicy>(&stream)?, Some(SyncPolicy::Spin));
+    check(
+        &stream.clone_dtoh(&y)?,
+        2.0,
+        &x_host,
+        &y_host,
+        "headline launch",
+    );
+    assert_eq!(
+        stream_attribute::<SyncPolicy>(&stream)?,
+        Some(SyncPolicy::Spin)
+    );
 
     // Both positions at once, with run-time values; a config built once and reused.
     let prio = 0;
@@ -59,7 +68,13 @@ fn typed_launch_with_stream_and_launch_attributes() -> TestResult {
         let y_host = random(n as usize, 10 + round);
         stream.memcpy_htod(&y_host, &mut y)?;
         unsafe { saxpy::launch(&stream, &cfg, n, -0.5, &x, &mut y) }?;
-        check(&stream.clone_dtoh(&y)?, -0.5, &x_host, &y_host, "reused config");
+        check(
+            &stream.clone_dtoh(&y)?,
+            -0.5,
+            &x_host,
+            &y_host,
+            "reused config",
+        );
     }
     assert_eq!(
         stream_attribute::<SyncPolicy>(&stream)?,
@@ -90,10 +105,20 @@ fn typed_launch_on_views_leaves_the_rest_untouched() -> TestResult {
         }?;
     }
     let got = stream.clone_dtoh(&y)?;
-    check(&got[lo..lo + len], 3.0, &x_host[lo..lo + len], &y_init, "view");
+    check(
+        &got[lo..lo + len],
+        3.0,
+        &x_host[lo..lo + len],
+        &y_init,
+        "view",
+    );
     for (i, g) in got.iter().enumerate() {
         if !(lo..lo + len).contains(&i) {
-            assert_eq!(g.to_bits(), poison.to_bits(), "y[{i}] outside the view was written");
+            assert_eq!(
+                g.to_bits(),
+                poison.to_bits(),
+                "y[{i}] outside the view was written"
+            );
         }
     }
     Ok(())
