@@ -6,24 +6,9 @@ use chevron::{
     ProgrammaticEvent, SyncPolicy,
 };
 
-// What `#[kernel]` generates for `fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>)`,
-// written by hand so this test does not depend on `#[kernel]`.
-pub mod saxpy {
-    use chevron::cudarc::driver::{CudaSlice, CudaStream};
-
-    /// # Safety
-    /// Never called.
-    pub unsafe fn launch(
-        _stream: &CudaStream,
-        _config: &chevron::LaunchConfig<'_>,
-        _n: u32,
-        _a: f32,
-        _x: &CudaSlice<f32>,
-        _y: &mut CudaSlice<f32>,
-    ) -> Result<(), chevron::Error> {
-        unimplemented!()
-    }
-}
+/// y = a·x + y
+#[chevron::kernel(ptx = "kernels/saxpy.ptx")]
+fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
 
 #[allow(dead_code)]
 #[allow(clippy::too_many_arguments)]
