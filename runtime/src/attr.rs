@@ -450,60 +450,55 @@ impl StreamAttribute for MemSyncDomain {
 // ---------------------------------------------------------------------------------------------
 // Values
 
-/// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`: thread-block cluster extent (compute capability 9.0+).
-/// The grid must be a multiple of it; 8 blocks is the portable maximum volume. Launch only.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ClusterDim(pub Dim3);
+macro_rules! dim_kind {
+    ($(#[$doc:meta])* $ty:ident, $field:ident, $raw:ident, $what:literal) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub struct $ty(pub Dim3);
 
-impl ClusterDim {
-    /// A cluster of `x × y × z` blocks.
-    pub const fn new(x: u32, y: u32, z: u32) -> Self {
-        Self(Dim3::new(x, y, z))
-    }
+        impl $ty {
+            #[doc = concat!("A ", $what, " of `x × y × z` blocks.")]
+            pub const fn new(x: u32, y: u32, z: u32) -> Self {
+                Self(Dim3::new(x, y, z))
+            }
 
-    /// A cluster from anything that converts to [`Dim3`].
-    pub fn from_dim(dim: impl Into<Dim3>) -> Self {
-        Self(dim.into())
-    }
+            #[doc = concat!("A ", $what, " from anything that converts to [`Dim3`].")]
+            pub fn from_dim(dim: impl Into<Dim3>) -> Self {
+                Self(dim.into())
+            }
 
-    fn encode(&self) -> sys::CUlaunchAttributeValue {
-        let mut v = empty();
-        v.clusterDim = sys::CUlaunchAttributeValue_union__bindgen_ty_1 {
-            x: self.0.x,
-            y: self.0.y,
-            z: self.0.z,
-        };
-        v
-    }
+            fn encode(&self) -> sys::CUlaunchAttributeValue {
+                let mut v = empty();
+                v.$field = sys::$raw {
+                    x: self.0.x,
+                    y: self.0.y,
+                    z: self.0.z,
+                };
+                v
+            }
+        }
+    };
 }
 
-/// `CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION`: a larger cluster the driver uses where it
-/// fits, falling back to [`ClusterDim`]. Must be a multiple of the cluster dimension, with the
-/// same z. Launch only.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct PreferredClusterDim(pub Dim3);
+dim_kind!(
+    /// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`: thread-block cluster extent (compute capability
+    /// 9.0+). The grid must be a multiple of it; 8 blocks is the portable maximum volume.
+    /// Launch only.
+    ClusterDim,
+    clusterDim,
+    CUlaunchAttributeValue_union__bindgen_ty_1,
+    "cluster"
+);
 
-impl PreferredClusterDim {
-    /// A preferred cluster of `x × y × z` blocks.
-    pub const fn new(x: u32, y: u32, z: u32) -> Self {
-        Self(Dim3::new(x, y, z))
-    }
-
-    /// A preferred cluster from anything that converts to [`Dim3`].
-    pub fn from_dim(dim: impl Into<Dim3>) -> Self {
-        Self(dim.into())
-    }
-
-    fn encode(&self) -> sys::CUlaunchAttributeValue {
-        let mut v = empty();
-        v.preferredClusterDim = sys::CUlaunchAttributeValue_union__bindgen_ty_4 {
-            x: self.0.x,
-            y: self.0.y,
-            z: self.0.z,
-        };
-        v
-    }
-}
+dim_kind!(
+    /// `CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION`: a larger cluster the driver uses where
+    /// it fits, falling back to [`ClusterDim`]. Must be a multiple of the cluster dimension, with
+    /// the same z. Launch only.
+    PreferredClusterDim,
+    preferredClusterDim,
+    CUlaunchAttributeValue_union__bindgen_ty_4,
+    "preferred cluster"
+);
 
 /// `CU_LAUNCH_ATTRIBUTE_PRIORITY`: the launch's scheduling priority (lower is higher priority;
 /// see `cuCtxGetStreamPriorityRange`). Valid on launches and on streams.

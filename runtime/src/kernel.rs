@@ -12,7 +12,7 @@ use cudarc::nvrtc::Ptx;
 
 use crate::error::{Error, KernelName};
 use crate::launch::ensure_driver;
-use crate::ptx::{self, Lookup, ParamSig};
+use crate::ptx::{self, ParamSig, Unresolved};
 
 /// Contexts served without a lock. One GPU process rarely has more than one context per device;
 /// further contexts go to a locked overflow list.
@@ -214,35 +214,18 @@ impl Kernel {
         let entries = ptx::parse_entries(ptx_text)
             .map_err(|e| signature(format!("cannot read NVRTC's PTX for {path}: {e}")))?;
         let wanted = self.entry.unwrap_or(self.name);
-        let entry = match ptx::find_entry(&entries, wanted) {
-            Lookup::Exact(e) | Lookup::Mangled(e) => e,
-            Lookup::Ambiguous(found) => {
-                return Err(signature(format!(
-                    "`{wanted}` matches {} C++ entries in {path}: {}; pick one with `name = \"…\"`",
-                    found.len(),
-                    list(found.iter().map(|e| e.name.as_str()))
-                )))
-            }
-            Lookup::Missing => {
-                return Err(signature(format!(
-                    "no kernel `{wanted}` in {path}; its kernels are: {} (a kernel needs \
-                     `extern \"C\" __global__`, or `name = \"…\"` with its mangled name)",
-                    list(entries.iter().map(|e| e.name.as_str()))
-                )))
-            }
-        };
+        let entry = ptx::resolve_entry(&entries, wanted, path).map_err(|u| {
+            signature(match u {
+                Unresolved::Ambiguous(m) => m,
+                Unresolved::Missing(m) => format!(
+                    "{m} (a kernel needs `extern \"C\" __global__`, or `name = \"…\"` with its \
+                     mangled name)"
+                ),
+            })
+        })?;
         ptx::check_signature(self.signature, entry)
             .map_err(|m| signature(format!("{path} (compiled by NVRTC): {m}")))?;
         Ok(entry.name.clone())
-    }
-}
-
-fn list<'a>(names: impl Iterator<Item = &'a str>) -> String {
-    let names: Vec<String> = names.map(|n| format!("`{n}`")).collect();
-    if names.is_empty() {
-        "none".into()
-    } else {
-        names.join(", ")
     }
 }
 

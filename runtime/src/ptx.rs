@@ -124,6 +124,47 @@ pub enum Lookup<'a> {
     Missing,
 }
 
+/// Why [`resolve_entry`] found no single entry; the message names the candidates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unresolved {
+    /// Several C++ entries match: "`scale` matches 2 C++ kernels in `f.ptx`: …; pick one with
+    /// `name = "…"`".
+    Ambiguous(String),
+    /// Nothing matches: "no kernel `x` in `f.ptx`; its kernels are: …" (callers add the fix).
+    Missing(String),
+}
+
+/// [`find_entry`], with the message for a name that does not resolve to one entry. `file` is
+/// how messages name the PTX (e.g. `` `kernels/saxpy.ptx` ``).
+pub fn resolve_entry<'a>(
+    entries: &'a [Entry],
+    name: &str,
+    file: &str,
+) -> Result<&'a Entry, Unresolved> {
+    match find_entry(entries, name) {
+        Lookup::Exact(e) | Lookup::Mangled(e) => Ok(e),
+        Lookup::Ambiguous(found) => Err(Unresolved::Ambiguous(format!(
+            "`{name}` matches {} C++ kernels in {file}: {}; pick one with `name = \"…\"`",
+            found.len(),
+            name_list(found.iter().map(|e| e.name.as_str()))
+        ))),
+        Lookup::Missing => Err(Unresolved::Missing(format!(
+            "no kernel `{name}` in {file}; its kernels are: {}",
+            name_list(entries.iter().map(|e| e.name.as_str()))
+        ))),
+    }
+}
+
+/// `` `a`, `b` `` for messages, or `none`.
+pub fn name_list<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    let names: Vec<String> = names.map(|n| format!("`{n}`")).collect();
+    if names.is_empty() {
+        "none".into()
+    } else {
+        names.join(", ")
+    }
+}
+
 /// Finds the entry named `name` exactly, or, failing that, the C++-mangled
 /// entries whose name starts with `_Z<len(name)><name>`.
 pub fn find_entry<'a>(entries: &'a [Entry], name: &str) -> Lookup<'a> {

@@ -215,6 +215,28 @@ fn cluster_dimension_reaches_the_kernel() -> TestResult {
     Ok(())
 }
 
+/// Launches `grid_rotate(x, tmp, out, n)` (cooperative.cu) with `cfg`.
+fn grid_rotate(
+    stream: &Arc<CudaStream>,
+    f: &CudaFunction,
+    cfg: &LaunchConfig<'_>,
+    x: &CudaSlice<i32>,
+    tmp: &mut CudaSlice<i32>,
+    out: &mut CudaSlice<i32>,
+) -> Result<(), Error> {
+    let n = x.len() as u32;
+    let (px, _rx) = x.device_ptr(stream);
+    let (pt, _wt) = tmp.device_ptr_mut(stream);
+    let (po, _wo) = out.device_ptr_mut(stream);
+    let mut params = [
+        &px as *const u64 as *mut _,
+        &pt as *const u64 as *mut _,
+        &po as *const u64 as *mut _,
+        &n as *const u32 as *mut _,
+    ];
+    unsafe { launch_named(stream, f, Some("grid_rotate"), cfg, &mut params) }
+}
+
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn cooperative_launch_syncs_the_grid() -> TestResult {
@@ -227,20 +249,8 @@ fn cooperative_launch_syncs_the_grid() -> TestResult {
     let x = stream.clone_htod(&input)?;
     let mut tmp = stream.clone_htod(&vec![-1i32; n])?;
     let mut out = stream.clone_htod(&vec![-1i32; n])?;
-    {
-        let (px, _a) = x.device_ptr(&stream);
-        let (pt, _b) = tmp.device_ptr_mut(&stream);
-        let (po, _c) = out.device_ptr_mut(&stream);
-        let nn = n as u32;
-        let mut params = [
-            &px as *const u64 as *mut _,
-            &pt as *const u64 as *mut _,
-            &po as *const u64 as *mut _,
-            &nn as *const u32 as *mut _,
-        ];
-        let cfg = LaunchConfig::new(blocks, threads).with(Cooperative);
-        unsafe { launch_function(&stream, &f, &cfg, &mut params) }?;
-    }
+    let cfg = LaunchConfig::new(blocks, threads).with(Cooperative);
+    grid_rotate(&stream, &f, &cfg, &x, &mut tmp, &mut out)?;
     let got = stream.clone_dtoh(&out)?;
     for t in 0..n {
         let want = input[(t + threads as usize) % n] * 3;
@@ -372,21 +382,9 @@ fn failures_are_explained_with_numbers() -> TestResult {
     let x = stream.alloc_zeros::<i32>(n)?;
     let mut tmp = stream.alloc_zeros::<i32>(n)?;
     let mut out = stream.alloc_zeros::<i32>(n)?;
-    let err = {
-        let (px, _a) = x.device_ptr(&stream);
-        let (pt, _b) = tmp.device_ptr_mut(&stream);
-        let (po, _c) = out.device_ptr_mut(&stream);
-        let nn = n as u32;
-        let mut params = [
-            &px as *const u64 as *mut _,
-            &pt as *const u64 as *mut _,
-            &po as *const u64 as *mut _,
-            &nn as *const u32 as *mut _,
-        ];
-        let cfg = LaunchConfig::new(blocks, 1024).with(Cooperative);
-        unsafe { launch_named(&stream, &f, Some("grid_rotate"), &cfg, &mut params) }
-            .expect_err("too many blocks for a cooperative launch")
-    };
+    let cfg = LaunchConfig::new(blocks, 1024).with(Cooperative);
+    let err = grid_rotate(&stream, &f, &cfg, &x, &mut tmp, &mut out)
+        .expect_err("too many blocks for a cooperative launch");
     println!("{err}");
     match &err {
         Error::CooperativeTooLarge {

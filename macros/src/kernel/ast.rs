@@ -38,6 +38,17 @@ pub struct KernelItem {
     pub body: Option<Span>,
 }
 
+/// The typed parameters of a signature (a `self` receiver is rejected by `check`).
+pub fn typed_inputs(sig: &Signature) -> Vec<&syn::PatType> {
+    sig.inputs
+        .iter()
+        .filter_map(|a| match a {
+            syn::FnArg::Typed(t) => Some(t),
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect()
+}
+
 /// How a parameter is passed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ParamKind {

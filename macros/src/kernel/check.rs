@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use chevron_runtime::ptx::{self, Entry, Expected, Lookup};
+use chevron_runtime::ptx::{self, Entry, Expected, Unresolved};
 use proc_macro2::Span;
 use quote::ToTokens;
 use syn::spanned::Spanned;
@@ -411,33 +411,19 @@ fn check_ptx(
         Some(n) => (n.value(), n.span()),
         None => (item.sig.ident.to_string(), item.sig.ident.span()),
     };
-    let entry: &Entry = match ptx::find_entry(&entries, &wanted) {
-        Lookup::Exact(e) | Lookup::Mangled(e) => e,
-        Lookup::Ambiguous(found) => {
-            cx.error(
-                name_span,
-                format!(
-                    "`{wanted}` matches {} C++ kernels in `{rel}`: {}; pick one with \
-                     `name = \"…\"`",
-                    found.len(),
-                    list(found.iter().map(|e| e.name.as_str()))
-                ),
-            );
+    let entry: &Entry = match ptx::resolve_entry(&entries, &wanted, &format!("`{rel}`")) {
+        Ok(e) => e,
+        Err(Unresolved::Ambiguous(message)) => {
+            cx.error(name_span, message);
             return None;
         }
-        Lookup::Missing => {
+        Err(Unresolved::Missing(message)) => {
             let fix = if args.name.is_some() {
                 "use one of these names"
             } else {
                 "rename the function, or give the symbol with `name = \"…\"`"
             };
-            cx.error(
-                name_span,
-                format!(
-                    "no kernel `{wanted}` in `{rel}`; its kernels are: {}; {fix}",
-                    list(entries.iter().map(|e| e.name.as_str()))
-                ),
-            );
+            cx.error(name_span, format!("{message}; {fix}"));
             return None;
         }
     };
@@ -487,15 +473,7 @@ fn check_ptx(
         }
         return None;
     }
-    let typed: Vec<&syn::PatType> = item
-        .sig
-        .inputs
-        .iter()
-        .filter_map(|a| match a {
-            FnArg::Typed(t) => Some(t),
-            FnArg::Receiver(_) => None,
-        })
-        .collect();
+    let typed = super::ast::typed_inputs(&item.sig);
     for ((param, ptx_param), written) in params.iter_mut().zip(&entry.params).zip(typed) {
         let expected = expected(param.kind);
         let at = format!("{rel}:{}: `{}`", ptx_param.line, ptx_param.text);
@@ -529,14 +507,5 @@ pub fn expected(kind: ParamKind) -> Expected {
         ParamKind::Bool => Expected::Bool,
         ParamKind::BufferRead | ParamKind::BufferWrite => Expected::Pointer,
         ParamKind::Value => Expected::Value(None),
-    }
-}
-
-fn list<'a>(names: impl Iterator<Item = &'a str>) -> String {
-    let names: Vec<String> = names.map(|n| format!("`{n}`")).collect();
-    if names.is_empty() {
-        "none".into()
-    } else {
-        names.join(", ")
     }
 }

@@ -4,7 +4,7 @@
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{FnArg, Ident, LitStr};
+use syn::{Ident, LitStr};
 
 use super::ast::{KernelDecl, KernelItem, KernelParam, ParamKind, ResolvedSource};
 use super::check::expected;
@@ -207,14 +207,7 @@ pub fn expand_stub(item: &KernelItem) -> TokenStream {
         attrs, vis, sig, ..
     } = item;
     let ident = &sig.ident;
-    let typed: Vec<_> = sig
-        .inputs
-        .iter()
-        .filter_map(|a| match a {
-            FnArg::Typed(t) => Some(t),
-            FnArg::Receiver(_) => None,
-        })
-        .collect();
+    let typed = super::ast::typed_inputs(sig);
     let names = typed.iter().filter_map(|t| match &*t.pat {
         syn::Pat::Ident(i) => Some(&i.ident),
         _ => None,
