@@ -5,20 +5,8 @@ extern crate chevron;
 
 use ::chevron::cudarc::driver::{CudaFunction, CudaSlice, CudaStream};
 
-pub mod saxpy {
-    use ::chevron::cudarc::driver::{CudaSlice, CudaStream};
-
-    /// # Safety
-    /// Never called.
-    pub unsafe fn launch(
-        _stream: &CudaStream,
-        _config: &::chevron::LaunchConfig<'_>,
-        _n: u32,
-        _x: &CudaSlice<f32>,
-    ) -> ::core::result::Result<(), ::chevron::Error> {
-        ::core::unimplemented!()
-    }
-}
+#[::chevron::kernel(ptx = "kernels/saxpy.ptx")]
+fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
 
 #[allow(dead_code)]
 fn run(
@@ -27,11 +15,12 @@ fn run(
     ev: &::chevron::cudarc::driver::CudaEvent,
     n: u32,
     x: &CudaSlice<f32>,
+    y: &mut CudaSlice<f32>,
 ) -> ::core::result::Result<(), ::chevron::Error> {
     let policy = ::chevron::SyncPolicy::Spin;
     unsafe {
         ::chevron::launch!(saxpy<<<(n, 2), 256, s, stream(sync = policy, priority = 0),
-            cooperative, cluster = 2, completion_event = ev, shared = 16>>>(n, x))
+            cooperative, cluster = 2, completion_event = ev, shared = 16>>>(n, 2.0, x, y))
     }?;
     unsafe { ::chevron::launch!(dyn f<<<1, 1, s, stream(sync = Spin), priority = 1>>>(&n, x)) }
 }

@@ -21,17 +21,8 @@ mod chevron_runtime {}
 trait DeviceArg {}
 trait ValueArg {}
 
-pub mod saxpy {
-    /// # Safety
-    /// Never called.
-    pub unsafe fn launch(
-        _stream: &::chevron::cudarc::driver::CudaStream,
-        _config: &::chevron::LaunchConfig<'_>,
-        _n: u32,
-    ) -> ::std::result::Result<(), ::chevron::Error> {
-        unimplemented!()
-    }
-}
+#[chevron::kernel(ptx = "kernels/saxpy.ptx")]
+fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
 
 fn run(
     s: &CudaStream,
@@ -39,6 +30,7 @@ fn run(
     ev: &::chevron::cudarc::driver::CudaEvent,
     n: u32,
     x: &CudaSlice<f32>,
+    y: &mut CudaSlice<f32>,
 ) -> ::std::result::Result<(), ::chevron::Error> {
     // Locals named like the expansion's own do not interfere either.
     let __chevron_config = 5;
@@ -46,7 +38,7 @@ fn run(
     let __chevron_a0 = 7;
     unsafe {
         launch!(saxpy<<<2, 256, s, stream(sync = Spin), cooperative, completion_event = ev,
-            mem_sync_domain = Remote>>>(n + __chevron_config as u32))
+            mem_sync_domain = Remote>>>(n + __chevron_config as u32, 2.0, x, y))
     }?;
     unsafe { launch!(dyn f<<<1, 1, s>>>(&n, x, &(__chevron_stream + __chevron_a0))) }?;
     // Positions named like the DSL's keywords are positions.

@@ -67,6 +67,17 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
             _ => pointers.push(quote!(#p::param_ptr(&#i))),
         }
     }
+    let names = params.iter().map(|q| &q.ident);
+    let launcher = launcher(
+        &p,
+        ident,
+        quote!(#(#decls,)*),
+        quote!(unsafe { launch(self.stream, self.config, #(#names),*) }),
+    );
+    let decls = params.iter().map(|q| {
+        let (i, t) = (&q.ident, &q.ty);
+        quote!(#i: #t)
+    });
     let n = Literal::usize_unsuffixed(params.len());
     let launch_doc = launch_doc(&ident.to_string(), &stream, &config);
     let function_doc = format!(
@@ -110,12 +121,52 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
                 }
             }
 
+            #launcher
+
             #[doc = #function_doc]
             #[allow(dead_code)]
             pub fn function(
                 ctx: &#p::Arc<#p::CudaContext>,
             ) -> #p::Result<#p::CudaFunction, #p::Error> {
                 __CHEVRON_KERNEL.function(ctx)
+            }
+        }
+    }
+}
+
+/// What `launch!` calls: `KERNEL::__on(stream, &config).launch(args…)`, a method that takes
+/// exactly the kernel's parameters, so rustc counts and checks them as the user wrote them.
+fn launcher(
+    p: &TokenStream,
+    kernel: &Ident,
+    params: TokenStream,
+    body: TokenStream,
+) -> TokenStream {
+    // Named after the kernel, so that a launch outside `unsafe` reads "call to unsafe function
+    // `saxpy::<'_>::launch`".
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_camel_case_types)]
+        pub struct #kernel<'a> {
+            stream: &'a #p::CudaStream,
+            config: &'a #p::LaunchConfig<'a>,
+        }
+
+        #[doc(hidden)]
+        #[inline]
+        pub fn __on<'a>(
+            stream: &'a #p::CudaStream,
+            config: &'a #p::LaunchConfig<'a>,
+        ) -> #kernel<'a> {
+            #kernel { stream, config }
+        }
+
+        impl #kernel<'_> {
+            #[doc(hidden)]
+            #[inline]
+            #[allow(clippy::too_many_arguments, unused_variables)]
+            pub unsafe fn launch(self, #params) -> #p::Result<(), #p::Error> {
+                #body
             }
         }
     }
@@ -214,6 +265,11 @@ pub fn expand_stub(item: &KernelItem) -> TokenStream {
     });
     let (stream, config) = internal_names(names.collect::<Vec<_>>().into_iter());
     let (impl_generics, _, where_clause) = sig.generics.split_for_impl();
+    let stub_launcher = if sig.generics.params.is_empty() {
+        launcher(&p, ident, quote!(#(#typed,)*), quote!(loop {}))
+    } else {
+        TokenStream::new()
+    };
     quote! {
         #(#attrs)*
         #vis mod #ident {
@@ -229,6 +285,8 @@ pub fn expand_stub(item: &KernelItem) -> TokenStream {
             ) -> #p::Result<(), #p::Error> #where_clause {
                 loop {}
             }
+
+            #stub_launcher
 
             /// Not generated: `#[kernel]` reported an error for this declaration.
             #[allow(unused_variables)]

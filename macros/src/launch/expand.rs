@@ -133,15 +133,18 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
     let stream = plan.stream.as_ref().expect("check gives launch! a stream");
     match &input.kernel {
         Kernel::Typed(path) => {
-            // `launch` at the call site: rustc then reports a wrong argument count on the whole
-            // invocation, instead of proposing a rewrite of the macro's tokens; the path and the
-            // arguments keep the user's spans (unresolved kernel, argument type errors).
+            // `KERNEL::__on(stream, &config).launch(args…)`: the method takes exactly the
+            // kernel's parameters, so a wrong argument count is reported against them (not
+            // against `launch(stream, config, …)`). Call-site spans on the two names: rustc then
+            // reports the count on the whole invocation instead of proposing a rewrite of the
+            // macro's tokens; the path and the arguments keep the user's spans.
+            let on = Ident::new("__on", Span::call_site());
             let launch = Ident::new("launch", Span::call_site());
             let args = &input.args;
             quote!({
                 #(#lets)*
                 let #config = #chain;
-                #path::#launch(#stream, &#config, #(#args),*)
+                #path::#on(#stream, &#config).#launch(#(#args),*)
             })
         }
         Kernel::Dyn { dyn_span, func } => {

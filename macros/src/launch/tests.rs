@@ -65,7 +65,7 @@ fn tail(stmts: &[Stmt]) -> &Expr {
 }
 
 #[test]
-fn typed_launch_calls_the_kernels_launch_fn_with_the_config() {
+fn typed_launch_calls_the_kernels_launcher_with_the_config() {
     let stmts = launch(quote! {
         saxpy<<<g, 256, &s, stream(sync = Spin), cooperative>>>(n, 2.0, &x, &mut y)
     });
@@ -80,12 +80,18 @@ fn typed_launch_calls_the_kernels_launch_fn_with_the_config() {
         path_text(config).contains(".with_stream(::chevron::__private::runtime::SyncPolicy::Spin)")
     );
     assert!(path_text(config).contains(".with(::chevron::__private::runtime::Cooperative)"));
-    let Expr::Call(call) = tail(&stmts) else {
-        panic!("the tail is not a call")
+    let Expr::MethodCall(call) = tail(&stmts) else {
+        panic!("the tail is not a method call")
     };
-    assert_eq!(path_text(&call.func), "saxpy::launch");
+    assert_eq!(call.method, "launch");
+    let Expr::Call(on) = &*call.receiver else {
+        panic!("the receiver is not a call")
+    };
+    assert_eq!(path_text(&on.func), "saxpy::__on");
+    let on_args: Vec<String> = on.args.iter().map(path_text).collect();
+    assert_eq!(on_args, ["&s", "&__chevron_config"]);
     let args: Vec<String> = call.args.iter().map(path_text).collect();
-    assert_eq!(args, ["&s", "&__chevron_config", "n", "2.0", "&x", "&muty"]);
+    assert_eq!(args, ["n", "2.0", "&x", "&muty"]);
 }
 
 #[test]
