@@ -151,8 +151,9 @@ pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
 /// ```
 ///
 /// With a `#[kernel]` item, `launch!(saxpy<<<g, 256, &s, cooperative>>>(n, 2.0, &x, &mut y))`
-/// calls `saxpy::launch(&s, &config, n, 2.0, &x, &mut y)`: a wrong argument is rustc's own
-/// type error at that argument. With `dyn`, each argument is passed like cudarc's
+/// launches like `saxpy::launch(&s, &config, n, 2.0, &x, &mut y)` (through a hidden method that
+/// takes exactly the kernel's parameters): a wrong argument is rustc's own type error at that
+/// argument, and a wrong count is counted against the kernel's parameters. With `dyn`, each argument is passed like cudarc's
 /// `PushKernelArg::arg`: `&value` for numbers and `#[repr(C)]` structs implementing
 /// `DeviceRepr` (typed literals: `&2.0f32`, not `&2.0`), `&slice` / `&mut slice` or views for
 /// device buffers (cudarc's event tracking orders them across streams).
