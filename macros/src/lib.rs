@@ -87,7 +87,7 @@ mod report;
 /// | `bool` | one byte | `.u8`/`.s8`/`.b8` |
 /// | `&CudaSlice<T>`, `&CudaView<'_, T>` | device pointer, read | `.u64`/`.s64`/`.b64` |
 /// | `&mut CudaSlice<T>`, `&mut CudaViewMut<'_, T>` | device pointer, written | `.u64`/`.s64`/`.b64` |
-/// | any other `T: DeviceRepr` (a `#[repr(C)]` struct, `half::f16` with cudarc's `f16` feature) | the value's bytes | `.align A .b8 name[N]`, or a scalar; `size_of::<T>()` is asserted to be `N` at compile time |
+/// | any other `T: DeviceRepr` (a `#[repr(C)]` struct, `chevron::half::f16` or `bf16` with the `f16` feature) | the value's bytes | `.align A .b8 name[N]`, or a scalar; `size_of::<T>()` is asserted to be `N` at compile time |
 ///
 /// Host data (`&[T]`, `Vec<T>`, `&T` of a value) is rejected with the fix: copy it to the
 /// device (`stream.clone_htod(&v)?` gives a `CudaSlice<T>`) and take a buffer.

@@ -35,6 +35,9 @@ compile_error!(
 
 pub use cudarc;
 pub use cudarc::driver::sys;
+/// The half-precision types `f16` and `bf16` (feature `f16`), usable as kernel parameters.
+#[cfg(feature = "f16")]
+pub use half;
 
 mod args;
 mod attr;

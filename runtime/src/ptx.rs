@@ -246,6 +246,10 @@ impl Param {
     pub fn suggest(&self) -> String {
         use PtxType::*;
         match (self.array_len, self.ty) {
+            (Some(_), _) if self.size_bytes() == 2 => "a 2-byte type by value: `chevron::half::f16` \
+                or `bf16` (feature `f16`) for `__half` or `__nv_bfloat16`, or a `#[repr(C)]` struct \
+                of 2 bytes"
+                .into(),
             (Some(_), _) => format!(
                 "a `#[repr(C)]` struct of {} bytes, passed by value",
                 self.size_bytes()
