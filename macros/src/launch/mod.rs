@@ -46,15 +46,7 @@ pub fn expand_config(input: TokenStream) -> TokenStream {
 
 fn try_launch(input: TokenStream) -> syn::Result<TokenStream> {
     let mut cx = Errors::default();
-    let parsed = parse::parse_launch(input, &mut cx);
-    let parsed = match parsed {
-        Ok(p) => p,
-        Err(e) => {
-            cx.push(e);
-            return Err(finish(cx));
-        }
-    };
-    cx.propagate()?;
+    let parsed = parsed(parse::parse_launch(input, &mut cx), &mut cx)?;
     let plan = check::check_chevrons(&parsed.chevrons, check::Mode::Launch, &mut cx);
     if let ast::Kernel::Dyn { .. } = parsed.kernel {
         check::check_dyn_args(&parsed.args, &mut cx);
@@ -67,18 +59,25 @@ fn try_launch(input: TokenStream) -> syn::Result<TokenStream> {
 
 fn try_config(input: TokenStream) -> syn::Result<TokenStream> {
     let mut cx = Errors::default();
-    let parsed = parse::parse_config(input, &mut cx);
-    let parsed = match parsed {
-        Ok(p) => p,
-        Err(e) => {
-            cx.push(e);
-            return Err(finish(cx));
-        }
-    };
-    cx.propagate()?;
+    let parsed = parsed(parse::parse_config(input, &mut cx), &mut cx)?;
     match check::check_chevrons(&parsed.chevrons, check::Mode::Config, &mut cx) {
         Some(plan) if cx.is_empty() => Ok(expand::expand_config(&plan)),
         _ => Err(finish(cx)),
+    }
+}
+
+/// The parse phase's result, or every error it recorded (the parser recovers after a bad item,
+/// so one call can report several).
+fn parsed<T>(result: syn::Result<T>, cx: &mut Errors) -> syn::Result<T> {
+    match result {
+        Ok(parsed) => {
+            cx.propagate()?;
+            Ok(parsed)
+        }
+        Err(e) => {
+            cx.push(e);
+            Err(finish(std::mem::take(cx)))
+        }
     }
 }
 
