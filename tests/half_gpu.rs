@@ -11,7 +11,9 @@ fn scale_f16(x: &mut CudaSlice<f16>, f: f16, n: u32);
 fn scale_bf16(x: &mut CudaSlice<bf16>, f: bf16, n: u32);
 
 fn values(n: usize) -> Vec<f32> {
-    (0..n).map(|i| ((i * 37 % 1001) as f32 - 500.0) / 64.0).collect()
+    (0..n)
+        .map(|i| ((i * 37 % 1001) as f32 - 500.0) / 64.0)
+        .collect()
 }
 
 #[test]
