@@ -140,3 +140,21 @@ fn typed_cluster_launch() -> TestResult {
     }
     Ok(())
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn declarations_of_one_file_share_its_module() -> TestResult {
+    let ctx = chevron::context(0)?;
+    // Both declarations name kernels/saxpy.ptx and its `saxpy` entry: one module per context,
+    // so the driver hands out the same function handle. A second load would give another.
+    let a = saxpy::function(&ctx)?;
+    let b = saxpy_views::function(&ctx)?;
+    assert_eq!(a.cu_function(), b.cu_function());
+    let separate = ctx
+        .load_module(chevron::cudarc::nvrtc::Ptx::from_src(include_str!(
+            "../kernels/saxpy.ptx"
+        )))?
+        .load_function("saxpy")?;
+    assert_ne!(a.cu_function(), separate.cu_function());
+    Ok(())
+}
