@@ -27,6 +27,17 @@ const fn count_kinds(launch: bool) -> usize {
     n
 }
 
+/// The driver's per-axis block limits (x, y, z), in threads.
+pub const MAX_BLOCK_DIM: [u32; 3] = [1024, 1024, 64];
+/// The driver's limit on threads per block.
+pub const MAX_BLOCK_THREADS: u64 = 1024;
+/// The driver's per-axis grid limits (x, y, z), in blocks.
+pub const MAX_GRID_DIM: [u32; 3] = [i32::MAX as u32, 65535, 65535];
+/// Blocks per cluster every cluster-capable GPU accepts without the kernel opting into more.
+pub const PORTABLE_CLUSTER_BLOCKS: u64 = 8;
+/// The largest [`crate::SharedCarveout`], in percent.
+pub const MAX_SHARED_CARVEOUT: u32 = 100;
+
 const EMPTY_VALUE: sys::CUlaunchAttributeValue = sys::CUlaunchAttributeValue { pad: [0; 64] };
 const EMPTY_ATTR: sys::CUlaunchAttribute = sys::CUlaunchAttribute {
     id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_IGNORE,
@@ -243,22 +254,25 @@ impl<'a> LaunchConfig<'a> {
         if b.x == 0 || b.y == 0 || b.z == 0 {
             return Err(format!("block {b} has a zero extent"));
         }
-        if b.x > 1024 || b.y > 1024 || b.z > 64 {
+        let [bx, by, bz] = MAX_BLOCK_DIM;
+        if b.x > bx || b.y > by || b.z > bz {
             return Err(format!(
-                "block {b} exceeds the per-dimension limits (1024, 1024, 64)"
+                "block {b} exceeds the per-dimension limits ({bx}, {by}, {bz})"
             ));
         }
-        if b.volume() > 1024 {
+        if b.volume() > MAX_BLOCK_THREADS {
             return Err(format!(
-                "block {b} has {} threads; the limit is 1024",
+                "block {b} has {} threads; the limit is {MAX_BLOCK_THREADS}",
                 b.volume()
             ));
         }
         if g.x == 0 || g.y == 0 || g.z == 0 {
             return Err(format!("grid {g} has a zero extent"));
         }
-        if g.y > 65535 || g.z > 65535 {
-            return Err(format!("grid {g}: y and z are limited to 65535"));
+        // y and z share one limit.
+        let [_, gy, gz] = MAX_GRID_DIM;
+        if g.y > gy || g.z > gz {
+            return Err(format!("grid {g}: y and z are limited to {gy}"));
         }
         if let Some(c) = self.cluster() {
             if c.x == 0 || c.y == 0 || c.z == 0 {
@@ -281,8 +295,10 @@ impl<'a> LaunchConfig<'a> {
             }
         }
         if let Some(pct) = self.shared_carveout() {
-            if pct > 100 {
-                return Err(format!("shared_carveout is {pct} %; the limit is 100"));
+            if pct > MAX_SHARED_CARVEOUT {
+                return Err(format!(
+                    "shared_carveout is {pct} %; the limit is {MAX_SHARED_CARVEOUT}"
+                ));
             }
         }
         Ok(())

@@ -57,7 +57,10 @@ pub use attr::{
     MemSyncDomain, MemSyncDomainMap, PreferredClusterDim, Priority, ProgrammaticEvent,
     ProgrammaticSerialization, SharedCarveout, StreamAttribute, SyncPolicy, KINDS,
 };
-pub use config::{LaunchConfig, MAX_LAUNCH_ATTRIBUTES, MAX_STREAM_ATTRIBUTES};
+pub use config::{
+    LaunchConfig, MAX_BLOCK_DIM, MAX_BLOCK_THREADS, MAX_GRID_DIM, MAX_LAUNCH_ATTRIBUTES,
+    MAX_SHARED_CARVEOUT, MAX_STREAM_ATTRIBUTES, PORTABLE_CLUSTER_BLOCKS,
+};
 pub use dim::Dim3;
 pub use error::{Error, KernelName, Result};
 pub use kernel::{compile_cuda, nvrtc_present, Kernel, KernelSource};

@@ -4,6 +4,8 @@
 
 use std::collections::HashMap;
 
+use chevron_runtime::ptx::name_list;
+use chevron_runtime::MAX_SHARED_CARVEOUT;
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use syn::spanned::Spanned;
@@ -342,7 +344,7 @@ fn unknown_key(attr: &Attr, in_stream: bool, cx: &mut Errors) {
         attr.key.span(),
         format!(
             "unknown {place} `{name}`; {hint}expected one of {}",
-            keys::list(&valid)
+            name_list(valid.iter().copied())
         ),
     );
 }
@@ -394,7 +396,7 @@ fn check_value(key: Key, attr: &Attr, cx: &mut Errors) -> Option<Value> {
                                 "`{text}` is not a `{}`: {hint}expected one of {}, or an \
                                  expression of type `{0}`",
                                 key.info.type_name,
-                                keys::list(variants)
+                                name_list(variants.iter().copied())
                             ),
                         );
                         return None;
@@ -409,11 +411,12 @@ fn check_value(key: Key, attr: &Attr, cx: &mut Errors) -> Option<Value> {
         }
         ValueForm::Percent => {
             if let Some((pct, span)) = lit_u64(value) {
-                if pct > 100 {
+                if pct > u64::from(MAX_SHARED_CARVEOUT) {
                     cx.error(
                         span,
                         format!(
-                            "`{name}` is a percentage of the L1/shared split; {pct} is over 100"
+                            "`{name}` is a percentage of the L1/shared split; {pct} is over \
+                             {MAX_SHARED_CARVEOUT}"
                         ),
                     );
                 }

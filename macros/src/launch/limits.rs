@@ -1,6 +1,7 @@
 //! Limits the driver puts on grids, blocks and clusters, checked where literals decide them.
 //! Values known only at run time get the same checks from `LaunchConfig::validate`.
 
+use chevron_runtime::{MAX_BLOCK_DIM, MAX_BLOCK_THREADS, MAX_GRID_DIM, PORTABLE_CLUSTER_BLOCKS};
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Expr, Lit, UnOp};
@@ -106,50 +107,41 @@ pub fn lit_dim(expr: &Expr, what: &str, cx: &mut Errors) -> LitDim {
     LitDim { comps }
 }
 
-pub fn check_block(block: &LitDim, span: Span, cx: &mut Errors) {
-    let limits = [1024, 1024, 64];
-    for (axis, c) in block.comps.iter().enumerate() {
+/// Zero and per-axis limits of one dim, reported at each literal extent.
+fn check_extents(dim: &LitDim, what: &str, limits: [u32; 3], cx: &mut Errors) {
+    for ((axis, c), limit) in AXES.iter().zip(&dim.comps).zip(limits) {
         let Some((v, s)) = *c else { continue };
         if v == 0 {
-            cx.error(
-                s,
-                format!("block {} is 0; every extent is at least 1", AXES[axis]),
-            );
-        } else if v > limits[axis] {
-            cx.error(
-                s,
-                format!("block {} is {v}; the limit is {}", AXES[axis], limits[axis]),
-            );
+            cx.error(s, format!("{what} {axis} is 0; every extent is at least 1"));
+        } else if v > u64::from(limit) {
+            cx.error(s, format!("{what} {axis} is {v}; the limit is {limit}"));
         }
     }
-    if let Some([x, y, z]) = block.all() {
+}
+
+pub fn check_block(block: &LitDim, span: Span, cx: &mut Errors) {
+    check_extents(block, "block", MAX_BLOCK_DIM, cx);
+    if let Some(extents) = block.all() {
+        let [x, y, z] = extents;
         let volume = x * y * z;
-        let in_limits = x <= 1024 && y <= 1024 && z <= 64;
-        if volume > 1024 && in_limits {
+        let in_limits = extents
+            .iter()
+            .zip(MAX_BLOCK_DIM)
+            .all(|(v, limit)| *v <= u64::from(limit));
+        if volume > MAX_BLOCK_THREADS && in_limits {
             cx.error(
                 span,
-                format!("block ({x}, {y}, {z}) has {volume} threads; the limit is 1024 per block"),
+                format!(
+                    "block ({x}, {y}, {z}) has {volume} threads; the limit is \
+                     {MAX_BLOCK_THREADS} per block"
+                ),
             );
         }
     }
 }
 
 pub fn check_grid(grid: &LitDim, cx: &mut Errors) {
-    let limits = [i32::MAX as u64, 65535, 65535];
-    for (axis, c) in grid.comps.iter().enumerate() {
-        let Some((v, s)) = *c else { continue };
-        if v == 0 {
-            cx.error(
-                s,
-                format!("grid {} is 0; every extent is at least 1", AXES[axis]),
-            );
-        } else if v > limits[axis] {
-            cx.error(
-                s,
-                format!("grid {} is {v}; the limit is {}", AXES[axis], limits[axis]),
-            );
-        }
-    }
+    check_extents(grid, "grid", MAX_GRID_DIM, cx);
 }
 
 pub fn check_clusters(plan: &Plan, grid: &LitDim, cx: &mut Errors) {
@@ -172,11 +164,12 @@ pub fn check_clusters(plan: &Plan, grid: &LitDim, cx: &mut Errors) {
             }
         }
         if let Some([x, y, z]) = c.all() {
-            if x * y * z > 8 {
+            if x * y * z > PORTABLE_CLUSTER_BLOCKS {
                 cx.error(
                     cluster_value_span(setting),
                     format!(
-                        "cluster ({x}, {y}, {z}) has {} blocks; the portable limit is 8",
+                        "cluster ({x}, {y}, {z}) has {} blocks; the portable limit is \
+                         {PORTABLE_CLUSTER_BLOCKS}",
                         x * y * z
                     ),
                 );
