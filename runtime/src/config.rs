@@ -52,7 +52,7 @@ const EMPTY_ATTR: sys::CUlaunchAttribute = sys::CUlaunchAttribute {
 /// there replaces it, so the driver never sees a kind twice (it would silently accept that).
 ///
 /// ```
-/// use chevron_runtime::{ClusterDim, Cooperative, LaunchConfig, SyncPolicy};
+/// use chevron_cuda_runtime::{ClusterDim, Cooperative, LaunchConfig, SyncPolicy};
 ///
 /// let cfg = LaunchConfig::new((64, 1, 1), 256)
 ///     .shared(1024)
@@ -67,12 +67,12 @@ const EMPTY_ATTR: sys::CUlaunchAttribute = sys::CUlaunchAttribute {
 /// A kind in the wrong place does not compile:
 ///
 /// ```compile_fail
-/// use chevron_runtime::{LaunchConfig, SyncPolicy};
+/// use chevron_cuda_runtime::{LaunchConfig, SyncPolicy};
 /// let cfg = LaunchConfig::new(1, 1).with(SyncPolicy::Spin); // stream only
 /// ```
 ///
 /// ```compile_fail
-/// use chevron_runtime::{Cooperative, LaunchConfig};
+/// use chevron_cuda_runtime::{Cooperative, LaunchConfig};
 /// let cfg = LaunchConfig::new(1, 1).with_stream(Cooperative); // launch only
 /// ```
 ///

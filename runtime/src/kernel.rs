@@ -50,8 +50,8 @@ impl KernelSource {
 /// `#[kernel]` emits one per declaration. It can also be used by hand:
 ///
 /// ```no_run
-/// # fn main() -> Result<(), chevron_runtime::Error> {
-/// use chevron_runtime::{context, Kernel};
+/// # fn main() -> Result<(), chevron_cuda_runtime::Error> {
+/// use chevron_cuda_runtime::{context, Kernel};
 ///
 /// static SAXPY: Kernel = Kernel::ptx(
 ///     "saxpy",

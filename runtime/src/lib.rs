@@ -5,16 +5,16 @@
 //! `#[kernel]` macros; everything here also works on its own:
 //!
 //! ```no_run
-//! # fn main() -> Result<(), chevron_runtime::Error> {
-//! use chevron_runtime::{context, launch_function, ClusterDim, LaunchConfig, SyncPolicy};
+//! # fn main() -> Result<(), chevron_cuda_runtime::Error> {
+//! use chevron_cuda_runtime::{context, launch_function, ClusterDim, LaunchConfig, SyncPolicy};
 //!
 //! let ctx = context(0)?;
-//! let stream = ctx.new_stream().map_err(|e| chevron_runtime::Error::Driver {
+//! let stream = ctx.new_stream().map_err(|e| chevron_cuda_runtime::Error::Driver {
 //!     call: "cuStreamCreate", kernel: Default::default(), attributes: String::new(), source: e })?;
 //! let cfg = LaunchConfig::new(8, 128)
 //!     .with(ClusterDim::new(2, 1, 1))
 //!     .with_stream(SyncPolicy::Spin);
-//! # let f: chevron_runtime::cudarc::driver::CudaFunction = unimplemented!();
+//! # let f: chevron_cuda_runtime::cudarc::driver::CudaFunction = unimplemented!();
 //! let mut params: [*mut core::ffi::c_void; 0] = [];
 //! unsafe { launch_function(&stream, &f, &cfg, &mut params) }?;
 //! # Ok(()) }
@@ -29,7 +29,7 @@
     feature = "cuda-13020"
 )))]
 compile_error!(
-    "chevron-runtime needs one CUDA version feature: cuda-12080, cuda-12090, cuda-13000 (the \
+    "chevron-cuda-runtime needs one CUDA version feature: cuda-12080, cuda-12090, cuda-13000 (the \
      default), cuda-13010 or cuda-13020"
 );
 
@@ -46,7 +46,7 @@ mod dim;
 mod error;
 mod kernel;
 mod launch;
-pub mod ptx;
+pub use chevron_cuda_spec::ptx;
 mod stream;
 
 #[cfg(not(any(feature = "cuda-12080", feature = "cuda-12090")))]

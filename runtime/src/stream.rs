@@ -19,8 +19,8 @@ fn stream_error(call: &'static str, key: &str, cuda_name: &str, rc: sys::CUresul
 /// stream compile:
 ///
 /// ```no_run
-/// # fn main() -> Result<(), chevron_runtime::Error> {
-/// use chevron_runtime::{context, set_stream_attribute, stream_attribute, SyncPolicy};
+/// # fn main() -> Result<(), chevron_cuda_runtime::Error> {
+/// use chevron_cuda_runtime::{context, set_stream_attribute, stream_attribute, SyncPolicy};
 /// let stream = context(0)?.default_stream();
 /// set_stream_attribute(&stream, SyncPolicy::Spin)?;
 /// assert_eq!(stream_attribute::<SyncPolicy>(&stream)?, Some(SyncPolicy::Spin));
@@ -28,8 +28,8 @@ fn stream_error(call: &'static str, key: &str, cuda_name: &str, rc: sys::CUresul
 /// ```
 ///
 /// ```compile_fail
-/// # fn f(stream: &chevron_runtime::cudarc::driver::CudaStream) {
-/// chevron_runtime::set_stream_attribute(stream, chevron_runtime::Cooperative); // launch only
+/// # fn f(stream: &chevron_cuda_runtime::cudarc::driver::CudaStream) {
+/// chevron_cuda_runtime::set_stream_attribute(stream, chevron_cuda_runtime::Cooperative); // launch only
 /// # }
 /// ```
 pub fn set_stream_attribute<A: StreamAttribute>(stream: &CudaStream, attr: A) -> Result<(), Error> {

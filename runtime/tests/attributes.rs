@@ -1,8 +1,8 @@
 //! CPU tests of the attribute model: raw ids and value fields per kind, builder semantics, the
 //! placement table as data, and run-time validation of limits.
 
-use chevron_runtime::sys::{self, CUlaunchAttributeID as Id};
-use chevron_runtime::*;
+use chevron_cuda_runtime::sys::{self, CUlaunchAttributeID as Id};
+use chevron_cuda_runtime::*;
 
 fn only_attr(cfg: &LaunchConfig<'_>) -> sys::CUlaunchAttribute {
     let attrs = cfg.launch_attributes();

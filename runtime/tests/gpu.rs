@@ -4,12 +4,12 @@
 
 use std::sync::Arc;
 
-use chevron_runtime::cudarc::driver::{
+use chevron_cuda_runtime::cudarc::driver::{
     CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut,
 };
-use chevron_runtime::cudarc::nvrtc::Ptx;
-use chevron_runtime::sys::{self, CUlaunchAttributeID as Id};
-use chevron_runtime::*;
+use chevron_cuda_runtime::cudarc::nvrtc::Ptx;
+use chevron_cuda_runtime::sys::{self, CUlaunchAttributeID as Id};
+use chevron_cuda_runtime::*;
 
 const SAXPY: &str = include_str!("../../kernels/saxpy.ptx");
 const CLUSTER: &str = include_str!("../../kernels/cluster.ptx");

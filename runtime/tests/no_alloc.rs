@@ -3,7 +3,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use chevron_runtime::*;
+use chevron_cuda_runtime::*;
 
 struct Counting;
 

@@ -2,7 +2,7 @@
 //! CI has no GPU and no driver, so there this test checks the error; on a GPU machine it checks
 //! that the same call succeeds.
 
-use chevron_runtime::{context, driver_present, ensure_driver, Error};
+use chevron_cuda_runtime::{context, driver_present, ensure_driver, Error};
 
 #[test]
 fn context_reports_a_missing_driver_as_a_typed_error() {

@@ -17,7 +17,7 @@ struct SyncPolicy;
 mod std {}
 mod core {}
 mod cudarc {}
-mod chevron_runtime {}
+mod chevron_cuda_runtime {}
 trait DeviceArg {}
 trait ValueArg {}
 

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use chevron_runtime::ptx::{self, Entry, Expected, Unresolved};
+use chevron_cuda_spec::ptx::{self, Entry, Expected, Unresolved};
 use proc_macro2::Span;
 use quote::ToTokens;
 use syn::spanned::Spanned;

@@ -8,7 +8,7 @@ use syn::{Ident, LitStr};
 
 use super::ast::{KernelDecl, KernelItem, KernelParam, ParamKind, ResolvedSource};
 use super::check::expected;
-use chevron_runtime::ptx::Expected;
+use chevron_cuda_spec::ptx::Expected;
 
 /// The module a checked declaration expands to.
 pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {

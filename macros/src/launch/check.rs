@@ -4,8 +4,8 @@
 
 use std::collections::HashMap;
 
-use chevron_runtime::ptx::name_list;
-use chevron_runtime::MAX_SHARED_CARVEOUT;
+use chevron_cuda_runtime::MAX_SHARED_CARVEOUT;
+use chevron_cuda_spec::ptx::name_list;
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use syn::spanned::Spanned;

@@ -2,10 +2,10 @@
 //!
 //! Everything else about a key (its Rust type, its `CU_LAUNCH_ATTRIBUTE_*` name, whether the
 //! driver accepts it in `cuLaunchKernelEx` and/or `cuStreamSetAttribute`) comes from the runtime's
-//! [`chevron_runtime::KINDS`], so there is one table; a test below proves both lists name the
+//! [`chevron_cuda_runtime::KINDS`], so there is one table; a test below proves both lists name the
 //! same keys.
 
-use chevron_runtime::{KindInfo, KINDS};
+use chevron_cuda_runtime::{KindInfo, KINDS};
 
 /// How a key's value is written, and what it expands to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,7 +1,9 @@
 //! Limits the driver puts on grids, blocks and clusters, checked where literals decide them.
 //! Values known only at run time get the same checks from `LaunchConfig::validate`.
 
-use chevron_runtime::{MAX_BLOCK_DIM, MAX_BLOCK_THREADS, MAX_GRID_DIM, PORTABLE_CLUSTER_BLOCKS};
+use chevron_cuda_runtime::{
+    MAX_BLOCK_DIM, MAX_BLOCK_THREADS, MAX_GRID_DIM, PORTABLE_CLUSTER_BLOCKS,
+};
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Expr, Lit, UnOp};
