@@ -1,6 +1,9 @@
-//! What chevron's macros and its runtime must agree on, with no dependency but `std`: the PTX
-//! reader. The macros read it at compile time without linking cudarc; the runtime reads NVRTC's
-//! output with the same code.
+//! What chevron's macros and its runtime must agree on, with no dependency but `std`: the
+//! launch-attribute kinds of every supported CUDA version ([`kinds`]), the driver's launch limits
+//! and the rules over them ([`limits`]), and the PTX reader ([`ptx`]). The macros read them at
+//! compile time without linking cudarc; the runtime builds its types and checks from them.
 #![deny(missing_docs)]
 
+pub mod kinds;
+pub mod limits;
 pub mod ptx;
