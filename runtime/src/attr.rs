@@ -2,11 +2,10 @@
 //!
 //! CUDA has one enum of launch attributes (`CUlaunchAttributeID`) for two entry points,
 //! `cuLaunchKernelEx` and `cuStreamSetAttribute`, but each kind is accepted by only some of them.
-//! chevron gives every kind its own type and encodes the placement table once, as the marker
-//! traits [`LaunchAttribute`] and [`StreamAttribute`]; a kind in the wrong place is a compile error.
-//!
-//! The table was measured on an H200 (driver 580.159.04) by calling both entry points with a valid
-//! value of each kind:
+//! chevron gives every kind its own type and encodes the placement once, in the spec crate's
+//! table ([`chevron_cuda_spec::kinds::KINDS`]); the marker traits [`LaunchAttribute`] and
+//! [`StreamAttribute`] follow it (checked at compile time below), so a kind in the wrong place is
+//! a compile error. The table, with the CUDA version that introduced each kind:
 //!
 //! | kind | launch (`cuLaunchKernelEx`) | stream (`cuStreamSetAttribute`) |
 //! |---|---|---|
@@ -14,16 +13,18 @@
 //! | [`SyncPolicy`] | no: `CUDA_ERROR_INVALID_VALUE` | yes |
 //! | [`Cooperative`], [`ClusterDim`], [`ClusterScheduling`], [`PreferredClusterDim`], [`ProgrammaticSerialization`], [`ProgrammaticEvent`], [`CompletionEvent`], [`SharedCarveout`] | yes | no |
 //! | [`NvlinkCentric`] | yes | no (`cuda.h` says "valid for streams"; the driver rejects it) |
+//! | [`PortableClusterSizeMode`], [`SharedMemoryMode`] (CUDA 13.2) | yes (`cuda.h`: "valid for launches") | no |
 //! | [`DeviceUpdatable`] | only while the stream is capturing | no |
 //!
-//! [`NvlinkCentric`] needs the `cuda-13000` feature or newer; with an older CUDA feature it is
-//! absent.
+//! Every type exists with every CUDA feature. A kind the selected CUDA version lacks (such as
+//! [`NvlinkCentric`] with `cuda-12080`) fails to build where it is used, with the message
+//! "`nvlink_centric` needs CUDA 13.0: use feature cuda-13000 or later" (and a deprecation warning
+//! naming the same feature under `cargo check`).
 
 use crate::dim::Dim3;
 use crate::sys;
+use chevron_cuda_spec::kinds::{self as spec, str_eq, Kind};
 use cudarc::driver::{CudaEvent, CudaStream, DevicePtr};
-
-use sys::CUlaunchAttributeID as Id;
 
 mod sealed {
     pub trait Sealed {}
@@ -34,12 +35,15 @@ mod sealed {
 /// Sealed: the kinds are the ones in this module. Whether a kind may go into a launch or onto a
 /// stream is said by [`LaunchAttribute`] and [`StreamAttribute`].
 pub trait Attribute: sealed::Sealed + Copy {
-    /// The driver's id for this kind.
+    /// The driver's id for this kind. Evaluating it fails the build, naming the feature to use,
+    /// when the selected CUDA version lacks the kind.
     const ID: sys::CUlaunchAttributeID;
+    /// The kind's row of the spec table.
+    const KIND: &'static Kind;
     /// The `CU_LAUNCH_ATTRIBUTE_*` name, for messages.
-    const CUDA_NAME: &'static str;
+    const CUDA_NAME: &'static str = Self::KIND.cuda_name;
     /// The key that names this kind in `launch!` and `config!`.
-    const KEY: &'static str;
+    const KEY: &'static str = Self::KIND.key;
     /// The driver's value union for this attribute.
     fn value(&self) -> sys::CUlaunchAttributeValue;
 }
@@ -67,21 +71,22 @@ pub trait StreamAttribute: Attribute {
 /// A flag kind: present means on; `launch!` writes it as a bare key.
 pub trait FlagAttribute: LaunchAttribute + Default {}
 
-/// One row of the placement table, as data (for messages, docs and the agreement test).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct KindInfo {
-    /// The Rust type name.
-    pub type_name: &'static str,
-    /// The `launch!` key.
-    pub key: &'static str,
-    /// The `CU_LAUNCH_ATTRIBUTE_*` name.
-    pub cuda_name: &'static str,
-    /// The driver's id.
-    pub id: sys::CUlaunchAttributeID,
-    /// Accepted by `cuLaunchKernelEx`.
-    pub launch: bool,
-    /// Accepted by `cuStreamSetAttribute`.
-    pub stream: bool,
+/// One row of the placement table, as data (for messages, docs and the agreement test): the
+/// spec table's row.
+pub type KindInfo = Kind;
+
+/// The CUDA version this build selected, as cudarc's feature number (`13000` for `cuda-13000`).
+pub const CUDA_VERSION: u32 = parse_version(env!("CHEVRON_CUDA_VERSION"));
+
+const fn parse_version(s: &str) -> u32 {
+    let b = s.as_bytes();
+    let mut v = 0;
+    let mut i = 0;
+    while i < b.len() {
+        v = v * 10 + (b[i] - b'0') as u32;
+        i += 1;
+    }
+    v
 }
 
 fn empty() -> sys::CUlaunchAttributeValue {
@@ -96,70 +101,115 @@ fn bytes<const N: usize>(value: &sys::CUlaunchAttributeValue, at: usize) -> [u8;
     core::array::from_fn(|i| pad[at + i] as u8)
 }
 
-fn u32_at(value: &sys::CUlaunchAttributeValue, at: usize) -> u32 {
+pub(crate) fn u32_at(value: &sys::CUlaunchAttributeValue, at: usize) -> u32 {
     u32::from_ne_bytes(bytes(value, at))
 }
 
+/// Writes `data` at byte `at` of a value union. Values are encoded by offset, not through the
+/// union's named fields: bindgen renames the fields' types between CUDA versions
+/// (`CUlaunchAttributeValue_union__bindgen_ty_4` is one struct in 12.4 and another in 12.8),
+/// while the C layout stays.
+fn put<const N: usize>(value: &mut sys::CUlaunchAttributeValue, at: usize, data: [u8; N]) {
+    // SAFETY: writing `c_char`s into `pad`, which spans the whole union.
+    let pad = unsafe { &mut value.pad };
+    for (i, b) in data.into_iter().enumerate() {
+        pad[at + i] = b as core::ffi::c_char;
+    }
+}
+
+/// A value union holding one 32-bit field at offset 0 (flags, enums, percentages).
+fn word(v: u32) -> sys::CUlaunchAttributeValue {
+    let mut value = empty();
+    put(&mut value, 0, v.to_ne_bytes());
+    value
+}
+
+/// Checks a runtime row against the spec row with the same CUDA name, at compile time.
+const fn agrees(kind: &Kind, type_name: &str, cuda_name: &str, launch: bool, stream: bool) -> bool {
+    str_eq(kind.type_name, type_name)
+        && str_eq(kind.cuda_name, cuda_name)
+        && kind.launch == launch
+        && kind.stream == stream
+}
+
+const fn row(id: u32) -> &'static Kind {
+    match spec::by_id(id) {
+        Some(k) => k,
+        None => panic!("a runtime kind without a row in the spec table"),
+    }
+}
+
 macro_rules! kinds {
-    ($( $ty:ident $(<$lt:lifetime>)? => $id:ident, $key:literal, launch: $l:tt, stream: $s:tt $(, cfg($($cfg:tt)*))? ;)*) => {
+    ($( $ty:ident $(<$lt:lifetime>)? => $id:ident = $n:literal, launch: $l:tt, stream: $s:tt,
+        since: $cfg:ident, $missing:literal; )*) => {
         $(
-            $(#[cfg($($cfg)*)])?
             impl $(<$lt>)? sealed::Sealed for $ty $(<$lt>)? {}
-            $(#[cfg($($cfg)*)])?
             impl $(<$lt>)? Attribute for $ty $(<$lt>)? {
-                const ID: sys::CUlaunchAttributeID = Id::$id;
-                const CUDA_NAME: &'static str = stringify!($id);
-                const KEY: &'static str = $key;
+                #[cfg($cfg)]
+                const ID: sys::CUlaunchAttributeID = sys::CUlaunchAttributeID::$id;
+                #[cfg(not($cfg))]
+                const ID: sys::CUlaunchAttributeID = panic!($missing);
+                const KIND: &'static Kind = row($n);
                 fn value(&self) -> sys::CUlaunchAttributeValue {
                     self.encode()
                 }
             }
-            kinds!(@launch $l, $ty $(<$lt>)? $(, cfg($($cfg)*))?);
+            kinds!(@launch $l, $ty $(<$lt>)?);
+            // The runtime row agrees with the spec: type, CUDA name, placement, version.
+            const _: () = assert!(agrees(row($n), stringify!($ty), stringify!($id), $l, $s));
+            const _: () = assert!(row($n).in_version(CUDA_VERSION) == cfg!($cfg));
+            #[cfg($cfg)]
+            const _: () = assert!(sys::CUlaunchAttributeID::$id as u32 == $n);
         )*
 
-        /// Every kind this build knows, in the driver's id order: the placement table as data.
+        /// Every kind this build's CUDA version has, in the driver's id order: the spec table's
+        /// rows for this version.
         pub const KINDS: &[KindInfo] = &[
             $(
-                $(#[cfg($($cfg)*)])?
-                KindInfo {
-                    type_name: stringify!($ty),
-                    key: $key,
-                    cuda_name: stringify!($id),
-                    id: Id::$id,
-                    launch: $l,
-                    stream: $s,
-                },
+                #[cfg($cfg)]
+                *row($n),
             )*
         ];
+
+        // Every kind the spec knows has a runtime type.
+        const _: () = assert!(spec::KINDS.len() == [$($n),*].len());
     };
-    (@launch true, $ty:ident $(<$lt:lifetime>)? $(, cfg($($cfg:tt)*))?) => {
-        $(#[cfg($($cfg)*)])?
+    (@launch true, $ty:ident $(<$lt:lifetime>)?) => {
         impl $(<$lt>)? LaunchAttribute for $ty $(<$lt>)? {}
     };
-    (@launch false, $ty:ident $(<$lt:lifetime>)? $(, cfg($($cfg:tt)*))?) => {};
+    (@launch false, $ty:ident $(<$lt:lifetime>)?) => {};
 }
 
 kinds! {
-    AccessPolicyWindow => CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, "access_policy_window", launch: true, stream: true;
-    Cooperative => CU_LAUNCH_ATTRIBUTE_COOPERATIVE, "cooperative", launch: true, stream: false;
-    SyncPolicy => CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, "sync", launch: false, stream: true;
-    ClusterDim => CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, "cluster", launch: true, stream: false;
-    ClusterScheduling => CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE, "cluster_scheduling", launch: true, stream: false;
-    ProgrammaticSerialization => CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION, "programmatic_serialization", launch: true, stream: false;
-    ProgrammaticEvent<'a> => CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT, "programmatic_event", launch: true, stream: false;
-    Priority => CU_LAUNCH_ATTRIBUTE_PRIORITY, "priority", launch: true, stream: true;
-    MemSyncDomainMap => CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP, "mem_sync_domain_map", launch: true, stream: true;
-    MemSyncDomain => CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN, "mem_sync_domain", launch: true, stream: true;
-    PreferredClusterDim => CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION, "preferred_cluster", launch: true, stream: false;
-    CompletionEvent<'a> => CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT, "completion_event", launch: true, stream: false;
-    DeviceUpdatable => CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE, "device_updatable", launch: true, stream: false;
-    SharedCarveout => CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, "shared_carveout", launch: true, stream: false;
-    NvlinkCentric => CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING, "nvlink_centric", launch: true, stream: false, cfg(not(any(feature = "cuda-12080", feature = "cuda-12090")));
+    AccessPolicyWindow => CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW = 1, launch: true, stream: true, since: cuda_12000, "";
+    Cooperative => CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2, launch: true, stream: false, since: cuda_12000, "";
+    SyncPolicy => CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY = 3, launch: false, stream: true, since: cuda_12000, "";
+    ClusterDim => CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4, launch: true, stream: false, since: cuda_12000, "";
+    ClusterScheduling => CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5, launch: true, stream: false, since: cuda_12000, "";
+    ProgrammaticSerialization => CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6, launch: true, stream: false, since: cuda_12000, "";
+    ProgrammaticEvent<'a> => CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT = 7, launch: true, stream: false, since: cuda_12000, "";
+    Priority => CU_LAUNCH_ATTRIBUTE_PRIORITY = 8, launch: true, stream: true, since: cuda_12000, "";
+    MemSyncDomainMap => CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP = 9, launch: true, stream: true, since: cuda_12000, "";
+    MemSyncDomain => CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN = 10, launch: true, stream: true, since: cuda_12000, "";
+    PreferredClusterDim => CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION = 11, launch: true, stream: false, since: cuda_12080,
+        "`preferred_cluster` needs CUDA 12.8: use feature cuda-12080 or later";
+    CompletionEvent<'a> => CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT = 12, launch: true, stream: false, since: cuda_12030,
+        "`completion_event` needs CUDA 12.3: use feature cuda-12030 or later";
+    DeviceUpdatable => CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE = 13, launch: true, stream: false, since: cuda_12040,
+        "`device_updatable` needs CUDA 12.4: use feature cuda-12040 or later";
+    SharedCarveout => CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = 14, launch: true, stream: false, since: cuda_12050,
+        "`shared_carveout` needs CUDA 12.5: use feature cuda-12050 or later";
+    NvlinkCentric => CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING = 16, launch: true, stream: false, since: cuda_13000,
+        "`nvlink_centric` needs CUDA 13.0: use feature cuda-13000 or later";
+    PortableClusterSizeMode => CU_LAUNCH_ATTRIBUTE_PORTABLE_CLUSTER_SIZE_MODE = 17, launch: true, stream: false, since: cuda_13020,
+        "`portable_cluster_size_mode` needs CUDA 13.2: use feature cuda-13020 or later";
+    SharedMemoryMode => CU_LAUNCH_ATTRIBUTE_SHARED_MEMORY_MODE = 18, launch: true, stream: false, since: cuda_13020,
+        "`shared_memory_mode` needs CUDA 13.2: use feature cuda-13020 or later";
 }
 
 /// The row of [`KINDS`] for a driver id, if this build knows it.
 pub fn kind_info(id: sys::CUlaunchAttributeID) -> Option<&'static KindInfo> {
-    KINDS.iter().find(|k| k.id == id)
+    KINDS.iter().find(|k| k.id == id as u32)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -178,12 +228,13 @@ pub enum AccessProperty {
 }
 
 impl AccessProperty {
-    fn raw(self) -> sys::CUaccessProperty {
-        match self {
-            Self::Normal => sys::CUaccessProperty::CU_ACCESS_PROPERTY_NORMAL,
-            Self::Streaming => sys::CUaccessProperty::CU_ACCESS_PROPERTY_STREAMING,
-            Self::Persisting => sys::CUaccessProperty::CU_ACCESS_PROPERTY_PERSISTING,
-        }
+    fn raw(self) -> u32 {
+        use sys::CUaccessProperty as P;
+        (match self {
+            Self::Normal => P::CU_ACCESS_PROPERTY_NORMAL,
+            Self::Streaming => P::CU_ACCESS_PROPERTY_STREAMING,
+            Self::Persisting => P::CU_ACCESS_PROPERTY_PERSISTING,
+        }) as u32
     }
 
     fn from_raw(raw: u32) -> Option<Self> {
@@ -246,14 +297,14 @@ impl AccessPolicyWindow {
     }
 
     fn encode(&self) -> sys::CUlaunchAttributeValue {
+        // Layout of CUaccessPolicyWindow: base_ptr @0, num_bytes @8, hitRatio @16, hitProp @20,
+        // missProp @24.
         let mut v = empty();
-        v.accessPolicyWindow = sys::CUaccessPolicyWindow {
-            base_ptr: self.base as usize as *mut core::ffi::c_void,
-            num_bytes: self.num_bytes,
-            hitRatio: self.hit_ratio,
-            hitProp: self.hit_prop.raw(),
-            missProp: self.miss_prop.raw(),
-        };
+        put(&mut v, 0, self.base.to_ne_bytes());
+        put(&mut v, 8, (self.num_bytes as u64).to_ne_bytes());
+        put(&mut v, 16, self.hit_ratio.to_ne_bytes());
+        put(&mut v, 20, self.hit_prop.raw().to_ne_bytes());
+        put(&mut v, 24, self.miss_prop.raw().to_ne_bytes());
         v
     }
 }
@@ -281,22 +332,18 @@ impl StreamAttribute for AccessPolicyWindow {
 // Flags
 
 macro_rules! flag {
-    ($(#[$doc:meta])* $ty:ident, $field:ident $(, cfg($($cfg:tt)*))?) => {
+    ($(#[$doc:meta])* $ty:ident) => {
         $(#[$doc])*
-        $(#[cfg($($cfg)*)])?
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
         pub struct $ty;
 
-        $(#[cfg($($cfg)*)])?
         impl $ty {
+            // Every flag is an `int`/`unsigned` at offset 0 of the union.
             fn encode(&self) -> sys::CUlaunchAttributeValue {
-                let mut v = empty();
-                v.$field = 1;
-                v
+                word(1)
             }
         }
 
-        $(#[cfg($($cfg)*)])?
         impl FlagAttribute for $ty {}
     };
 }
@@ -305,14 +352,12 @@ flag!(
     /// `CU_LAUNCH_ATTRIBUTE_COOPERATIVE`: a cooperative launch, whose blocks may synchronize
     /// grid-wide (`cooperative_groups::this_grid().sync()`); all blocks must be co-resident.
     /// Launch only.
-    Cooperative,
-    cooperative
+    Cooperative
 );
 flag!(
     /// `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`: lets this kernel start before the
     /// previous kernel in the stream finishes (programmatic dependent launch). Launch only.
-    ProgrammaticSerialization,
-    programmaticStreamSerializationAllowed
+    ProgrammaticSerialization
 );
 
 /// `CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE`: the kernel node this launch creates while
@@ -323,12 +368,8 @@ pub struct DeviceUpdatable;
 
 impl DeviceUpdatable {
     fn encode(&self) -> sys::CUlaunchAttributeValue {
-        let mut v = empty();
-        v.deviceUpdatableKernelNode = sys::CUlaunchAttributeValue_union__bindgen_ty_5 {
-            deviceUpdatable: 1,
-            devNode: core::ptr::null_mut(),
-        };
-        v
+        // `{ int deviceUpdatable; CUgraphDeviceNode devNode; }`: the driver fills `devNode`.
+        word(1)
     }
 }
 impl FlagAttribute for DeviceUpdatable {}
@@ -336,10 +377,8 @@ impl FlagAttribute for DeviceUpdatable {}
 flag!(
     /// `CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING`: schedule the grid for NVLink
     /// utilization. Launch only: `cuda.h` lists it as valid for streams, but driver 580 rejects it
-    /// there. Needs the `cuda-13000` feature or newer.
-    NvlinkCentric,
-    nvlinkUtilCentricScheduling,
-    cfg(not(any(feature = "cuda-12080", feature = "cuda-12090")))
+    /// there. Needs CUDA 13.0 (feature `cuda-13000` or later).
+    NvlinkCentric
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -365,14 +404,14 @@ pub enum SyncPolicy {
 impl SyncPolicy {
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         use sys::CUsynchronizationPolicy as P;
-        let mut v = empty();
-        v.syncPolicy = match self {
-            Self::Auto => P::CU_SYNC_POLICY_AUTO,
-            Self::Spin => P::CU_SYNC_POLICY_SPIN,
-            Self::Yield => P::CU_SYNC_POLICY_YIELD,
-            Self::BlockingSync => P::CU_SYNC_POLICY_BLOCKING_SYNC,
-        };
-        v
+        word(
+            (match self {
+                Self::Auto => P::CU_SYNC_POLICY_AUTO,
+                Self::Spin => P::CU_SYNC_POLICY_SPIN,
+                Self::Yield => P::CU_SYNC_POLICY_YIELD,
+                Self::BlockingSync => P::CU_SYNC_POLICY_BLOCKING_SYNC,
+        }) as u32,
+        )
     }
 }
 
@@ -404,13 +443,13 @@ pub enum ClusterScheduling {
 impl ClusterScheduling {
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         use sys::CUclusterSchedulingPolicy as P;
-        let mut v = empty();
-        v.clusterSchedulingPolicyPreference = match self {
-            Self::Default => P::CU_CLUSTER_SCHEDULING_POLICY_DEFAULT,
-            Self::Spread => P::CU_CLUSTER_SCHEDULING_POLICY_SPREAD,
-            Self::LoadBalancing => P::CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING,
-        };
-        v
+        word(
+            (match self {
+                Self::Default => P::CU_CLUSTER_SCHEDULING_POLICY_DEFAULT,
+                Self::Spread => P::CU_CLUSTER_SCHEDULING_POLICY_SPREAD,
+                Self::LoadBalancing => P::CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING,
+        }) as u32,
+        )
     }
 }
 
@@ -428,12 +467,12 @@ pub enum MemSyncDomain {
 impl MemSyncDomain {
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         use sys::CUlaunchMemSyncDomain as D;
-        let mut v = empty();
-        v.memSyncDomain = match self {
-            Self::Default => D::CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT,
-            Self::Remote => D::CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE,
-        };
-        v
+        word(
+            (match self {
+                Self::Default => D::CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT,
+                Self::Remote => D::CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE,
+        }) as u32,
+        )
     }
 }
 
@@ -451,7 +490,7 @@ impl StreamAttribute for MemSyncDomain {
 // Values
 
 macro_rules! dim_kind {
-    ($(#[$doc:meta])* $ty:ident, $field:ident, $raw:ident, $what:literal) => {
+    ($(#[$doc:meta])* $ty:ident, $what:literal) => {
         $(#[$doc])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub struct $ty(pub Dim3);
@@ -467,13 +506,12 @@ macro_rules! dim_kind {
                 Self(dim.into())
             }
 
+            // `{ unsigned x, y, z; }` at offset 0.
             fn encode(&self) -> sys::CUlaunchAttributeValue {
                 let mut v = empty();
-                v.$field = sys::$raw {
-                    x: self.0.x,
-                    y: self.0.y,
-                    z: self.0.z,
-                };
+                put(&mut v, 0, self.0.x.to_ne_bytes());
+                put(&mut v, 4, self.0.y.to_ne_bytes());
+                put(&mut v, 8, self.0.z.to_ne_bytes());
                 v
             }
         }
@@ -485,8 +523,6 @@ dim_kind!(
     /// 9.0+). The grid must be a multiple of it; 8 blocks is the portable maximum volume.
     /// Launch only.
     ClusterDim,
-    clusterDim,
-    CUlaunchAttributeValue_union__bindgen_ty_1,
     "cluster"
 );
 
@@ -495,8 +531,6 @@ dim_kind!(
     /// it fits, falling back to [`ClusterDim`]. Must be a multiple of the cluster dimension, with
     /// the same z. Launch only.
     PreferredClusterDim,
-    preferredClusterDim,
-    CUlaunchAttributeValue_union__bindgen_ty_4,
     "preferred cluster"
 );
 
@@ -507,9 +541,7 @@ pub struct Priority(pub i32);
 
 impl Priority {
     fn encode(&self) -> sys::CUlaunchAttributeValue {
-        let mut v = empty();
-        v.priority = self.0;
-        v
+        word(self.0 as u32)
     }
 }
 
@@ -532,10 +564,7 @@ pub struct MemSyncDomainMap {
 impl MemSyncDomainMap {
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         let mut v = empty();
-        v.memSyncDomainMap = sys::CUlaunchMemSyncDomainMap {
-            default_: self.default,
-            remote: self.remote,
-        };
+        put(&mut v, 0, [self.default, self.remote]);
         v
     }
 }
@@ -561,9 +590,7 @@ impl SharedCarveout {
     }
 
     fn encode(&self) -> sys::CUlaunchAttributeValue {
-        let mut v = empty();
-        v.sharedMemCarveout = self.0;
-        v
+        word(self.0)
     }
 }
 
@@ -588,12 +615,10 @@ impl<'a> ProgrammaticEvent<'a> {
     }
 
     fn encode(&self) -> sys::CUlaunchAttributeValue {
+        // `{ CUevent event; int flags; int triggerAtBlockStart; }`.
         let mut v = empty();
-        v.programmaticEvent = sys::CUlaunchAttributeValue_union__bindgen_ty_2 {
-            event: self.event.cu_event(),
-            flags: 0,
-            triggerAtBlockStart: self.trigger_at_block_start as i32,
-        };
+        put(&mut v, 0, (self.event.cu_event() as usize).to_ne_bytes());
+        put(&mut v, 12, (self.trigger_at_block_start as i32).to_ne_bytes());
         v
     }
 }
@@ -611,11 +636,9 @@ pub struct CompletionEvent<'a>(pub &'a CudaEvent);
 
 impl CompletionEvent<'_> {
     fn encode(&self) -> sys::CUlaunchAttributeValue {
+        // `{ CUevent event; int flags; }`.
         let mut v = empty();
-        v.launchCompletionEvent = sys::CUlaunchAttributeValue_union__bindgen_ty_3 {
-            event: self.0.cu_event(),
-            flags: 0,
-        };
+        put(&mut v, 0, (self.0.cu_event() as usize).to_ne_bytes());
         v
     }
 }
@@ -623,5 +646,59 @@ impl CompletionEvent<'_> {
 impl<'a> From<&'a CudaEvent> for CompletionEvent<'a> {
     fn from(event: &'a CudaEvent) -> Self {
         Self(event)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// CUDA 13.2
+
+/// `CU_LAUNCH_ATTRIBUTE_PORTABLE_CLUSTER_SIZE_MODE` (`CUlaunchAttributePortableClusterMode`):
+/// whether the launch may use a cluster larger than the portable 8 blocks. Launch only. Needs
+/// CUDA 13.2 (feature `cuda-13020` or later) and a driver that knows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum PortableClusterSizeMode {
+    /// `CU_LAUNCH_PORTABLE_CLUSTER_MODE_DEFAULT`: the kernel's own setting decides.
+    #[default]
+    Default,
+    /// `CU_LAUNCH_PORTABLE_CLUSTER_MODE_REQUIRE_PORTABLE`: at most the portable size.
+    RequirePortable,
+    /// `CU_LAUNCH_PORTABLE_CLUSTER_MODE_ALLOW_NON_PORTABLE`: larger clusters where the GPU has
+    /// them.
+    AllowNonPortable,
+}
+
+impl PortableClusterSizeMode {
+    // The enum's values are the same in every version that has it (0, 1, 2); encoded as the
+    // plain number so the type exists with every CUDA feature.
+    fn encode(&self) -> sys::CUlaunchAttributeValue {
+        word(match self {
+            Self::Default => 0,
+            Self::RequirePortable => 1,
+            Self::AllowNonPortable => 2,
+        })
+    }
+}
+
+/// `CU_LAUNCH_ATTRIBUTE_SHARED_MEMORY_MODE` (`CUsharedMemoryMode`): whether the launch may use
+/// more shared memory per block than is portable. Launch only. Needs CUDA 13.2 (feature
+/// `cuda-13020` or later) and a driver that knows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum SharedMemoryMode {
+    /// `CU_SHARED_MEMORY_MODE_DEFAULT`.
+    #[default]
+    Default,
+    /// `CU_SHARED_MEMORY_MODE_REQUIRE_PORTABLE`.
+    RequirePortable,
+    /// `CU_SHARED_MEMORY_MODE_ALLOW_NON_PORTABLE`.
+    AllowNonPortable,
+}
+
+impl SharedMemoryMode {
+    fn encode(&self) -> sys::CUlaunchAttributeValue {
+        word(match self {
+            Self::Default => 0,
+            Self::RequirePortable => 1,
+            Self::AllowNonPortable => 2,
+        })
     }
 }

@@ -5,9 +5,13 @@ use core::marker::PhantomData;
 
 use cudarc::driver::CudaEvent;
 
-use crate::attr::{kind_info, FlagAttribute, LaunchAttribute, StreamAttribute, KINDS};
+use crate::attr::{
+    kind_info, u32_at, Attribute, ClusterDim, FlagAttribute, LaunchAttribute,
+    PreferredClusterDim, SharedCarveout, StreamAttribute, KINDS,
+};
 use crate::dim::Dim3;
 use crate::sys;
+use chevron_cuda_spec::limits::{check_launch, LaunchShape, Violation};
 
 /// How many launch-attribute kinds this build knows: the capacity of a config's attribute array.
 /// Each kind appears at most once, so the array never overflows.
@@ -27,16 +31,6 @@ const fn count_kinds(launch: bool) -> usize {
     n
 }
 
-/// The driver's per-axis block limits (x, y, z), in threads.
-pub const MAX_BLOCK_DIM: [u32; 3] = [1024, 1024, 64];
-/// The driver's limit on threads per block.
-pub const MAX_BLOCK_THREADS: u64 = 1024;
-/// The driver's per-axis grid limits (x, y, z), in blocks.
-pub const MAX_GRID_DIM: [u32; 3] = [i32::MAX as u32, 65535, 65535];
-/// Blocks per cluster every cluster-capable GPU accepts without the kernel opting into more.
-pub const PORTABLE_CLUSTER_BLOCKS: u64 = 8;
-/// The largest [`crate::SharedCarveout`], in percent.
-pub const MAX_SHARED_CARVEOUT: u32 = 100;
 
 const EMPTY_VALUE: sys::CUlaunchAttributeValue = sys::CUlaunchAttributeValue { pad: [0; 64] };
 const EMPTY_ATTR: sys::CUlaunchAttribute = sys::CUlaunchAttribute {
@@ -87,6 +81,7 @@ pub struct LaunchConfig<'a> {
     n_attrs: usize,
     stream_attrs: [(sys::CUstreamAttrID, sys::CUstreamAttrValue); MAX_STREAM_ATTRIBUTES],
     n_stream_attrs: usize,
+    non_portable_cluster: bool,
     _events: PhantomData<&'a CudaEvent>,
 }
 
@@ -110,6 +105,7 @@ impl<'a> LaunchConfig<'a> {
                 EMPTY_VALUE,
             ); MAX_STREAM_ATTRIBUTES],
             n_stream_attrs: 0,
+            non_portable_cluster: false,
             _events: PhantomData,
         }
     }
@@ -118,6 +114,28 @@ impl<'a> LaunchConfig<'a> {
     pub fn shared(mut self, bytes: u32) -> Self {
         self.shared = bytes;
         self
+    }
+
+    /// Allows a cluster of 9 to 16 blocks (the portable limit is 8): before the first such launch
+    /// of a function, chevron sets `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED` on it,
+    /// once per function. Without it, [`Self::validate`] rejects clusters over 8 blocks.
+    /// `non_portable_cluster` in `launch!`/`config!`. Needs compute capability 9.0; the GPU
+    /// decides the actual maximum (16 on an H100/H200).
+    ///
+    /// ```
+    /// use chevron_cuda_runtime::{ClusterDim, LaunchConfig};
+    /// let cfg = LaunchConfig::new(32, 128).with(ClusterDim::new(16, 1, 1));
+    /// assert!(cfg.validate().is_err());
+    /// assert!(cfg.non_portable_cluster().validate().is_ok());
+    /// ```
+    pub fn non_portable_cluster(mut self) -> Self {
+        self.non_portable_cluster = true;
+        self
+    }
+
+    /// Whether [`Self::non_portable_cluster`] was set.
+    pub fn allows_non_portable_cluster(&self) -> bool {
+        self.non_portable_cluster
     }
 
     /// Adds a launch attribute, replacing one of the same kind.
@@ -204,104 +222,63 @@ impl<'a> LaunchConfig<'a> {
 
     /// Whether a launch attribute of kind `A` is present.
     pub fn has<A: LaunchAttribute>(&self) -> bool {
-        self.launch_value(A::ID).is_some()
+        self.launch_value(A::KIND.id).is_some()
     }
 
-    pub(crate) fn launch_value(
-        &self,
-        id: sys::CUlaunchAttributeID,
-    ) -> Option<&sys::CUlaunchAttributeValue> {
+    /// The value of the launch attribute with driver id `id` (a `u32`, so that kinds of newer
+    /// CUDA versions can be named with every feature).
+    pub(crate) fn launch_value(&self, id: u32) -> Option<&sys::CUlaunchAttributeValue> {
         self.launch_attributes()
             .iter()
-            .find(|a| a.id == id)
+            .find(|a| a.id as u32 == id)
             .map(|a| &a.value)
+    }
+
+    fn dim_value(&self, id: u32) -> Option<Dim3> {
+        // Both dim kinds are `{ unsigned x, y, z; }` at offset 0.
+        let v = self.launch_value(id)?;
+        Some(Dim3::new(u32_at(v, 0), u32_at(v, 4), u32_at(v, 8)))
     }
 
     /// The cluster extent, if a [`crate::ClusterDim`] is set.
     pub fn cluster(&self) -> Option<Dim3> {
-        let v =
-            self.launch_value(sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)?;
-        // SAFETY: the entry with this id was written through `clusterDim`.
-        let c = unsafe { v.clusterDim };
-        Some(Dim3::new(c.x, c.y, c.z))
+        self.dim_value(ClusterDim::KIND.id)
     }
 
     /// The preferred cluster extent, if a [`crate::PreferredClusterDim`] is set.
     pub fn preferred_cluster(&self) -> Option<Dim3> {
-        let id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION;
-        let v = self.launch_value(id)?;
-        // SAFETY: the entry with this id was written through `preferredClusterDim`.
-        let c = unsafe { v.preferredClusterDim };
-        Some(Dim3::new(c.x, c.y, c.z))
+        self.dim_value(PreferredClusterDim::KIND.id)
     }
 
     fn shared_carveout(&self) -> Option<u32> {
-        let id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT;
-        // SAFETY: the entry with this id was written through `sharedMemCarveout`.
-        self.launch_value(id)
-            .map(|v| unsafe { v.sharedMemCarveout })
+        self.launch_value(SharedCarveout::KIND.id)
+            .map(|v| u32_at(v, 0))
     }
 
     /// Checks the limits the driver enforces on every launch, so that a value known only at run
     /// time gets a precise message: block extents (x, y ≤ 1024, z ≤ 64, volume ≤ 1024, none 0),
-    /// grid extents (none 0, y and z ≤ 65535), cluster extents (none 0) and divisibility of the
-    /// grid, the preferred cluster against the cluster, carveout ≤ 100 %. Cluster volumes over
-    /// the portable 8 are left to the driver, which allows up to 16 for kernels that opt in.
+    /// grid extents (none 0, y and z ≤ 65535), cluster extents (none 0), volume (≤ 8, or ≤ 16
+    /// with [`Self::non_portable_cluster`]) and divisibility of the grid, the preferred cluster
+    /// against the cluster, carveout ≤ 100 %. The rules and their wording are the ones `launch!`
+    /// and `config!` apply to literals (`chevron_cuda_spec::limits`).
     ///
-    /// [`crate::launch_function`] calls this before each launch; it is a handful of comparisons.
-    pub fn validate(&self) -> Result<(), String> {
-        let (g, b) = (self.grid, self.block);
-        if b.x == 0 || b.y == 0 || b.z == 0 {
-            return Err(format!("block {b} has a zero extent"));
+    /// [`crate::launch_function`] calls this before each launch and returns a violation as
+    /// [`crate::Error::InvalidConfig`]; it is a handful of comparisons.
+    pub fn validate(&self) -> Result<(), Violation> {
+        check_launch(&self.shape())
+    }
+
+    /// What the limit rules look at.
+    pub fn shape(&self) -> LaunchShape {
+        let arr = |d: Dim3| [d.x, d.y, d.z];
+        LaunchShape {
+            grid: arr(self.grid),
+            block: arr(self.block),
+            cluster: self.cluster().map(arr),
+            preferred_cluster: self.preferred_cluster().map(arr),
+            carveout: self.shared_carveout(),
+            non_portable_cluster: self.non_portable_cluster,
         }
-        let [bx, by, bz] = MAX_BLOCK_DIM;
-        if b.x > bx || b.y > by || b.z > bz {
-            return Err(format!(
-                "block {b} exceeds the per-dimension limits ({bx}, {by}, {bz})"
-            ));
-        }
-        if b.volume() > MAX_BLOCK_THREADS {
-            return Err(format!(
-                "block {b} has {} threads; the limit is {MAX_BLOCK_THREADS}",
-                b.volume()
-            ));
-        }
-        if g.x == 0 || g.y == 0 || g.z == 0 {
-            return Err(format!("grid {g} has a zero extent"));
-        }
-        // y and z share one limit.
-        let [_, gy, gz] = MAX_GRID_DIM;
-        if g.y > gy || g.z > gz {
-            return Err(format!("grid {g}: y and z are limited to {gy}"));
-        }
-        if let Some(c) = self.cluster() {
-            if c.x == 0 || c.y == 0 || c.z == 0 {
-                return Err(format!("cluster {c} has a zero extent"));
-            }
-            if !c.divides(g) {
-                return Err(format!("cluster {c} does not divide grid {g}"));
-            }
-        }
-        if let Some(p) = self.preferred_cluster() {
-            let Some(c) = self.cluster() else {
-                return Err(format!(
-                    "preferred cluster {p} is set without a cluster dimension"
-                ));
-            };
-            if !c.divides(p) || p.z != c.z {
-                return Err(format!(
-                    "preferred cluster {p} must be a multiple of cluster {c} with the same z"
-                ));
-            }
-        }
-        if let Some(pct) = self.shared_carveout() {
-            if pct > MAX_SHARED_CARVEOUT {
-                return Err(format!(
-                    "shared_carveout is {pct} %; the limit is {MAX_SHARED_CARVEOUT}"
-                ));
-            }
-        }
-        Ok(())
     }
 
     /// The config's attributes as `key (CU_LAUNCH_ATTRIBUTE_…)` names, for messages.

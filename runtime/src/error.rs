@@ -101,12 +101,13 @@ pub enum Error {
 
     /// A launch configuration value is outside the driver's limits (checked before launching,
     /// for values only known at run time).
-    #[error("invalid launch configuration{kernel}: {message}")]
+    #[error("invalid launch configuration{kernel}: {violation}")]
     InvalidConfig {
         /// The kernel.
         kernel: KernelName,
-        /// What is wrong, with the numbers.
-        message: String,
+        /// What is wrong, with the numbers: the rule `launch!` applies to literals, in the same
+        /// words.
+        violation: chevron_cuda_spec::limits::Violation,
     },
 
     /// The NVRTC library (`libnvrtc`), needed to compile a `cuda = "…"` kernel at run time, could

@@ -5,20 +5,21 @@ use std::sync::Arc;
 
 use cudarc::driver::{result::DriverError, CudaContext, CudaFunction, CudaStream};
 
-use crate::attr::kind_info;
+use crate::attr::{Attribute, DeviceUpdatable};
 use crate::config::LaunchConfig;
+use crate::driver;
 use crate::error::{Error, KernelName};
 use crate::sys;
+use chevron_cuda_spec::kinds::KINDS as SPEC_KINDS;
+use chevron_cuda_spec::limits::{volume, PORTABLE_CLUSTER_BLOCKS};
 
 use sys::cudaError_enum as E;
-use sys::CUlaunchAttributeID as Id;
 
 /// Whether the CUDA driver library can be loaded; checked once per process.
 pub fn driver_present() -> bool {
     use std::sync::OnceLock;
     static PRESENT: OnceLock<bool> = OnceLock::new();
-    // SAFETY: only tries to open the library by its usual names.
-    *PRESENT.get_or_init(|| unsafe { sys::is_culib_present() })
+    *PRESENT.get_or_init(driver::culib_present)
 }
 
 /// `Err(Error::NoDriver)` unless the driver library can be loaded. Call before anything that
@@ -82,23 +83,21 @@ pub unsafe fn launch_named(
     params: &mut [*mut c_void],
 ) -> Result<(), Error> {
     let kernel = KernelName(name);
-    if let Err(message) = config.validate() {
-        return Err(Error::InvalidConfig { kernel, message });
+    if let Err(violation) = config.validate() {
+        return Err(Error::InvalidConfig { kernel, violation });
     }
     let ctx = stream.context();
     ctx.bind_to_thread()
         .map_err(|e| Error::driver("cuCtxSetCurrent", kernel, e))?;
+    if config.allows_non_portable_cluster() {
+        let blocks = config.cluster().map_or(1, |c| volume([c.x, c.y, c.z]));
+        if blocks > PORTABLE_CLUSTER_BLOCKS {
+            driver::allow_non_portable_cluster(func)
+                .map_err(|e| Error::driver("cuFuncSetAttribute", kernel, e))?;
+        }
+    }
     for (id, value) in config.stream_attributes() {
-        // SAFETY: the stream is live, the value matches the id (built by the config).
-        let rc = unsafe { sys::cuStreamSetAttribute(stream.cu_stream(), *id, value) };
-        check(rc).map_err(|source| Error::Driver {
-            call: "cuStreamSetAttribute",
-            kernel,
-            attributes: kind_info(*id)
-                .map(|k| format!("stream {} ({})", k.key, k.cuda_name))
-                .unwrap_or_default(),
-            source,
-        })?;
+        driver::set_stream_attribute(stream, *id, value, kernel)?;
     }
     let (grid, block) = (config.grid(), config.block());
     let attrs = config.launch_attributes();
@@ -116,24 +115,9 @@ pub unsafe fn launch_named(
         numAttrs: attrs.len() as u32,
     };
     // SAFETY: `raw` points at live arrays; `params` is the caller's promise.
-    let rc = unsafe {
-        sys::cuLaunchKernelEx(
-            &raw,
-            func.cu_function(),
-            params.as_mut_ptr(),
-            core::ptr::null_mut(),
-        )
-    };
-    match check(rc) {
+    match unsafe { driver::launch_kernel_ex(&raw, func, params) } {
         Ok(()) => Ok(()),
         Err(source) => Err(explain(stream, func, kernel, config, source)),
-    }
-}
-
-fn check(rc: sys::CUresult) -> Result<(), DriverError> {
-    match rc {
-        E::CUDA_SUCCESS => Ok(()),
-        other => Err(DriverError(other)),
     }
 }
 
@@ -170,9 +154,10 @@ fn explain(
         E::CUDA_ERROR_INVALID_CLUSTER_SIZE => {
             let cluster = config.cluster().unwrap_or(crate::Dim3::new(1, 1, 1));
             let reason = match config.validate() {
-                Err(message) => message,
-                Ok(()) if cluster.volume() > 8 => format!(
-                    "{} blocks per cluster is over the portable limit of 8",
+                Err(violation) => violation.to_string(),
+                Ok(()) if cluster.volume() > PORTABLE_CLUSTER_BLOCKS => format!(
+                    "{} blocks per cluster is over the portable limit of {PORTABLE_CLUSTER_BLOCKS}, \
+                     and this GPU or kernel does not allow that many",
                     cluster.volume()
                 ),
                 Ok(()) => "the driver refused this cluster for this kernel (its block size, \
@@ -188,35 +173,23 @@ fn explain(
         }
         _ => {}
     }
-    if config
-        .launch_value(Id::CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE)
-        .is_some()
+    if config.launch_value(DeviceUpdatable::KIND.id).is_some()
         && !is_capturing(stream)
     {
         return Error::NotCapturing { kernel };
     }
-    let needs_sm90 = [
-        Id::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
-        Id::CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION,
-        Id::CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE,
-        Id::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
-        Id::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT,
-    ];
-    if let Some(id) = needs_sm90
-        .into_iter()
-        .find(|id| config.launch_value(*id).is_some())
-    {
-        if let Ok((major, minor)) = ctx.compute_capability() {
-            if major < 9 {
-                return Error::ArchTooLow {
-                    attribute: kind_info(id)
-                        .map(|k| format!("{} ({})", k.key, k.cuda_name))
-                        .unwrap_or_default(),
-                    kernel,
-                    major,
-                    minor,
-                };
-            }
+    // The kinds the spec table says need a newer GPU than this one.
+    if let Ok((major, minor)) = ctx.compute_capability() {
+        let have = (major.max(0) as u32, minor.max(0) as u32);
+        if let Some(kind) = SPEC_KINDS.iter().find(|k| {
+            k.min_cc.is_some_and(|need| have < need) && config.launch_value(k.id).is_some()
+        }) {
+            return Error::ArchTooLow {
+                attribute: format!("{} ({})", kind.key, kind.cuda_name),
+                kernel,
+                major,
+                minor,
+            };
         }
     }
     Error::Driver {
@@ -229,8 +202,6 @@ fn explain(
 
 /// Whether `stream` is capturing a graph.
 pub fn is_capturing(stream: &CudaStream) -> bool {
-    let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
-    // SAFETY: the stream is live and `status` is a valid out-pointer.
-    let rc = unsafe { sys::cuStreamIsCapturing(stream.cu_stream(), &mut status) };
-    rc == E::CUDA_SUCCESS && status == sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_ACTIVE
+    driver::stream_capture_status(stream)
+        .is_ok_and(|s| s == sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_ACTIVE)
 }

@@ -21,17 +21,7 @@
 //! ```
 #![deny(missing_docs)]
 
-#[cfg(not(any(
-    feature = "cuda-12080",
-    feature = "cuda-12090",
-    feature = "cuda-13000",
-    feature = "cuda-13010",
-    feature = "cuda-13020"
-)))]
-compile_error!(
-    "chevron-cuda-runtime needs one CUDA version feature: cuda-12080, cuda-12090, cuda-13000 (the \
-     default), cuda-13010 or cuda-13020"
-);
+// build.rs checks that exactly one CUDA version feature is on, with a message naming the fix.
 
 pub use cudarc;
 pub use cudarc::driver::sys;
@@ -43,24 +33,25 @@ mod args;
 mod attr;
 mod config;
 mod dim;
+mod driver;
 mod error;
 mod kernel;
 mod launch;
 pub use chevron_cuda_spec::ptx;
 mod stream;
 
-#[cfg(not(any(feature = "cuda-12080", feature = "cuda-12090")))]
-pub use attr::NvlinkCentric;
 pub use attr::{
     kind_info, AccessPolicyWindow, AccessProperty, Attribute, ClusterDim, ClusterScheduling,
     CompletionEvent, Cooperative, DeviceUpdatable, FlagAttribute, KindInfo, LaunchAttribute,
-    MemSyncDomain, MemSyncDomainMap, PreferredClusterDim, Priority, ProgrammaticEvent,
-    ProgrammaticSerialization, SharedCarveout, StreamAttribute, SyncPolicy, KINDS,
+    MemSyncDomain, MemSyncDomainMap, NvlinkCentric, PortableClusterSizeMode, PreferredClusterDim,
+    Priority, ProgrammaticEvent, ProgrammaticSerialization, SharedCarveout, SharedMemoryMode,
+    StreamAttribute, SyncPolicy, CUDA_VERSION, KINDS,
 };
-pub use config::{
-    LaunchConfig, MAX_BLOCK_DIM, MAX_BLOCK_THREADS, MAX_GRID_DIM, MAX_LAUNCH_ATTRIBUTES,
-    MAX_SHARED_CARVEOUT, MAX_STREAM_ATTRIBUTES, PORTABLE_CLUSTER_BLOCKS,
+pub use chevron_cuda_spec::limits::{
+    Violation, MAX_BLOCK_DIM, MAX_BLOCK_THREADS, MAX_CLUSTER_BLOCKS, MAX_GRID_DIM,
+    MAX_SHARED_CARVEOUT, PORTABLE_CLUSTER_BLOCKS,
 };
+pub use config::{LaunchConfig, MAX_LAUNCH_ATTRIBUTES, MAX_STREAM_ATTRIBUTES};
 pub use dim::Dim3;
 pub use error::{Error, KernelName, Result};
 pub use kernel::{compile_cuda, nvrtc_present, Kernel, KernelSource};

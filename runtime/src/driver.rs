@@ -1,0 +1,122 @@
+//! The thin driver layer: every `sys::cu*` call of the runtime goes through here, where a
+//! `CUresult` becomes a `Result` (like cudarc's `result` module, for the calls cudarc's safe API
+//! does not offer with launch attributes).
+
+use core::ffi::c_void;
+use std::sync::RwLock;
+
+use cudarc::driver::{result::DriverError, CudaFunction, CudaStream};
+
+use crate::attr::kind_info;
+use crate::error::{Error, KernelName};
+use crate::sys;
+
+/// `CUDA_SUCCESS` as `Ok`, anything else as cudarc's `DriverError`.
+pub(crate) fn check(rc: sys::CUresult) -> Result<(), DriverError> {
+    match rc {
+        sys::cudaError_enum::CUDA_SUCCESS => Ok(()),
+        other => Err(DriverError(other)),
+    }
+}
+
+/// Whether the driver library can be loaded.
+pub(crate) fn culib_present() -> bool {
+    // SAFETY: only tries to open the library by its usual names.
+    unsafe { sys::is_culib_present() }
+}
+
+/// `cuLaunchKernelEx`.
+///
+/// # Safety
+/// `config` points at live arrays; `params` matches the kernel's parameters.
+pub(crate) unsafe fn launch_kernel_ex(
+    config: &sys::CUlaunchConfig,
+    func: &CudaFunction,
+    params: &mut [*mut c_void],
+) -> Result<(), DriverError> {
+    // SAFETY: forwarded from the caller.
+    check(unsafe {
+        sys::cuLaunchKernelEx(
+            config,
+            func.cu_function(),
+            params.as_mut_ptr(),
+            core::ptr::null_mut(),
+        )
+    })
+}
+
+/// `cuStreamSetAttribute`, the one setter of `launch` and `set_stream_attribute`; a failure is
+/// `Error::Driver` naming the kind.
+pub(crate) fn set_stream_attribute(
+    stream: &CudaStream,
+    id: sys::CUstreamAttrID,
+    value: &sys::CUstreamAttrValue,
+    kernel: KernelName,
+) -> Result<(), Error> {
+    // SAFETY: the stream is live; callers build `value` for `id`.
+    let rc = unsafe { sys::cuStreamSetAttribute(stream.cu_stream(), id, value) };
+    check(rc).map_err(|source| stream_error("cuStreamSetAttribute", id, kernel, source))
+}
+
+/// `cuStreamGetAttribute`.
+pub(crate) fn stream_attribute(
+    stream: &CudaStream,
+    id: sys::CUstreamAttrID,
+) -> Result<sys::CUstreamAttrValue, Error> {
+    let mut value = sys::CUstreamAttrValue { pad: [0; 64] };
+    // SAFETY: the stream is live and `value` is a valid out-pointer of the right type.
+    let rc = unsafe { sys::cuStreamGetAttribute(stream.cu_stream(), id, &mut value) };
+    check(rc)
+        .map(|()| value)
+        .map_err(|source| stream_error("cuStreamGetAttribute", id, KernelName(None), source))
+}
+
+fn stream_error(
+    call: &'static str,
+    id: sys::CUstreamAttrID,
+    kernel: KernelName,
+    source: DriverError,
+) -> Error {
+    Error::Driver {
+        call,
+        kernel,
+        attributes: kind_info(id)
+            .map(|k| format!("stream {} ({})", k.key, k.cuda_name))
+            .unwrap_or_default(),
+        source,
+    }
+}
+
+/// `cuStreamIsCapturing`.
+pub(crate) fn stream_capture_status(
+    stream: &CudaStream,
+) -> Result<sys::CUstreamCaptureStatus, DriverError> {
+    let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+    // SAFETY: the stream is live and `status` is a valid out-pointer.
+    check(unsafe { sys::cuStreamIsCapturing(stream.cu_stream(), &mut status) }).map(|()| status)
+}
+
+/// Functions that have `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED` set, by handle.
+static NON_PORTABLE: RwLock<Vec<usize>> = RwLock::new(Vec::new());
+
+/// Sets `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED` on `func`, once per function:
+/// later calls only find it in a short list. Called only for launches that opted into a
+/// non-portable cluster and use one.
+pub(crate) fn allow_non_portable_cluster(func: &CudaFunction) -> Result<(), DriverError> {
+    let handle = func.cu_function() as usize;
+    if NON_PORTABLE
+        .read()
+        .is_ok_and(|set| set.contains(&handle))
+    {
+        return Ok(());
+    }
+    let attr = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED;
+    // SAFETY: the function handle is live for as long as `func`.
+    check(unsafe { sys::cuFuncSetAttribute(func.cu_function(), attr, 1) })?;
+    if let Ok(mut set) = NON_PORTABLE.write() {
+        if !set.contains(&handle) {
+            set.push(handle);
+        }
+    }
+    Ok(())
+}
