@@ -196,7 +196,8 @@ impl fmt::Display for Violation {
             }
             Self::CarveoutOverLimit { percent } => write!(
                 f,
-                "`shared_carveout` is {percent} %; the limit is {MAX_SHARED_CARVEOUT}"
+                "`shared_carveout` is a percentage of the L1/shared split; {percent} is over \
+                 {MAX_SHARED_CARVEOUT}"
             ),
         }
     }
@@ -426,7 +427,10 @@ mod tests {
         assert!(err(s).contains("same z"));
         s.preferred_cluster = None;
         s.carveout = Some(101);
-        assert_eq!(err(s), "`shared_carveout` is 101 %; the limit is 100");
+        assert_eq!(
+            err(s),
+            "`shared_carveout` is a percentage of the L1/shared split; 101 is over 100"
+        );
         // Limits hold exactly at the edge.
         assert!(check_launch(&shape([1, 65535, 65535], [1024, 1, 1])).is_ok());
         let mut s = shape([16, 1, 1], [8, 8, 16]);

@@ -91,6 +91,8 @@ pub struct Plan {
     pub launch: Vec<Setting>,
     /// Stream attributes, in source order.
     pub stream_attrs: Vec<Setting>,
+    /// `non_portable_cluster`: clusters of 9 to 16 blocks allowed.
+    pub non_portable_cluster: bool,
 }
 
 /// One checked attribute.

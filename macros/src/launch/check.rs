@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use chevron_cuda_runtime::MAX_SHARED_CARVEOUT;
+use chevron_cuda_spec::limits::check_carveout;
 use chevron_cuda_spec::ptx::name_list;
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
@@ -12,7 +12,7 @@ use syn::spanned::Spanned;
 use syn::{Expr, Lit};
 
 use super::ast::{Attr, Chevrons, Entry, Item, Plan, Setting, Value};
-use super::keys::{self, Key, ValueForm, SHARED, STREAM};
+use super::keys::{self, Key, ValueForm, NON_PORTABLE_CLUSTER, SHARED, STREAM};
 use super::limits::{check_block, check_clusters, check_grid, lit_dim, lit_u64};
 use crate::report::Errors;
 
@@ -72,6 +72,7 @@ pub fn check_chevrons(ch: &Chevrons, mode: Mode, cx: &mut Errors) -> Option<Plan
         shared: None,
         launch: Vec::new(),
         stream_attrs: Vec::new(),
+        non_portable_cluster: false,
     };
     let grid = lit_dim(&plan.grid, "grid", cx);
     let block = lit_dim(&plan.block, "block", cx);
@@ -214,6 +215,20 @@ fn check_items(items: &[&Item], plan: &mut Plan, cx: &mut Errors) {
                     }
                     continue;
                 }
+                if name == NON_PORTABLE_CLUSTER {
+                    if dup(&mut seen_launch, attr, 0, cx, DupPlace::Launch) {
+                        continue;
+                    }
+                    match &attr.value {
+                        None => plan.non_portable_cluster = true,
+                        Some(v) => cx.error(
+                            v.span(),
+                            "`non_portable_cluster` takes no value: write it bare to allow \
+                             clusters of 9 to 16 blocks",
+                        ),
+                    }
+                    continue;
+                }
                 if name == STREAM {
                     cx.error(
                         attr.key.span(),
@@ -330,6 +345,10 @@ fn dup(
 
 fn unknown_key(attr: &Attr, in_stream: bool, cx: &mut Errors) {
     let name = attr.key.to_string();
+    if let Some(message) = keys::missing_in_version(&name) {
+        cx.error(attr.key.span(), message);
+        return;
+    }
     let valid = keys::valid_here(in_stream);
     let place = if in_stream {
         "stream attribute"
@@ -411,14 +430,8 @@ fn check_value(key: Key, attr: &Attr, cx: &mut Errors) -> Option<Value> {
         }
         ValueForm::Percent => {
             if let Some((pct, span)) = lit_u64(value) {
-                if pct > u64::from(MAX_SHARED_CARVEOUT) {
-                    cx.error(
-                        span,
-                        format!(
-                            "`{name}` is a percentage of the L1/shared split; {pct} is over \
-                             {MAX_SHARED_CARVEOUT}"
-                        ),
-                    );
+                if let Err(violation) = check_carveout(pct) {
+                    cx.error(span, violation.to_string());
                 }
             }
             Some(Value::Expr(value.clone()))

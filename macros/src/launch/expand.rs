@@ -58,6 +58,9 @@ fn config_parts(plan: &Plan) -> (Vec<TokenStream>, TokenStream) {
     if let Some(shared) = &plan.shared {
         chain.extend(quote_spanned!(shared.span()=> .shared(#shared)));
     }
+    if plan.non_portable_cluster {
+        chain.extend(quote!(.non_portable_cluster()));
+    }
     for (settings, stream) in [(&plan.stream_attrs, true), (&plan.launch, false)] {
         for setting in settings {
             let (method, value) = setting_tokens(setting, stream, &mut lets);

@@ -1,83 +1,72 @@
-//! The DSL side of the attribute table: how each key's value is written in `launch!`/`config!`.
-//!
-//! Everything else about a key (its Rust type, its `CU_LAUNCH_ATTRIBUTE_*` name, whether the
-//! driver accepts it in `cuLaunchKernelEx` and/or `cuStreamSetAttribute`) comes from the runtime's
-//! [`chevron_cuda_runtime::KINDS`], so there is one table; a test below proves both lists name the
-//! same keys.
+//! The DSL side of the attribute table: keys, their value forms and the CUDA version that has
+//! them, all from the spec crate's table ([`chevron_cuda_spec::kinds::KINDS`]), which the
+//! runtime's types follow too. The macros depend on no CUDA crate: the user's CUDA version
+//! reaches them as the same `cuda-*` feature the facade forwards.
 
-use chevron_cuda_runtime::{KindInfo, KINDS};
-
-/// How a key's value is written, and what it expands to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ValueForm {
-    /// A flag: bare `key` (on) or `key = <bool>`; expands to `.with(Kind)` / `.with_flag(Kind, b)`.
-    Flag,
-    /// A dim (`u32`, `(u32, u32)`, `(u32, u32, u32)` or `impl Into<Dim3>`): `Kind::from_dim(e)`.
-    Dim,
-    /// A variant name of the kind's enum (`sync = Spin`), or an expression of the kind's type.
-    Enum(&'static [&'static str]),
-    /// An `i32` expression: `Kind(e)`.
-    I32,
-    /// A percentage 0 to 100: `Kind::percent(e)`.
-    Percent,
-    /// An event: anything the kind converts from (`&CudaEvent`), as `Kind::from(e)`.
-    Event,
-    /// An expression of the kind's type.
-    Expr,
-}
-
-impl ValueForm {
-    /// How to write the value, for messages: `` `cluster = <dim>` ``.
-    pub fn describe(self, key: &str) -> String {
-        match self {
-            Self::Flag => format!("`{key}` or `{key} = <bool>`"),
-            Self::Dim => format!(
-                "`{key} = <dim>` (a `u32`, a tuple of two or three `u32`, or a `Dim3` expression)"
-            ),
-            Self::Enum(variants) => format!("`{key} = {}` or an expression", variants.join("|")),
-            Self::I32 => format!("`{key} = <i32>`"),
-            Self::Percent => format!("`{key} = <percent 0 to 100>`"),
-            Self::Event => format!("`{key} = &event` (a `&CudaEvent`)"),
-            Self::Expr => format!("`{key} = <expression>`"),
-        }
-    }
-}
-
-/// The value form of every key the runtime knows. Keep in the runtime's order.
-const FORMS: &[(&str, ValueForm)] = &[
-    ("access_policy_window", ValueForm::Expr),
-    ("cooperative", ValueForm::Flag),
-    (
-        "sync",
-        ValueForm::Enum(&["Auto", "Spin", "Yield", "BlockingSync"]),
-    ),
-    ("cluster", ValueForm::Dim),
-    (
-        "cluster_scheduling",
-        ValueForm::Enum(&["Default", "Spread", "LoadBalancing"]),
-    ),
-    ("programmatic_serialization", ValueForm::Flag),
-    ("programmatic_event", ValueForm::Event),
-    ("priority", ValueForm::I32),
-    ("mem_sync_domain_map", ValueForm::Expr),
-    ("mem_sync_domain", ValueForm::Enum(&["Default", "Remote"])),
-    ("preferred_cluster", ValueForm::Dim),
-    ("completion_event", ValueForm::Event),
-    ("device_updatable", ValueForm::Flag),
-    ("shared_carveout", ValueForm::Percent),
-    ("nvlink_centric", ValueForm::Flag),
-];
+use chevron_cuda_spec::kinds::{self, Kind};
+pub use chevron_cuda_spec::kinds::ValueForm;
 
 /// The DSL keyword for dynamic shared memory (not an attribute kind: a field of the launch).
 pub const SHARED: &str = "shared";
 /// The DSL keyword of a stream-attribute group.
 pub const STREAM: &str = "stream";
+/// The DSL keyword that allows clusters of 9 to 16 blocks (not an attribute kind: it sets a
+/// function attribute before the launch).
+pub const NON_PORTABLE_CLUSTER: &str = "non_portable_cluster";
 
-/// One key: the runtime's row and the DSL's value form.
+/// The CUDA version the user selected: the oldest `cuda-*` feature on (with two on, the runtime
+/// refuses to build anyway), or the newest version when none is (the macros on their own).
+pub const fn selected_cuda() -> u32 {
+    if cfg!(feature = "cuda-12000") {
+        return 12000;
+    }
+    if cfg!(feature = "cuda-12010") {
+        return 12010;
+    }
+    if cfg!(feature = "cuda-12020") {
+        return 12020;
+    }
+    if cfg!(feature = "cuda-12030") {
+        return 12030;
+    }
+    if cfg!(feature = "cuda-12040") {
+        return 12040;
+    }
+    if cfg!(feature = "cuda-12050") {
+        return 12050;
+    }
+    if cfg!(feature = "cuda-12060") {
+        return 12060;
+    }
+    if cfg!(feature = "cuda-12080") {
+        return 12080;
+    }
+    if cfg!(feature = "cuda-12090") {
+        return 12090;
+    }
+    if cfg!(feature = "cuda-13000") {
+        return 13000;
+    }
+    if cfg!(feature = "cuda-13010") {
+        return 13010;
+    }
+    if cfg!(feature = "cuda-13020") {
+        return 13020;
+    }
+    if cfg!(feature = "cuda-13030") {
+        return 13030;
+    }
+    if cfg!(feature = "cuda-13040") {
+        return 13040;
+    }
+    13040
+}
+
+/// One key: the spec's row and the DSL's value form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Key {
-    /// The runtime's row: type, CUDA name, placement.
-    pub info: &'static KindInfo,
+    /// The spec's row: type, CUDA name, placement, version.
+    pub info: &'static Kind,
     /// How the value is written.
     pub form: ValueForm,
 }
@@ -89,25 +78,36 @@ impl Key {
     }
 }
 
-/// The key named `name`, if the runtime knows it.
+/// The key named `name`, if the selected CUDA version has it.
 pub fn lookup(name: &str) -> Option<Key> {
-    let info = KINDS.iter().find(|k| k.key == name)?;
-    let form = FORMS.iter().find(|(k, _)| *k == name)?.1;
-    Some(Key { info, form })
+    let info = kinds::by_key(name)?;
+    info.in_version(selected_cuda()).then_some(Key {
+        info,
+        form: info.form,
+    })
 }
 
-/// Whether `name` is a key or a DSL keyword (`shared`, `stream`).
+/// For a key of a newer CUDA version than the selected one, the message that names the feature
+/// that has it: "`nvlink_centric` needs CUDA 13.0: use feature cuda-13000 or later".
+pub fn missing_in_version(name: &str) -> Option<String> {
+    let info = kinds::by_key(name)?;
+    (!info.in_version(selected_cuda())).then(|| info.missing_message())
+}
+
+/// Whether `name` is a key of any CUDA version or a DSL keyword (`shared`, `stream`,
+/// `non_portable_cluster`).
 pub fn is_known(name: &str) -> bool {
-    name == SHARED || name == STREAM || lookup(name).is_some()
+    name == SHARED || name == STREAM || name == NON_PORTABLE_CLUSTER || kinds::by_key(name).is_some()
 }
 
-/// Whether `name` is a flag key, the only kind of key written bare.
+/// Whether `name` is written bare: a flag key (of any CUDA version, so that a key of a newer
+/// one reads as an attribute and gets the version message) or `non_portable_cluster`.
 pub fn is_flag(name: &str) -> bool {
-    lookup(name).is_some_and(|k| k.form == ValueForm::Flag)
+    name == NON_PORTABLE_CLUSTER || kinds::by_key(name).is_some_and(|k| k.form == ValueForm::Flag)
 }
 
 /// What may be written in the launch list (or, with `stream == true`, inside `stream(...)`),
-/// in the runtime's order, for "expected one of" messages.
+/// in the table's order, for "expected one of" messages.
 pub fn valid_here(stream: bool) -> Vec<&'static str> {
     let mut keys: Vec<&'static str> = Vec::new();
     if !stream {
@@ -115,11 +115,15 @@ pub fn valid_here(stream: bool) -> Vec<&'static str> {
         keys.push("stream(...)");
     }
     keys.extend(
-        KINDS
+        kinds::KINDS
             .iter()
+            .filter(|k| k.in_version(selected_cuda()))
             .filter(|k| if stream { k.stream } else { k.launch })
             .map(|k| k.key),
     );
+    if !stream {
+        keys.push(NON_PORTABLE_CLUSTER);
+    }
     keys
 }
 
@@ -155,22 +159,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_runtime_kind_has_a_value_form_and_back() {
-        for kind in KINDS {
-            assert!(
-                FORMS.iter().any(|(k, _)| *k == kind.key),
-                "runtime key `{}` has no value form in macros/src/launch/keys.rs",
-                kind.key
-            );
-            assert!(lookup(kind.key).is_some());
-        }
-        for (key, _) in FORMS {
-            assert!(
-                KINDS.iter().any(|k| k.key == *key),
-                "value form for `{key}`, which the runtime does not know"
-            );
-        }
-        assert_eq!(FORMS.len(), KINDS.len());
+    fn keys_follow_the_selected_version() {
+        // The tests build with the facade's default, cuda-13000.
+        assert_eq!(selected_cuda(), 13000);
+        assert!(lookup("nvlink_centric").is_some());
+        assert!(lookup("shared_memory_mode").is_none());
+        assert_eq!(
+            missing_in_version("portable_cluster_size_mode").as_deref(),
+            Some("`portable_cluster_size_mode` needs CUDA 13.2: use feature cuda-13020 or later")
+        );
+        assert!(missing_in_version("cooperative").is_none());
+        assert!(missing_in_version("fast").is_none());
+        assert!(is_known("shared_memory_mode") && !valid_here(false).contains(&"shared_memory_mode"));
     }
 
     #[test]
@@ -179,6 +179,7 @@ mod tests {
         assert!(lookup(STREAM).is_none());
         assert!(is_known(SHARED) && is_known("sync") && !is_known("fast"));
         assert!(is_flag("cooperative") && !is_flag("sync") && !is_flag(STREAM));
+        assert!(is_flag(NON_PORTABLE_CLUSTER) && lookup(NON_PORTABLE_CLUSTER).is_none());
     }
 
     #[test]

@@ -1,8 +1,11 @@
 //! Limits the driver puts on grids, blocks and clusters, checked where literals decide them.
-//! Values known only at run time get the same checks from `LaunchConfig::validate`.
+//! The rules and their wording are the spec crate's ([`chevron_cuda_spec::limits`]); values
+//! known only at run time get the same rules from `LaunchConfig::validate`. Here each violation
+//! is reported at the literal that decides it.
 
-use chevron_cuda_runtime::{
-    MAX_BLOCK_DIM, MAX_BLOCK_THREADS, MAX_GRID_DIM, PORTABLE_CLUSTER_BLOCKS,
+use chevron_cuda_spec::limits::{
+    check_block_threads, check_cluster_blocks, check_cluster_divides, check_extent,
+    check_preferred_axis, DimKind, Violation,
 };
 use proc_macro2::Span;
 use syn::spanned::Spanned;
@@ -26,8 +29,6 @@ pub fn lit_u64(expr: &Expr) -> Option<(u64, Span)> {
 pub struct LitDim {
     comps: [Option<(u64, Span)>; 3],
 }
-
-const AXES: [&str; 3] = ["x", "y", "z"];
 
 impl LitDim {
     fn all(&self) -> Option<[u64; 3]> {
@@ -110,40 +111,45 @@ pub fn lit_dim(expr: &Expr, what: &str, cx: &mut Errors) -> LitDim {
 }
 
 /// Zero and per-axis limits of one dim, reported at each literal extent.
-fn check_extents(dim: &LitDim, what: &str, limits: [u32; 3], cx: &mut Errors) {
-    for ((axis, c), limit) in AXES.iter().zip(&dim.comps).zip(limits) {
+fn check_extents(dim: &LitDim, kind: DimKind, cx: &mut Errors) -> bool {
+    let mut ok = true;
+    for (axis, c) in dim.comps.iter().enumerate() {
         let Some((v, s)) = *c else { continue };
-        if v == 0 {
-            cx.error(s, format!("{what} {axis} is 0; every extent is at least 1"));
-        } else if v > u64::from(limit) {
-            cx.error(s, format!("{what} {axis} is {v}; the limit is {limit}"));
+        if let Err(violation) = check_extent(kind, axis, v) {
+            report(s, &violation, cx);
+            ok = false;
         }
     }
+    ok
+}
+
+fn report(span: Span, violation: &Violation, cx: &mut Errors) {
+    cx.error(span, violation.to_string());
+}
+
+/// The literal extents as `u32`, where all three are known and fit.
+fn all_u32(dim: &LitDim) -> Option<[u32; 3]> {
+    let [x, y, z] = dim.all()?;
+    Some([
+        u32::try_from(x).ok()?,
+        u32::try_from(y).ok()?,
+        u32::try_from(z).ok()?,
+    ])
 }
 
 pub fn check_block(block: &LitDim, span: Span, cx: &mut Errors) {
-    check_extents(block, "block", MAX_BLOCK_DIM, cx);
-    if let Some(extents) = block.all() {
-        let [x, y, z] = extents;
-        let volume = x * y * z;
-        let in_limits = extents
-            .iter()
-            .zip(MAX_BLOCK_DIM)
-            .all(|(v, limit)| *v <= u64::from(limit));
-        if volume > MAX_BLOCK_THREADS && in_limits {
-            cx.error(
-                span,
-                format!(
-                    "block ({x}, {y}, {z}) has {volume} threads; the limit is \
-                     {MAX_BLOCK_THREADS} per block"
-                ),
-            );
+    // The volume only matters once every extent is within its own limit.
+    if check_extents(block, DimKind::Block, cx) {
+        if let Some(extents) = all_u32(block) {
+            if let Err(v) = check_block_threads(extents) {
+                report(span, &v, cx);
+            }
         }
     }
 }
 
 pub fn check_grid(grid: &LitDim, cx: &mut Errors) {
-    check_extents(grid, "grid", MAX_GRID_DIM, cx);
+    check_extents(grid, DimKind::Grid, cx);
 }
 
 pub fn check_clusters(plan: &Plan, grid: &LitDim, cx: &mut Errors) {
@@ -157,67 +163,36 @@ pub fn check_clusters(plan: &Plan, grid: &LitDim, cx: &mut Errors) {
     };
     let cluster = find("cluster").map(|s| (s, dim_of(s, &mut quiet)));
     if let Some((setting, c)) = &cluster {
-        for (axis, comp) in c.comps.iter().enumerate() {
-            if let Some((0, s)) = comp {
-                cx.error(
-                    *s,
-                    format!("cluster {} is 0; every extent is at least 1", AXES[axis]),
-                );
+        check_extents(c, DimKind::Cluster, cx);
+        if let Some(extents) = all_u32(c) {
+            if let Err(v) = check_cluster_blocks(extents, plan.non_portable_cluster) {
+                report(cluster_value_span(setting), &v, cx);
             }
         }
-        if let Some([x, y, z]) = c.all() {
-            if x * y * z > PORTABLE_CLUSTER_BLOCKS {
-                cx.error(
-                    cluster_value_span(setting),
-                    format!(
-                        "cluster ({x}, {y}, {z}) has {} blocks; the portable limit is \
-                         {PORTABLE_CLUSTER_BLOCKS}",
-                        x * y * z
-                    ),
-                );
-            }
-        }
-        for ((a, cc), gc) in AXES.iter().zip(c.comps).zip(grid.comps) {
+        for (axis, (cc, gc)) in c.comps.iter().zip(grid.comps).enumerate() {
             if let (Some((cv, cs)), Some((gv, _))) = (cc, gc) {
-                if cv != 0 && gv % cv != 0 {
-                    cx.error(
-                        cs,
-                        format!(
-                            "cluster {a} = {cv} does not divide grid {a} = {gv}: the grid must \
-                             be a whole number of clusters"
-                        ),
-                    );
+                let (Ok(cv), Ok(gv)) = (u32::try_from(*cv), u32::try_from(gv)) else {
+                    continue;
+                };
+                if let Err(v) = check_cluster_divides(axis, cv, gv) {
+                    report(*cs, &v, cx);
                 }
             }
         }
     }
     if let Some(pref) = find("preferred_cluster") {
         let Some((_, c)) = &cluster else {
-            cx.error(
-                pref.span,
-                "`preferred_cluster` needs `cluster`: the driver falls back to the cluster \
-                 dimension where the preferred one does not fit; add `cluster = …`",
-            );
+            report(pref.span, &Violation::PreferredWithoutCluster, cx);
             return;
         };
         let p = dim_of(pref, &mut quiet);
-        for ((a, pc), cc) in AXES.iter().zip(p.comps).zip(c.comps) {
+        for (axis, (pc, cc)) in p.comps.iter().zip(c.comps).enumerate() {
             if let (Some((pv, ps)), Some((cv, _))) = (pc, cc) {
-                if *a == "z" && pv != cv {
-                    cx.error(
-                        ps,
-                        format!(
-                            "preferred_cluster z = {pv} differs from cluster z = {cv}; the \
-                             driver requires the same z"
-                        ),
-                    );
-                } else if cv != 0 && pv % cv != 0 {
-                    cx.error(
-                        ps,
-                        format!(
-                            "preferred_cluster {a} = {pv} is not a multiple of cluster {a} = {cv}"
-                        ),
-                    );
+                let (Ok(pv), Ok(cv)) = (u32::try_from(*pv), u32::try_from(cv)) else {
+                    continue;
+                };
+                if let Err(v) = check_preferred_axis(axis, pv, cv) {
+                    report(*ps, &v, cx);
                 }
             }
         }
