@@ -91,7 +91,7 @@ pub unsafe fn launch_named(
         .map_err(|e| Error::driver("cuCtxSetCurrent", kernel, e))?;
     if config.allows_non_portable_cluster() {
         let blocks = config.cluster().map_or(1, |c| volume([c.x, c.y, c.z]));
-        if blocks > PORTABLE_CLUSTER_BLOCKS {
+        if blocks > u128::from(PORTABLE_CLUSTER_BLOCKS) {
             driver::allow_non_portable_cluster(func)
                 .map_err(|e| Error::driver("cuFuncSetAttribute", kernel, e))?;
         }

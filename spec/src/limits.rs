@@ -74,21 +74,21 @@ pub enum Violation {
         /// The block.
         block: [u32; 3],
         /// Its volume.
-        threads: u64,
+        threads: u128,
     },
     /// A cluster of 9 to 16 blocks without the non-portable opt-in.
     ClusterNotPortable {
         /// The cluster.
         cluster: [u32; 3],
         /// Its volume.
-        blocks: u64,
+        blocks: u128,
     },
     /// A cluster of more than [`MAX_CLUSTER_BLOCKS`] blocks.
     ClusterTooLarge {
         /// The cluster.
         cluster: [u32; 3],
         /// Its volume.
-        blocks: u64,
+        blocks: u128,
     },
     /// A cluster extent that does not divide the grid's.
     ClusterDoesNotDivide {
@@ -240,17 +240,15 @@ pub fn check_extents(dim: DimKind, d: [u32; 3]) -> Result<(), Violation> {
     Ok(())
 }
 
-/// The number of elements of `x × y × z`; cannot overflow.
-pub fn volume(d: [u32; 3]) -> u64 {
-    // u32::MAX² fits in u64; the third factor may not, so saturate (any saturated volume is
-    // over every limit).
-    (u64::from(d[0]) * u64::from(d[1])).saturating_mul(u64::from(d[2]))
+/// The number of elements of `x × y × z`, exact: three `u32` factors always fit in `u128`.
+pub fn volume(d: [u32; 3]) -> u128 {
+    u128::from(d[0]) * u128::from(d[1]) * u128::from(d[2])
 }
 
 /// The block's thread count.
 pub fn check_block_threads(block: [u32; 3]) -> Result<(), Violation> {
     let threads = volume(block);
-    if threads > MAX_BLOCK_THREADS {
+    if threads > u128::from(MAX_BLOCK_THREADS) {
         Err(Violation::BlockTooLarge { block, threads })
     } else {
         Ok(())
@@ -261,9 +259,9 @@ pub fn check_block_threads(block: [u32; 3]) -> Result<(), Violation> {
 /// `non_portable`.
 pub fn check_cluster_blocks(cluster: [u32; 3], non_portable: bool) -> Result<(), Violation> {
     let blocks = volume(cluster);
-    if blocks > MAX_CLUSTER_BLOCKS {
+    if blocks > u128::from(MAX_CLUSTER_BLOCKS) {
         Err(Violation::ClusterTooLarge { cluster, blocks })
-    } else if blocks > PORTABLE_CLUSTER_BLOCKS && !non_portable {
+    } else if blocks > u128::from(PORTABLE_CLUSTER_BLOCKS) && !non_portable {
         Err(Violation::ClusterNotPortable { cluster, blocks })
     } else {
         Ok(())
@@ -366,10 +364,11 @@ mod tests {
 
     #[test]
     fn volumes_never_overflow() {
-        assert_eq!(volume([u32::MAX, u32::MAX, 2]), u64::MAX);
         let v = check_block_threads([u32::MAX, u32::MAX, 2]).unwrap_err();
-        assert!(matches!(v, Violation::BlockTooLarge { threads: u64::MAX, .. }));
-        // 2³¹ × 2³¹ × 4 wraps to 0 in u64 arithmetic without saturation.
+        let threads = 2 * u128::from(u32::MAX).pow(2);
+        assert_eq!(v, Violation::BlockTooLarge { block: [u32::MAX, u32::MAX, 2], threads });
+        // 2³¹ × 2³¹ × 4 = 2⁶⁴ wraps to 0 in u64 arithmetic.
+        assert_eq!(volume([2147483648, 2147483648, 4]), 1 << 64);
         let big = [2147483648, 2147483648, 4];
         assert!(matches!(
             check_cluster_blocks(big, true),

@@ -205,3 +205,57 @@ fn cluster_value_span(s: &Setting) -> Span {
         _ => s.span,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use proc_macro2::TokenStream;
+    use quote::quote;
+
+    use super::super::try_config;
+
+    fn errors(tokens: TokenStream) -> Vec<String> {
+        match try_config(tokens) {
+            Ok(t) => panic!("expected errors, got `{t}`"),
+            Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn huge_extents_are_errors_not_overflows() {
+        // The product of these extents overflows `u64` arithmetic on the raw values.
+        let errs = errors(quote!(<<<1, (4294967295, 4294967295, 2)>>>));
+        assert_eq!(
+            errs,
+            [
+                "block x is 4294967295; the limit is 1024",
+                "block y is 4294967295; the limit is 1024"
+            ]
+        );
+        // 2³¹ · 2³¹ · 4 is 2⁶⁴: wraps to 0 without checked arithmetic.
+        let errs = errors(quote!(<<<(2147483648, 4, 4), 1, cluster = (2147483648, 2147483648, 4)>>>));
+        assert!(
+            errs.contains(&"cluster (2147483648, 2147483648, 4) has 18446744073709551616 blocks; the limit is 16, with the non-portable opt-in".to_string()),
+            "{errs:#?}"
+        );
+    }
+
+    #[test]
+    fn non_portable_clusters_need_the_opt_in() {
+        let errs = errors(quote!(<<<32, 128, cluster = 16>>>));
+        assert_eq!(errs.len(), 1);
+        assert!(
+            errs[0].starts_with("cluster (16, 1, 1) has 16 blocks; the portable limit is 8: opt in with `non_portable_cluster`"),
+            "{errs:?}"
+        );
+        let ok = try_config(quote!(<<<32, 128, cluster = 16, non_portable_cluster>>>)).unwrap();
+        let text = ok.to_string().replace(' ', "");
+        assert!(text.contains(".non_portable_cluster()"), "{text}");
+        let errs = errors(quote!(<<<(32, 4, 2), 128, cluster = (4, 4, 2), non_portable_cluster>>>));
+        assert_eq!(
+            errs,
+            ["cluster (4, 4, 2) has 32 blocks; the limit is 16, with the non-portable opt-in"]
+        );
+        let errs = errors(quote!(<<<32, 128, non_portable_cluster = true>>>));
+        assert!(errs[0].starts_with("`non_portable_cluster` takes no value"), "{errs:?}");
+    }
+}
