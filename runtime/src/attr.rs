@@ -171,6 +171,18 @@ macro_rules! kinds {
             )*
         ];
 
+        /// The driver's id for the kind with number `id`, if this build's CUDA version has it
+        /// (for code that talks to the driver directly, such as the placement test).
+        pub fn raw_id(id: u32) -> Option<sys::CUlaunchAttributeID> {
+            match id {
+                $(
+                    #[cfg($cfg)]
+                    $n => Some(sys::CUlaunchAttributeID::$id),
+                )*
+                _ => None,
+            }
+        }
+
         // Every kind the spec knows has a runtime type.
         const _: () = assert!(spec::KINDS.len() == [$($n),*].len());
     };

@@ -45,7 +45,7 @@ pub use attr::{
     CompletionEvent, Cooperative, DeviceUpdatable, FlagAttribute, KindInfo, LaunchAttribute,
     MemSyncDomain, MemSyncDomainMap, NvlinkCentric, PortableClusterSizeMode, PreferredClusterDim,
     Priority, ProgrammaticEvent, ProgrammaticSerialization, SharedCarveout, SharedMemoryMode,
-    StreamAttribute, SyncPolicy, CUDA_VERSION, KINDS,
+    raw_id, StreamAttribute, SyncPolicy, CUDA_VERSION, KINDS,
 };
 pub use chevron_cuda_spec::limits::{
     Violation, MAX_BLOCK_DIM, MAX_BLOCK_THREADS, MAX_CLUSTER_BLOCKS, MAX_GRID_DIM,

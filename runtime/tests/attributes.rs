@@ -259,9 +259,17 @@ fn the_table_as_data_matches_the_types() {
     }
     let sync = row::<SyncPolicy>();
     assert!(!sync.launch && sync.stream);
-    assert_eq!(KINDS.len(), 15);
-    assert_eq!(MAX_LAUNCH_ATTRIBUTES, 14);
-    assert_eq!(MAX_STREAM_ATTRIBUTES, 5);
+    // The rows of this build's CUDA version (the default, 13.0, unless a feature says otherwise).
+    let in_version = chevron_cuda_spec::kinds::KINDS
+        .iter()
+        .filter(|k| k.in_version(CUDA_VERSION))
+        .count();
+    assert_eq!(KINDS.len(), in_version);
+    if CUDA_VERSION == 13000 {
+        assert_eq!(KINDS.len(), 15);
+        assert_eq!(MAX_LAUNCH_ATTRIBUTES, 14);
+        assert_eq!(MAX_STREAM_ATTRIBUTES, 5);
+    }
     let mut keys: Vec<_> = KINDS.iter().map(|k| k.key).collect();
     keys.sort_unstable();
     keys.dedup();
@@ -270,23 +278,60 @@ fn the_table_as_data_matches_the_types() {
 
 #[test]
 fn validate_reports_limits_with_numbers() {
-    let err = |cfg: LaunchConfig<'_>| cfg.validate().unwrap_err();
-    assert!(err(LaunchConfig::new(1, (32, 0, 1))).contains("zero"));
-    assert!(err(LaunchConfig::new(1, 1025)).contains("(1025, 1, 1)"));
-    assert!(err(LaunchConfig::new(1, (1, 1, 65))).contains("64"));
-    assert!(err(LaunchConfig::new(1, (64, 32))).contains("2048 threads"));
+    // The same violations, in the same words, as `launch!` reports for literals.
+    let err = |cfg: LaunchConfig<'_>| cfg.validate().unwrap_err().to_string();
+    assert_eq!(
+        err(LaunchConfig::new(1, (32, 0, 1))),
+        "block y is 0; every extent is at least 1"
+    );
+    assert_eq!(
+        err(LaunchConfig::new(1, 1025)),
+        "block x is 1025; the limit is 1024"
+    );
+    assert_eq!(
+        err(LaunchConfig::new(1, (1, 1, 65))),
+        "block z is 65; the limit is 64"
+    );
+    assert_eq!(
+        err(LaunchConfig::new(1, (64, 32))),
+        "block (64, 32, 1) has 2048 threads; the limit is 1024 per block"
+    );
     assert!(err(LaunchConfig::new((1, 65536), 32)).contains("65535"));
-    assert!(err(LaunchConfig::new(0, 32)).contains("zero"));
+    assert!(err(LaunchConfig::new(0, 32)).starts_with("grid x is 0"));
     let msg = err(LaunchConfig::new(6, 32).with(ClusterDim::new(4, 1, 1)));
-    assert_eq!(msg, "cluster (4, 1, 1) does not divide grid (6, 1, 1)");
-    let msg = err(LaunchConfig::new(8, 32).with(PreferredClusterDim::new(4, 1, 1)));
-    assert!(msg.contains("without a cluster"), "{msg}");
+    assert_eq!(
+        msg,
+        "cluster x = 4 does not divide grid x = 6: the grid must be a whole number of clusters"
+    );
+    let v = LaunchConfig::new(8, 32)
+        .with(PreferredClusterDim::new(4, 1, 1))
+        .validate();
+    assert_eq!(v, Err(Violation::PreferredWithoutCluster));
     let msg = err(LaunchConfig::new(8, 32)
         .with(ClusterDim::new(2, 1, 1))
         .with(PreferredClusterDim::new(3, 1, 1)));
     assert!(msg.contains("multiple"), "{msg}");
     let msg = err(LaunchConfig::new(8, 32).with(SharedCarveout::percent(101)));
     assert!(msg.contains("101"), "{msg}");
+    // Clusters over 8 blocks need the opt-in; over 16 never pass.
+    let c16 = LaunchConfig::new(32, 32).with(ClusterDim::new(16, 1, 1));
+    assert!(matches!(
+        c16.validate(),
+        Err(Violation::ClusterNotPortable { blocks: 16, .. })
+    ));
+    assert!(c16.non_portable_cluster().validate().is_ok());
+    let c32 = LaunchConfig::new(32, 32)
+        .with(ClusterDim::new(32, 1, 1))
+        .non_portable_cluster();
+    assert!(matches!(
+        c32.validate(),
+        Err(Violation::ClusterTooLarge { blocks: 32, .. })
+    ));
+    // Extents whose product overflows 64 bits are still a violation, not a wrap.
+    let huge = LaunchConfig::new((2147483648u32, 4, 4), 1)
+        .with(ClusterDim::new(2147483648, 2147483648, 4))
+        .non_portable_cluster();
+    assert!(huge.validate().is_err());
     // Limits hold exactly at the edge.
     assert!(LaunchConfig::new((1, 65535, 65535), (1024, 1, 1))
         .validate()

@@ -8,7 +8,7 @@ use chevron_cuda_runtime::cudarc::driver::{
     CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut,
 };
 use chevron_cuda_runtime::cudarc::nvrtc::Ptx;
-use chevron_cuda_runtime::sys::{self, CUlaunchAttributeID as Id};
+use chevron_cuda_runtime::sys;
 use chevron_cuda_runtime::*;
 
 const SAXPY: &str = include_str!("../../kernels/saxpy.ptx");
@@ -402,13 +402,19 @@ fn failures_are_explained_with_numbers() -> TestResult {
     }
     assert!(err.to_string().contains("`grid_rotate`"));
 
-    // A cluster over the portable size, which this kernel did not opt into.
+    // A cluster over the portable size without the opt-in never reaches the driver.
     let mut k = Saxpy::new(&stream, 5);
     let cfg = LaunchConfig::new(16, 64).with(ClusterDim::new(16, 1, 1));
     let err = k.launch(&stream, &cfg).expect_err("cluster of 16");
     println!("{err}");
     assert!(
-        matches!(err, Error::InvalidClusterSize { cluster, .. } if cluster == Dim3::new(16, 1, 1)),
+        matches!(
+            err,
+            Error::InvalidConfig {
+                violation: Violation::ClusterNotPortable { blocks: 16, .. },
+                ..
+            }
+        ),
         "{err:?}"
     );
 
@@ -417,9 +423,60 @@ fn failures_are_explained_with_numbers() -> TestResult {
         .launch(&stream, &LaunchConfig::new(1, (64, 32)))
         .expect_err("2048 threads");
     assert!(
-        matches!(&err, Error::InvalidConfig { message, .. } if message.contains("2048")),
+        matches!(
+            &err,
+            Error::InvalidConfig { violation: Violation::BlockTooLarge { threads: 2048, .. }, .. }
+        ),
         "{err:?}"
     );
+    Ok(())
+}
+
+/// A cluster of 16 blocks, over the portable 8: with the opt-in, every block of the kernel sees
+/// 16 blocks in its cluster; without it, a typed error before the driver.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn non_portable_cluster_of_16_reaches_the_kernel() -> TestResult {
+    let ctx = ctx();
+    let stream = ctx.new_stream()?;
+    let f = function(&ctx, CLUSTER, "cluster_info");
+    let blocks = 32usize;
+    let cfg = LaunchConfig::new(blocks as u32, 32).with(ClusterDim::new(16, 1, 1));
+    let launch = |cfg: &LaunchConfig<'_>| -> Result<Vec<u32>, Box<dyn std::error::Error>> {
+        let mut out = stream.clone_htod(&vec![0xDEAD_BEEFu32; blocks * 2])?;
+        {
+            let (p, _w) = out.device_ptr_mut(&stream);
+            let mut params = [&p as *const u64 as *mut _];
+            unsafe { launch_function(&stream, &f, cfg, &mut params) }?;
+        }
+        Ok(stream.clone_dtoh(&out)?)
+    };
+
+    let err = launch(&cfg).expect_err("16 blocks without the opt-in");
+    println!("without opt-in: {err}");
+    let err = err.downcast::<Error>()?;
+    assert!(
+        matches!(
+            *err,
+            Error::InvalidConfig {
+                violation: Violation::ClusterNotPortable { blocks: 16, .. },
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+
+    // Twice: the second launch finds the function attribute already set.
+    for _ in 0..2 {
+        let got = launch(&cfg.non_portable_cluster())?;
+        let sizes: Vec<u32> = got.iter().step_by(2).copied().collect();
+        println!("non-portable cluster sizes {sizes:?}");
+        for b in 0..blocks {
+            let (size, rank) = (got[2 * b], got[2 * b + 1]);
+            assert_eq!(size, 16, "block {b}: num_blocks() = {size}");
+            assert!(rank < 16, "block {b}: rank {rank}");
+        }
+    }
     Ok(())
 }
 
@@ -429,32 +486,35 @@ fn sample(
     event: &CudaEvent,
     window: AccessPolicyWindow,
 ) -> sys::CUlaunchAttributeValue {
-    match kind.id {
-        Id::CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW => window.value(),
-        Id::CU_LAUNCH_ATTRIBUTE_COOPERATIVE => Cooperative.value(),
-        Id::CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY => SyncPolicy::Spin.value(),
-        Id::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION => ClusterDim::new(2, 1, 1).value(),
-        Id::CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE => {
-            ClusterScheduling::Spread.value()
-        }
-        Id::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION => {
-            ProgrammaticSerialization.value()
-        }
-        Id::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT => ProgrammaticEvent::new(event).value(),
-        Id::CU_LAUNCH_ATTRIBUTE_PRIORITY => Priority(0).value(),
-        Id::CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP => MemSyncDomainMap::default().value(),
-        Id::CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN => MemSyncDomain::Default.value(),
-        Id::CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION => {
-            PreferredClusterDim::new(4, 1, 1).value()
-        }
-        Id::CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT => CompletionEvent(event).value(),
-        Id::CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE => DeviceUpdatable.value(),
-        Id::CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT => {
-            SharedCarveout::percent(50).value()
-        }
-        Id::CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING => NvlinkCentric.value(),
-        other => panic!("no sample for {other:?}"),
+    // By key: every type exists with every CUDA feature (only its `ID` needs the version).
+    match kind.key {
+        "access_policy_window" => window.value(),
+        "cooperative" => Cooperative.value(),
+        "sync" => SyncPolicy::Spin.value(),
+        "cluster" => ClusterDim::new(2, 1, 1).value(),
+        "cluster_scheduling" => ClusterScheduling::Spread.value(),
+        "programmatic_serialization" => ProgrammaticSerialization.value(),
+        "programmatic_event" => ProgrammaticEvent::new(event).value(),
+        "priority" => Priority(0).value(),
+        "mem_sync_domain_map" => MemSyncDomainMap::default().value(),
+        "mem_sync_domain" => MemSyncDomain::Default.value(),
+        "preferred_cluster" => PreferredClusterDim::new(4, 1, 1).value(),
+        "completion_event" => CompletionEvent(event).value(),
+        "device_updatable" => DeviceUpdatable.value(),
+        "shared_carveout" => SharedCarveout::percent(50).value(),
+        "nvlink_centric" => NvlinkCentric.value(),
+        "portable_cluster_size_mode" => PortableClusterSizeMode::RequirePortable.value(),
+        "shared_memory_mode" => SharedMemoryMode::Default.value(),
+        other => panic!("no sample for {other}"),
     }
+}
+
+fn driver_version() -> u32 {
+    let mut v = 0;
+    let rc = unsafe { sys::cuDriverGetVersion(&mut v) };
+    assert_eq!(rc, sys::cudaError_enum::CUDA_SUCCESS);
+    // The driver reports 13000 for 13.0, as cudarc's feature numbers do.
+    v as u32
 }
 
 /// Calls the driver directly (bypassing chevron's types) with each kind in each place, and
@@ -468,19 +528,22 @@ fn placement_table_matches_the_driver() -> TestResult {
     let buf = ctx.default_stream().alloc_zeros::<f32>(1024)?;
     let window = AccessPolicyWindow::over(&buf, &ctx.default_stream());
     let mut mismatches = Vec::new();
+    let driver = driver_version();
+    println!("driver CUDA version {driver}, built for {CUDA_VERSION}");
     for kind in KINDS {
         let value = sample(kind, &event, window);
+        let id = raw_id(kind.id).expect("every kind of KINDS has an id in this build");
         // Launch: saxpy with n = 0 on 8 blocks, this kind alone (the preferred cluster with the
         // cluster dimension it refines).
         let stream = ctx.new_stream()?;
         let mut attrs = vec![sys::CUlaunchAttribute {
-            id: kind.id,
+            id,
             pad: [0; 4],
             value,
         }];
-        if kind.id == Id::CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION {
+        if kind.key == "preferred_cluster" {
             attrs.push(sys::CUlaunchAttribute {
-                id: Id::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+                id: ClusterDim::ID,
                 pad: [0; 4],
                 value: ClusterDim::new(2, 1, 1).value(),
             });
@@ -514,27 +577,37 @@ fn placement_table_matches_the_driver() -> TestResult {
             )
         };
         stream.synchronize()?;
-        let stream_rc = unsafe { sys::cuStreamSetAttribute(stream.cu_stream(), kind.id, &value) };
+        let stream_rc = unsafe { sys::cuStreamSetAttribute(stream.cu_stream(), id, &value) };
         let launch_ok = launch_rc == sys::cudaError_enum::CUDA_SUCCESS;
         let stream_ok = stream_rc == sys::cudaError_enum::CUDA_SUCCESS;
         println!(
-            "{:<28} launch: {:<40} stream: {:?}",
+            "measured {:<28} (id {:>2}, CUDA {}) launch: {:<40} stream: {:?}",
             kind.key,
+            kind.id,
+            kind.since,
             format!("{launch_rc:?}"),
             stream_rc
         );
         // DeviceUpdatable is launch-valid only while capturing; outside capture the driver
         // answers NOT_SUPPORTED (the capture case is tested above).
-        let launch_expected = if kind.id == Id::CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE {
+        let launch_expected = if kind.key == "device_updatable" {
             assert_eq!(launch_rc, sys::cudaError_enum::CUDA_ERROR_NOT_SUPPORTED);
             false
         } else {
             kind.launch
         };
-        if launch_ok != launch_expected || stream_ok != kind.stream {
+        // A driver older than the CUDA version that introduced a kind does not know it: the
+        // recorded answer is that it rejects the kind in both places.
+        let (launch_expected, stream_expected) = if kind.since > driver {
+            (false, false)
+        } else {
+            (launch_expected, kind.stream)
+        };
+        if launch_ok != launch_expected || stream_ok != stream_expected {
             mismatches.push(format!(
-                "{}: table says launch {} stream {}, driver says launch {:?} stream {:?}",
-                kind.key, kind.launch, kind.stream, launch_rc, stream_rc
+                "{}: expected launch {} stream {} (driver {driver}), driver says launch {:?} \
+                 stream {:?}",
+                kind.key, launch_expected, stream_expected, launch_rc, stream_rc
             ));
         }
     }

@@ -39,7 +39,7 @@ fn main() {
     // Run-time values get the run-time checks the literals get at compile time.
     let c = 3u32;
     let cfg = config!(<<<8, 128, cluster = c>>>);
-    assert!(cfg.validate().unwrap_err().contains("does not divide"));
+    assert!(cfg.validate().unwrap_err().to_string().contains("does not divide"));
 
     // Reused: Copy.
     let base = config!(<<<4, 32, stream(sync = Yield)>>>);
