@@ -44,9 +44,112 @@ pub trait Attribute: sealed::Sealed + Copy {
     const CUDA_NAME: &'static str = Self::KIND.cuda_name;
     /// The key that names this kind in `launch!` and `config!`.
     const KEY: &'static str = Self::KIND.key;
+    /// The CUDA version that introduced the kind, as a marker type of [`cuda`]; the entry
+    /// points require `A::Since: Reached<A>`, so a kind of a later version than the selected one
+    /// is an error that names the feature to use.
+    type Since;
     /// The driver's value union for this attribute.
     fn value(&self) -> sys::CUlaunchAttributeValue;
 }
+
+/// Marker types for the CUDA versions, named like their Cargo features (`cuda_13000` for
+/// `cuda-13000`), so that an error about a kind of a later version can name the feature.
+pub mod cuda {
+    /// CUDA 12.0 (feature `cuda-12000`).
+    #[allow(non_camel_case_types)]
+    #[derive(Debug)]
+    pub enum cuda_12000 {}
+    /// CUDA 12.1 (feature `cuda-12010`).
+    #[allow(non_camel_case_types)]
+    #[derive(Debug)]
+    pub enum cuda_12010 {}
+    /// CUDA 12.2 (feature `cuda-12020`).
+    #[allow(non_camel_case_types)]
+    #[derive(Debug)]
+    pub enum cuda_12020 {}
+    /// CUDA 12.3 (feature `cuda-12030`).
+    #[allow(non_camel_case_types)]
+    #[derive(Debug)]
+    pub enum cuda_12030 {}
+    /// CUDA 12.4 (feature `cuda-12040`).
+    #[allow(non_camel_case_types)]
+    #[derive(Debug)]
+    pub enum cuda_12040 {}
+    /// CUDA 12.5 (feature `cuda-12050`).
+    #[allow(non_camel_case_types)]
+    #[derive(Debug)]
+    pub enum cuda_12050 {}
+    /// CUDA 12.6 (feature `cuda-12060`).
+    #[allow(non_camel_case_types)]
+    #[derive(Debug)]
+    pub enum cuda_12060 {}
+    /// CUDA 12.8 (feature `cuda-12080`).
+    #[allow(non_camel_case_types)]
+    #[derive(Debug)]
+    pub enum cuda_12080 {}
+    /// CUDA 12.9 (feature `cuda-12090`).
+    #[allow(non_camel_case_types)]
+    #[derive(Debug)]
+    pub enum cuda_12090 {}
+    /// CUDA 13.0 (feature `cuda-13000`).
+    #[allow(non_camel_case_types)]
+    #[derive(Debug)]
+    pub enum cuda_13000 {}
+    /// CUDA 13.1 (feature `cuda-13010`).
+    #[allow(non_camel_case_types)]
+    #[derive(Debug)]
+    pub enum cuda_13010 {}
+    /// CUDA 13.2 (feature `cuda-13020`).
+    #[allow(non_camel_case_types)]
+    #[derive(Debug)]
+    pub enum cuda_13020 {}
+    /// CUDA 13.3 (feature `cuda-13030`).
+    #[allow(non_camel_case_types)]
+    #[derive(Debug)]
+    pub enum cuda_13030 {}
+    /// CUDA 13.4 (feature `cuda-13040`).
+    #[allow(non_camel_case_types)]
+    #[derive(Debug)]
+    pub enum cuda_13040 {}
+}
+
+/// Implemented by the CUDA versions up to the selected one: `V: Reached<K>` says the build has
+/// the kinds version `V` introduced, among them `K`.
+#[diagnostic::on_unimplemented(
+    message = "`{K}` needs a later CUDA version than this build's: use feature {Self} or later",
+    label = "not in the selected CUDA version",
+    note = "the feature is spelled with a hyphen (`cuda-13000` for `cuda_13000`); with the default features on, also set `default-features = false`"
+)]
+pub trait Reached<K> {}
+
+#[cfg(cuda_12000)]
+impl<K> Reached<K> for cuda::cuda_12000 {}
+#[cfg(cuda_12010)]
+impl<K> Reached<K> for cuda::cuda_12010 {}
+#[cfg(cuda_12020)]
+impl<K> Reached<K> for cuda::cuda_12020 {}
+#[cfg(cuda_12030)]
+impl<K> Reached<K> for cuda::cuda_12030 {}
+#[cfg(cuda_12040)]
+impl<K> Reached<K> for cuda::cuda_12040 {}
+#[cfg(cuda_12050)]
+impl<K> Reached<K> for cuda::cuda_12050 {}
+#[cfg(cuda_12060)]
+impl<K> Reached<K> for cuda::cuda_12060 {}
+#[cfg(cuda_12080)]
+impl<K> Reached<K> for cuda::cuda_12080 {}
+#[cfg(cuda_12090)]
+impl<K> Reached<K> for cuda::cuda_12090 {}
+#[cfg(cuda_13000)]
+impl<K> Reached<K> for cuda::cuda_13000 {}
+#[cfg(cuda_13010)]
+impl<K> Reached<K> for cuda::cuda_13010 {}
+#[cfg(cuda_13020)]
+impl<K> Reached<K> for cuda::cuda_13020 {}
+#[cfg(cuda_13030)]
+impl<K> Reached<K> for cuda::cuda_13030 {}
+#[cfg(cuda_13040)]
+impl<K> Reached<K> for cuda::cuda_13040 {}
 
 /// A kind that `cuLaunchKernelEx` accepts in its attribute array.
 #[diagnostic::on_unimplemented(
@@ -150,6 +253,7 @@ macro_rules! kinds {
                 #[cfg(not($cfg))]
                 const ID: sys::CUlaunchAttributeID = panic!($missing);
                 const KIND: &'static Kind = row($n);
+                type Since = cuda::$cfg;
                 fn value(&self) -> sys::CUlaunchAttributeValue {
                     self.encode()
                 }
@@ -422,7 +526,7 @@ impl SyncPolicy {
                 Self::Spin => P::CU_SYNC_POLICY_SPIN,
                 Self::Yield => P::CU_SYNC_POLICY_YIELD,
                 Self::BlockingSync => P::CU_SYNC_POLICY_BLOCKING_SYNC,
-        }) as u32,
+            }) as u32,
         )
     }
 }
@@ -460,7 +564,7 @@ impl ClusterScheduling {
                 Self::Default => P::CU_CLUSTER_SCHEDULING_POLICY_DEFAULT,
                 Self::Spread => P::CU_CLUSTER_SCHEDULING_POLICY_SPREAD,
                 Self::LoadBalancing => P::CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING,
-        }) as u32,
+            }) as u32,
         )
     }
 }
@@ -483,7 +587,7 @@ impl MemSyncDomain {
             (match self {
                 Self::Default => D::CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT,
                 Self::Remote => D::CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE,
-        }) as u32,
+            }) as u32,
         )
     }
 }
@@ -630,7 +734,11 @@ impl<'a> ProgrammaticEvent<'a> {
         // `{ CUevent event; int flags; int triggerAtBlockStart; }`.
         let mut v = empty();
         put(&mut v, 0, (self.event.cu_event() as usize).to_ne_bytes());
-        put(&mut v, 12, (self.trigger_at_block_start as i32).to_ne_bytes());
+        put(
+            &mut v,
+            12,
+            (self.trigger_at_block_start as i32).to_ne_bytes(),
+        );
         v
     }
 }

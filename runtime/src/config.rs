@@ -6,8 +6,8 @@ use core::marker::PhantomData;
 use cudarc::driver::CudaEvent;
 
 use crate::attr::{
-    kind_info, u32_at, Attribute, ClusterDim, FlagAttribute, LaunchAttribute,
-    PreferredClusterDim, SharedCarveout, StreamAttribute, KINDS,
+    kind_info, u32_at, Attribute, ClusterDim, FlagAttribute, LaunchAttribute, PreferredClusterDim,
+    Reached, SharedCarveout, StreamAttribute, KINDS,
 };
 use crate::dim::Dim3;
 use crate::sys;
@@ -30,7 +30,6 @@ const fn count_kinds(launch: bool) -> usize {
     }
     n
 }
-
 
 const EMPTY_VALUE: sys::CUlaunchAttributeValue = sys::CUlaunchAttributeValue { pad: [0; 64] };
 const EMPTY_ATTR: sys::CUlaunchAttribute = sys::CUlaunchAttribute {
@@ -139,7 +138,10 @@ impl<'a> LaunchConfig<'a> {
     }
 
     /// Adds a launch attribute, replacing one of the same kind.
-    pub fn with<A: LaunchAttribute + 'a>(mut self, attr: A) -> Self {
+    pub fn with<A: LaunchAttribute + 'a>(mut self, attr: A) -> Self
+    where
+        A::Since: Reached<A>,
+    {
         let entry = sys::CUlaunchAttribute {
             id: A::ID,
             pad: [0; 4],
@@ -159,7 +161,10 @@ impl<'a> LaunchConfig<'a> {
     }
 
     /// Adds the flag `attr` when `on`, removes it otherwise (`cooperative = false` in `launch!`).
-    pub fn with_flag<A: FlagAttribute + 'a>(self, attr: A, on: bool) -> Self {
+    pub fn with_flag<A: FlagAttribute + 'a>(self, attr: A, on: bool) -> Self
+    where
+        A::Since: Reached<A>,
+    {
         if on {
             self.with(attr)
         } else {
@@ -168,7 +173,10 @@ impl<'a> LaunchConfig<'a> {
     }
 
     /// Removes the launch attribute of kind `A`, if present.
-    pub fn without<A: LaunchAttribute>(mut self) -> Self {
+    pub fn without<A: LaunchAttribute>(mut self) -> Self
+    where
+        A::Since: Reached<A>,
+    {
         if let Some(i) = self.attrs[..self.n_attrs]
             .iter()
             .position(|a| a.id == A::ID)
@@ -182,7 +190,10 @@ impl<'a> LaunchConfig<'a> {
 
     /// Adds a stream attribute, replacing one of the same kind. It is set on the launch's stream
     /// with `cuStreamSetAttribute` before the launch, and stays set on that stream afterwards.
-    pub fn with_stream<A: StreamAttribute>(mut self, attr: A) -> Self {
+    pub fn with_stream<A: StreamAttribute>(mut self, attr: A) -> Self
+    where
+        A::Since: Reached<A>,
+    {
         let entry = (A::ID, attr.value());
         let set = &self.stream_attrs[..self.n_stream_attrs];
         match set.iter().position(|(id, _)| *id == A::ID) {
@@ -221,7 +232,10 @@ impl<'a> LaunchConfig<'a> {
     }
 
     /// Whether a launch attribute of kind `A` is present.
-    pub fn has<A: LaunchAttribute>(&self) -> bool {
+    pub fn has<A: LaunchAttribute>(&self) -> bool
+    where
+        A::Since: Reached<A>,
+    {
         self.launch_value(A::KIND.id).is_some()
     }
 

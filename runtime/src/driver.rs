@@ -104,10 +104,7 @@ static NON_PORTABLE: RwLock<Vec<usize>> = RwLock::new(Vec::new());
 /// non-portable cluster and use one.
 pub(crate) fn allow_non_portable_cluster(func: &CudaFunction) -> Result<(), DriverError> {
     let handle = func.cu_function() as usize;
-    if NON_PORTABLE
-        .read()
-        .is_ok_and(|set| set.contains(&handle))
-    {
+    if NON_PORTABLE.read().is_ok_and(|set| set.contains(&handle)) {
         return Ok(());
     }
     let attr = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED;

@@ -173,9 +173,7 @@ fn explain(
         }
         _ => {}
     }
-    if config.launch_value(DeviceUpdatable::KIND.id).is_some()
-        && !is_capturing(stream)
-    {
+    if config.launch_value(DeviceUpdatable::KIND.id).is_some() && !is_capturing(stream) {
         return Error::NotCapturing { kernel };
     }
     // The kinds the spec table says need a newer GPU than this one.

@@ -41,11 +41,11 @@ pub use chevron_cuda_spec::ptx;
 mod stream;
 
 pub use attr::{
-    kind_info, AccessPolicyWindow, AccessProperty, Attribute, ClusterDim, ClusterScheduling,
-    CompletionEvent, Cooperative, DeviceUpdatable, FlagAttribute, KindInfo, LaunchAttribute,
-    MemSyncDomain, MemSyncDomainMap, NvlinkCentric, PortableClusterSizeMode, PreferredClusterDim,
-    Priority, ProgrammaticEvent, ProgrammaticSerialization, SharedCarveout, SharedMemoryMode,
-    raw_id, StreamAttribute, SyncPolicy, CUDA_VERSION, KINDS,
+    cuda, kind_info, raw_id, AccessPolicyWindow, AccessProperty, Attribute, ClusterDim,
+    ClusterScheduling, CompletionEvent, Cooperative, DeviceUpdatable, FlagAttribute, KindInfo,
+    LaunchAttribute, MemSyncDomain, MemSyncDomainMap, NvlinkCentric, PortableClusterSizeMode,
+    PreferredClusterDim, Priority, ProgrammaticEvent, ProgrammaticSerialization, Reached,
+    SharedCarveout, SharedMemoryMode, StreamAttribute, SyncPolicy, CUDA_VERSION, KINDS,
 };
 pub use chevron_cuda_spec::limits::{
     Violation, MAX_BLOCK_DIM, MAX_BLOCK_THREADS, MAX_CLUSTER_BLOCKS, MAX_GRID_DIM,

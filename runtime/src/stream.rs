@@ -2,7 +2,7 @@
 
 use cudarc::driver::CudaStream;
 
-use crate::attr::StreamAttribute;
+use crate::attr::{Reached, StreamAttribute};
 use crate::driver;
 use crate::error::{Error, KernelName};
 /// Sets a stream attribute with `cuStreamSetAttribute`. Only kinds the driver accepts on a
@@ -22,7 +22,10 @@ use crate::error::{Error, KernelName};
 /// chevron_cuda_runtime::set_stream_attribute(stream, chevron_cuda_runtime::Cooperative); // launch only
 /// # }
 /// ```
-pub fn set_stream_attribute<A: StreamAttribute>(stream: &CudaStream, attr: A) -> Result<(), Error> {
+pub fn set_stream_attribute<A: StreamAttribute>(stream: &CudaStream, attr: A) -> Result<(), Error>
+where
+    A::Since: Reached<A>,
+{
     stream
         .context()
         .bind_to_thread()
@@ -32,10 +35,16 @@ pub fn set_stream_attribute<A: StreamAttribute>(stream: &CudaStream, attr: A) ->
 
 /// Reads a stream attribute with `cuStreamGetAttribute`; `None` where the stream has no value of
 /// that kind (a fresh stream's sync policy, which the driver reports as -1).
-pub fn stream_attribute<A: StreamAttribute>(stream: &CudaStream) -> Result<Option<A>, Error> {
+pub fn stream_attribute<A: StreamAttribute>(stream: &CudaStream) -> Result<Option<A>, Error>
+where
+    A::Since: Reached<A>,
+{
     stream
         .context()
         .bind_to_thread()
         .map_err(|e| Error::driver("cuCtxSetCurrent", KernelName(None), e))?;
-    Ok(A::from_stream_value(&driver::stream_attribute(stream, A::ID)?))
+    Ok(A::from_stream_value(&driver::stream_attribute(
+        stream,
+        A::ID,
+    )?))
 }

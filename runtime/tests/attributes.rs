@@ -10,7 +10,10 @@ fn only_attr(cfg: &LaunchConfig<'_>) -> sys::CUlaunchAttribute {
     attrs[0]
 }
 
-fn raw<A: LaunchAttribute>(attr: A) -> (Id, sys::CUlaunchAttributeValue) {
+fn raw<A: LaunchAttribute>(attr: A) -> (Id, sys::CUlaunchAttributeValue)
+where
+    A::Since: Reached<A>,
+{
     let a = only_attr(&LaunchConfig::new(1, 1).with(attr));
     (a.id, a.value)
 }

@@ -425,7 +425,10 @@ fn failures_are_explained_with_numbers() -> TestResult {
     assert!(
         matches!(
             &err,
-            Error::InvalidConfig { violation: Violation::BlockTooLarge { threads: 2048, .. }, .. }
+            Error::InvalidConfig {
+                violation: Violation::BlockTooLarge { threads: 2048, .. },
+                ..
+            }
         ),
         "{err:?}"
     );

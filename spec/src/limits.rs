@@ -366,7 +366,13 @@ mod tests {
     fn volumes_never_overflow() {
         let v = check_block_threads([u32::MAX, u32::MAX, 2]).unwrap_err();
         let threads = 2 * u128::from(u32::MAX).pow(2);
-        assert_eq!(v, Violation::BlockTooLarge { block: [u32::MAX, u32::MAX, 2], threads });
+        assert_eq!(
+            v,
+            Violation::BlockTooLarge {
+                block: [u32::MAX, u32::MAX, 2],
+                threads
+            }
+        );
         // 2³¹ × 2³¹ × 4 = 2⁶⁴ wraps to 0 in u64 arithmetic.
         assert_eq!(volume([2147483648, 2147483648, 4]), 1 << 64);
         let big = [2147483648, 2147483648, 4];
@@ -382,11 +388,15 @@ mod tests {
         let v = check_cluster_blocks([16, 1, 1], false).unwrap_err();
         assert_eq!(
             v.to_string(),
-            format!("cluster (16, 1, 1) has 16 blocks; the portable limit is 8: {NON_PORTABLE_HINT}")
+            format!(
+                "cluster (16, 1, 1) has 16 blocks; the portable limit is 8: {NON_PORTABLE_HINT}"
+            )
         );
         assert!(check_cluster_blocks([16, 1, 1], true).is_ok());
         assert_eq!(
-            check_cluster_blocks([4, 4, 2], true).unwrap_err().to_string(),
+            check_cluster_blocks([4, 4, 2], true)
+                .unwrap_err()
+                .to_string(),
             "cluster (4, 4, 2) has 32 blocks; the limit is 16, with the non-portable opt-in"
         );
     }

@@ -3,8 +3,8 @@
 //! runtime's types follow too. The macros depend on no CUDA crate: the user's CUDA version
 //! reaches them as the same `cuda-*` feature the facade forwards.
 
-use chevron_cuda_spec::kinds::{self, Kind};
 pub use chevron_cuda_spec::kinds::ValueForm;
+use chevron_cuda_spec::kinds::{self, Kind};
 
 /// The DSL keyword for dynamic shared memory (not an attribute kind: a field of the launch).
 pub const SHARED: &str = "shared";
@@ -97,7 +97,10 @@ pub fn missing_in_version(name: &str) -> Option<String> {
 /// Whether `name` is a key of any CUDA version or a DSL keyword (`shared`, `stream`,
 /// `non_portable_cluster`).
 pub fn is_known(name: &str) -> bool {
-    name == SHARED || name == STREAM || name == NON_PORTABLE_CLUSTER || kinds::by_key(name).is_some()
+    name == SHARED
+        || name == STREAM
+        || name == NON_PORTABLE_CLUSTER
+        || kinds::by_key(name).is_some()
 }
 
 /// Whether `name` is written bare: a flag key (of any CUDA version, so that a key of a newer
@@ -170,7 +173,9 @@ mod tests {
         );
         assert!(missing_in_version("cooperative").is_none());
         assert!(missing_in_version("fast").is_none());
-        assert!(is_known("shared_memory_mode") && !valid_here(false).contains(&"shared_memory_mode"));
+        assert!(
+            is_known("shared_memory_mode") && !valid_here(false).contains(&"shared_memory_mode")
+        );
     }
 
     #[test]

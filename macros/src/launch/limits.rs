@@ -232,7 +232,8 @@ mod tests {
             ]
         );
         // 2³¹ · 2³¹ · 4 is 2⁶⁴: wraps to 0 without checked arithmetic.
-        let errs = errors(quote!(<<<(2147483648, 4, 4), 1, cluster = (2147483648, 2147483648, 4)>>>));
+        let errs =
+            errors(quote!(<<<(2147483648, 4, 4), 1, cluster = (2147483648, 2147483648, 4)>>>));
         assert!(
             errs.contains(&"cluster (2147483648, 2147483648, 4) has 18446744073709551616 blocks; the limit is 16, with the non-portable opt-in".to_string()),
             "{errs:#?}"
@@ -256,6 +257,9 @@ mod tests {
             ["cluster (4, 4, 2) has 32 blocks; the limit is 16, with the non-portable opt-in"]
         );
         let errs = errors(quote!(<<<32, 128, non_portable_cluster = true>>>));
-        assert!(errs[0].starts_with("`non_portable_cluster` takes no value"), "{errs:?}");
+        assert!(
+            errs[0].starts_with("`non_portable_cluster` takes no value"),
+            "{errs:?}"
+        );
     }
 }
