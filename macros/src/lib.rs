@@ -160,27 +160,37 @@ pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// # Keys
 ///
-/// | key | value | kind (`CU_LAUNCH_ATTRIBUTE_…`) | launch list | `stream(...)` |
-/// |---|---|---|---|---|
-/// | `sync` | `Auto`/`Spin`/`Yield`/`BlockingSync` or a `SyncPolicy` | `SyncPolicy` (`SYNCHRONIZATION_POLICY`) | **no** | yes |
-/// | `priority` | `i32` | `Priority` (`PRIORITY`) | yes | yes |
-/// | `mem_sync_domain` | `Default`/`Remote` or a `MemSyncDomain` | `MemSyncDomain` (`MEM_SYNC_DOMAIN`) | yes | yes |
-/// | `mem_sync_domain_map` | a `MemSyncDomainMap` | `MemSyncDomainMap` (`MEM_SYNC_DOMAIN_MAP`) | yes | yes |
-/// | `access_policy_window` | an `AccessPolicyWindow` | `AccessPolicyWindow` (`ACCESS_POLICY_WINDOW`) | yes | yes |
-/// | `cooperative` | flag | `Cooperative` (`COOPERATIVE`) | yes | no |
-/// | `cluster` | dim | `ClusterDim` (`CLUSTER_DIMENSION`) | yes | no |
-/// | `cluster_scheduling` | `Default`/`Spread`/`LoadBalancing` or a `ClusterScheduling` | `ClusterScheduling` (`CLUSTER_SCHEDULING_POLICY_PREFERENCE`) | yes | no |
-/// | `preferred_cluster` | dim | `PreferredClusterDim` (`PREFERRED_CLUSTER_DIMENSION`) | yes | no |
-/// | `programmatic_serialization` | flag | `ProgrammaticSerialization` (`PROGRAMMATIC_STREAM_SERIALIZATION`) | yes | no |
-/// | `programmatic_event` | `&CudaEvent` or a `ProgrammaticEvent` | `ProgrammaticEvent` (`PROGRAMMATIC_EVENT`) | yes | no |
-/// | `completion_event` | `&CudaEvent` | `CompletionEvent` (`LAUNCH_COMPLETION_EVENT`) | yes | no |
-/// | `shared_carveout` | percent, 0 to 100 | `SharedCarveout` (`PREFERRED_SHARED_MEMORY_CARVEOUT`) | yes | no |
-/// | `nvlink_centric` | flag | `NvlinkCentric` (`NVLINK_UTIL_CENTRIC_SCHEDULING`; CUDA 13.0+ features) | yes | no |
-/// | `device_updatable` | flag | `DeviceUpdatable` (`DEVICE_UPDATABLE_KERNEL_NODE`) | yes, while the stream captures | no |
+/// <!-- kinds:begin -->
+/// | key | value | kind (`CU_LAUNCH_ATTRIBUTE_…`) | launch list | `stream(...)` | CUDA | compute capability |
+/// |---|---|---|---|---|---|---|
+/// | `access_policy_window` | an `AccessPolicyWindow` | `AccessPolicyWindow` (`ACCESS_POLICY_WINDOW`) | yes | yes | 12.0+ | any |
+/// | `cooperative` | flag | `Cooperative` (`COOPERATIVE`) | yes | no | 12.0+ | any |
+/// | `sync` | `Auto`/`Spin`/`Yield`/`BlockingSync` or a `SyncPolicy` | `SyncPolicy` (`SYNCHRONIZATION_POLICY`) | **no** | yes | 12.0+ | any |
+/// | `cluster` | dim | `ClusterDim` (`CLUSTER_DIMENSION`) | yes | no | 12.0+ | 9.0+ |
+/// | `cluster_scheduling` | `Default`/`Spread`/`LoadBalancing` or a `ClusterScheduling` | `ClusterScheduling` (`CLUSTER_SCHEDULING_POLICY_PREFERENCE`) | yes | no | 12.0+ | 9.0+ |
+/// | `programmatic_serialization` | flag | `ProgrammaticSerialization` (`PROGRAMMATIC_STREAM_SERIALIZATION`) | yes | no | 12.0+ | 9.0+ |
+/// | `programmatic_event` | `&CudaEvent` or a `ProgrammaticEvent` | `ProgrammaticEvent` (`PROGRAMMATIC_EVENT`) | yes | no | 12.0+ | 9.0+ |
+/// | `priority` | `i32` | `Priority` (`PRIORITY`) | yes | yes | 12.0+ | any |
+/// | `mem_sync_domain_map` | a `MemSyncDomainMap` | `MemSyncDomainMap` (`MEM_SYNC_DOMAIN_MAP`) | yes | yes | 12.0+ | any |
+/// | `mem_sync_domain` | `Default`/`Remote` or a `MemSyncDomain` | `MemSyncDomain` (`MEM_SYNC_DOMAIN`) | yes | yes | 12.0+ | any |
+/// | `preferred_cluster` | dim | `PreferredClusterDim` (`PREFERRED_CLUSTER_DIMENSION`) | yes | no | 12.8+ | 9.0+ |
+/// | `completion_event` | `&CudaEvent` | `CompletionEvent` (`LAUNCH_COMPLETION_EVENT`) | yes | no | 12.3+ | any |
+/// | `device_updatable` | flag | `DeviceUpdatable` (`DEVICE_UPDATABLE_KERNEL_NODE`) | yes, while the stream captures | no | 12.4+ | any |
+/// | `shared_carveout` | percent, 0 to 100 | `SharedCarveout` (`PREFERRED_SHARED_MEMORY_CARVEOUT`) | yes | no | 12.5+ | any |
+/// | `nvlink_centric` | flag | `NvlinkCentric` (`NVLINK_UTIL_CENTRIC_SCHEDULING`) | yes | no | 13.0+ | any |
+/// | `portable_cluster_size_mode` | `Default`/`RequirePortable`/`AllowNonPortable` or a `PortableClusterSizeMode` | `PortableClusterSizeMode` (`PORTABLE_CLUSTER_SIZE_MODE`) | yes | no | 13.2+ | 9.0+ |
+/// | `shared_memory_mode` | `Default`/`RequirePortable`/`AllowNonPortable` or a `SharedMemoryMode` | `SharedMemoryMode` (`SHARED_MEMORY_MODE`) | yes | no | 13.2+ | any |
+/// <!-- kinds:end -->
 ///
 /// A flag is written bare (`cooperative`) or with a `bool` (`cooperative = on`). A dim is a
-/// `u32`, `(u32, u32)`, `(u32, u32, u32)` or any expression convertible to `Dim3`. The placement
-/// columns are the runtime's table (`chevron::KINDS`), measured against the driver.
+/// `u32`, `(u32, u32)`, `(u32, u32, u32)` or any expression convertible to `Dim3`. The table is
+/// the spec crate's (`chevron_cuda_spec::kinds::KINDS`), the placement measured against the
+/// driver. A key of a later CUDA version than the selected `cuda-*` feature is an error naming
+/// the feature: "`nvlink_centric` needs CUDA 13.0: use feature cuda-13000 or later".
+///
+/// `non_portable_cluster`, written bare, allows clusters of 9 to 16 blocks (the function gets
+/// `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED` before its first such launch); without it
+/// a literal cluster over 8 blocks is an error, and over 16 always is.
 ///
 /// # Compile-time checks
 ///
@@ -190,7 +200,7 @@ pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
 /// twice (also across two `stream(...)` groups), a bad value (`sync = Fast`, `cooperative = 1`,
 /// a negative extent), and literal values over the driver's limits: a block extent 0, x or y
 /// over 1024, z over 64, more than 1024 threads; a grid y or z over 65535; a cluster over 8
-/// blocks or not dividing the grid; `preferred_cluster` without `cluster`, not a multiple of it
+/// blocks (16 with `non_portable_cluster`) or not dividing the grid; `preferred_cluster` without `cluster`, not a multiple of it
 /// or with another z; `shared_carveout` over 100. `<<<g, b, 0, s>>>` (CUDA's shared memory in
 /// the third position) is pointed out: the third position is the stream. Every mistake of an
 /// invocation is reported, each at its tokens. Values known only at run time get the same checks

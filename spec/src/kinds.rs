@@ -258,7 +258,7 @@ pub fn markdown_table() -> Vec<String> {
             k.type_name,
             k.cuda_name.trim_start_matches("CU_LAUNCH_ATTRIBUTE_"),
             launch,
-            yes_no(k.stream),
+            if k.stream { "yes" } else { "no" },
             version_name(k.since),
             cc
         ));

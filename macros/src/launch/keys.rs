@@ -209,3 +209,69 @@ mod tests {
         assert_eq!(distance("kitten", "sitting"), 3);
     }
 }
+
+/// The key tables in the README and in the `launch!` docs against the spec table.
+#[cfg(test)]
+mod doc_tables {
+    use chevron_cuda_spec::kinds::{markdown_table, TABLE_BEGIN, TABLE_END};
+    use std::path::Path;
+
+    /// The lines between the markers, with `prefix` (`/// ` in rustdoc) taken off.
+    fn between<'a>(text: &'a str, prefix: &str) -> Option<(usize, usize, Vec<String>)> {
+        fn strip<'a>(l: &'a str, prefix: &str) -> Option<&'a str> {
+            l.trim_start().strip_prefix(prefix.trim_end()).map(str::trim)
+        }
+        let lines: Vec<&str> = text.lines().collect();
+        let strip = |l: &'a str| strip(l, prefix);
+        let begin = lines.iter().position(|l| strip(l) == Some(TABLE_BEGIN))?;
+        let end = lines.iter().position(|l| strip(l) == Some(TABLE_END))?;
+        let body = lines[begin + 1..end]
+            .iter()
+            .map(|l| strip(l).unwrap_or("").to_string())
+            .collect();
+        Some((begin, end, body))
+    }
+
+    /// Checks (or, with `CHEVRON_BLESS=1`, rewrites) the table in `file`.
+    fn check(file: &Path, prefix: &str) {
+        let text = std::fs::read_to_string(file).expect("readable");
+        let (begin, end, body) = between(&text, prefix)
+            .unwrap_or_else(|| panic!("{}: no `{TABLE_BEGIN}` … `{TABLE_END}`", file.display()));
+        let want = markdown_table();
+        if body == want {
+            return;
+        }
+        if std::env::var_os("CHEVRON_BLESS").is_some() {
+            let lines: Vec<&str> = text.lines().collect();
+            let mut out: Vec<String> = lines[..=begin].iter().map(|l| l.to_string()).collect();
+            out.extend(want.iter().map(|l| format!("{prefix}{l}")));
+            out.extend(lines[end..].iter().map(|l| l.to_string()));
+            std::fs::write(file, out.join("\n") + "\n").expect("writable");
+            return;
+        }
+        panic!(
+            "{}: the key table differs from the spec table (chevron_cuda_spec::kinds::KINDS); \
+             regenerate with `CHEVRON_BLESS=1 cargo test -p chevron-cuda-macros doc_tables`.\n\
+             want:\n{}\nfound:\n{}",
+            file.display(),
+            want.join("\n"),
+            body.join("\n")
+        );
+    }
+
+    #[test]
+    fn readme_key_table_is_the_spec_table() {
+        check(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"),
+            "",
+        );
+    }
+
+    #[test]
+    fn launch_docs_key_table_is_the_spec_table() {
+        check(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs"),
+            "/// ",
+        );
+    }
+}
