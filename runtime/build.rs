@@ -8,9 +8,6 @@ const VERSIONS: &[u32] = &[
 ];
 
 fn main() {
-    for v in VERSIONS {
-        println!("cargo::rustc-check-cfg=cfg(cuda_{v})");
-    }
     let on: Vec<u32> = VERSIONS
         .iter()
         .copied()
@@ -37,6 +34,9 @@ fn main() {
             std::process::exit(1);
         }
     };
+    for v in VERSIONS {
+        println!("cargo::rustc-check-cfg=cfg(cuda_{v})");
+    }
     for v in VERSIONS.iter().filter(|v| **v <= selected) {
         println!("cargo::rustc-cfg=cuda_{v}");
     }
