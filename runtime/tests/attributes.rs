@@ -225,7 +225,10 @@ fn every_launch_kind_fits_at_once() {
     // The two event kinds need a GPU context to create events; the GPU tests cover them. Kinds
     // of CUDA 13.2 and later are in a build with such a feature, not added here.
     let later = KINDS.iter().filter(|k| k.launch && k.since > 13000).count();
-    assert_eq!(cfg.launch_attributes().len(), MAX_LAUNCH_ATTRIBUTES - 2 - later);
+    assert_eq!(
+        cfg.launch_attributes().len(),
+        MAX_LAUNCH_ATTRIBUTES - 2 - later
+    );
     assert_eq!(cfg.grid(), Dim3::new(8, 1, 1));
     assert_eq!(cfg.block(), Dim3::new(32, 1, 1));
     assert!(cfg.validate().is_ok(), "{:?}", cfg.validate());
@@ -423,8 +426,14 @@ fn offset_encoding_matches_the_union_fields() {
     assert_eq!(a.base_ptr as usize, 0x1234_5000);
     assert_eq!(a.num_bytes, 4096);
     assert_eq!(a.hitRatio, 0.5);
-    assert_eq!(a.hitProp, sys::CUaccessProperty::CU_ACCESS_PROPERTY_PERSISTING);
-    assert_eq!(a.missProp, sys::CUaccessProperty::CU_ACCESS_PROPERTY_STREAMING);
+    assert_eq!(
+        a.hitProp,
+        sys::CUaccessProperty::CU_ACCESS_PROPERTY_PERSISTING
+    );
+    assert_eq!(
+        a.missProp,
+        sys::CUaccessProperty::CU_ACCESS_PROPERTY_STREAMING
+    );
     let (_, v) = raw(SharedCarveout::percent(42));
     assert_eq!(unsafe { v.sharedMemCarveout }, 42);
     let (_, v) = raw(Cooperative);

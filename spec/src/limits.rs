@@ -331,8 +331,8 @@ pub fn check_launch(shape: &LaunchShape) -> Result<(), Violation> {
     if let Some(c) = shape.cluster {
         check_extents(DimKind::Cluster, c)?;
         check_cluster_blocks(c, shape.non_portable_cluster)?;
-        for axis in 0..3 {
-            check_cluster_divides(axis, c[axis], shape.grid[axis])?;
+        for (axis, (cv, gv)) in c.into_iter().zip(shape.grid).enumerate() {
+            check_cluster_divides(axis, cv, gv)?;
         }
     }
     if let Some(p) = shape.preferred_cluster {
@@ -340,8 +340,8 @@ pub fn check_launch(shape: &LaunchShape) -> Result<(), Violation> {
             return Err(Violation::PreferredWithoutCluster);
         };
         check_extents(DimKind::PreferredCluster, p)?;
-        for axis in 0..3 {
-            check_preferred_axis(axis, p[axis], c[axis])?;
+        for (axis, (pv, cv)) in p.into_iter().zip(c).enumerate() {
+            check_preferred_axis(axis, pv, cv)?;
         }
     }
     if let Some(pct) = shape.carveout {

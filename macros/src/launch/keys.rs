@@ -219,7 +219,9 @@ mod doc_tables {
     /// The lines between the markers, with `prefix` (`/// ` in rustdoc) taken off.
     fn between<'a>(text: &'a str, prefix: &str) -> Option<(usize, usize, Vec<String>)> {
         fn strip<'a>(l: &'a str, prefix: &str) -> Option<&'a str> {
-            l.trim_start().strip_prefix(prefix.trim_end()).map(str::trim)
+            l.trim_start()
+                .strip_prefix(prefix.trim_end())
+                .map(str::trim)
         }
         let lines: Vec<&str> = text.lines().collect();
         let strip = |l: &'a str| strip(l, prefix);
