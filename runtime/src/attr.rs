@@ -17,9 +17,11 @@
 //! | [`DeviceUpdatable`] | only while the stream is capturing | no |
 //!
 //! Every type exists with every CUDA feature. A kind the selected CUDA version lacks (such as
-//! [`NvlinkCentric`] with `cuda-12080`) fails to build where it is used, with the message
-//! "`nvlink_centric` needs CUDA 13.0: use feature cuda-13000 or later" (and a deprecation warning
-//! naming the same feature under `cargo check`).
+//! [`NvlinkCentric`] with `cuda-12080`) is a compile error where it is used: the entry points
+//! require `A::Since: Reached<A>`, whose message names the feature ("`NvlinkCentric` needs a
+//! later CUDA version than this build's: use feature cuda_13000 or later"; a type name cannot
+//! hold the hyphen). Its [`Attribute::ID`] fails to evaluate with "`nvlink_centric` needs CUDA
+//! 13.0: use feature cuda-13000 or later", for code that reaches the id another way.
 
 use crate::dim::Dim3;
 use crate::sys;

@@ -40,13 +40,8 @@ mod launch;
 pub use chevron_cuda_spec::ptx;
 mod stream;
 
-pub use attr::{
-    cuda, kind_info, raw_id, AccessPolicyWindow, AccessProperty, Attribute, ClusterDim,
-    ClusterScheduling, CompletionEvent, Cooperative, DeviceUpdatable, FlagAttribute, KindInfo,
-    LaunchAttribute, MemSyncDomain, MemSyncDomainMap, NvlinkCentric, PortableClusterSizeMode,
-    PreferredClusterDim, Priority, ProgrammaticEvent, ProgrammaticSerialization, Reached,
-    SharedCarveout, SharedMemoryMode, StreamAttribute, SyncPolicy, CUDA_VERSION, KINDS,
-};
+// Every public item of `attr` (the kinds' types and traits): a new kind needs no edit here.
+pub use attr::*;
 pub use chevron_cuda_spec::limits::{
     Violation, MAX_BLOCK_DIM, MAX_BLOCK_THREADS, MAX_CLUSTER_BLOCKS, MAX_GRID_DIM,
     MAX_SHARED_CARVEOUT, PORTABLE_CLUSTER_BLOCKS,
