@@ -289,6 +289,11 @@ macro_rules! kinds {
             }
         }
 
+        /// The message each row's `ID` fails with where its version is not selected, for the
+        /// test that holds it to the spec's wording.
+        #[cfg(test)]
+        const MISSING: &[(u32, &str)] = &[$(($n, $missing)),*];
+
         // Every kind the spec knows has a runtime type.
         const _: () = assert!(spec::KINDS.len() == [$($n),*].len());
     };
@@ -822,5 +827,36 @@ impl SharedMemoryMode {
             Self::RequirePortable => 1,
             Self::AllowNonPortable => 2,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_messages_are_the_specs() {
+        for (id, message) in MISSING {
+            let kind = spec::by_id(*id).expect("a spec row");
+            if kind.since == spec::CUDA_VERSIONS[0] {
+                assert_eq!(*message, "", "{}: in every version, no message", kind.key);
+            } else {
+                assert_eq!(*message, kind.missing_message());
+            }
+        }
+    }
+
+    #[test]
+    fn this_build_has_the_kinds_of_its_version() {
+        assert!(spec::CUDA_VERSIONS.contains(&CUDA_VERSION));
+        for kind in spec::KINDS {
+            assert_eq!(
+                raw_id(kind.id).is_some(),
+                kind.in_version(CUDA_VERSION),
+                "{}",
+                kind.key
+            );
+            assert_eq!(KINDS.contains(kind), kind.in_version(CUDA_VERSION));
+        }
     }
 }
