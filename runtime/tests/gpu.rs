@@ -435,8 +435,27 @@ fn failures_are_explained_with_numbers() -> TestResult {
     Ok(())
 }
 
-/// A cluster of 16 blocks, over the portable 8: with the opt-in, every block of the kernel sees
-/// 16 blocks in its cluster; without it, a typed error before the driver.
+/// Launches `cluster_info` on `blocks` blocks with `cfg`; returns (num_blocks, rank) per block.
+fn cluster_info(
+    f: &CudaFunction,
+    stream: &Arc<CudaStream>,
+    cfg: &LaunchConfig<'_>,
+    blocks: usize,
+) -> Result<Vec<(u32, u32)>, Error> {
+    let mut out = stream
+        .clone_htod(&vec![0xDEAD_BEEFu32; blocks * 2])
+        .expect("alloc");
+    {
+        let (p, _w) = out.device_ptr_mut(stream);
+        let mut params = [&p as *const u64 as *mut _];
+        unsafe { launch_function(stream, f, cfg, &mut params) }?;
+    }
+    let got = stream.clone_dtoh(&out).expect("copy back");
+    Ok(got.chunks(2).map(|c| (c[0], c[1])).collect())
+}
+
+/// A cluster of 16 blocks, over the portable 8, with the opt-in: every block of the kernel sees
+/// 16 blocks in its cluster. Twice: the second launch finds the function attribute already set.
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn non_portable_cluster_of_16_reaches_the_kernel() -> TestResult {
@@ -444,23 +463,36 @@ fn non_portable_cluster_of_16_reaches_the_kernel() -> TestResult {
     let stream = ctx.new_stream()?;
     let f = function(&ctx, CLUSTER, "cluster_info");
     let blocks = 32usize;
-    let cfg = LaunchConfig::new(blocks as u32, 32).with(ClusterDim::new(16, 1, 1));
-    let launch = |cfg: &LaunchConfig<'_>| -> Result<Vec<u32>, Box<dyn std::error::Error>> {
-        let mut out = stream.clone_htod(&vec![0xDEAD_BEEFu32; blocks * 2])?;
-        {
-            let (p, _w) = out.device_ptr_mut(&stream);
-            let mut params = [&p as *const u64 as *mut _];
-            unsafe { launch_function(&stream, &f, cfg, &mut params) }?;
+    let cfg = LaunchConfig::new(blocks as u32, 32)
+        .with(ClusterDim::new(16, 1, 1))
+        .non_portable_cluster();
+    for _ in 0..2 {
+        let got = cluster_info(&f, &stream, &cfg, blocks)?;
+        println!(
+            "non-portable cluster sizes {:?}",
+            got.iter().map(|g| g.0).collect::<Vec<_>>()
+        );
+        for (b, (size, rank)) in got.into_iter().enumerate() {
+            assert_eq!(size, 16, "block {b}: num_blocks() = {size}");
+            assert!(rank < 16, "block {b}: rank {rank}");
         }
-        Ok(stream.clone_dtoh(&out)?)
-    };
+    }
+    Ok(())
+}
 
-    let err = launch(&cfg).expect_err("16 blocks without the opt-in");
+/// The same launch without the opt-in is a typed error, before the driver.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn non_portable_cluster_without_opt_in_is_a_typed_error() -> TestResult {
+    let ctx = ctx();
+    let stream = ctx.new_stream()?;
+    let f = function(&ctx, CLUSTER, "cluster_info");
+    let cfg = LaunchConfig::new(32, 32).with(ClusterDim::new(16, 1, 1));
+    let err = cluster_info(&f, &stream, &cfg, 32).expect_err("16 blocks without the opt-in");
     println!("without opt-in: {err}");
-    let err = err.downcast::<Error>()?;
     assert!(
         matches!(
-            *err,
+            err,
             Error::InvalidConfig {
                 violation: Violation::ClusterNotPortable { blocks: 16, .. },
                 ..
@@ -468,18 +500,6 @@ fn non_portable_cluster_of_16_reaches_the_kernel() -> TestResult {
         ),
         "{err:?}"
     );
-
-    // Twice: the second launch finds the function attribute already set.
-    for _ in 0..2 {
-        let got = launch(&cfg.non_portable_cluster())?;
-        let sizes: Vec<u32> = got.iter().step_by(2).copied().collect();
-        println!("non-portable cluster sizes {sizes:?}");
-        for b in 0..blocks {
-            let (size, rank) = (got[2 * b], got[2 * b + 1]);
-            assert_eq!(size, 16, "block {b}: num_blocks() = {size}");
-            assert!(rank < 16, "block {b}: rank {rank}");
-        }
-    }
     Ok(())
 }
 
