@@ -13,7 +13,7 @@
 //! | [`SyncPolicy`] | no: `CUDA_ERROR_INVALID_VALUE` | yes |
 //! | [`Cooperative`], [`ClusterDim`], [`ClusterScheduling`], [`PreferredClusterDim`], [`ProgrammaticSerialization`], [`ProgrammaticEvent`], [`CompletionEvent`], [`SharedCarveout`] | yes | no |
 //! | [`NvlinkCentric`] | yes | no (`cuda.h` says "valid for streams"; the driver rejects it) |
-//! | [`PortableClusterSizeMode`], [`SharedMemoryMode`] (CUDA 13.2) | yes (`cuda.h`: "valid for launches") | no |
+//! | [`PortableClusterSizeMode`], [`SharedMemoryMode`] (CUDA 13.2) | declared yes, not yet measured: a driver older than 13.2 rejects both everywhere | declared no |
 //! | [`DeviceUpdatable`] | only while the stream is capturing | no |
 //!
 //! Every type exists with every CUDA feature. A kind the selected CUDA version lacks (such as
