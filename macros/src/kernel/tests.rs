@@ -132,14 +132,8 @@ fn saxpy_expands_to_a_module_with_launch_and_function() {
     let function = func(m, "function");
     assert!(text(&function.sig.output).contains("CudaFunction"));
 
-    let stat = items(m)
-        .iter()
-        .find_map(|i| match i {
-            Item::Static(s) => Some(s),
-            _ => None,
-        })
-        .expect("kernel static");
-    let init = text(&stat.expr);
+    let init = text(&func(m, "__chevron_kernel").block);
+    assert!(init.contains("static KERNEL"), "{init}");
     assert!(
         init.contains("Kernel :: ptx (\"saxpy\" , \"saxpy\""),
         "{init}"
