@@ -911,11 +911,16 @@ mod tests {
     #[test]
     fn parameter_list_needs_its_parenthesis() {
         let err = parse_entries(".entry k .param .u32 a) {}").expect_err("no (");
-        assert_eq!(err, "line 1: expected `(` after `.entry k`, before its parameters");
+        assert_eq!(
+            err,
+            "line 1: expected `(` after `.entry k`, before its parameters"
+        );
         assert!(parse_entries(".entry k").is_err());
         // Without parameters the list may be left out (PTX allows it).
         assert!(parse(".entry k { ret; }")[0].params.is_empty());
-        assert!(parse(".entry k .maxntid 32, 1, 1 { ret; }")[0].params.is_empty());
+        assert!(parse(".entry k .maxntid 32, 1, 1 { ret; }")[0]
+            .params
+            .is_empty());
     }
 
     #[test]

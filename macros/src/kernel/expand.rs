@@ -285,6 +285,8 @@ pub fn expand_stub(item: &KernelItem) -> TokenStream {
     let KernelItem {
         attrs, vis, sig, ..
     } = item;
+    // Reported at the declaration; on the module rustc would add "cannot be used on modules".
+    let attrs = attrs.iter().filter(|a| !super::check::is_function_only(a));
     let ident = &sig.ident;
     let typed = super::ast::typed_inputs(sig);
     let names = typed.iter().filter_map(|t| match &*t.pat {

@@ -4,6 +4,7 @@ mod ast;
 mod check;
 mod expand;
 mod parse;
+mod source;
 
 #[cfg(test)]
 mod tests;
