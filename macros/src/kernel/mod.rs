@@ -37,3 +37,6 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     }
 }
+
+#[cfg(test)]
+mod fuzz;
