@@ -334,3 +334,51 @@ fn argument_errors() {
         "{both:?}"
     );
 }
+
+#[test]
+fn a_misunderstood_source_is_the_only_error() {
+    let saxpy = kpath("saxpy.ptx");
+    let decl = quote!(
+        fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
+    );
+    // The bad `ptx = 1` does not hide the good argument after it: the declaration is checked
+    // (and here expands) against it.
+    let errs = errors(&expand(quote!(ptx = 1, ptx = #saxpy), decl.clone()));
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert!(errs[0].contains("`ptx` takes a string"), "{errs:?}");
+    for args in [
+        quote!(ptx(#saxpy)),
+        quote!(ptx: #saxpy),
+        quote!(PTX = #saxpy),
+        quote!(ptx = ""),
+    ] {
+        let errs = errors(&expand(args.clone(), decl.clone()));
+        assert_eq!(errs.len(), 1, "{args}: {errs:?}");
+        assert!(!errs[0].contains("needs the kernel's code"), "{errs:?}");
+        assert!(!errs[0].contains("directory"), "{errs:?}");
+    }
+    let call = errors(&expand(quote!(ptx(#saxpy)), decl));
+    // The fix repeats the user's own path.
+    assert!(
+        call[0].contains("write `ptx = ") && call[0].contains("/kernels/saxpy.ptx"),
+        "{call:?}"
+    );
+}
+
+#[test]
+fn function_attributes_are_reported_and_dropped() {
+    let file = expand(
+        src("ptx", "saxpy.ptx"),
+        quote!(
+            #[inline]
+            #[allow(dead_code)]
+            fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
+        ),
+    );
+    let errs = errors(&file);
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert!(errs[0].contains("`#[inline]` cannot be used"), "{errs:?}");
+    let m = module(&file);
+    let attrs: Vec<String> = m.attrs.iter().map(|a| text(a.path())).collect();
+    assert_eq!(attrs, ["allow"]);
+}
