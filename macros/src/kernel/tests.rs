@@ -382,3 +382,57 @@ fn function_attributes_are_reported_and_dropped() {
     let attrs: Vec<String> = m.attrs.iter().map(|a| text(a.path())).collect();
     assert_eq!(attrs, ["allow"]);
 }
+
+#[test]
+fn messages_about_huge_files_stay_short() {
+    let dir = std::env::temp_dir().join(format!("chevron-huge-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let head = ".version 8.0\n.target sm_90\n";
+    // One entry of 100,000 parameters, and 10,000 entries.
+    let params: Vec<String> = (0..100_000)
+        .map(|i| format!(".param .u32 wide_param_{i}"))
+        .collect();
+    let wide = dir.join("wide.ptx");
+    let text = format!("{head}.entry wide(\n{}\n) {{}}\n", params.join(",\n"));
+    std::fs::write(&wide, text).expect("write");
+    let many = dir.join("many.ptx");
+    let text: String = (0..10_000)
+        .map(|i| format!(".entry k{i}() {{}}\n"))
+        .collect();
+    std::fs::write(&many, format!("{head}{text}")).expect("write");
+
+    let lit = |p: &std::path::Path| {
+        syn::LitStr::new(p.to_str().expect("utf-8"), proc_macro2::Span::call_site())
+    };
+    let (wide, many) = (lit(&wide), lit(&many));
+    let missing = errors(&expand(
+        quote!(ptx = #wide),
+        quote!(
+            fn wide();
+        ),
+    ));
+    let extra = errors(&expand(
+        quote!(ptx = #many),
+        quote!(
+            fn k0(n: u32);
+        ),
+    ));
+    let unknown = errors(&expand(
+        quote!(ptx = #many),
+        quote!(
+            fn nope();
+        ),
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    for (what, errs) in [
+        ("missing", &missing),
+        ("extra", &extra),
+        ("unknown", &unknown),
+    ] {
+        assert_eq!(errs.len(), 1, "{what}: {errs:?}");
+        assert!(errs[0].len() < 1_500, "{what}: {} bytes", errs[0].len());
+    }
+    assert!(missing[0].contains("and 99992 more"), "{missing:?}");
+    assert!(extra[0].contains("declares 1 parameter,"), "{extra:?}");
+    assert!(unknown[0].contains("and 9984 more"), "{unknown:?}");
+}
