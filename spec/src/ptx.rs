@@ -150,7 +150,7 @@ pub fn resolve_entry<'a>(
         ))),
         Lookup::Missing => Err(Unresolved::Missing(format!(
             "no kernel `{name}` in {file}; its kernels are: {}",
-            name_list(entries.iter().map(|e| e.name.as_str()))
+            name_list(closest_first(entries, name).into_iter())
         ))),
     }
 }
@@ -158,6 +158,26 @@ pub fn resolve_entry<'a>(
 /// How many names a list in a message shows; the rest are counted ("and 9984 more"), so a
 /// file of 10,000 kernels does not make a message of 100 KB.
 pub const LIST_CAP: usize = 16;
+
+/// The entry names in file order; when there are more than a message shows, those most like
+/// `name` first (containing it or contained in it, then by common prefix), so that the one
+/// meant is among those shown.
+fn closest_first<'a>(entries: &'a [Entry], name: &str) -> Vec<&'a str> {
+    let mut names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+    if names.len() > LIST_CAP {
+        let prefix = |n: &str| {
+            n.bytes()
+                .zip(name.bytes())
+                .take_while(|(a, b)| a == b)
+                .count()
+        };
+        names.sort_by_key(|n| {
+            let contains = n.contains(name) || name.contains(*n);
+            std::cmp::Reverse((contains, prefix(n)))
+        });
+    }
+    names
+}
 
 /// `` `a`, `b` `` for messages, or `none`; at most [`LIST_CAP`] names, then "and N more".
 pub fn name_list<'a>(names: impl Iterator<Item = &'a str>) -> String {
@@ -931,6 +951,28 @@ mod tests {
         assert!(list.ends_with("`k15` and 9984 more"), "{list}");
         assert_eq!(name_list(["a", "b"].into_iter()), "`a`, `b`");
         assert_eq!(name_list(std::iter::empty()), "none");
+        // In a long list, the names most like the one asked for come first.
+        let es: Vec<Entry> = (0..500)
+            .map(|i| Entry {
+                name: format!("k{i}"),
+                params: Vec::new(),
+                line: i + 1,
+            })
+            .collect();
+        let Err(Unresolved::Missing(msg)) = resolve_entry(&es, "k49x", "`f.ptx`") else {
+            panic!("k49x is missing")
+        };
+        assert!(
+            msg.contains("its kernels are: `k49`, `k4`, `k490`, "),
+            "{msg}"
+        );
+        let Err(Unresolved::Missing(msg)) = resolve_entry(&es, "k4900", "`f.ptx`") else {
+            panic!("k4900 is missing")
+        };
+        assert!(
+            msg.contains("its kernels are: `k490`, `k49`, `k4`, "),
+            "{msg}"
+        );
         let long = format!(".entry k(.param .u32 a {})", "x".repeat(100_000));
         let err = parse_entries(&long).expect_err("long");
         assert!(err.len() < 600, "{} bytes", err.len());
