@@ -19,9 +19,13 @@ pub fn parse_args(args: TokenStream, cx: &mut Errors) -> KernelArgs {
         ..KernelArgs::default()
     };
     for arg in split_commas(args) {
+        // A broken `name = …` says nothing about the source; anything else may be the source
+        // misspelled.
+        let is_name =
+            matches!(arg.clone().into_iter().next(), Some(TokenTree::Ident(i)) if i == "name");
         let parser = syn::meta::parser(|meta| parse_arg(meta, &mut out, cx));
         if let Err(e) = parser.parse2(arg) {
-            out.invalid = true;
+            out.invalid |= !is_name;
             cx.push(e);
         }
     }

@@ -357,6 +357,13 @@ fn a_misunderstood_source_is_the_only_error() {
         assert!(!errs[0].contains("needs the kernel's code"), "{errs:?}");
         assert!(!errs[0].contains("directory"), "{errs:?}");
     }
+    // A broken `name` is no misspelled source: the missing source is still reported.
+    let name_only = errors(&expand(quote!(name = 1), decl.clone()));
+    assert_eq!(name_only.len(), 2, "{name_only:?}");
+    assert!(
+        name_only[1].contains("needs the kernel's code"),
+        "{name_only:?}"
+    );
     let call = errors(&expand(quote!(ptx(#saxpy)), decl));
     // The fix repeats the user's own path.
     assert!(
