@@ -75,6 +75,33 @@ fn all_types(
     out: &mut CudaSlice<f64>,
 );
 
+// Parameters named like the expansion's own locals, items and parameters: each must still reach
+// its own slot (parameter 0 once received `x`'s device pointer here).
+#[kernel(ptx = "kernels/saxpy.ptx", name = "saxpy")]
+fn saxpy_named_like_locals(
+    __chevron_ptr_2: u32,
+    a: f32,
+    x: &CudaSlice<f32>,
+    y: &mut CudaSlice<f32>,
+);
+
+#[allow(non_snake_case)]
+#[kernel(ptx = "kernels/params.ptx", name = "all_types")]
+fn all_types_named_like_locals(
+    __chevron_ptr_11: u8,
+    launch: i8,
+    stream: u16,
+    __chevron_stream: i16,
+    config: u32,
+    __chevron_config: i32,
+    function: u64,
+    __CHEVRON_KERNEL: i64,
+    __chevron_func: f32,
+    __chevron_params: f64,
+    all_types_named_like_locals: bool,
+    __chevron_sync_11: &mut CudaSlice<f64>,
+);
+
 const POISON: f32 = -12345.5;
 
 /// A small LCG, so the data is "random" but the same on every run.
@@ -388,6 +415,66 @@ fn every_scalar_type_arrives_intact() -> TestResult {
         ];
         assert_eq!(got, want);
     }
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn parameters_named_like_generated_code_reach_their_place() -> TestResult {
+    let (_ctx, stream) = setup()?;
+    let n = 1000;
+    let mut rng = Lcg(11);
+    let (x, y0) = (rng.floats(n), rng.floats(n));
+    let a = 0.75f32;
+    let mut y_host = y0.clone();
+    y_host.push(POISON);
+    let x_dev = stream.clone_htod(&x)?;
+    let mut y_dev = stream.clone_htod(&y_host)?;
+    // `n` is the parameter named `__chevron_ptr_2`: a device pointer in its place would make the
+    // kernel run far past `n` (and `y`'s poisoned tail would change).
+    let cfg = LaunchConfig::new(blocks(n, 128) + 8, 128);
+    unsafe { saxpy_named_like_locals::launch(&stream, &cfg, n as u32, a, &x_dev, &mut y_dev) }?;
+    let got = stream.clone_dtoh(&y_dev)?;
+    let want: Vec<f32> = x.iter().zip(&y0).map(|(x, y)| a.mul_add(*x, *y)).collect();
+    assert_close(&got[..n], &want, "y");
+    assert_eq!(got[n], POISON, "wrote past n: n did not arrive");
+
+    let cfg = LaunchConfig::new(1, 32);
+    let mut out = stream.clone_htod(&[-777.0f64; 12])?;
+    unsafe {
+        all_types_named_like_locals::launch(
+            &stream,
+            &cfg,
+            201,
+            -99,
+            60_001,
+            -30_001,
+            4_000_000_001,
+            -2_000_000_001,
+            (1 << 52) + 5,
+            -(1 << 51) - 3,
+            -1.25e-3,
+            3.5e200,
+            true,
+            &mut out,
+        )
+    }?;
+    let got = stream.clone_dtoh(&out)?;
+    let want = [
+        201.0,
+        -99.0,
+        60_001.0,
+        -30_001.0,
+        4_000_000_001.0,
+        -2_000_000_001.0,
+        ((1u64 << 52) + 5) as f64,
+        (-(1i64 << 51) - 3) as f64,
+        f64::from(-1.25e-3f32),
+        3.5e200,
+        1.0,
+        -777.0, // not written by the kernel
+    ];
+    assert_eq!(got, want);
     Ok(())
 }
 

@@ -103,7 +103,13 @@ mod report;
 /// # Limitations
 ///
 /// - Parameter types are resolved in the module around the declaration (the generated module
-///   starts with `use super::*;`): declare kernels at module level, not inside a function body.
+///   starts with `use super::*;`): declare kernels at module level. Inside a function body the
+///   body's own `use` and items are out of the module's reach (rustc then reports
+///   "cannot find type `CudaSlice` in this scope"); name the types by path there
+///   (`&chevron::cudarc::driver::CudaSlice<f32>`).
+/// - The source must be a regular file of at most 64 MiB (a bound on what a wrong path can make
+///   the compiler read); each file is read and parsed once per compilation, however many
+///   declarations name it.
 /// - Nothing checks what the kernel does with its arguments or that the grid fits the data,
 ///   hence the `unsafe` on `launch`.
 #[proc_macro_attribute]

@@ -150,18 +150,55 @@ pub fn resolve_entry<'a>(
         ))),
         Lookup::Missing => Err(Unresolved::Missing(format!(
             "no kernel `{name}` in {file}; its kernels are: {}",
-            name_list(entries.iter().map(|e| e.name.as_str()))
+            name_list(closest_first(entries, name).into_iter())
         ))),
     }
 }
 
-/// `` `a`, `b` `` for messages, or `none`.
+/// How many names a list in a message shows; the rest are counted ("and 9984 more"), so a
+/// file of 10,000 kernels does not make a message of 100 KB.
+pub const LIST_CAP: usize = 16;
+
+/// The entry names in file order; when there are more than a message shows, those most like
+/// `name` first (containing it or contained in it, then by common prefix), so that the one
+/// meant is among those shown.
+fn closest_first<'a>(entries: &'a [Entry], name: &str) -> Vec<&'a str> {
+    let mut names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+    if names.len() > LIST_CAP {
+        let prefix = |n: &str| {
+            n.bytes()
+                .zip(name.bytes())
+                .take_while(|(a, b)| a == b)
+                .count()
+        };
+        names.sort_by_key(|n| {
+            let contains = n.contains(name) || name.contains(*n);
+            std::cmp::Reverse((contains, prefix(n)))
+        });
+    }
+    names
+}
+
+/// `` `a`, `b` `` for messages, or `none`; at most [`LIST_CAP`] names, then "and N more".
 pub fn name_list<'a>(names: impl Iterator<Item = &'a str>) -> String {
-    let names: Vec<String> = names.map(|n| format!("`{n}`")).collect();
-    if names.is_empty() {
-        "none".into()
-    } else {
-        names.join(", ")
+    capped_list(names.map(|n| format!("`{n}`")), LIST_CAP)
+}
+
+/// `a, b, c` of at most `cap` items, then "and N more"; `none` when empty.
+pub fn capped_list(items: impl Iterator<Item = String>, cap: usize) -> String {
+    let mut shown = Vec::new();
+    let mut more = 0usize;
+    for item in items {
+        if shown.len() < cap {
+            shown.push(item);
+        } else {
+            more += 1;
+        }
+    }
+    match (shown.is_empty(), more) {
+        (true, _) => "none".into(),
+        (false, 0) => shown.join(", "),
+        (false, more) => format!("{} and {more} more", shown.join(", ")),
     }
 }
 
@@ -358,6 +395,10 @@ fn strip_comments(src: &str) -> Result<String, String> {
     let (mut in_line, mut in_block, mut in_str) = (false, false, false);
     while let Some(c) = chars.next() {
         if c == '\n' {
+            if in_str {
+                // PTX strings (`.file 1 "a.cu"`) end on their line.
+                return Err(format!("line {line}: unterminated string"));
+            }
             line += 1;
             in_line = false;
             out.push('\n');
@@ -387,6 +428,9 @@ fn strip_comments(src: &str) -> Result<String, String> {
     }
     if in_block {
         return Err(format!("line {open_line}: unterminated `/*` comment"));
+    }
+    if in_str {
+        return Err(format!("line {line}: unterminated string"));
     }
     Ok(out)
 }
@@ -440,7 +484,9 @@ fn parse_param(toks: &[Tok<'_>], lines: &[&str]) -> Result<Param, String> {
         Some(t) => (t.text, t.line),
         None => return Err("empty parameter in `.entry` parameter list".into()),
     };
-    let text = lines.get(line - 1).map_or("", |l| l.trim()).to_string();
+    let text = lines
+        .get(line.saturating_sub(1))
+        .map_or(String::new(), |l| quote_line(l));
     let fail = |msg: &str| format!("line {line}: {msg} in `{text}`");
     if first != ".param" {
         return Err(fail("expected `.param`"));
@@ -463,7 +509,7 @@ fn parse_param(toks: &[Tok<'_>], lines: &[&str]) -> Result<Param, String> {
                 i += 2;
             }
             s if s.starts_with('.') && ty.is_none() => {
-                let bad = || fail(&format!("unknown type `{s}`"));
+                let bad = || fail(&format!("unknown type `{}`", quote_line(s)));
                 ty = Some(PtxType::from_name(s).ok_or_else(bad)?);
             }
             s if name.is_none()
@@ -471,7 +517,7 @@ fn parse_param(toks: &[Tok<'_>], lines: &[&str]) -> Result<Param, String> {
             {
                 name = Some(s.to_string());
             }
-            s => return Err(fail(&format!("unexpected `{s}`"))),
+            s => return Err(fail(&format!("unexpected `{}`", quote_line(s)))),
         }
         i += 1;
     }
@@ -489,15 +535,51 @@ fn parse_param(toks: &[Tok<'_>], lines: &[&str]) -> Result<Param, String> {
     }
 }
 
+/// The longest source line quoted in a message; longer ones are cut with `…`.
+const QUOTE_CAP: usize = 160;
+
+/// A line of the source for a message: trimmed, and cut at [`QUOTE_CAP`] characters.
+fn quote_line(line: &str) -> String {
+    let line = line.trim();
+    match line.char_indices().nth(QUOTE_CAP) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line.to_string(),
+    }
+}
+
+/// Whether `s` is a PTX identifier: `[a-zA-Z][a-zA-Z0-9_$]*` or `[_$%][a-zA-Z0-9_$]+`.
+pub fn is_identifier(s: &str) -> bool {
+    let follow = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) if c.is_ascii_alphabetic() => chars.all(follow),
+        Some('_' | '$' | '%') => {
+            let rest = chars.as_str();
+            !rest.is_empty() && rest.chars().all(follow)
+        }
+        _ => false,
+    }
+}
+
 /// Parses every `.entry` of a PTX module.
 ///
 /// `.func`s and `.extern .entry` declarations are skipped. Errors name the
-/// offending line.
+/// offending line. Lines may end in `\n`, `\r\n` or a lone `\r`. The time taken is linear in
+/// the size of the text.
 pub fn parse_entries(ptx: &str) -> Result<Vec<Entry>, String> {
+    // One line ending, so that line numbers and quoted lines agree with what an editor shows.
+    let normalized;
+    let ptx = if ptx.contains('\r') {
+        normalized = ptx.replace("\r\n", "\n").replace('\r', "\n");
+        normalized.as_str()
+    } else {
+        ptx
+    };
     let clean = strip_comments(ptx)?;
     let toks = tokenize(&clean);
-    let lines: Vec<&str> = ptx.lines().collect();
+    let lines: Vec<&str> = ptx.split('\n').collect();
     let mut entries: Vec<Entry> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     let (mut depth, mut is_extern) = (0usize, false);
     let mut i = 0;
     while let Some(t) = toks.get(i) {
@@ -512,31 +594,53 @@ pub fn parse_entries(ptx: &str) -> Result<Vec<Entry>, String> {
             }
             ";" => is_extern = false,
             ".extern" if depth == 0 => is_extern = true,
+            // `.extern` applies to the one declaration after it, even if its `;` is missing.
+            ".func" if depth == 0 => is_extern = false,
             ".entry" if depth == 0 => {
                 let name = match toks.get(i) {
-                    Some(n) if n.text != "(" && !n.text.starts_with('.') => n.text,
+                    Some(n) if is_identifier(n.text) && !n.text.starts_with('%') => n.text,
+                    Some(n) if n.text != "(" && n.text != "{" => {
+                        return Err(format!(
+                            "line {}: `{}` cannot name an `.entry`: expected an identifier such \
+                             as `saxpy`",
+                            n.line,
+                            quote_line(n.text)
+                        ))
+                    }
                     _ => return Err(format!("line {}: expected a name after `.entry`", t.line)),
                 };
                 i += 1;
                 let mut params = Vec::new();
-                if toks.get(i).map(|t| t.text) == Some("(") {
-                    let close = toks[i..]
-                        .iter()
-                        .position(|t| t.text == ")")
-                        .map(|p| p + i)
-                        .ok_or_else(|| {
-                            format!("line {}: unterminated parameter list of `{name}`", t.line)
-                        })?;
-                    let list = &toks[i + 1..close];
-                    if !list.is_empty() {
-                        for p in list.split(|t| t.text == ",") {
-                            params.push(parse_param(p, &lines)?);
+                match toks.get(i).map(|t| t.text) {
+                    Some("(") => {
+                        let close = toks[i..]
+                            .iter()
+                            .position(|t| t.text == ")")
+                            .map(|p| p + i)
+                            .ok_or_else(|| {
+                                format!("line {}: unterminated parameter list of `{name}`", t.line)
+                            })?;
+                        let list = &toks[i + 1..close];
+                        if !list.is_empty() {
+                            for p in list.split(|t| t.text == ",") {
+                                params.push(parse_param(p, &lines)?);
+                            }
                         }
+                        i = close + 1;
                     }
-                    i = close + 1;
+                    // No parameter list: a body, the end of a declaration, or a performance
+                    // directive (`.maxntid` …) comes next.
+                    Some("{" | ";") => {}
+                    Some(d) if d.starts_with('.') && d != ".param" => {}
+                    _ => {
+                        return Err(format!(
+                            "line {}: expected `(` after `.entry {name}`, before its parameters",
+                            t.line
+                        ))
+                    }
                 }
                 if !is_extern {
-                    if entries.iter().any(|e| e.name == name) {
+                    if !seen.insert(name) {
                         return Err(format!("line {}: duplicate `.entry {name}`", t.line));
                     }
                     entries.push(Entry {
@@ -545,6 +649,7 @@ pub fn parse_entries(ptx: &str) -> Result<Vec<Entry>, String> {
                         line: t.line,
                     });
                 }
+                is_extern = false;
             }
             _ => {}
         }
@@ -778,5 +883,116 @@ mod tests {
         assert!(check_param(Expected::Int(64), p).is_err());
         assert!(check_param(Expected::Pointer, p).is_err());
         assert!(p.suggest().contains("16 bytes"));
+    }
+
+    #[test]
+    fn cr_only_line_endings_number_lines() {
+        let src = ".version 8.0\r.target sm_90\r.entry k(\r.param .u32 a,\r.param .q32 b)\r{}\r";
+        let err = parse_entries(src).expect_err("bad type");
+        assert_eq!(err, "line 5: unknown type `.q32` in `.param .q32 b)`");
+        let es = parse(".entry k(\r\n.param .u32 a\r\n)\r\n{}\r\n.entry j() {}");
+        assert_eq!((es[0].params[0].line, es[1].line), (2, 5));
+        assert_eq!(es[0].params[0].text, ".param .u32 a");
+    }
+
+    #[test]
+    fn unterminated_string_is_an_error_not_a_lost_file() {
+        let src = ".file 1 \"a.cu\n.entry k() {}\n.entry j() {}\n";
+        assert_eq!(
+            parse_entries(src).expect_err("string"),
+            "line 1: unterminated string"
+        );
+        assert!(parse_entries(".pragma \"nounroll").is_err());
+        let ok = parse(".file 1 \"a // b.cu\"\n.entry k() {}");
+        assert_eq!(ok[0].name, "k");
+    }
+
+    #[test]
+    fn extern_without_semicolon_does_not_hide_later_entries() {
+        let es = parse(
+            ".extern .entry declared(.param .u32 a)\n.visible .entry k(.param .u32 a) {}\n\
+             .extern .func (.param .b32 r) f(.param .b32 x)\n.entry j() {}",
+        );
+        let names: Vec<&str> = es.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["k", "j"]);
+    }
+
+    #[test]
+    fn entry_names_must_be_identifiers() {
+        for bad in [";", ")", "42", "%r1", "$", "-k"] {
+            let err = parse_entries(&format!(".entry {bad}() {{}}")).expect_err(bad);
+            assert!(err.contains("cannot name an `.entry`"), "{bad}: {err}");
+        }
+        for good in ["k", "_Z1kv", "$L1", "a$b_9"] {
+            assert_eq!(parse(&format!(".entry {good}() {{}}"))[0].name, good);
+        }
+    }
+
+    #[test]
+    fn parameter_list_needs_its_parenthesis() {
+        let err = parse_entries(".entry k .param .u32 a) {}").expect_err("no (");
+        assert_eq!(
+            err,
+            "line 1: expected `(` after `.entry k`, before its parameters"
+        );
+        assert!(parse_entries(".entry k").is_err());
+        // Without parameters the list may be left out (PTX allows it).
+        assert!(parse(".entry k { ret; }")[0].params.is_empty());
+        assert!(parse(".entry k .maxntid 32, 1, 1 { ret; }")[0]
+            .params
+            .is_empty());
+    }
+
+    #[test]
+    fn lists_and_quotes_are_capped() {
+        let names: Vec<String> = (0..10_000).map(|i| format!("k{i}")).collect();
+        let list = name_list(names.iter().map(String::as_str));
+        assert!(list.starts_with("`k0`, `k1`, "), "{list}");
+        assert!(list.ends_with("`k15` and 9984 more"), "{list}");
+        assert_eq!(name_list(["a", "b"].into_iter()), "`a`, `b`");
+        assert_eq!(name_list(std::iter::empty()), "none");
+        // In a long list, the names most like the one asked for come first.
+        let es: Vec<Entry> = (0..500)
+            .map(|i| Entry {
+                name: format!("k{i}"),
+                params: Vec::new(),
+                line: i + 1,
+            })
+            .collect();
+        let Err(Unresolved::Missing(msg)) = resolve_entry(&es, "k49x", "`f.ptx`") else {
+            panic!("k49x is missing")
+        };
+        assert!(
+            msg.contains("its kernels are: `k49`, `k4`, `k490`, "),
+            "{msg}"
+        );
+        let Err(Unresolved::Missing(msg)) = resolve_entry(&es, "k4900", "`f.ptx`") else {
+            panic!("k4900 is missing")
+        };
+        assert!(
+            msg.contains("its kernels are: `k490`, `k49`, `k4`, "),
+            "{msg}"
+        );
+        let long = format!(".entry k(.param .u32 a {})", "x".repeat(100_000));
+        let err = parse_entries(&long).expect_err("long");
+        assert!(err.len() < 600, "{} bytes", err.len());
+    }
+
+    #[test]
+    fn duplicate_entries_are_found_in_linear_time() {
+        // 100,000 entries: the former pairwise check took minutes.
+        let mut src = String::from(".version 8.0\n.target sm_90\n");
+        for i in 0..100_000 {
+            src.push_str(&format!(".visible .entry k{i}(.param .u32 a) {{ ret; }}\n"));
+        }
+        let start = std::time::Instant::now();
+        let es = parse(&src);
+        assert_eq!(es.len(), 100_000);
+        src.push_str(".entry k99999() {}\n");
+        let err = parse_entries(&src).expect_err("duplicate");
+        let took = start.elapsed();
+        assert_eq!(err, "line 100003: duplicate `.entry k99999`");
+        assert!(took.as_secs_f64() < 5.0, "{took:?}");
+        println!("two reads of 100,000 entries: {took:?}");
     }
 }

@@ -27,6 +27,9 @@ pub struct KernelArgs {
     pub name: Option<LitStr>,
     /// The attribute itself, for errors about what is missing.
     pub span: Option<Span>,
+    /// Some argument was not understood (and is reported): a missing source is not reported
+    /// again, since the source may be what was misspelled.
+    pub invalid: bool,
 }
 
 /// The declaration as written: `#[attrs] vis fn name(params);`.

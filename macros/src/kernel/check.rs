@@ -13,6 +13,7 @@ use super::ast::{
     KernelArgs, KernelDecl, KernelItem, KernelParam, ParamKind, ResolvedSource, SizeAssert,
     SourceKind,
 };
+use super::source;
 use crate::report::Errors;
 
 /// Device buffer types, by the last segment of their path.
@@ -23,6 +24,10 @@ pub fn check(args: &KernelArgs, item: &KernelItem, cx: &mut Errors) -> Option<Ke
     check_shape(item, cx);
     let params = check_params(item, cx);
     let source = args.source.as_ref().or_else(|| {
+        if args.invalid {
+            // The source was written but not understood: that error is already reported.
+            return None;
+        }
         cx.error(
             args.span.unwrap_or_else(Span::call_site),
             "`#[kernel]` needs the kernel's code: `#[kernel(ptx = \"kernels/saxpy.ptx\")]` for \
@@ -33,10 +38,14 @@ pub fn check(args: &KernelArgs, item: &KernelItem, cx: &mut Errors) -> Option<Ke
     })?;
     let lit = &source.path;
     let rel = lit.value();
+    if rel.is_empty() {
+        // Reported by the parser; the crate root itself is no file to read.
+        return None;
+    }
     let abs = resolve(&rel);
-    let text = match std::fs::read_to_string(&abs) {
+    let text = match source::read_source(&abs) {
         Ok(text) => text,
-        Err(e) => {
+        Err(e @ source::ReadError::Io(_)) => {
             cx.error(
                 lit.span(),
                 format!(
@@ -44,6 +53,22 @@ pub fn check(args: &KernelArgs, item: &KernelItem, cx: &mut Errors) -> Option<Ke
                      root, the directory of its Cargo.toml",
                     abs.display()
                 ),
+            );
+            return None;
+        }
+        Err(e) => {
+            let what = match source.kind {
+                SourceKind::Ptx => "a `.ptx` file",
+                SourceKind::Cuda => "a `.cu` file",
+            };
+            let looked = if Path::new(&rel).is_absolute() {
+                String::new()
+            } else {
+                format!(" (looked for {})", abs.display())
+            };
+            cx.error(
+                lit.span(),
+                format!("cannot use `{rel}`{looked}: {e}; give the path of {what}"),
             );
             return None;
         }
@@ -56,7 +81,7 @@ pub fn check(args: &KernelArgs, item: &KernelItem, cx: &mut Errors) -> Option<Ke
             entry: args.name.as_ref().map(|n| n.value()),
         },
         SourceKind::Ptx => {
-            let entry = check_ptx(args, item, &text, &mut params, cx)?;
+            let entry = check_ptx(args, item, &abs, &text, &mut params, cx)?;
             ResolvedSource::Ptx { abs_path, entry }
         }
     };
@@ -100,6 +125,27 @@ fn resolve(rel: &str) -> PathBuf {
 /// variadics, a return type.
 fn check_shape(item: &KernelItem, cx: &mut Errors) {
     let sig = &item.sig;
+    for attr in item.attrs.iter().filter(|a| is_function_only(a)) {
+        let name = attr.path().to_token_stream().to_string();
+        let why = match name.as_str() {
+            "test" | "bench" | "ignore" | "should_panic" => format!(
+                "`#[{name}]` cannot be used on a `#[kernel]` declaration: it declares a kernel, \
+                 not a test; write the test as its own function that launches `{}`",
+                sig.ident
+            ),
+            _ => format!(
+                "`#[{name}]` cannot be used on a `#[kernel]` declaration: it expands to a \
+                 module (`{k}::launch`, `{k}::function`), not a function{also}; remove it",
+                k = sig.ident,
+                also = if name == "inline" {
+                    ", and `launch` is inlined already"
+                } else {
+                    ""
+                }
+            ),
+        };
+        cx.push(syn::Error::new_spanned(attr, why));
+    }
     if let Some(body) = item.body {
         cx.error(
             body,
@@ -146,6 +192,33 @@ fn check_shape(item: &KernelItem, cx: &mut Errors) {
              parameter and copy them back with `stream.clone_dtoh(&out)?`; remove the return type",
         ));
     }
+}
+
+/// Built-in attributes that apply to functions only: on the generated module rustc would reject
+/// them with a message about modules, so `check_shape` reports them at the declaration and the
+/// expansion drops them.
+const FUNCTION_ONLY: [&str; 14] = [
+    "inline",
+    "cold",
+    "track_caller",
+    "must_use",
+    "test",
+    "bench",
+    "ignore",
+    "should_panic",
+    "no_mangle",
+    "export_name",
+    "link_section",
+    "target_feature",
+    "naked",
+    "instruction_set",
+];
+
+/// Whether `attr` is one of [`FUNCTION_ONLY`].
+pub fn is_function_only(attr: &syn::Attribute) -> bool {
+    attr.path()
+        .get_ident()
+        .is_some_and(|i| FUNCTION_ONLY.iter().any(|f| i == f))
 }
 
 /// Checks each parameter's pattern and type. `None` if any is wrong.
@@ -387,20 +460,19 @@ pub fn type_text(ty: &Type) -> String {
 fn check_ptx(
     args: &KernelArgs,
     item: &KernelItem,
+    abs: &Path,
     text: &str,
     params: &mut [KernelParam],
     cx: &mut Errors,
 ) -> Option<String> {
     let source = args.source.as_ref()?;
     let (lit, rel) = (&source.path, source.path.value());
-    if text.contains('\0') {
-        cx.error(
-            lit.span(),
-            format!("`{rel}` contains a NUL byte: it is not PTX text"),
-        );
+    if let Some(why) = not_ptx(&rel, text) {
+        cx.error(lit.span(), why);
         return None;
     }
-    let entries = match ptx::parse_entries(text) {
+    let parsed = source::parse_ptx(abs, text);
+    let entries = match &*parsed {
         Ok(entries) => entries,
         Err(e) => {
             cx.error(lit.span(), format!("cannot read the PTX in `{rel}`: {e}"));
@@ -411,7 +483,7 @@ fn check_ptx(
         Some(n) => (n.value(), n.span()),
         None => (item.sig.ident.to_string(), item.sig.ident.span()),
     };
-    let entry: &Entry = match ptx::resolve_entry(&entries, &wanted, &format!("`{rel}`")) {
+    let entry: &Entry = match ptx::resolve_entry(entries, &wanted, &format!("`{rel}`")) {
         Ok(e) => e,
         Err(Unresolved::Ambiguous(message)) => {
             cx.error(name_span, message);
@@ -430,44 +502,59 @@ fn check_ptx(
     let decl = &item.sig.ident;
     let n = (params.len(), entry.params.len());
     if n.0 != n.1 {
-        let plural = |k: usize| if k == 1 { "" } else { "s" };
-        let ptx_list = entry
-            .params
-            .iter()
-            .map(|p| format!("`{}`", p.text.trim_end_matches(',')))
-            .collect::<Vec<_>>()
-            .join(", ");
         let summary = format!(
-            "the PTX entry `{}` ({rel}:{}) has {} parameter{}",
+            "the PTX entry `{}` ({rel}:{}) has {}",
             entry.name,
             entry.line,
-            n.1,
-            plural(n.1)
+            count(n.1, "parameter")
         );
+        let ptx_text = |p: &ptx::Param| format!("`{}`", p.text.trim_end_matches(','));
         if n.0 < n.1 {
-            let missing: Vec<String> = entry.params[n.0..]
-                .iter()
-                .map(|p| format!("`{}` ({})", p.text.trim_end_matches(','), p.describe()))
-                .collect();
+            let missing = match align(params, &entry.params) {
+                Some(gaps) => ptx::capped_list(
+                    gaps.into_iter().map(|(j, after)| {
+                        let p = &entry.params[j];
+                        let place =
+                            match (after.checked_sub(1).map(|k| &params[k]), params.get(after)) {
+                                (None, Some(next)) => format!(", before `{}`", next.ident),
+                                (Some(prev), None) => format!(", after `{}`", prev.ident),
+                                (Some(prev), Some(next)) => {
+                                    format!(", between `{}` and `{}`", prev.ident, next.ident)
+                                }
+                                (None, None) => String::new(),
+                            };
+                        format!("{} ({}{place})", ptx_text(p), p.describe())
+                    }),
+                    MISSING_CAP,
+                ),
+                None => ptx::capped_list(
+                    entry.params[n.0..]
+                        .iter()
+                        .map(|p| format!("{} ({})", ptx_text(p), p.describe())),
+                    MISSING_CAP,
+                ),
+            };
             cx.error(
                 decl.span(),
                 format!(
-                    "`{decl}` declares {} parameter{}, but {summary}; missing: {}",
-                    n.0,
-                    plural(n.0),
-                    missing.join(", ")
+                    "`{decl}` declares {}, but {summary}; missing: {missing}",
+                    count(n.0, "parameter")
                 ),
             );
         } else {
             let extra = item.sig.inputs.iter().nth(n.1);
+            let ptx_list = ptx::capped_list(entry.params.iter().map(ptx_text), MISSING_CAP);
             cx.push(syn::Error::new_spanned(
                 quote::quote!(#extra),
                 format!(
-                    "`{decl}` declares {} parameters, but {summary}{}{ptx_list}; remove the \
-                     extra one{}",
-                    n.0,
-                    if n.1 == 0 { "" } else { ": " },
-                    plural(n.0 - n.1)
+                    "`{decl}` declares {}, but {summary}{}; remove the extra one{}",
+                    count(n.0, "parameter"),
+                    if n.1 == 0 {
+                        String::new()
+                    } else {
+                        format!(": {ptx_list}")
+                    },
+                    if n.0 - n.1 == 1 { "" } else { "s" }
                 ),
             ));
         }
@@ -497,6 +584,69 @@ fn check_ptx(
         }
     }
     Some(entry.name.clone())
+}
+
+/// How many PTX parameters a message lists before "and N more".
+const MISSING_CAP: usize = 8;
+
+/// "1 parameter", "3 parameters".
+fn count(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
+/// Which PTX parameters a declaration with fewer parameters left out: each declared parameter
+/// takes the first PTX parameter, in order, that it fits, as long as the rest still have room.
+/// `(index of the PTX parameter, how many declared parameters come before it)` per gap, or
+/// `None` when the declared types do not line up with any such choice.
+fn align(params: &[KernelParam], ptx: &[ptx::Param]) -> Option<Vec<(usize, usize)>> {
+    let mut gaps = Vec::new();
+    let mut i = 0;
+    for (j, p) in ptx.iter().enumerate() {
+        let must_take = ptx.len() - j == params.len() - i;
+        let fits = params
+            .get(i)
+            .is_some_and(|q| ptx::check_param(expected(q.kind), p).is_ok());
+        if fits {
+            i += 1;
+        } else if must_take {
+            return None;
+        } else {
+            gaps.push((j, i));
+        }
+    }
+    (i == params.len()).then_some(gaps)
+}
+
+/// Why a file given as `ptx = "…"` is not PTX, if it plainly is not: CUDA C, or text without
+/// the `.version` directive every PTX module begins with.
+fn not_ptx(rel: &str, text: &str) -> Option<String> {
+    if text.contains('\0') {
+        return Some(format!("`{rel}` contains a NUL byte: it is not PTX text"));
+    }
+    let has_version = text
+        .split(['\n', '\r'])
+        .any(|l| l.trim_start().starts_with(".version"));
+    if has_version {
+        return None;
+    }
+    let ext = Path::new(rel)
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("");
+    let cuda_ext = ["cu", "cuh", "cpp", "cc", "cxx", "c", "h", "hpp"].contains(&ext);
+    if cuda_ext || text.contains("__global__") {
+        let stem = Path::new(rel).with_extension("ptx");
+        return Some(format!(
+            "`{rel}` is CUDA C, not PTX: write `cuda = \"{rel}\"` to compile it with NVRTC at \
+             run time, or compile it with `nvcc -ptx -arch=sm_90 {rel} -o {}` and give the \
+             `.ptx` file",
+            stem.display()
+        ));
+    }
+    Some(format!(
+        "`{rel}` is not PTX: it has no `.version` directive (PTX from `nvcc -ptx` begins \
+         with `.version` and `.target`)"
+    ))
 }
 
 /// What a parameter needs from the PTX (sizes of by-value types are unknown here).

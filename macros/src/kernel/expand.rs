@@ -1,8 +1,14 @@
 //! Code generation for `#[kernel]`: the module with `launch` and `function`, the kernel's
 //! cache, and the compile-time assertions rustc checks for us.
+//!
+//! Hygiene: the user's parameter names are the generated functions' parameters, so every local
+//! the expansion introduces (and every call from a body that also holds user parameters) is
+//! spanned `Span::mixed_site()`: user names cannot see them, nor shadow them. The kernel's
+//! static lives inside a function with no user names in scope, since a parameter named like a
+//! static would be read as a pattern of that static.
 
 use proc_macro2::{Literal, Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, LitStr};
 
@@ -22,6 +28,9 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
     } = decl;
     let name = LitStr::new(&ident.to_string(), ident.span());
     let (stream, config) = internal_names(params.iter().map(|q| &q.ident));
+    let func = hygienic("__chevron_func");
+    let kernel_fn = hygienic("__chevron_kernel");
+    let args = hygienic("__chevron_params");
 
     let kernel = match source {
         ResolvedSource::Ptx { abs_path, entry } => {
@@ -49,8 +58,8 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
     let mut pointers = Vec::new();
     for (k, q) in params.iter().enumerate() {
         let i = &q.ident;
-        let ptr = format_ident!("__chevron_ptr_{}", k);
-        let sync = format_ident!("__chevron_sync_{}", k);
+        let ptr = hygienic(&format!("__chevron_ptr_{k}"));
+        let sync = hygienic(&format!("__chevron_sync_{k}"));
         match q.kind {
             // The guards record this launch on the buffers' events when dropped, after the
             // launch is enqueued: cudarc's multi-stream ordering, as in its launch builder.
@@ -68,11 +77,12 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
         }
     }
     let names = params.iter().map(|q| &q.ident);
+    let launch = hygienic("launch");
     let launcher = launcher(
         &p,
         ident,
         quote!(#(#decls,)*),
-        quote!(unsafe { launch(self.stream, self.config, #(#names),*) }),
+        quote!(unsafe { #launch(self.stream, self.config, #(#names),*) }),
     );
     let decls = params.iter().map(|q| {
         let (i, t) = (&q.ident, &q.ty);
@@ -91,8 +101,12 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
             #[allow(unused_imports)]
             use super::*;
 
-            #[allow(dead_code)]
-            static __CHEVRON_KERNEL: #p::Kernel = #kernel;
+            /// The kernel's cache: its module and function per context, loaded on first use.
+            #[inline]
+            fn #kernel_fn() -> &'static #p::Kernel {
+                static KERNEL: #p::Kernel = #kernel;
+                &KERNEL
+            }
 
             #(#asserts)*
 
@@ -104,19 +118,19 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
                 #config: &#p::LaunchConfig<'_>,
                 #(#decls,)*
             ) -> #p::Result<(), #p::Error> {
-                let __chevron_func = __CHEVRON_KERNEL.get(#stream.context())?;
+                let #func = #kernel_fn().get(#stream.context())?;
                 #(#prepare)*
-                let mut __chevron_params: [*mut #p::c_void; #n] = [#(#pointers),*];
+                let mut #args: [*mut #p::c_void; #n] = [#(#pointers),*];
                 // SAFETY: the parameters match the PTX entry (checked when the declaration was
                 // compiled, or against NVRTC's output before the first launch); what the
                 // kernel does with them is the caller's promise.
                 unsafe {
                     #p::runtime::launch_named(
                         #stream,
-                        __chevron_func,
+                        #func,
                         #p::Some(#name),
                         #config,
-                        &mut __chevron_params,
+                        &mut #args,
                     )
                 }
             }
@@ -128,7 +142,7 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
             pub fn function(
                 ctx: &#p::Arc<#p::CudaContext>,
             ) -> #p::Result<#p::CudaFunction, #p::Error> {
-                __CHEVRON_KERNEL.function(ctx)
+                #kernel_fn().function(ctx)
             }
         }
     }
@@ -172,14 +186,28 @@ fn launcher(
     }
 }
 
-/// `stream` and `config`, unless a kernel parameter already has that name.
+/// An identifier of the expansion's own, invisible to the user's names and immune to them.
+fn hygienic(name: &str) -> Ident {
+    Ident::new(name, Span::mixed_site())
+}
+
+/// `stream` and `config` for the generated `launch`'s first parameters (hygienic, so any name
+/// works); renamed `__chevron_stream` … only so that the documentation does not show two
+/// parameters of one name.
 fn internal_names<'a>(params: impl Iterator<Item = &'a Ident> + Clone) -> (Ident, Ident) {
     let pick = |want: &str| {
-        if params.clone().any(|i| i == want) {
-            format_ident!("__chevron_{}", want)
-        } else {
-            format_ident!("{}", want)
+        let taken = |name: &str| params.clone().any(|i| i == name);
+        let mut name = want.to_string();
+        let mut k = 0u32;
+        while taken(&name) {
+            name = if k == 0 {
+                format!("__chevron_{want}")
+            } else {
+                format!("__chevron_{want}_{k}")
+            };
+            k += 1;
         }
+        hygienic(&name)
     };
     (pick("stream"), pick("config"))
 }
@@ -257,6 +285,8 @@ pub fn expand_stub(item: &KernelItem) -> TokenStream {
     let KernelItem {
         attrs, vis, sig, ..
     } = item;
+    // Reported at the declaration; on the module rustc would add "cannot be used on modules".
+    let attrs = attrs.iter().filter(|a| !super::check::is_function_only(a));
     let ident = &sig.ident;
     let typed = super::ast::typed_inputs(sig);
     let names = typed.iter().filter_map(|t| match &*t.pat {

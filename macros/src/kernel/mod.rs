@@ -4,6 +4,7 @@ mod ast;
 mod check;
 mod expand;
 mod parse;
+mod source;
 
 #[cfg(test)]
 mod tests;
@@ -36,3 +37,6 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     }
 }
+
+#[cfg(test)]
+mod fuzz;

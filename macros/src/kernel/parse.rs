@@ -1,6 +1,6 @@
 //! Parsing `#[kernel(...)]` arguments and the declaration it is on.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Span, TokenStream, TokenTree};
 use syn::parse::{ParseStream, Parser};
 use syn::{Attribute, Block, LitStr, Signature, Token, Visibility};
 
@@ -10,66 +10,135 @@ use crate::report::Errors;
 const KEYS: &str = "`ptx = \"….ptx\"`, `cuda = \"….cu\"` or `name = \"…\"`";
 
 /// Parses the attribute's arguments, recording every problem in `cx`.
+///
+/// Each comma-separated argument is parsed on its own, so one that is not understood does not
+/// hide the others (`ptx = 1, ptx = "k.ptx"` reports only the `1`).
 pub fn parse_args(args: TokenStream, cx: &mut Errors) -> KernelArgs {
     let mut out = KernelArgs {
         span: Some(Span::call_site()),
         ..KernelArgs::default()
     };
-    let parser = syn::meta::parser(|meta| {
-        let key = meta
-            .path
-            .get_ident()
-            .map(|i| i.to_string())
-            .unwrap_or_default();
-        match key.as_str() {
-            "ptx" | "cuda" => {
-                let kind = if key == "ptx" {
-                    SourceKind::Ptx
-                } else {
-                    SourceKind::Cuda
-                };
-                let path: LitStr = meta.value()?.parse()?;
-                if path.value().is_empty() {
-                    cx.error(
-                        path.span(),
-                        format!("`{key}` needs a file path, relative to the crate root"),
-                    );
-                }
-                match &out.source {
-                    Some(prev) if prev.kind == kind => cx.push(
-                        meta.error(format!("duplicate `{key}`: a kernel has one source file")),
-                    ),
-                    Some(_) => cx.push(meta.error(
-                        "`ptx` and `cuda` exclude each other: a kernel is either PTX (checked at \
-                         compile time) or CUDA C (compiled by NVRTC at run time)",
-                    )),
-                    None => out.source = Some(SourceArg { kind, path }),
-                }
-            }
-            "name" => {
-                let name: LitStr = meta.value()?.parse()?;
-                if name.value().is_empty() {
-                    cx.error(name.span(), "`name` needs the kernel's symbol, e.g. `name = \"_Z4gemmILi128EEvPKfS1_Pfiii\"`");
-                }
-                if out.name.is_some() {
-                    cx.push(meta.error("duplicate `name`"));
-                } else {
-                    out.name = Some(name);
-                }
-            }
-            _ => {
-                cx.push(meta.error(format!("unknown `#[kernel]` option; expected {KEYS}")));
-                if meta.input.peek(Token![=]) {
-                    let _: syn::Expr = meta.value()?.parse()?;
-                }
-            }
+    for arg in split_commas(args) {
+        // A broken `name = …` says nothing about the source; anything else may be the source
+        // misspelled.
+        let is_name =
+            matches!(arg.clone().into_iter().next(), Some(TokenTree::Ident(i)) if i == "name");
+        let parser = syn::meta::parser(|meta| parse_arg(meta, &mut out, cx));
+        if let Err(e) = parser.parse2(arg) {
+            out.invalid |= !is_name;
+            cx.push(e);
         }
-        Ok(())
-    });
-    if let Err(e) = parser.parse2(args) {
-        cx.push(e);
     }
     out
+}
+
+/// The arguments between top-level commas (a comma inside a group belongs to its argument).
+fn split_commas(args: TokenStream) -> Vec<TokenStream> {
+    let mut out = vec![TokenStream::new()];
+    for tt in args {
+        match &tt {
+            TokenTree::Punct(p) if p.as_char() == ',' => out.push(TokenStream::new()),
+            _ => out.last_mut().map_or((), |last| last.extend([tt])),
+        }
+    }
+    out.retain(|a| !a.is_empty());
+    out
+}
+
+/// `= "…"` after `key`, with the fix for `key("…")` and `key: "…"`.
+fn string_value(
+    meta: &syn::meta::ParseNestedMeta<'_>,
+    key: &str,
+    example: &str,
+) -> syn::Result<LitStr> {
+    if !meta.input.peek(Token![=]) {
+        // Show the fix with the user's own string where there is one.
+        let written = if meta.input.peek(syn::token::Paren) {
+            let content;
+            syn::parenthesized!(content in meta.input);
+            content.parse::<LitStr>().ok()
+        } else if meta.input.peek(Token![:]) {
+            meta.input.parse::<Token![:]>()?;
+            meta.input.parse::<LitStr>().ok()
+        } else {
+            None
+        };
+        let value = written.map_or(example.to_string(), |l| l.value());
+        return Err(meta.error(format!("write `{key} = {value:?}`")));
+    }
+    let value = meta.value()?;
+    value.parse::<LitStr>().map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            format!("`{key}` takes a string: `{key} = \"{example}\"`"),
+        )
+    })
+}
+
+fn parse_arg(
+    meta: syn::meta::ParseNestedMeta<'_>,
+    out: &mut KernelArgs,
+    cx: &mut Errors,
+) -> syn::Result<()> {
+    let key = meta
+        .path
+        .get_ident()
+        .map(|i| i.to_string())
+        .unwrap_or_default();
+    match key.as_str() {
+        "ptx" | "cuda" => {
+            let (kind, example) = if key == "ptx" {
+                (SourceKind::Ptx, "kernels/saxpy.ptx")
+            } else {
+                (SourceKind::Cuda, "kernels/saxpy.cu")
+            };
+            let path = string_value(&meta, &key, example)?;
+            if path.value().is_empty() {
+                cx.error(
+                    path.span(),
+                    format!("`{key}` needs a file path, relative to the crate root"),
+                );
+            }
+            match &out.source {
+                Some(prev) if prev.kind == kind => {
+                    cx.push(meta.error(format!("duplicate `{key}`: a kernel has one source file")))
+                }
+                Some(_) => cx.push(meta.error(
+                    "`ptx` and `cuda` exclude each other: a kernel is either PTX (checked at \
+                     compile time) or CUDA C (compiled by NVRTC at run time)",
+                )),
+                None => out.source = Some(SourceArg { kind, path }),
+            }
+        }
+        "name" => {
+            let name = string_value(&meta, "name", "_Z4gemmILi128EEvPKfS1_Pfiii")?;
+            if name.value().is_empty() {
+                cx.error(name.span(), "`name` needs the kernel's symbol, e.g. `name = \"_Z4gemmILi128EEvPKfS1_Pfiii\"`");
+            }
+            if out.name.is_some() {
+                cx.push(meta.error("duplicate `name`"));
+            } else {
+                out.name = Some(name);
+            }
+        }
+        _ => {
+            out.invalid = true;
+            let hint = ["ptx", "cuda", "name"]
+                .into_iter()
+                .find(|k| k.eq_ignore_ascii_case(&key))
+                .map_or(String::new(), |k| {
+                    format!(" (options are lowercase: `{k}`)")
+                });
+            cx.push(meta.error(format!("unknown `#[kernel]` option; expected {KEYS}{hint}")));
+            if meta.input.peek(Token![=]) {
+                let _: syn::Expr = meta.value()?.parse()?;
+            } else if !meta.input.is_empty() {
+                // `key(…)` or `key: …`: skip the rest of this argument, reported above.
+                let _: TokenStream = meta.input.parse()?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Parses `#[attrs] vis fn name(params) -> ret;` (or with a body, which the checks reject).

@@ -132,14 +132,8 @@ fn saxpy_expands_to_a_module_with_launch_and_function() {
     let function = func(m, "function");
     assert!(text(&function.sig.output).contains("CudaFunction"));
 
-    let stat = items(m)
-        .iter()
-        .find_map(|i| match i {
-            Item::Static(s) => Some(s),
-            _ => None,
-        })
-        .expect("kernel static");
-    let init = text(&stat.expr);
+    let init = text(&func(m, "__chevron_kernel").block);
+    assert!(init.contains("static KERNEL"), "{init}");
     assert!(
         init.contains("Kernel :: ptx (\"saxpy\" , \"saxpy\""),
         "{init}"
@@ -339,4 +333,113 @@ fn argument_errors() {
             .any(|e| e.contains("unknown `#[kernel]` option")),
         "{both:?}"
     );
+}
+
+#[test]
+fn a_misunderstood_source_is_the_only_error() {
+    let saxpy = kpath("saxpy.ptx");
+    let decl = quote!(
+        fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
+    );
+    // The bad `ptx = 1` does not hide the good argument after it: the declaration is checked
+    // (and here expands) against it.
+    let errs = errors(&expand(quote!(ptx = 1, ptx = #saxpy), decl.clone()));
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert!(errs[0].contains("`ptx` takes a string"), "{errs:?}");
+    for args in [
+        quote!(ptx(#saxpy)),
+        quote!(ptx: #saxpy),
+        quote!(PTX = #saxpy),
+        quote!(ptx = ""),
+    ] {
+        let errs = errors(&expand(args.clone(), decl.clone()));
+        assert_eq!(errs.len(), 1, "{args}: {errs:?}");
+        assert!(!errs[0].contains("needs the kernel's code"), "{errs:?}");
+        assert!(!errs[0].contains("directory"), "{errs:?}");
+    }
+    // A broken `name` is no misspelled source: the missing source is still reported.
+    let name_only = errors(&expand(quote!(name = 1), decl.clone()));
+    assert_eq!(name_only.len(), 2, "{name_only:?}");
+    assert!(
+        name_only[1].contains("needs the kernel's code"),
+        "{name_only:?}"
+    );
+    let call = errors(&expand(quote!(ptx(#saxpy)), decl));
+    // The fix repeats the user's own path.
+    assert!(
+        call[0].contains("write `ptx = ") && call[0].contains("/kernels/saxpy.ptx"),
+        "{call:?}"
+    );
+}
+
+#[test]
+fn function_attributes_are_reported_and_dropped() {
+    let file = expand(
+        src("ptx", "saxpy.ptx"),
+        quote!(
+            #[inline]
+            #[allow(dead_code)]
+            fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
+        ),
+    );
+    let errs = errors(&file);
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert!(errs[0].contains("`#[inline]` cannot be used"), "{errs:?}");
+    let m = module(&file);
+    let attrs: Vec<String> = m.attrs.iter().map(|a| text(a.path())).collect();
+    assert_eq!(attrs, ["allow"]);
+}
+
+#[test]
+fn messages_about_huge_files_stay_short() {
+    let dir = std::env::temp_dir().join(format!("chevron-huge-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let head = ".version 8.0\n.target sm_90\n";
+    // One entry of 100,000 parameters, and 10,000 entries.
+    let params: Vec<String> = (0..100_000)
+        .map(|i| format!(".param .u32 wide_param_{i}"))
+        .collect();
+    let wide = dir.join("wide.ptx");
+    let text = format!("{head}.entry wide(\n{}\n) {{}}\n", params.join(",\n"));
+    std::fs::write(&wide, text).expect("write");
+    let many = dir.join("many.ptx");
+    let text: String = (0..10_000)
+        .map(|i| format!(".entry k{i}() {{}}\n"))
+        .collect();
+    std::fs::write(&many, format!("{head}{text}")).expect("write");
+
+    let lit = |p: &std::path::Path| {
+        syn::LitStr::new(p.to_str().expect("utf-8"), proc_macro2::Span::call_site())
+    };
+    let (wide, many) = (lit(&wide), lit(&many));
+    let missing = errors(&expand(
+        quote!(ptx = #wide),
+        quote!(
+            fn wide();
+        ),
+    ));
+    let extra = errors(&expand(
+        quote!(ptx = #many),
+        quote!(
+            fn k0(n: u32);
+        ),
+    ));
+    let unknown = errors(&expand(
+        quote!(ptx = #many),
+        quote!(
+            fn nope();
+        ),
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    for (what, errs) in [
+        ("missing", &missing),
+        ("extra", &extra),
+        ("unknown", &unknown),
+    ] {
+        assert_eq!(errs.len(), 1, "{what}: {errs:?}");
+        assert!(errs[0].len() < 1_500, "{what}: {} bytes", errs[0].len());
+    }
+    assert!(missing[0].contains("and 99992 more"), "{missing:?}");
+    assert!(extra[0].contains("declares 1 parameter,"), "{extra:?}");
+    assert!(unknown[0].contains("and 9984 more"), "{unknown:?}");
 }

@@ -1,0 +1,30 @@
+//! Any bytes, read as PTX (lossily, as text): the reader returns `Ok` or `Err`, and everything
+//! done with its entries afterwards must not panic either.
+#![no_main]
+
+use chevron_cuda_spec::ptx::{self, Expected};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let text = String::from_utf8_lossy(data);
+    let Ok(entries) = ptx::parse_entries(&text) else {
+        return;
+    };
+    for entry in &entries {
+        let _ = ptx::resolve_entry(&entries, &entry.name, "`fuzz.ptx`");
+        for param in &entry.params {
+            for expected in [
+                Expected::Int(32),
+                Expected::Float(64),
+                Expected::Bool,
+                Expected::Pointer,
+                Expected::Value(None),
+                Expected::Value(Some(u64::MAX)),
+            ] {
+                let _ = ptx::check_param(expected, param);
+            }
+            let _ = (param.describe(), param.suggest(), param.size_bytes());
+        }
+    }
+    let _ = ptx::resolve_entry(&entries, "missing", "`fuzz.ptx`");
+});

@@ -1,0 +1,240 @@
+//! Reading a kernel's source file, and parsing each PTX file once per compilation.
+//!
+//! Only regular files are read, and only up to [`MAX_SOURCE_BYTES`]: a path to `/dev/zero`
+//! would otherwise read until memory runs out, and a FIFO would block the compiler forever.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::fs::{File, Metadata};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use chevron_cuda_spec::ptx::{self, Entry};
+
+/// The largest kernel source read: 64 MiB.
+///
+/// PTX from `nvcc -ptx` for a large library is a few MB (tens for fat template libraries); the
+/// file is also embedded in the binary with `include_str!`. 64 MiB leaves room for those while
+/// bounding what a wrong path can make the compiler read.
+pub const MAX_SOURCE_BYTES: u64 = 64 << 20;
+
+/// Why a source file was not read.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The operating system's error (no such file, permission denied, …).
+    Io(std::io::Error),
+    /// It exists but is not a regular file: "a directory", "a FIFO (named pipe)", ….
+    NotAFile(&'static str),
+    /// Its size in bytes, over [`MAX_SOURCE_BYTES`].
+    TooLarge(u64),
+    /// The offset of the first byte that is not UTF-8.
+    NotUtf8(usize),
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::Io(e) => write!(f, "{e}"),
+            ReadError::NotAFile(kind) => write!(f, "it is {kind}, not a regular file"),
+            ReadError::TooLarge(len) => write!(
+                f,
+                "it is {len} bytes, over the limit of {} MiB for a kernel source (the file \
+                 is embedded in the binary; is it the right file?)",
+                MAX_SOURCE_BYTES >> 20
+            ),
+            ReadError::NotUtf8(at) => {
+                write!(f, "it is not text (byte {at} is not UTF-8)")
+            }
+        }
+    }
+}
+
+fn kind_of(meta: &Metadata) -> &'static str {
+    let ty = meta.file_type();
+    if ty.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ty.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if ty.is_char_device() {
+            return "a character device";
+        }
+        if ty.is_block_device() {
+            return "a block device";
+        }
+        if ty.is_socket() {
+            return "a socket";
+        }
+    }
+    "not a regular file"
+}
+
+fn check_meta(meta: &Metadata) -> Result<(), ReadError> {
+    if !meta.is_file() {
+        return Err(ReadError::NotAFile(kind_of(meta)));
+    }
+    if meta.len() > MAX_SOURCE_BYTES {
+        return Err(ReadError::TooLarge(meta.len()));
+    }
+    Ok(())
+}
+
+/// Reads a regular file of at most [`MAX_SOURCE_BYTES`] as UTF-8 text.
+pub fn read_source(path: &Path) -> Result<String, ReadError> {
+    // Looked at before opening: opening a FIFO blocks until a writer comes.
+    check_meta(&std::fs::metadata(path).map_err(ReadError::Io)?)?;
+    let file = File::open(path).map_err(ReadError::Io)?;
+    // Again on what was opened, in case the path changed in between.
+    check_meta(&file.metadata().map_err(ReadError::Io)?)?;
+    let mut bytes = Vec::new();
+    // One byte over the cap tells a file that grew since from one that fits.
+    file.take(MAX_SOURCE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(ReadError::Io)?;
+    let len = bytes.len() as u64;
+    if len > MAX_SOURCE_BYTES {
+        return Err(ReadError::TooLarge(len));
+    }
+    String::from_utf8(bytes).map_err(|e| ReadError::NotUtf8(e.utf8_error().valid_up_to()))
+}
+
+/// The entries of one PTX text, or the reader's error.
+pub type Parsed = Result<Vec<Entry>, String>;
+
+struct Cached {
+    text: String,
+    parsed: Arc<Parsed>,
+}
+
+/// Parsed PTX files of this compilation, by path. A hit needs the same text, compared in full:
+/// the file is read for every declaration anyway (to detect edits, also in a long-lived
+/// rust-analyzer process), and comparing is far cheaper than parsing.
+static CACHE: Mutex<Option<HashMap<PathBuf, Cached>>> = Mutex::new(None);
+
+/// `ptx::parse_entries(text)`, parsed once per path and content.
+pub fn parse_ptx(path: &Path, text: &str) -> Arc<Parsed> {
+    // A panic while the lock was held cannot leave an entry half-written: insert is the last
+    // step. So a poisoned lock is still usable.
+    let mut guard = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
+    let cache = guard.get_or_insert_with(HashMap::new);
+    if let Some(hit) = cache.get(path).filter(|c| c.text == text) {
+        return Arc::clone(&hit.parsed);
+    }
+    let parsed = Arc::new(ptx::parse_entries(text));
+    cache.insert(
+        path.to_path_buf(),
+        Cached {
+            text: text.to_string(),
+            parsed: Arc::clone(&parsed),
+        },
+    );
+    parsed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh directory under the system's temporary directory, removed on drop.
+    struct TempDir(PathBuf);
+
+    impl TempDir {
+        fn new(tag: &str) -> TempDir {
+            let dir = std::env::temp_dir().join(format!(
+                "chevron-source-{tag}-{}-{:?}",
+                std::process::id(),
+                std::thread::current().id()
+            ));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).expect("temp dir");
+            TempDir(dir)
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn dev_zero_is_refused_without_reading() {
+        match read_source(Path::new("/dev/zero")) {
+            Err(ReadError::NotAFile(kind)) => assert_eq!(kind, "a character device"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn fifo_is_refused_without_blocking() {
+        let dir = TempDir::new("fifo");
+        let fifo = dir.0.join("k.ptx");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("mkfifo runs");
+        assert!(made.success());
+        // Opening it would block this test forever; the refusal must come first.
+        match read_source(&fifo) {
+            Err(ReadError::NotAFile(kind)) => assert_eq!(kind, "a FIFO (named pipe)"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn directories_and_empty_paths_are_refused() {
+        let dir = TempDir::new("dir");
+        match read_source(&dir.0) {
+            Err(e @ ReadError::NotAFile("a directory")) => {
+                assert_eq!(e.to_string(), "it is a directory, not a regular file")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(read_source(Path::new("")), Err(ReadError::Io(_))));
+    }
+
+    #[test]
+    fn regular_files_are_read_up_to_the_cap() {
+        let dir = TempDir::new("files");
+        let ok = dir.0.join("k.ptx");
+        std::fs::write(&ok, ".version 8.0\n").expect("write");
+        assert_eq!(read_source(&ok).expect("reads"), ".version 8.0\n");
+
+        let big = dir.0.join("big.ptx");
+        let file = File::create(&big).expect("create");
+        // Sparse: no 64 MiB written to disk.
+        file.set_len(MAX_SOURCE_BYTES + 1).expect("set_len");
+        match read_source(&big) {
+            Err(e @ ReadError::TooLarge(n)) => {
+                assert_eq!(n, MAX_SOURCE_BYTES + 1);
+                assert!(e.to_string().contains("64 MiB"), "{e}");
+            }
+            other => panic!("{other:?}"),
+        }
+
+        let binary = dir.0.join("bin.ptx");
+        std::fs::write(&binary, b".version\xff\xfe").expect("write");
+        assert!(matches!(read_source(&binary), Err(ReadError::NotUtf8(8))));
+    }
+
+    #[test]
+    fn a_file_is_parsed_once_per_content() {
+        let path = Path::new("/nonexistent/cache-test.ptx");
+        let a = ".entry k(.param .u32 a) {}";
+        let first = parse_ptx(path, a);
+        let again = parse_ptx(path, a);
+        assert!(Arc::ptr_eq(&first, &again), "parsed twice");
+        // An edit (same length) is a miss: the new entry is seen.
+        let b = ".entry j(.param .u32 a) {}";
+        let edited = parse_ptx(path, b);
+        assert!(!Arc::ptr_eq(&first, &edited));
+        assert_eq!(edited.as_ref().as_ref().expect("parses")[0].name, "j");
+    }
+}
