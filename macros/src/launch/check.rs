@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use chevron_cuda_spec::limits::check_carveout;
-use chevron_cuda_spec::ptx::name_list;
+use chevron_cuda_spec::ptx::{capped_list, name_list};
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use syn::spanned::Spanned;
@@ -363,7 +363,8 @@ fn unknown_key(attr: &Attr, in_stream: bool, cx: &mut Errors) {
         attr.key.span(),
         format!(
             "unknown {place} `{name}`; {hint}expected one of {}",
-            name_list(valid.iter().copied())
+            // Every valid key: the table is short, unlike a PTX file's kernel list.
+            capped_list(valid.iter().map(|k| format!("`{k}`")), valid.len())
         ),
     );
 }
