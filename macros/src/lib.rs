@@ -178,7 +178,8 @@ pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
 /// | `nvlink_centric` | flag | `NvlinkCentric` (`NVLINK_UTIL_CENTRIC_SCHEDULING`; CUDA 13.0+ features) | yes | no |
 /// | `device_updatable` | flag | `DeviceUpdatable` (`DEVICE_UPDATABLE_KERNEL_NODE`) | yes, while the stream captures | no |
 ///
-/// A flag is written bare (`cooperative`) or with a `bool` (`cooperative = on`). A dim is a
+/// A flag is written bare (`cooperative`) or with a `bool` expression (`cooperative = true`,
+/// `cooperative = coop`; `false` leaves the flag unset). A dim is a
 /// `u32`, `(u32, u32)`, `(u32, u32, u32)` or any expression convertible to `Dim3`. The placement
 /// columns are the runtime's table (`chevron::KINDS`), measured against the driver.
 ///
