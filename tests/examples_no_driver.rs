@@ -29,12 +29,22 @@ fn example_names() -> Vec<String> {
 fn build_examples() -> Vec<(String, PathBuf)> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| env!("CARGO").to_owned());
     let mut cmd = Command::new(cargo);
-    cmd.args(["build", "--examples", "--message-format=json", "--manifest-path"])
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"));
+    cmd.args([
+        "build",
+        "--examples",
+        "--message-format=json",
+        "--manifest-path",
+    ])
+    .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"));
     // This test runs as `<target>/<profile dir>/deps/examples_no_driver-…`: build in the same
     // profile, so that nothing is compiled twice.
     let exe = std::env::current_exe().expect("the test's own path");
-    if exe.parent().and_then(Path::parent).and_then(Path::file_name) == Some("release".as_ref()) {
+    if exe
+        .parent()
+        .and_then(Path::parent)
+        .and_then(Path::file_name)
+        == Some("release".as_ref())
+    {
         cmd.arg("--release");
     }
     let out = cmd.output().expect("running cargo build --examples");
