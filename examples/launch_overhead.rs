@@ -3,8 +3,13 @@
 //! `launch!` with two attributes. Measured side by side in interleaved rounds; prints medians and
 //! ratios against cudarc (absolute times drift on a shared machine, ratios much less).
 //!
-//! Run on a CUDA machine: `cargo run --release --example launch_overhead`.
+//! Run on a CUDA machine: `cargo run --release --example launch_overhead`. Exit code 2 on a
+//! machine without a CUDA driver (one `error: …` line), 1 for any other failure.
 
+mod common;
+
+use std::error::Error;
+use std::process::ExitCode;
 use std::time::Instant;
 
 use chevron::cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, PushKernelArg};
@@ -36,7 +41,11 @@ fn median(v: &mut [f64]) -> f64 {
     v[v.len() / 2]
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> ExitCode {
+    common::exit_code(run())
+}
+
+fn run() -> Result<(), Box<dyn Error>> {
     let ctx = chevron::context(0)?;
     let stream = ctx.new_stream()?;
     let module = ctx.load_module(Ptx::from_src(include_str!("../kernels/saxpy.ptx")))?;

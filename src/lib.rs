@@ -1,50 +1,6 @@
-//! # chevron
-//!
-//! Typed, attribute-checked CUDA kernel launches for Rust.
-//!
-//! - [`macro@kernel`] declares a kernel with a Rust signature checked against its PTX entry at
-//!   compile time;
-//! - [`launch!`] launches it with `<<<grid, block, stream, attributes…>>>` syntax, where every
-//!   `CU_LAUNCH_ATTRIBUTE_*` kind is checked for its place (launch or stream), duplicates, unknown
-//!   keys and literal limits at compile time;
-//! - [`config!`] builds a reusable [`LaunchConfig`] with the same grammar.
-//!
-//! ```no_run
-//! use chevron::cudarc::driver::CudaSlice;
-//! use chevron::{kernel, launch};
-//!
-//! /// y = a·x + y
-//! #[kernel(ptx = "kernels/saxpy.ptx")] // checked against `.entry saxpy` at compile time
-//! fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
-//!
-//! fn main() -> Result<(), Box<dyn std::error::Error>> {
-//!     let ctx = chevron::context(0)?; // Error::NoDriver without a CUDA driver
-//!     let stream = ctx.new_stream()?;
-//!     let n = 1u32 << 20;
-//!     let x = stream.clone_htod(&vec![1.0f32; n as usize])?;
-//!     let mut y = stream.clone_htod(&vec![2.0f32; n as usize])?;
-//!     unsafe {
-//!         launch!(saxpy<<<n.div_ceil(256), 256, &stream, stream(sync = Spin), priority = 0>>>(n, 2.0, &x, &mut y))
-//!     }?;
-//!     assert!(stream.clone_dtoh(&y)?.iter().all(|&v| v == 4.0));
-//!     Ok(())
-//! }
-//! ```
-//!
-//! A stream attribute in the launch list does not compile, and says how to write it:
-//!
-//! ```compile_fail
-//! # use chevron::cudarc::driver::{CudaFunction, CudaStream};
-//! # fn f(s: &CudaStream, k: &CudaFunction) -> Result<(), chevron::Error> {
-//! // error: `sync` is a stream attribute: the driver rejects
-//! // CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY in cuLaunchKernelEx; write it as `stream(sync = Spin)`
-//! unsafe { chevron::launch!(dyn k<<<1, 32, s, sync = Spin>>>()) }
-//! # }
-//! ```
-//!
-//! The attribute kinds, [`LaunchConfig`], stream attributes and the untyped launch entry come
-//! from `chevron-cuda-runtime` and are re-exported here, as is [`cudarc`], so generated code and
-//! users share one cudarc.
+// The README is the crate's documentation, so each of its Rust blocks is a doctest: what a reader
+// copies from it compiles. The re-exported items and the macros carry their own docs.
+#![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
 
 pub use chevron_cuda_macros::{config, kernel, launch};

@@ -188,8 +188,8 @@ pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
 /// | `shared_memory_mode` | `Default`/`RequirePortable`/`AllowNonPortable` or a `SharedMemoryMode` | `SharedMemoryMode` (`SHARED_MEMORY_MODE`) | yes | no | 13.2+ | any |
 /// <!-- kinds:end -->
 ///
-/// A flag is written bare (`cooperative`) or with a `bool` (`cooperative = on`). A dim is a
-/// `u32`, `(u32, u32)`, `(u32, u32, u32)` or any expression convertible to `Dim3`. The table is
+/// A flag is written bare (`cooperative`) or with a `bool` expression (`cooperative = true`,
+/// `cooperative = coop`; `false` leaves the flag unset). A dim is a `u32`, `(u32, u32)`, `(u32, u32, u32)` or any expression convertible to `Dim3`. The table is
 /// the spec crate's (`chevron_cuda_spec::kinds::KINDS`), the placement measured against the
 /// driver. A key of a later CUDA version than the selected `cuda-*` feature is an error naming
 /// the feature: "`nvlink_centric` needs CUDA 13.0: use feature cuda-13000 or later".

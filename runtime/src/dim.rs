@@ -38,9 +38,9 @@ impl Dim3 {
         self.x != 0
             && self.y != 0
             && self.z != 0
-            && outer.x % self.x == 0
-            && outer.y % self.y == 0
-            && outer.z % self.z == 0
+            && outer.x.is_multiple_of(self.x)
+            && outer.y.is_multiple_of(self.y)
+            && outer.z.is_multiple_of(self.z)
     }
 }
 

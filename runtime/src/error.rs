@@ -1,6 +1,7 @@
 //! The error type of every fallible chevron call.
 
 use cudarc::driver::DriverError;
+use cudarc::nvrtc::CompileError;
 
 use crate::dim::Dim3;
 
@@ -31,7 +32,8 @@ pub enum Error {
     /// A driver call failed.
     #[error("{call} failed{kernel}: {source}{}", attrs_suffix(attributes))]
     Driver {
-        /// The driver entry point, e.g. `cuLaunchKernelEx`.
+        /// The driver entry point, e.g. `cuLaunchKernelEx`; `"a cudarc call"` for an error that
+        /// `?` converted from a cudarc call's `DriverError`, which does not say which call failed.
         call: &'static str,
         /// The kernel being launched or loaded.
         kernel: KernelName,
@@ -139,6 +141,49 @@ pub enum Error {
         /// What differs.
         message: String,
     },
+}
+
+/// The `call` of an [`Error::Driver`] converted from a cudarc [`DriverError`] (by `?` or
+/// `From`): cudarc's error holds the driver's code only, not the entry point.
+const CUDARC_CALL: &str = "a cudarc call";
+
+/// Lets `?` take a cudarc driver call's error (`ctx.new_stream()?`, `stream.clone_htod(…)?`,
+/// `ctx.load_module(…)?`) in a function returning chevron's [`Error`]:
+///
+/// ```no_run
+/// use chevron_cuda_runtime::{context, Error};
+///
+/// fn round_trip() -> Result<Vec<f32>, Error> {
+///     let ctx = context(0)?;
+///     let stream = ctx.new_stream()?;
+///     let x = stream.clone_htod(&[1.0f32, 2.0, 3.0])?;
+///     Ok(stream.clone_dtoh(&x)?)
+/// }
+/// ```
+impl From<DriverError> for Error {
+    fn from(source: DriverError) -> Self {
+        Self::driver(CUDARC_CALL, KernelName(None), source)
+    }
+}
+
+/// Lets `?` take an error of cudarc's NVRTC (`cudarc::nvrtc::compile_ptx(…)?`) in a function
+/// returning chevron's [`Error`]: [`Error::Compile`] with NVRTC's log when the source did not
+/// compile, or with cudarc's description of the failing NVRTC call otherwise.
+impl From<CompileError> for Error {
+    fn from(e: CompileError) -> Self {
+        let log = match e {
+            CompileError::CompileError { log, options, .. } => format!(
+                "{}\n(NVRTC options: {})",
+                log.to_string_lossy().trim_end(),
+                options.join(" ")
+            ),
+            other => other.to_string(),
+        };
+        Self::Compile {
+            kernel: KernelName(None),
+            log,
+        }
+    }
 }
 
 fn attrs_suffix(attributes: &str) -> String {

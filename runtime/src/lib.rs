@@ -6,15 +6,17 @@
 //!
 //! ```no_run
 //! # fn main() -> Result<(), chevron_cuda_runtime::Error> {
+//! use chevron_cuda_runtime::cudarc::nvrtc::Ptx;
 //! use chevron_cuda_runtime::{context, launch_function, ClusterDim, LaunchConfig, SyncPolicy};
 //!
-//! let ctx = context(0)?;
-//! let stream = ctx.new_stream().map_err(|e| chevron_cuda_runtime::Error::Driver {
-//!     call: "cuStreamCreate", kernel: Default::default(), attributes: String::new(), source: e })?;
+//! let ctx = context(0)?; // Error::NoDriver on a machine without a CUDA driver
+//! // cudarc's own calls take `?` too: their DriverError converts into chevron's Error.
+//! let stream = ctx.new_stream()?;
+//! let module = ctx.load_module(Ptx::from_file("kernels/tick.ptx"))?; // `tick()`: no parameters
+//! let f = module.load_function("tick")?;
 //! let cfg = LaunchConfig::new(8, 128)
 //!     .with(ClusterDim::new(2, 1, 1))
 //!     .with_stream(SyncPolicy::Spin);
-//! # let f: chevron_cuda_runtime::cudarc::driver::CudaFunction = unimplemented!();
 //! let mut params: [*mut core::ffi::c_void; 0] = [];
 //! unsafe { launch_function(&stream, &f, &cfg, &mut params) }?;
 //! # Ok(()) }
