@@ -6,7 +6,7 @@ use core::marker::PhantomData;
 use cudarc::driver::CudaEvent;
 
 use crate::attr::{kind_info, FlagAttribute, LaunchAttribute, StreamAttribute, KINDS};
-use crate::dim::Dim3;
+use crate::dim::{Dim3, ExtentError};
 use crate::sys;
 
 /// How many launch-attribute kinds this build knows: the capacity of a config's attribute array.
@@ -87,6 +87,8 @@ pub struct LaunchConfig<'a> {
     n_attrs: usize,
     stream_attrs: [(sys::CUstreamAttrID, sys::CUstreamAttrValue); MAX_STREAM_ATTRIBUTES],
     n_stream_attrs: usize,
+    /// An extent given as another integer type that did not fit `u32` (see [`Self::validate`]).
+    invalid: Option<(&'static str, ExtentError)>,
     _events: PhantomData<&'a CudaEvent>,
 }
 
@@ -110,8 +112,38 @@ impl<'a> LaunchConfig<'a> {
                 EMPTY_VALUE,
             ); MAX_STREAM_ATTRIBUTES],
             n_stream_attrs: 0,
+            invalid: None,
             _events: PhantomData,
         }
+    }
+
+    /// What `launch!`/`config!` build on: extents converted from any integer type, an
+    /// out-of-range one kept for [`Self::validate`] to report.
+    #[doc(hidden)]
+    pub fn __from_extents(
+        grid: Result<Dim3, ExtentError>,
+        block: Result<Dim3, ExtentError>,
+    ) -> Self {
+        let mut config = Self::new(grid.unwrap_or(Dim3::new(1, 1, 1)), block.unwrap_or(Dim3::new(1, 1, 1)));
+        config.invalid = match (grid, block) {
+            (Err(e), _) => Some(("grid", e)),
+            (_, Err(e)) => Some(("block", e)),
+            _ => None,
+        };
+        config
+    }
+
+    /// [`Self::shared`] for `launch!`/`config!`: an out-of-range byte count is kept for
+    /// [`Self::validate`].
+    #[doc(hidden)]
+    pub fn __shared_extent(mut self, bytes: Result<u32, ExtentError>) -> Self {
+        match bytes {
+            Ok(b) => self.shared = b,
+            Err(e) => {
+                self.invalid = self.invalid.or(Some(("shared", e)));
+            }
+        }
+        self
     }
 
     /// Sets the dynamic shared memory per block, in bytes.
@@ -247,9 +279,14 @@ impl<'a> LaunchConfig<'a> {
     /// grid extents (none 0, y and z ≤ 65535), cluster extents (none 0) and divisibility of the
     /// grid, the preferred cluster against the cluster, carveout ≤ 100 %. Cluster volumes over
     /// the portable 8 are left to the driver, which allows up to 16 for kernels that opt in.
+    /// First, a `launch!`/`config!` extent or `shared` written as `usize`, `u64` or `i32` that
+    /// is negative or over `u32::MAX`.
     ///
     /// [`crate::launch_function`] calls this before each launch; it is a handful of comparisons.
     pub fn validate(&self) -> Result<(), String> {
+        if let Some((what, e)) = self.invalid {
+            return Err(e.message(what));
+        }
         let (g, b) = (self.grid, self.block);
         if b.x == 0 || b.y == 0 || b.z == 0 {
             return Err(format!("block {b} has a zero extent"));
