@@ -184,21 +184,52 @@ impl<'a, T> ValueFallback<'a, T> for &mut &mut Probe<T> {
     }
 }
 
+/// The slots of an untyped launch's arguments, filled one statement at a time.
+///
+/// Filling an array literal `[slot0, slot1, …]` of values with a destructor makes rustc emit, for
+/// each element, the clean-up of all the elements before it: quadratic in the argument count.
+/// Setting the slots one by one has one clean-up (this value's).
+pub struct ArgSlots<'a, const N: usize> {
+    slots: [Option<ArgSlot<'a>>; N],
+}
+
+impl<'a, const N: usize> ArgSlots<'a, N> {
+    /// No slot set yet.
+    #[inline]
+    pub fn new() -> Self {
+        Self {
+            slots: [const { None }; N],
+        }
+    }
+
+    /// Sets parameter `i`.
+    #[inline]
+    pub fn set(&mut self, i: usize, slot: ArgSlot<'a>) {
+        self.slots[i] = Some(slot);
+    }
+}
+
+impl<const N: usize> Default for ArgSlots<'_, N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// Launches `func` with one parameter per slot, in order: the parameter array lives on the
 /// stack, sized by the argument count, so launching allocates nothing.
 ///
 /// # Safety
-/// As [`crate::launch_function`]: the slots must match the kernel's parameters.
+/// As [`crate::launch_function`]: the slots must match the kernel's parameters, and all be set.
 #[inline]
 pub unsafe fn launch_args<const N: usize>(
     stream: &CudaStream,
     func: &CudaFunction,
     config: &LaunchConfig<'_>,
-    slots: &[ArgSlot<'_>; N],
+    slots: &ArgSlots<'_, N>,
 ) -> Result<(), Error> {
     let mut params = [core::ptr::null_mut(); N];
-    for (param, slot) in params.iter_mut().zip(slots) {
-        *param = slot.param();
+    for (param, slot) in params.iter_mut().zip(&slots.slots) {
+        *param = slot.as_ref().map_or(core::ptr::null_mut(), ArgSlot::param);
     }
     // SAFETY: forwarded from the caller; the slots outlive the call.
     unsafe { crate::launch::launch_named(stream, func, None, config, &mut params) }

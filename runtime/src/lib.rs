@@ -73,7 +73,7 @@ pub use stream::{set_stream_attribute, stream_attribute};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::args::{
-        launch_args, ArgSlot, DeviceArg, Probe, RefFallback, ValueArg, ValueFallback,
+        launch_args, ArgSlot, ArgSlots, DeviceArg, Probe, RefFallback, ValueArg, ValueFallback,
     };
     pub use crate::dim::{Extent, ExtentError, IntoDim};
     pub use crate::kernel::Kernel;

@@ -14,7 +14,7 @@
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
-use syn::{Expr, Index, Lit, LitInt};
+use syn::{Expr, Lit, LitInt};
 
 use super::ast::{Kernel, LaunchInput, Plan, Setting, Slot, Value};
 use super::check::unparen;
@@ -249,32 +249,30 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
         Kernel::Dyn { dyn_span, .. } => {
             let func = func.expect("bound above");
             let n = input.args.len();
-            // One tuple holds every argument: one local, not one per argument, keeps rustc's
-            // work linear in the argument count (borrow checking of one local per argument
-            // grew faster than linearly: 4,000 arguments took 21 s).
-            let values = local("__chevron_args", Span::call_site());
-            let args = &input.args;
-            let slots = input.args.iter().enumerate().map(|(i, arg)| {
+            // Each argument is evaluated into a local that dies at the next statement, then
+            // probed into its slot; the locals shadow each other. One live local per argument
+            // (or one tuple of all of them) made rustc's work grow faster than linearly: 4,000
+            // arguments took 21 s (one tuple: 4 s; this: see the README of the tests).
+            let slots_local = local("__chevron_slots", Span::call_site());
+            let sets = input.args.iter().enumerate().map(|(i, arg)| {
                 let span = arg.span();
-                let field = Index {
-                    index: i as u32,
-                    span,
-                };
-                let values = local("__chevron_args", span);
-                quote_spanned!(span=>
-                    (&mut #p::Probe(#p::Some(#values.#field))).__chevron_arg(#s))
+                let value = local("__chevron_arg", span);
+                let probe = quote_spanned!(span=>
+                    (&mut #p::Probe(#p::Some(#value))).__chevron_arg(#s));
+                quote! {
+                    let #value = #arg;
+                    #slots_local.set(#i, {
+                        // The argument traits are in scope here only, where no user code is.
+                        use #p::{DeviceArg as _, ValueArg as _, RefFallback as _, ValueFallback as _};
+                        #probe
+                    });
+                }
             });
             let launch_args = quote_spanned!(*dyn_span=> #p::launch_args);
-            let slots_local = local("__chevron_slots", Span::call_site());
             quote!({
                 #(#lets)*
-                let #values = (#(#args,)*);
-                let #slots_local: [#p::ArgSlot<'_>; #n] = {
-                    // The argument traits are in scope here only, where no user code is.
-                    #[allow(unused_imports)]
-                    use #p::{DeviceArg as _, ValueArg as _, RefFallback as _, ValueFallback as _};
-                    [#(#slots),*]
-                };
+                let mut #slots_local: #p::ArgSlots<'_, #n> = #p::ArgSlots::new();
+                #(#sets)*
                 #launch_args(#s, #func, #config, &#slots_local)
             })
         }
