@@ -133,8 +133,8 @@ pub trait NotAKernelArgument: sealed::Never {}
 
 /// Never implemented: a value reached the fallback; untyped launches take references.
 #[diagnostic::on_unimplemented(
-    message = "an untyped (`dyn`) launch takes its arguments by reference, as cudarc's `arg`: pass `&` and this `{Self}`",
-    label = "passed by value: write `&` before it",
+    message = "an untyped (`dyn`) launch takes each argument by reference, as cudarc's `arg`; this `{Self}` is passed by value",
+    label = "pass a reference: write `&` before it",
     note = "numbers and `#[repr(C)]` structs are passed as `&value` (`&n`, `&2.0f32`); device buffers as `&slice` or `&mut slice`"
 )]
 pub trait PassByReference: sealed::Never {}

@@ -114,20 +114,36 @@ impl Extent for u32 {
     }
 }
 
-macro_rules! checked_extent {
-    ($($t:ty),*) => {$(
-        impl Extent for $t {
-            #[inline]
-            fn extent(self) -> Result<u32, ExtentError> {
-                u32::try_from(self).map_err(|_| ExtentError {
-                    value: self as i128,
-                    axis: None,
-                })
-            }
-        }
-    )*};
+impl Extent for usize {
+    #[inline]
+    fn extent(self) -> Result<u32, ExtentError> {
+        u32::try_from(self).map_err(|_| ExtentError {
+            value: self as i128,
+            axis: None,
+        })
+    }
 }
-checked_extent!(usize, u64, i32);
+
+impl Extent for u64 {
+    #[inline]
+    fn extent(self) -> Result<u32, ExtentError> {
+        u32::try_from(self).map_err(|_| ExtentError {
+            value: self as i128,
+            axis: None,
+        })
+    }
+}
+
+impl Extent for i32 {
+    #[inline]
+    fn extent(self) -> Result<u32, ExtentError> {
+        u32::try_from(self).map_err(|_| ExtentError {
+            value: self as i128,
+            axis: None,
+        })
+    }
+}
+
 
 /// What a `launch!`/`config!` grid or block may be: an [`Extent`], a tuple of two or three, or a
 /// [`Dim3`].

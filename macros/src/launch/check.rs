@@ -132,7 +132,8 @@ fn check_prebuilt(ch: &Chevrons, config: &Attr, cx: &mut Errors) -> Option<Plan>
         cx.error(
             span,
             format!(
-                "a launch with a prebuilt config takes only the stream, {PREBUILT_SHAPE}: build                  the grid, block and attributes into the config with `config!(<<<…>>>)`"
+                "a launch with a prebuilt config takes only the stream, {PREBUILT_SHAPE}: build \
+                 the grid, block and attributes into the config with `config!(<<<…>>>)`"
             ),
         );
     }
@@ -175,7 +176,8 @@ fn split_entries<'a>(
                 cx.error(
                     item_span(item),
                     format!(
-                        "the {name} position holds the attribute `{key}`: {} takes {}, the                          positions first; move `{key}` after the {}",
+                        "the {name} position holds the attribute `{key}`: {} takes {}, the \
+                         positions first; move `{key}` after the {}",
                         macro_name(mode),
                         mode.shape(),
                         match mode {

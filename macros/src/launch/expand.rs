@@ -198,13 +198,10 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
 
     // Written order: the `dyn` function, then the config (or grid and block), the stream, the
     // items; the arguments come last.
+    // Untyped, so that no expected type steers the expression's own inference; the launch call
+    // coerces `&&CudaFunction` (from `dyn f` with `f: &CudaFunction`) to `&CudaFunction`.
     let func = match &input.kernel {
-        Kernel::Dyn { func, .. } => Some(lets.bind_typed(
-            "__chevron_func",
-            func.span(),
-            quote_spanned!(func.span()=> &#p::cudarc::driver::CudaFunction),
-            quote!(&(#func)),
-        )),
+        Kernel::Dyn { func, .. } => Some(lets.bind("__chevron_func", func, quote!(&(#func)))),
         Kernel::Typed(_) => None,
     };
     let config = local("__chevron_config", Span::call_site());
@@ -269,11 +266,17 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
                 }
             });
             let launch_args = quote_spanned!(*dyn_span=> #p::launch_args);
+            let result = local("__chevron_result", Span::call_site());
             quote!({
                 #(#lets)*
                 let mut #slots_local: #p::ArgSlots<'_, #n> = #p::ArgSlots::new();
                 #(#sets)*
-                #launch_args(#s, #func, #config, &#slots_local)
+                let #result = #launch_args(#s, #func, #config, &#slots_local);
+                // Dropping the slots records the launch on each buffer's event; done here, so
+                // that they do not outlive the temporaries of the arguments (`&(n + 1)`), which
+                // live to the end of the block.
+                ::core::mem::drop(#slots_local);
+                #result
             })
         }
     }

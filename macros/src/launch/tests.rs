@@ -126,7 +126,7 @@ fn every_expression_is_bound_once_in_written_order() {
     assert_eq!(
         names,
         [
-            "__chevron_func:&::chevron::__private::cudarc::driver::CudaFunction",
+            "__chevron_func",
             "__chevron_grid",
             "__chevron_block",
             "__chevron_stream:&::chevron::__private::cudarc::driver::CudaStream",
@@ -139,11 +139,12 @@ fn every_expression_is_bound_once_in_written_order() {
             "mut__chevron_slots:::chevron::__private::ArgSlots<'_,2usize>",
             "__chevron_arg",
             "__chevron_arg",
+            "__chevron_result",
         ]
     );
     let inits: Vec<&str> = bound.iter().map(|(_, i)| i.as_str()).collect();
     assert_eq!(inits[..9], ["&(f())", "g()", "b()", "s()", "d()", "p()", "sh()", "c()", "on()"]);
-    assert_eq!(inits[11..], ["&a()", "x()"]);
+    assert_eq!(inits[11..13], ["&a()", "x()"]);
     // The config is built from the locals only: no user expression is evaluated again.
     let config = inits[9];
     for user in ["g()", "b()", "s()", "d()", "p()", "sh()", "c()", "on()"] {
@@ -196,10 +197,21 @@ fn dyn_launch_sets_one_slot_per_argument_and_calls_launch_args() {
         .map(|(_, i)| i)
         .collect();
     assert_eq!(args, ["&n", "&x", "&muty"]);
-    let Expr::Call(call) = tail(&stmts) else {
-        panic!("the tail is not a call")
+    let Expr::Call(call) = let_init(&stmts, "__chevron_result") else {
+        panic!("the result is not a call")
     };
     assert_eq!(path_text(&call.func), "::chevron::__private::launch_args");
+    // The slots (and their event guards) are dropped right after the launch, before the
+    // arguments' temporaries; the block's value is the launch's result.
+    let n = stmts.len();
+    assert_eq!(
+        path_text(match &stmts[n - 2] {
+            Stmt::Expr(e, Some(_)) => e,
+            _ => panic!("no drop statement"),
+        }),
+        "::core::mem::drop(__chevron_slots)"
+    );
+    assert_eq!(path_text(tail(&stmts)), "__chevron_result");
     let call_args: Vec<String> = call.args.iter().map(path_text).collect();
     assert_eq!(
         call_args,
