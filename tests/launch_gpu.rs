@@ -303,7 +303,10 @@ fn usize_extents_launch_and_out_of_range_ones_are_refused() -> TestResult {
     let err = unsafe { launch!(dyn f<<<usize::MAX, 256, &s>>>(&n, &a, &x, &mut y)) }
         .expect_err("usize::MAX blocks");
     assert!(matches!(err, chevron::Error::InvalidConfig { .. }), "{err}");
-    assert!(err.to_string().contains("grid x is 18446744073709551615"), "{err}");
+    assert!(
+        err.to_string().contains("grid x is 18446744073709551615"),
+        "{err}"
+    );
     let minus_one: i32 = -1;
     let err = unsafe { launch!(dyn f<<<1, (16, minus_one), &s>>>(&n, &a, &x, &mut y)) }
         .expect_err("a negative block extent");

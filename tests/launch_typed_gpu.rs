@@ -185,7 +185,13 @@ fn typed_launch_evaluates_each_expression_once_in_written_order() -> TestResult 
         *log.borrow(),
         ["grid", "block", "stream", "domain", "priority", "shared", "n", "a", "x", "y"]
     );
-    check(&stream.clone_dtoh(&y)?, 1.25, &x_host, &y_host, "ordered launch");
+    check(
+        &stream.clone_dtoh(&y)?,
+        1.25,
+        &x_host,
+        &y_host,
+        "ordered launch",
+    );
     Ok(())
 }
 
@@ -200,7 +206,13 @@ fn typed_launch_with_a_prebuilt_config() -> TestResult {
     let mut y = stream.clone_htod(&y_host)?;
     let cfg = config!(<<<n.div_ceil(256), 256, stream(sync = Yield)>>>);
     unsafe { launch!(saxpy<<<config = cfg, &stream>>>(n, -2.0, &x, &mut y)) }?;
-    check(&stream.clone_dtoh(&y)?, -2.0, &x_host, &y_host, "prebuilt config");
+    check(
+        &stream.clone_dtoh(&y)?,
+        -2.0,
+        &x_host,
+        &y_host,
+        "prebuilt config",
+    );
     assert_eq!(
         stream_attribute::<SyncPolicy>(&stream)?,
         Some(SyncPolicy::Yield)

@@ -16,7 +16,8 @@
 use core::ffi::c_void;
 
 use cudarc::driver::{
-    CudaFunction, CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, DeviceRepr, SyncOnDrop,
+    CudaFunction, CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut,
+    DeviceRepr, SyncOnDrop,
 };
 
 use crate::config::LaunchConfig;

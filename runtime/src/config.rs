@@ -124,7 +124,10 @@ impl<'a> LaunchConfig<'a> {
         grid: Result<Dim3, ExtentError>,
         block: Result<Dim3, ExtentError>,
     ) -> Self {
-        let mut config = Self::new(grid.unwrap_or(Dim3::new(1, 1, 1)), block.unwrap_or(Dim3::new(1, 1, 1)));
+        let mut config = Self::new(
+            grid.unwrap_or(Dim3::new(1, 1, 1)),
+            block.unwrap_or(Dim3::new(1, 1, 1)),
+        );
         config.invalid = match (grid, block) {
             (Err(e), _) => Some(("grid", e)),
             (_, Err(e)) => Some(("block", e)),

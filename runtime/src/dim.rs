@@ -144,7 +144,6 @@ impl Extent for i32 {
     }
 }
 
-
 /// What a `launch!`/`config!` grid or block may be: an [`Extent`], a tuple of two or three, or a
 /// [`Dim3`].
 #[doc(hidden)]
@@ -189,7 +188,11 @@ impl<X: Extent, Y: Extent> IntoDim for (X, Y) {
 impl<X: Extent, Y: Extent, Z: Extent> IntoDim for (X, Y, Z) {
     #[inline]
     fn into_dim(self) -> Result<Dim3, ExtentError> {
-        Ok(Dim3::new(axis(self.0, 0)?, axis(self.1, 1)?, axis(self.2, 2)?))
+        Ok(Dim3::new(
+            axis(self.0, 0)?,
+            axis(self.1, 1)?,
+            axis(self.2, 2)?,
+        ))
     }
 }
 
@@ -205,9 +208,15 @@ mod tests {
         assert_eq!(e.message("block"), "block y is -3: it is negative");
         let big = u64::from(u32::MAX) + 1;
         let e = (1u32, 1u32, big).into_dim().unwrap_err();
-        assert_eq!(e.message("grid"), "grid z is 4294967296, which does not fit in `u32`");
+        assert_eq!(
+            e.message("grid"),
+            "grid z is 4294967296, which does not fit in `u32`"
+        );
         let e = (big as usize).extent().unwrap_err();
-        assert_eq!(e.message("shared"), "shared is 4294967296, which does not fit in `u32`");
+        assert_eq!(
+            e.message("shared"),
+            "shared is 4294967296, which does not fit in `u32`"
+        );
         assert_eq!(u32::MAX.extent(), Ok(u32::MAX));
     }
 }

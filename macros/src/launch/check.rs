@@ -111,14 +111,18 @@ fn check_prebuilt(ch: &Chevrons, config: &Attr, cx: &mut Errors) -> Option<Plan>
         Some(Entry::Item(item)) => {
             cx.error(
                 item_span(item),
-                format!("missing the stream: a launch with a prebuilt config takes {PREBUILT_SHAPE}"),
+                format!(
+                    "missing the stream: a launch with a prebuilt config takes {PREBUILT_SHAPE}"
+                ),
             );
             None
         }
         None => {
             cx.error(
                 ch.close,
-                format!("missing the stream: a launch with a prebuilt config takes {PREBUILT_SHAPE}"),
+                format!(
+                    "missing the stream: a launch with a prebuilt config takes {PREBUILT_SHAPE}"
+                ),
             );
             None
         }
@@ -421,16 +425,18 @@ fn stream_fix(key: Key, attr: &Attr) -> String {
     let ty = key.info.type_name;
     if let Some(value) = &attr.value {
         let literal = matches!(unparen(value), Expr::Lit(_));
-        let literal_ok = matches!(key.form, ValueForm::Flag | ValueForm::I32 | ValueForm::Percent);
+        let literal_ok = matches!(
+            key.form,
+            ValueForm::Flag | ValueForm::I32 | ValueForm::Percent
+        );
         let valid = check_value(key, attr, &mut Errors::default()).is_some();
         if valid && (!literal || literal_ok) {
             return format!("write it as `stream({name} = {})`", snippet(value));
         }
     }
-    let why = attr
-        .value
-        .as_ref()
-        .map_or(String::new(), |v| format!("`{}` is not a `{ty}`; ", snippet(v)));
+    let why = attr.value.as_ref().map_or(String::new(), |v| {
+        format!("`{}` is not a `{ty}`; ", snippet(v))
+    });
     match key.form {
         ValueForm::Enum(variants) => format!(
             "{why}write it as `stream({name} = {})`, with one of {} or an expression of type \

@@ -101,7 +101,12 @@ fn bind_dims(plan: &Plan, lets: &mut Lets) -> (TokenStream, TokenStream) {
 
 /// Binds `shared` and every attribute value in written order; returns the `LaunchConfig`
 /// builder chain over the grid, block and those locals.
-fn bind_items(plan: &Plan, grid: &TokenStream, block: &TokenStream, lets: &mut Lets) -> TokenStream {
+fn bind_items(
+    plan: &Plan,
+    grid: &TokenStream,
+    block: &TokenStream,
+    lets: &mut Lets,
+) -> TokenStream {
     let p = quote!(::chevron::__private);
     let (gs, bs) = (plan.grid.span(), plan.block.span());
     // Each extent converts where it is written, so a wrong type is reported there.

@@ -125,12 +125,13 @@ pub fn check_block(block: &LitDim, span: Span, cx: &mut Errors) {
     check_extents(block, "block", MAX_BLOCK_DIM, cx);
     if let Some(extents) = block.all() {
         let [x, y, z] = extents;
-        let volume = x * y * z;
+        // Three `u32` extents multiply to at most 96 bits: exact in `u128`.
+        let volume = u128::from(x) * u128::from(y) * u128::from(z);
         let in_limits = extents
             .iter()
             .zip(MAX_BLOCK_DIM)
             .all(|(v, limit)| *v <= u64::from(limit));
-        if volume > MAX_BLOCK_THREADS && in_limits {
+        if volume > u128::from(MAX_BLOCK_THREADS) && in_limits {
             cx.error(
                 span,
                 format!(
@@ -166,13 +167,14 @@ pub fn check_clusters(plan: &Plan, grid: &LitDim, cx: &mut Errors) {
             }
         }
         if let Some([x, y, z]) = c.all() {
-            if x * y * z > PORTABLE_CLUSTER_BLOCKS {
+            let volume = u128::from(x) * u128::from(y) * u128::from(z);
+            if volume > u128::from(PORTABLE_CLUSTER_BLOCKS) {
                 cx.error(
                     cluster_value_span(setting),
                     format!(
                         "cluster ({x}, {y}, {z}) has {} blocks; the portable limit is \
                          {PORTABLE_CLUSTER_BLOCKS}",
-                        x * y * z
+                        volume
                     ),
                 );
             }

@@ -33,9 +33,10 @@ pub fn parse_launch(input: TokenStream, cx: &mut Errors) -> syn::Result<LaunchIn
     // earlier is the end of nested generics (`size_of::<Option<Vec<u32>>>()`).
     let last_is_args = matches!(tts.last(),
         Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis);
-    let closing = tts.len().checked_sub(4).filter(|&c| {
-        last_is_args && c >= open + 3 && find_triple(&tts, c, '>') == Some(c)
-    });
+    let closing = tts
+        .len()
+        .checked_sub(4)
+        .filter(|&c| last_is_args && c >= open + 3 && find_triple(&tts, c, '>') == Some(c));
     let Some(close) = closing.or_else(|| find_triple(&tts, open + 3, '>')) else {
         return Err(syn::Error::new(
             open_span,

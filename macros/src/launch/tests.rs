@@ -143,7 +143,10 @@ fn every_expression_is_bound_once_in_written_order() {
         ]
     );
     let inits: Vec<&str> = bound.iter().map(|(_, i)| i.as_str()).collect();
-    assert_eq!(inits[..9], ["&(f())", "g()", "b()", "s()", "d()", "p()", "sh()", "c()", "on()"]);
+    assert_eq!(
+        inits[..9],
+        ["&(f())", "g()", "b()", "s()", "d()", "p()", "sh()", "c()", "on()"]
+    );
     assert_eq!(inits[11..13], ["&a()", "x()"]);
     // The config is built from the locals only: no user expression is evaluated again.
     let config = inits[9];
@@ -154,7 +157,10 @@ fn every_expression_is_bound_once_in_written_order() {
     // config!: the same order, and the typed launch binds the stream after grid and block.
     let stmts = block(try_config(quote!(<<<g(), 8, priority = p(), shared = sh()>>>)).unwrap());
     let names: Vec<String> = lets(&stmts).into_iter().map(|(n, _)| n).collect();
-    assert_eq!(names, ["__chevron_grid", "__chevron_priority", "__chevron_shared"]);
+    assert_eq!(
+        names,
+        ["__chevron_grid", "__chevron_priority", "__chevron_shared"]
+    );
     let stmts = launch(quote!(k<<<g(), b(), s(), cooperative = on()>>>(a())));
     let names: Vec<String> = lets(&stmts).into_iter().map(|(n, _)| n).collect();
     assert_eq!(
@@ -184,12 +190,18 @@ fn dyn_launch_sets_one_slot_per_argument_and_calls_launch_args() {
         .collect();
     assert_eq!(sets.len(), 3, "{sets:#?}");
     for (i, set) in sets.iter().enumerate() {
-        assert!(set.starts_with(&format!("__chevron_slots.set({i}usize,{{")), "{set}");
+        assert!(
+            set.starts_with(&format!("__chevron_slots.set({i}usize,{{")),
+            "{set}"
+        );
         assert!(
             set.contains("(&mut::chevron::__private::Probe(::chevron::__private::Some(__chevron_arg))).__chevron_arg(__chevron_stream)"),
             "{set}"
         );
-        assert!(set.contains("use::chevron::__private::{DeviceArgas_"), "{set}");
+        assert!(
+            set.contains("use::chevron::__private::{DeviceArgas_"),
+            "{set}"
+        );
     }
     let args: Vec<String> = lets(&stmts)
         .into_iter()
@@ -215,7 +227,12 @@ fn dyn_launch_sets_one_slot_per_argument_and_calls_launch_args() {
     let call_args: Vec<String> = call.args.iter().map(path_text).collect();
     assert_eq!(
         call_args,
-        ["__chevron_stream", "__chevron_func", "&__chevron_config", "&__chevron_slots"]
+        [
+            "__chevron_stream",
+            "__chevron_func",
+            "&__chevron_config",
+            "&__chevron_slots"
+        ]
     );
 }
 
@@ -251,9 +268,15 @@ fn prebuilt_config_is_used_as_is() {
     assert_eq!(on_args, ["__chevron_stream", "__chevron_config"]);
     let e = errors(try_launch(quote!(k<<<config = cfg, &s, cooperative>>>(n))));
     assert_eq!(e.len(), 1, "{e:?}");
-    assert!(e[0].starts_with("a launch with a prebuilt config takes only the stream"), "{e:?}");
+    assert!(
+        e[0].starts_with("a launch with a prebuilt config takes only the stream"),
+        "{e:?}"
+    );
     let e = errors(try_launch(quote!(k<<<config = cfg>>>(n))));
-    assert!(e[0].starts_with("missing the stream: a launch with a prebuilt config"), "{e:?}");
+    assert!(
+        e[0].starts_with("missing the stream: a launch with a prebuilt config"),
+        "{e:?}"
+    );
     let e = errors(try_launch(quote!(k<<<cfg, &s>>>(n))));
     assert_eq!(e.len(), 1, "{e:?}");
     assert!(
@@ -273,7 +296,9 @@ fn values_take_the_form_of_their_key() {
     let config = path_text(let_init(&stmts, "__chevron_config"));
     let rt = "::chevron::__private::runtime::";
     for piece in [
-        format!("{FROM_EXTENTS}(8u32,2u32)),::chevron::__private::IntoDim::into_dim((16u32,16u32)))"),
+        format!(
+            "{FROM_EXTENTS}(8u32,2u32)),::chevron::__private::IntoDim::into_dim((16u32,16u32)))"
+        ),
         ".__shared_extent(::chevron::__private::Extent::extent(__chevron_shared))".to_string(),
         format!(".with({rt}ClusterDim::from_dim(2u32))"),
         format!(".with({rt}PreferredClusterDim::from_dim((4u32,1u32,1u32)))"),
@@ -336,12 +361,13 @@ fn closing_chevrons_after_nested_generics() {
         path_text(let_init(&stmts, "__chevron_shared")),
         "size_of::<Option<Vec<u32>>>()"
     );
-    let e = expr(
-        try_config(quote!(<<<1, 1, shared = size_of::<Option<Vec<u32>>>()>>>)).unwrap(),
-    );
+    let e = expr(try_config(quote!(<<<1, 1, shared = size_of::<Option<Vec<u32>>>()>>>)).unwrap());
     assert!(path_text(&e).contains("size_of::<Option<Vec<u32>>>()"));
     let e = errors(try_launch(quote!(k<<<1, 1, s>>>(x) y)));
-    assert!(e[0].starts_with("unexpected tokens after the kernel's arguments"), "{e:?}");
+    assert!(
+        e[0].starts_with("unexpected tokens after the kernel's arguments"),
+        "{e:?}"
+    );
 }
 
 #[test]
@@ -370,7 +396,10 @@ fn a_stream_attribute_in_the_launch_list_gets_valid_code() {
         ["`sync` is a stream attribute: the driver rejects CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY in cuLaunchKernelEx; `1` is not a `SyncPolicy`; write it as `stream(sync = Auto)`, with one of `Auto`, `Spin`, `Yield`, `BlockingSync` or an expression of type `SyncPolicy`"]
     );
     let e = errors(try_launch(quote!(k<<<1, 1, s, sync = policy>>>())));
-    assert!(e[0].ends_with("write it as `stream(sync = policy)`"), "{e:?}");
+    assert!(
+        e[0].ends_with("write it as `stream(sync = policy)`"),
+        "{e:?}"
+    );
 }
 
 #[test]
