@@ -217,7 +217,7 @@ impl Corpus {
     }
 }
 
-fn pick<'a>(rng: &mut Rng, from: &'a [Vec<Piece>]) -> Vec<Piece> {
+fn pick(rng: &mut Rng, from: &[Vec<Piece>]) -> Vec<Piece> {
     from[rng.below(from.len())].clone()
 }
 

@@ -80,7 +80,7 @@ fn lets(stmts: &[Stmt]) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The builder chain `LaunchConfig::__from_extents(g, b).m1(..).m2(..)` in `stmts`.
+/// How the builder chain of every expansion starts.
 const FROM_EXTENTS: &str = "::chevron::__private::LaunchConfig::__from_extents(\
     ::chevron::__private::IntoDim::into_dim(";
 
