@@ -204,3 +204,115 @@ fn run_time_values_get_the_literal_checks() -> TestResult {
     assert!(out.iter().all(|v| *v == POISON_U32));
     Ok(())
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+#[allow(non_snake_case)]
+fn user_locals_named_like_the_expansions_pass_their_own_values() -> TestResult {
+    // Every name the expansion uses for its own locals, as user locals: were one visible to the
+    // other, a parameter would receive another argument's bytes (e.g. `a` would read `n`).
+    let (s, f) = load(SAXPY, "saxpy")?;
+    let n_host: u32 = 5_003;
+    let x_host = data(n_host as usize, 5);
+    let y_host = data(n_host as usize, 6);
+    let x = s.clone_htod(&x_host)?;
+    let mut y = s.clone_htod(&y_host)?;
+    let __chevron_arg = -0.625f32;
+    let __chevron_v0 = n_host;
+    let __chevron_grid = n_host.div_ceil(128);
+    let __chevron_block = 128u32;
+    let __chevron_func = &f;
+    let __chevron_stream = &s;
+    let __chevron_config = 0i32;
+    let __chevron_slots = 2u32;
+    let __chevron_shared = 0u32;
+    unsafe {
+        launch!(dyn __chevron_func<<<__chevron_grid, __chevron_block, __chevron_stream,
+            priority = __chevron_config, shared = __chevron_shared
+        >>>(&__chevron_v0, &__chevron_arg, &x, &mut y))
+    }?;
+    let out = s.clone_dtoh(&y)?;
+    s.synchronize()?;
+    for i in 0..n_host as usize {
+        let want = __chevron_arg.mul_add(x_host[i], y_host[i]);
+        assert_eq!(out[i], want, "y[{i}]");
+    }
+    assert_eq!(__chevron_slots, 2, "a user local was overwritten");
+    Ok(())
+}
+
+/// Records `what` in `log` and passes `value` through.
+fn seen<T>(log: &std::cell::RefCell<Vec<&'static str>>, what: &'static str, value: T) -> T {
+    log.borrow_mut().push(what);
+    value
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn dyn_launch_evaluates_each_expression_once_in_written_order() -> TestResult {
+    let (s, f) = load(SAXPY, "saxpy")?;
+    let n: u32 = 1_000;
+    let a = 3.5f32;
+    let x_host = data(n as usize, 7);
+    let y_host = data(n as usize, 8);
+    let x = s.clone_htod(&x_host)?;
+    let mut y = s.clone_htod(&y_host)?;
+    let log = std::cell::RefCell::new(Vec::new());
+    unsafe {
+        launch!(dyn (seen(&log, "func", &f))<<<seen(&log, "grid", n.div_ceil(256)),
+            seen(&log, "block", 256u32), seen(&log, "stream", &*s),
+            priority = seen(&log, "priority", 0), stream(sync = seen(&log, "sync", SyncPolicy::Spin)),
+            shared = seen(&log, "shared", 0u32)
+        >>>(seen(&log, "n", &n), seen(&log, "a", &a), seen(&log, "x", &x), seen(&log, "y", &mut y)))
+    }?;
+    assert_eq!(
+        *log.borrow(),
+        ["func", "grid", "block", "stream", "priority", "sync", "shared", "n", "a", "x", "y"]
+    );
+    let out = s.clone_dtoh(&y)?;
+    s.synchronize()?;
+    for i in 0..n as usize {
+        assert_eq!(out[i], a.mul_add(x_host[i], y_host[i]), "y[{i}]");
+    }
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn usize_extents_launch_and_out_of_range_ones_are_refused() -> TestResult {
+    let (s, f) = load(SAXPY, "saxpy")?;
+    let x_host = data(3_000, 9);
+    let y_host = data(3_000, 10);
+    let n = x_host.len() as u32;
+    let x = s.clone_htod(&x_host)?;
+    let mut y = s.clone_htod(&y_host)?;
+    let a = 0.5f32;
+    // `len()` and `size_of` give `usize`: accepted, converted at run time.
+    let block: usize = 256;
+    unsafe {
+        launch!(dyn f<<<x_host.len().div_ceil(256), block, &s,
+            shared = core::mem::size_of::<f32>() * 64>>>(&n, &a, &x, &mut y))
+    }?;
+    let out = s.clone_dtoh(&y)?;
+    s.synchronize()?;
+    for i in 0..n as usize {
+        assert_eq!(out[i], a.mul_add(x_host[i], y_host[i]), "y[{i}]");
+    }
+    // Out of `u32`'s range: a typed error before anything runs.
+    let before = out;
+    let err = unsafe { launch!(dyn f<<<usize::MAX, 256, &s>>>(&n, &a, &x, &mut y)) }
+        .expect_err("usize::MAX blocks");
+    assert!(matches!(err, chevron::Error::InvalidConfig { .. }), "{err}");
+    assert!(
+        err.to_string().contains("grid x is 18446744073709551615"),
+        "{err}"
+    );
+    let minus_one: i32 = -1;
+    let err = unsafe { launch!(dyn f<<<1, (16, minus_one), &s>>>(&n, &a, &x, &mut y)) }
+        .expect_err("a negative block extent");
+    assert!(err.to_string().contains("block y is -1"), "{err}");
+    let after = s.clone_dtoh(&y)?;
+    s.synchronize()?;
+    assert_eq!(before, after, "a refused launch ran");
+    Ok(())
+}

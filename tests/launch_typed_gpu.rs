@@ -158,3 +158,64 @@ fn declarations_of_one_file_share_its_module() -> TestResult {
     assert_ne!(a.cu_function(), separate.cu_function());
     Ok(())
 }
+
+/// Records `what` in `log` and passes `value` through.
+fn seen<T>(log: &std::cell::RefCell<Vec<&'static str>>, what: &'static str, value: T) -> T {
+    log.borrow_mut().push(what);
+    value
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn typed_launch_evaluates_each_expression_once_in_written_order() -> TestResult {
+    let ctx = chevron::context(0)?;
+    let stream = ctx.new_stream()?;
+    let n: u32 = 4_099;
+    let (x_host, y_host) = (random(n as usize, 21), random(n as usize, 22));
+    let x = stream.clone_htod(&x_host)?;
+    let mut y = stream.clone_htod(&y_host)?;
+    let log = std::cell::RefCell::new(Vec::new());
+    unsafe {
+        launch!(saxpy<<<seen(&log, "grid", (n as usize).div_ceil(128)), seen(&log, "block", 128),
+            seen(&log, "stream", &stream), mem_sync_domain = seen(&log, "domain", chevron::MemSyncDomain::Remote),
+            stream(priority = seen(&log, "priority", 0)), shared = seen(&log, "shared", 0usize)
+        >>>(seen(&log, "n", n), seen(&log, "a", 1.25), seen(&log, "x", &x), seen(&log, "y", &mut y)))
+    }?;
+    assert_eq!(
+        *log.borrow(),
+        ["grid", "block", "stream", "domain", "priority", "shared", "n", "a", "x", "y"]
+    );
+    check(
+        &stream.clone_dtoh(&y)?,
+        1.25,
+        &x_host,
+        &y_host,
+        "ordered launch",
+    );
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn typed_launch_with_a_prebuilt_config() -> TestResult {
+    let ctx = chevron::context(0)?;
+    let stream = ctx.new_stream()?;
+    let n: u32 = 10_000;
+    let (x_host, y_host) = (random(n as usize, 31), random(n as usize, 32));
+    let x = stream.clone_htod(&x_host)?;
+    let mut y = stream.clone_htod(&y_host)?;
+    let cfg = config!(<<<n.div_ceil(256), 256, stream(sync = Yield)>>>);
+    unsafe { launch!(saxpy<<<config = cfg, &stream>>>(n, -2.0, &x, &mut y)) }?;
+    check(
+        &stream.clone_dtoh(&y)?,
+        -2.0,
+        &x_host,
+        &y_host,
+        "prebuilt config",
+    );
+    assert_eq!(
+        stream_attribute::<SyncPolicy>(&stream)?,
+        Some(SyncPolicy::Yield)
+    );
+    Ok(())
+}

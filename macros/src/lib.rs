@@ -122,16 +122,32 @@ pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// ```text
 /// launch!( KERNEL <<< GRID , BLOCK , STREAM [, ITEM]* >>> ( ARG [, ARG]* ) )
+/// launch!( KERNEL <<< config = CONFIG , STREAM >>> ( ARG [, ARG]* ) )
 ///
 /// KERNEL := path to a #[kernel] item       typed: rustc checks each argument
 ///         | dyn IDENT | dyn ( EXPR )         a &CudaFunction or CudaFunction; untyped arguments
-/// GRID, BLOCK := a dim: u32, (u32, u32), (u32, u32, u32) or any `impl Into<Dim3>` expression
+/// GRID, BLOCK := a dim: an extent, a tuple of two or three extents, or a `Dim3`
+///                (an extent is a u32, or a usize, u64 or i32 checked when launching)
 /// STREAM := a `&CudaStream` expression (an `&Arc<CudaStream>` works too)
-/// ITEM   := shared = EXPR                    dynamic shared memory per block, in bytes
+/// CONFIG := a `LaunchConfig` or `&LaunchConfig` built beforehand (e.g. with `config!`)
+/// ITEM   := shared = EXPR                    dynamic shared memory per block, in bytes (an extent)
 ///         | stream( SATTR [, SATTR]* )       set on STREAM with cuStreamSetAttribute first
 ///         | LATTR                            one entry of cuLaunchKernelEx's attribute array
 /// LATTR, SATTR := KEY | KEY = EXPR           a bare KEY is a flag set to true
 /// ```
+///
+/// **Evaluation order.** Every expression is evaluated exactly once, left to right as written:
+/// the `dyn` function, the grid, the block (or the `config`), the stream, each item (`shared`
+/// and attribute values, inside `stream(...)` too) in the order written, then the arguments.
+/// Names the expansion uses for its own values are hygienic: a local, parameter or item of
+/// yours named like one of them (`__chevron_config`, `launch`, `stream`, …) is neither seen nor
+/// shadowed by the expansion.
+///
+/// A `usize`, `u64` or `i32` grid, block or `shared` (from `len()`, `size_of`, or an unsuffixed
+/// integer variable) is converted when the launch runs; a negative value or one over
+/// `u32::MAX` is `Error::InvalidConfig`, like any value over the driver's limits. The `>>>` that
+/// ends nested generics (`shared = size_of::<Option<Vec<u32>>>()`) is read as part of the
+/// expression: the chevrons close at the last `>>>`, before the arguments.
 ///
 /// The value is a `Result<(), chevron::Error>`. A launch is `unsafe` (the kernel's body is not
 /// checked), so `launch!` must be written inside an `unsafe` block:
@@ -154,6 +170,27 @@ pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
 ///         >>>(&n, &2.0f32, x, y))
 ///     }
 /// }
+/// ```
+///
+/// A config built once serves many launches:
+///
+/// ```no_run
+/// use chevron::cudarc::driver::{CudaSlice, CudaStream};
+/// use chevron::{config, kernel, launch};
+///
+/// #[kernel(ptx = "kernels/saxpy.ptx")]
+/// fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
+///
+/// fn twice(s: &CudaStream, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>) -> Result<(), chevron::Error> {
+///     let n: u32 = 1 << 20;
+///     let cfg = config!(<<<n.div_ceil(256), 256, stream(sync = Spin)>>>);
+///     for _ in 0..2 {
+///         // SAFETY: n.div_ceil(256) blocks of 256 cover x and y, which hold n elements.
+///         unsafe { launch!(saxpy<<<config = cfg, s>>>(n, 2.0, x, y)) }?;
+///     }
+///     Ok(())
+/// }
+/// # fn main() {}
 /// ```
 ///
 /// With a `#[kernel]` item, `launch!(saxpy<<<g, 256, &s, cooperative>>>(n, 2.0, &x, &mut y))`
@@ -222,9 +259,12 @@ pub fn launch(input: TokenStream) -> TokenStream {
 /// config!( <<< GRID , BLOCK [, ITEM]* >>> )
 /// ```
 ///
-/// The config is a plain `Copy` value: build it once, reuse it for many launches (with a
-/// `#[kernel]`'s `launch` function or `chevron::launch_function`). `stream(...)` items become
-/// `with_stream` entries, set on whichever stream the config is launched on.
+/// The config is a plain `Copy` value: build it once, reuse it for many launches
+/// (`launch!(k<<<config = cfg, &stream>>>(…))`, a `#[kernel]`'s `launch` function or
+/// `chevron::launch_function`). `stream(...)` items become `with_stream` entries, set on
+/// whichever stream the config is launched on. Expressions are evaluated once each, left to
+/// right as written; `usize`, `u64` and `i32` extents are checked by `LaunchConfig::validate`,
+/// which every launch calls first.
 ///
 /// ```
 /// use chevron::{config, Cooperative, Dim3};
@@ -234,6 +274,13 @@ pub fn launch(input: TokenStream) -> TokenStream {
 /// assert_eq!(cfg.grid(), Dim3::new(4096, 1, 1));
 /// assert!(cfg.has::<Cooperative>());
 /// assert_eq!(cfg.stream_attributes().len(), 1);
+///
+/// // `len()` and `size_of` are `usize`: accepted, checked when launching.
+/// let data = vec![0f32; 1000];
+/// let per_element = config!(<<<data.len().div_ceil(128), 128, shared = size_of::<f32>() * 128>>>);
+/// assert_eq!(per_element.grid(), Dim3::new(8, 1, 1));
+/// assert_eq!(per_element.shared_bytes(), 512);
+/// assert_eq!(per_element.validate(), Ok(()));
 /// ```
 ///
 /// ```compile_fail

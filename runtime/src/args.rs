@@ -7,13 +7,21 @@
 //! writers and records this launch as a reader or writer), and `&T` for `T: DeviceRepr`
 //! (by value). Method resolution picks the one whose bounds hold. Both traits cannot be one
 //! trait: `DeviceRepr` and `CudaSlice` are cudarc's, so coherence cannot rule out an overlap.
+//!
+//! When neither applies, method resolution goes on to two fallbacks found one auto-reference
+//! later ([`RefFallback`] for references, [`ValueFallback`] for values), whose methods require a
+//! trait nothing implements: the user then reads that trait's message ("pass `&n`") instead of
+//! "no method named `__chevron_arg`".
 
 use core::ffi::c_void;
 
 use cudarc::driver::{
-    CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, DeviceRepr, SyncOnDrop,
+    CudaFunction, CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut,
+    DeviceRepr, SyncOnDrop,
 };
 
+use crate::config::LaunchConfig;
+use crate::error::Error;
 use crate::sys;
 
 /// Holds one kernel parameter until the launch has been enqueued.
@@ -109,4 +117,121 @@ impl<'a, T: DeviceRepr> ValueArg<'a> for &mut Probe<&'a T> {
     fn __chevron_arg(self, _stream: &'a CudaStream) -> ArgSlot<'a> {
         ArgSlot::value(self.take())
     }
+}
+
+mod sealed {
+    /// Implemented by nothing: the fallbacks' bounds can never hold.
+    pub trait Never {}
+}
+
+/// Never implemented: a reference reached the fallback, so its target is not a kernel argument.
+#[diagnostic::on_unimplemented(
+    message = "`&{Self}` cannot be an argument of an untyped (`dyn`) launch",
+    label = "neither a device buffer nor a `DeviceRepr` value",
+    note = "numbers and `#[repr(C)]` structs implementing `DeviceRepr` are passed as `&value`; device buffers as `&CudaSlice<T>`, `&mut CudaSlice<T>`, `&CudaView<'_, T>` or `&mut CudaViewMut<'_, T>`"
+)]
+pub trait NotAKernelArgument: sealed::Never {}
+
+/// Never implemented: a value reached the fallback; untyped launches take references.
+#[diagnostic::on_unimplemented(
+    message = "an untyped (`dyn`) launch takes each argument by reference, as cudarc's `arg`; this `{Self}` is passed by value",
+    label = "pass a reference: write `&` before it",
+    note = "numbers and `#[repr(C)]` structs are passed as `&value` (`&n`, `&2.0f32`); device buffers as `&slice` or `&mut slice`"
+)]
+pub trait PassByReference: sealed::Never {}
+
+/// The fallback for a reference that is not a kernel argument (reached after [`DeviceArg`] and
+/// [`ValueArg`] by one auto-reference).
+pub trait RefFallback<'a, T: ?Sized> {
+    /// Never callable: the bound cannot hold.
+    fn __chevron_arg(self, stream: &'a CudaStream) -> ArgSlot<'a>
+    where
+        T: NotAKernelArgument;
+}
+
+impl<'a, T: ?Sized> RefFallback<'a, T> for &&mut Probe<&T> {
+    fn __chevron_arg(self, _stream: &'a CudaStream) -> ArgSlot<'a>
+    where
+        T: NotAKernelArgument,
+    {
+        unreachable!("`NotAKernelArgument` is sealed and implemented by nothing")
+    }
+}
+
+impl<'a, T: ?Sized> RefFallback<'a, T> for &&mut Probe<&mut T> {
+    fn __chevron_arg(self, _stream: &'a CudaStream) -> ArgSlot<'a>
+    where
+        T: NotAKernelArgument,
+    {
+        unreachable!("`NotAKernelArgument` is sealed and implemented by nothing")
+    }
+}
+
+/// The fallback for an argument passed by value (reached after [`RefFallback`] by one more
+/// auto-reference).
+pub trait ValueFallback<'a, T> {
+    /// Never callable: the bound cannot hold.
+    fn __chevron_arg(self, stream: &'a CudaStream) -> ArgSlot<'a>
+    where
+        T: PassByReference;
+}
+
+impl<'a, T> ValueFallback<'a, T> for &mut &mut Probe<T> {
+    fn __chevron_arg(self, _stream: &'a CudaStream) -> ArgSlot<'a>
+    where
+        T: PassByReference,
+    {
+        unreachable!("`PassByReference` is sealed and implemented by nothing")
+    }
+}
+
+/// The slots of an untyped launch's arguments, filled one statement at a time.
+///
+/// Filling an array literal `[slot0, slot1, …]` of values with a destructor makes rustc emit, for
+/// each element, the clean-up of all the elements before it: quadratic in the argument count.
+/// Setting the slots one by one has one clean-up (this value's).
+pub struct ArgSlots<'a, const N: usize> {
+    slots: [Option<ArgSlot<'a>>; N],
+}
+
+impl<'a, const N: usize> ArgSlots<'a, N> {
+    /// No slot set yet.
+    #[inline]
+    pub fn new() -> Self {
+        Self {
+            slots: [const { None }; N],
+        }
+    }
+
+    /// Sets parameter `i`.
+    #[inline]
+    pub fn set(&mut self, i: usize, slot: ArgSlot<'a>) {
+        self.slots[i] = Some(slot);
+    }
+}
+
+impl<const N: usize> Default for ArgSlots<'_, N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Launches `func` with one parameter per slot, in order: the parameter array lives on the
+/// stack, sized by the argument count, so launching allocates nothing.
+///
+/// # Safety
+/// As [`crate::launch_function`]: the slots must match the kernel's parameters, and all be set.
+#[inline]
+pub unsafe fn launch_args<const N: usize>(
+    stream: &CudaStream,
+    func: &CudaFunction,
+    config: &LaunchConfig<'_>,
+    slots: &ArgSlots<'_, N>,
+) -> Result<(), Error> {
+    let mut params = [core::ptr::null_mut(); N];
+    for (param, slot) in params.iter_mut().zip(&slots.slots) {
+        *param = slot.as_ref().map_or(core::ptr::null_mut(), ArgSlot::param);
+    }
+    // SAFETY: forwarded from the caller; the slots outlive the call.
+    unsafe { crate::launch::launch_named(stream, func, None, config, &mut params) }
 }

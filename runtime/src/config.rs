@@ -9,7 +9,7 @@ use crate::attr::{
     kind_info, u32_at, Attribute, ClusterDim, FlagAttribute, LaunchAttribute, PreferredClusterDim,
     Reached, SharedCarveout, StreamAttribute, KINDS,
 };
-use crate::dim::Dim3;
+use crate::dim::{Dim3, ExtentError};
 use crate::sys;
 use chevron_cuda_spec::limits::{check_launch, LaunchShape, Violation};
 
@@ -81,6 +81,8 @@ pub struct LaunchConfig<'a> {
     stream_attrs: [(sys::CUstreamAttrID, sys::CUstreamAttrValue); MAX_STREAM_ATTRIBUTES],
     n_stream_attrs: usize,
     non_portable_cluster: bool,
+    /// An extent given as another integer type that did not fit `u32` (see [`Self::validate`]).
+    invalid: Option<(&'static str, ExtentError)>,
     _events: PhantomData<&'a CudaEvent>,
 }
 
@@ -105,8 +107,41 @@ impl<'a> LaunchConfig<'a> {
             ); MAX_STREAM_ATTRIBUTES],
             n_stream_attrs: 0,
             non_portable_cluster: false,
+            invalid: None,
             _events: PhantomData,
         }
+    }
+
+    /// What `launch!`/`config!` build on: extents converted from any integer type, an
+    /// out-of-range one kept for [`Self::validate`] to report.
+    #[doc(hidden)]
+    pub fn __from_extents(
+        grid: Result<Dim3, ExtentError>,
+        block: Result<Dim3, ExtentError>,
+    ) -> Self {
+        let mut config = Self::new(
+            grid.unwrap_or(Dim3::new(1, 1, 1)),
+            block.unwrap_or(Dim3::new(1, 1, 1)),
+        );
+        config.invalid = match (grid, block) {
+            (Err(e), _) => Some(("grid", e)),
+            (_, Err(e)) => Some(("block", e)),
+            _ => None,
+        };
+        config
+    }
+
+    /// [`Self::shared`] for `launch!`/`config!`: an out-of-range byte count is kept for
+    /// [`Self::validate`].
+    #[doc(hidden)]
+    pub fn __shared_extent(mut self, bytes: Result<u32, ExtentError>) -> Self {
+        match bytes {
+            Ok(b) => self.shared = b,
+            Err(e) => {
+                self.invalid = self.invalid.or(Some(("shared", e)));
+            }
+        }
+        self
     }
 
     /// Sets the dynamic shared memory per block, in bytes.
@@ -278,7 +313,13 @@ impl<'a> LaunchConfig<'a> {
     ///
     /// [`crate::launch_function`] calls this before each launch and returns a violation as
     /// [`crate::Error::InvalidConfig`]; it is a handful of comparisons.
+    ///
+    /// First comes a `launch!`/`config!` extent or `shared` written as `usize`, `u64` or `i32`
+    /// that is negative or over `u32::MAX` ([`Violation::NotU32`]).
     pub fn validate(&self) -> Result<(), Violation> {
+        if let Some((what, e)) = self.invalid {
+            return Err(e.violation(what));
+        }
         check_launch(&self.shape())
     }
 

@@ -117,6 +117,16 @@ pub enum Violation {
         /// The cluster extent.
         cluster: u32,
     },
+    /// An extent or byte count written as a wider or signed integer (`usize`, `u64`, `i32`)
+    /// whose value does not fit `u32`.
+    NotU32 {
+        /// What it is: `grid`, `block` or `shared`.
+        what: &'static str,
+        /// The axis (0, 1, 2) of a dim; `None` for a scalar such as `shared`.
+        axis: Option<u8>,
+        /// The value as written.
+        value: i128,
+    },
     /// A shared-memory carveout over 100 %.
     CarveoutOverLimit {
         /// The carveout, in percent.
@@ -194,6 +204,17 @@ impl fmt::Display for Violation {
                      {cluster}"
                 )
             }
+            Self::NotU32 { what, axis, value } => {
+                match axis {
+                    Some(a) => write!(f, "{what} {}", AXES[usize::from(*a).min(2)])?,
+                    None => f.write_str(what)?,
+                }
+                if *value < 0 {
+                    write!(f, " is {value}: it is negative")
+                } else {
+                    write!(f, " is {value}, which does not fit in `u32`")
+                }
+            }
             Self::CarveoutOverLimit { percent } => write!(
                 f,
                 "`shared_carveout` is a percentage of the L1/shared split; {percent} is over \
@@ -270,7 +291,7 @@ pub fn check_cluster_blocks(cluster: [u32; 3], non_portable: bool) -> Result<(),
 
 /// One axis of the grid is a whole number of clusters.
 pub fn check_cluster_divides(axis: usize, cluster: u32, grid: u32) -> Result<(), Violation> {
-    if cluster != 0 && grid % cluster != 0 {
+    if cluster != 0 && !grid.is_multiple_of(cluster) {
         Err(Violation::ClusterDoesNotDivide {
             axis,
             cluster,
@@ -285,7 +306,7 @@ pub fn check_cluster_divides(axis: usize, cluster: u32, grid: u32) -> Result<(),
 pub fn check_preferred_axis(axis: usize, preferred: u32, cluster: u32) -> Result<(), Violation> {
     if axis == 2 && preferred != cluster {
         Err(Violation::PreferredZDiffers { preferred, cluster })
-    } else if cluster != 0 && preferred % cluster != 0 {
+    } else if cluster != 0 && !preferred.is_multiple_of(cluster) {
         Err(Violation::PreferredNotMultiple {
             axis,
             preferred,

@@ -93,6 +93,23 @@ pub struct Plan {
     pub stream_attrs: Vec<Setting>,
     /// `non_portable_cluster`: clusters of 9 to 16 blocks allowed.
     pub non_portable_cluster: bool,
+    /// `shared` and the attributes as written, interleaved: the order their values are
+    /// evaluated in.
+    pub order: Vec<Slot>,
+    /// `<<<config = CFG, STREAM>>>`: a prebuilt `LaunchConfig` (`launch!` only); the grid and
+    /// block are then placeholders and there are no items.
+    pub prebuilt: Option<Expr>,
+}
+
+/// One item of the launch list or of a `stream(...)` group, by where [`Plan`] holds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot {
+    /// [`Plan::shared`].
+    Shared,
+    /// `Plan::launch[i]`.
+    Launch(usize),
+    /// `Plan::stream_attrs[i]`.
+    Stream(usize),
 }
 
 /// One checked attribute.

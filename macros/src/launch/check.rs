@@ -11,7 +11,7 @@ use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::{Expr, Lit};
 
-use super::ast::{Attr, Chevrons, Entry, Item, Plan, Setting, Value};
+use super::ast::{Attr, Chevrons, Entry, Item, Plan, Setting, Slot, Value};
 use super::keys::{self, Key, ValueForm, NON_PORTABLE_CLUSTER, SHARED, STREAM};
 use super::limits::{check_block, check_clusters, check_grid, lit_dim, lit_u64};
 use crate::report::Errors;
@@ -41,10 +41,21 @@ impl Mode {
     }
 }
 
+/// The first entry of `<<<config = CFG, STREAM>>>`.
+const CONFIG: &str = "config";
+const PREBUILT_SHAPE: &str = "`<<<config = CFG, STREAM>>>`";
+
 /// Checks the chevrons; `None` when a position is missing (errors are in `cx`).
 pub fn check_chevrons(ch: &Chevrons, mode: Mode, cx: &mut Errors) -> Option<Plan> {
-    let (positions, items) = split_entries(ch, cx);
-    let habit = check_positions(ch, &positions, &items, mode, cx);
+    if mode == Mode::Launch {
+        if let Some(Entry::Item(Item::Attr(a))) = ch.entries.first() {
+            if a.key == CONFIG {
+                return check_prebuilt(ch, a, cx);
+            }
+        }
+    }
+    let (positions, items, misplaced) = split_entries(ch, mode, cx);
+    let habit = check_positions(ch, &positions, &items, mode, misplaced, cx);
 
     let mut items = items.as_slice();
     if habit && positions.len() == 3 {
@@ -73,6 +84,8 @@ pub fn check_chevrons(ch: &Chevrons, mode: Mode, cx: &mut Errors) -> Option<Plan
         launch: Vec::new(),
         stream_attrs: Vec::new(),
         non_portable_cluster: false,
+        order: Vec::new(),
+        prebuilt: None,
     };
     let grid = lit_dim(&plan.grid, "grid", cx);
     let block = lit_dim(&plan.block, "block", cx);
@@ -84,13 +97,104 @@ pub fn check_chevrons(ch: &Chevrons, mode: Mode, cx: &mut Errors) -> Option<Plan
     (!missing).then_some(plan)
 }
 
+/// `<<<config = CFG, STREAM>>>`: a prebuilt `LaunchConfig` and the stream, nothing else.
+fn check_prebuilt(ch: &Chevrons, config: &Attr, cx: &mut Errors) -> Option<Plan> {
+    let mut ok = true;
+    let Some(value) = &config.value else {
+        cx.error(
+            config.key.span(),
+            format!("`config` takes a prebuilt `LaunchConfig`: {PREBUILT_SHAPE}"),
+        );
+        return None;
+    };
+    let stream = match ch.entries.get(1) {
+        Some(Entry::Position(s)) => Some(s.clone()),
+        Some(Entry::Item(item)) => {
+            cx.error(
+                item_span(item),
+                format!(
+                    "missing the stream: a launch with a prebuilt config takes {PREBUILT_SHAPE}"
+                ),
+            );
+            None
+        }
+        None => {
+            cx.error(
+                ch.close,
+                format!(
+                    "missing the stream: a launch with a prebuilt config takes {PREBUILT_SHAPE}"
+                ),
+            );
+            None
+        }
+    };
+    for extra in ch.entries.iter().skip(2) {
+        ok = false;
+        let span = match extra {
+            Entry::Position(e) => e.span(),
+            Entry::Item(item) => item_span(item),
+        };
+        cx.error(
+            span,
+            format!(
+                "a launch with a prebuilt config takes only the stream, {PREBUILT_SHAPE}: build \
+                 the grid, block and attributes into the config with `config!(<<<…>>>)`"
+            ),
+        );
+    }
+    let one: Expr = syn::parse_quote!(1);
+    (ok && stream.is_some()).then(|| Plan {
+        grid: one.clone(),
+        block: one,
+        stream,
+        shared: None,
+        launch: Vec::new(),
+        stream_attrs: Vec::new(),
+        non_portable_cluster: false,
+        order: Vec::new(),
+        prebuilt: Some(value.clone()),
+    })
+}
+
 /// Leading positional entries, then the items; a positional entry after an item is an error.
-fn split_entries<'a>(ch: &'a Chevrons, cx: &mut Errors) -> (Vec<&'a Expr>, Vec<&'a Item>) {
+/// An item written where a position belongs (`<<<1, cooperative, s>>>`) is reported once, and
+/// the positional entries after it still count as positions; the `bool` says so.
+fn split_entries<'a>(
+    ch: &'a Chevrons,
+    mode: Mode,
+    cx: &mut Errors,
+) -> (Vec<&'a Expr>, Vec<&'a Item>, bool) {
     let mut positions = Vec::new();
-    let mut items = Vec::new();
-    for entry in &ch.entries {
+    let mut items: Vec<&Item> = Vec::new();
+    let mut misplaced = false;
+    let mut first_item = None;
+    for (index, entry) in ch.entries.iter().enumerate() {
         match entry {
             Entry::Position(e) if items.is_empty() => positions.push(e),
+            Entry::Position(e) if misplaced => positions.push(e),
+            Entry::Position(e) if first_item.is_some_and(|i| i < mode.positions()) => {
+                let item = items[0];
+                let name = ["grid", "block", "stream"][first_item.unwrap_or(0).min(2)];
+                let key = match item {
+                    Item::Attr(a) => a.key.to_string(),
+                    Item::Stream(_) => STREAM.to_string(),
+                };
+                cx.error(
+                    item_span(item),
+                    format!(
+                        "the {name} position holds the attribute `{key}`: {} takes {}, the \
+                         positions first; move `{key}` after the {}",
+                        macro_name(mode),
+                        mode.shape(),
+                        match mode {
+                            Mode::Launch => "stream",
+                            Mode::Config => "block",
+                        }
+                    ),
+                );
+                misplaced = true;
+                positions.push(e);
+            }
             Entry::Position(e) => cx.error(
                 e.span(),
                 format!(
@@ -99,10 +203,15 @@ fn split_entries<'a>(ch: &'a Chevrons, cx: &mut Errors) -> (Vec<&'a Expr>, Vec<&
                     snippet(e)
                 ),
             ),
-            Entry::Item(item) => items.push(item),
+            Entry::Item(item) => {
+                if first_item.is_none() {
+                    first_item = Some(index);
+                }
+                items.push(item);
+            }
         }
     }
-    (positions, items)
+    (positions, items, misplaced)
 }
 
 /// Counts the positions; returns whether the CUDA habit `<<<g, b, 0, s>>>` was seen.
@@ -111,6 +220,7 @@ fn check_positions(
     positions: &[&Expr],
     items: &[&Item],
     mode: Mode,
+    misplaced: bool,
     cx: &mut Errors,
 ) -> bool {
     let mut habit = false;
@@ -130,7 +240,7 @@ fn check_positions(
         }
     }
     let want = mode.positions();
-    if positions.len() < want {
+    if positions.len() < want && !misplaced {
         let names = ["the grid", "the block", "the stream"];
         let missing = &names[positions.len()..want];
         let missing = match missing {
@@ -144,10 +254,21 @@ fn check_positions(
             (true, None) => ch.open,
             (false, None) => ch.close,
         };
+        // `<<<cfg, &stream>>>`: a prebuilt config where the grid belongs.
+        let prebuilt = match positions {
+            [cfg, stream] if mode == Mode::Launch && items.is_empty() && !is_literal(cfg) => {
+                format!(
+                    "; to launch with a prebuilt `LaunchConfig`, write `<<<config = {}, {}>>>`",
+                    snippet(*cfg),
+                    snippet(*stream)
+                )
+            }
+            _ => String::new(),
+        };
         cx.error(
             span,
             format!(
-                "missing {missing}: {} takes {}",
+                "missing {missing}: {} takes {}{prebuilt}",
                 macro_name(mode),
                 mode.shape()
             ),
@@ -207,7 +328,10 @@ fn check_items(items: &[&Item], plan: &mut Plan, cx: &mut Errors) {
                         continue;
                     }
                     match &attr.value {
-                        Some(v) => plan.shared = Some(v.clone()),
+                        Some(v) => {
+                            plan.shared = Some(v.clone());
+                            plan.order.push(Slot::Shared);
+                        }
                         None => cx.error(
                             attr.key.span(),
                             "`shared` needs the dynamic shared memory in bytes: `shared = BYTES`",
@@ -242,13 +366,13 @@ fn check_items(items: &[&Item], plan: &mut Plan, cx: &mut Errors) {
                     continue;
                 };
                 if !key.info.launch {
-                    let value = attr.value.as_ref().map_or("…".to_string(), snippet);
                     cx.error(
                         attr.key.span(),
                         format!(
                             "`{name}` is a stream attribute: the driver rejects {} in \
-                             cuLaunchKernelEx; write it as `stream({name} = {value})`",
-                            key.info.cuda_name
+                             cuLaunchKernelEx; {}",
+                            key.info.cuda_name,
+                            stream_fix(key, attr)
                         ),
                     );
                     continue;
@@ -257,6 +381,7 @@ fn check_items(items: &[&Item], plan: &mut Plan, cx: &mut Errors) {
                     continue;
                 }
                 if let Some(value) = check_value(key, attr, cx) {
+                    plan.order.push(Slot::Launch(plan.launch.len()));
                     plan.launch.push(Setting {
                         key,
                         span: attr.key.span(),
@@ -296,6 +421,7 @@ fn check_items(items: &[&Item], plan: &mut Plan, cx: &mut Errors) {
                         continue;
                     }
                     if let Some(value) = check_value(key, attr, cx) {
+                        plan.order.push(Slot::Stream(plan.stream_attrs.len()));
                         plan.stream_attrs.push(Setting {
                             key,
                             span: attr.key.span(),
@@ -305,6 +431,46 @@ fn check_items(items: &[&Item], plan: &mut Plan, cx: &mut Errors) {
                 }
             }
         }
+    }
+}
+
+/// How to write a stream-only attribute that was put in the launch list: the user's value when
+/// it can be valid there, otherwise a valid value and the choices.
+fn stream_fix(key: Key, attr: &Attr) -> String {
+    let name = key.name();
+    let ty = key.info.type_name;
+    if let Some(value) = &attr.value {
+        let literal = matches!(unparen(value), Expr::Lit(_));
+        let literal_ok = matches!(
+            key.form,
+            ValueForm::Flag | ValueForm::I32 | ValueForm::Percent
+        );
+        let valid = check_value(key, attr, &mut Errors::default()).is_some();
+        if valid && (!literal || literal_ok) {
+            return format!("write it as `stream({name} = {})`", snippet(value));
+        }
+    }
+    let why = attr.value.as_ref().map_or(String::new(), |v| {
+        format!("`{}` is not a `{ty}`; ", snippet(v))
+    });
+    match key.form {
+        ValueForm::Enum(variants) => format!(
+            "{why}write it as `stream({name} = {})`, with one of {} or an expression of type \
+             `{ty}`",
+            variants[0],
+            name_list(variants.iter().copied())
+        ),
+        ValueForm::Flag => format!("write it as `stream({name})`"),
+        form => format!("{why}move it into `stream(...)`: {}", form.describe(name)),
+    }
+}
+
+/// A literal or a tuple of literals: cannot be a `LaunchConfig`.
+fn is_literal(expr: &Expr) -> bool {
+    match unparen(expr) {
+        Expr::Lit(_) => true,
+        Expr::Tuple(t) => t.elems.iter().all(is_literal),
+        _ => false,
     }
 }
 

@@ -1,20 +1,28 @@
 //! Plan → tokens. Codegen only: every decision was made by `check`.
 //!
-//! Generated locals are `Span::mixed_site()` so user expressions cannot see them; paths are
-//! absolute (`::chevron::__private::…`); user expressions keep their spans, and the types they
-//! must have are spanned on them, so a type mismatch is rustc's error at the user's tokens.
+//! Two rules shape the output:
+//! - **Written order, once each.** Every user expression (the `dyn` function, grid, block,
+//!   stream, `shared`, each attribute value, then the arguments) is evaluated exactly once, left
+//!   to right as written: each is bound to a local in that order, and the config and the launch
+//!   are built from the locals only. Literals have no effects and are used in place.
+//! - **No shared names.** Generated locals are `Span::mixed_site()`, so user expressions can
+//!   neither see nor shadow them (a user local named `__chevron_config` is another variable);
+//!   they are located at the expression they hold, so rustc's messages point at the user's
+//!   tokens. Paths are absolute (`::chevron::__private::…`). The argument traits of `dyn`
+//!   launches are imported in a block that holds no user expression.
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::{Expr, Lit, LitInt};
 
-use super::ast::{Kernel, LaunchInput, Plan, Setting, Value};
+use super::ast::{Kernel, LaunchInput, Plan, Setting, Slot, Value};
 use super::check::unparen;
 use super::keys::ValueForm;
 
-fn local(name: &str) -> Ident {
-    Ident::new(name, Span::mixed_site())
+/// A generated local: invisible to user code, reported at `at`.
+fn local(name: &str, at: Span) -> Ident {
+    Ident::new(name, Span::mixed_site().located_at(at))
 }
 
 /// The runtime's type for a key, spanned at `span`.
@@ -27,8 +35,19 @@ fn kind_type(setting: &Setting, span: Span) -> TokenStream {
     quote_spanned!(span=> ::chevron::__private::runtime::#ty #lifetime)
 }
 
-/// A dim expression with unsuffixed integer literals made `u32` (`LaunchConfig::new` takes
-/// `impl Into<Dim3>`, which an unsuffixed literal would not infer).
+/// Whether evaluating `expr` can have no effect and read no place: a literal, a negated
+/// literal, or a tuple of those. Such values are used in place instead of bound.
+fn is_constant(expr: &Expr) -> bool {
+    match unparen(expr) {
+        Expr::Lit(_) => true,
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => is_constant(&u.expr),
+        Expr::Tuple(t) => t.elems.iter().all(is_constant),
+        _ => false,
+    }
+}
+
+/// A dim expression with unsuffixed integer literals made `u32` (an unsuffixed literal would
+/// otherwise fall back to `i32`).
 fn dim_tokens(expr: &Expr) -> TokenStream {
     fn component(e: &Expr) -> TokenStream {
         match unparen(e) {
@@ -49,40 +68,88 @@ fn dim_tokens(expr: &Expr) -> TokenStream {
     }
 }
 
-/// The `let`s that hold typed attribute values, and the `LaunchConfig` builder chain.
-fn config_parts(plan: &Plan) -> (Vec<TokenStream>, TokenStream) {
-    let mut lets = Vec::new();
-    let grid = dim_tokens(&plan.grid);
-    let block = dim_tokens(&plan.block);
-    let mut chain = quote!(::chevron::__private::LaunchConfig::new(#grid, #block));
-    if let Some(shared) = &plan.shared {
-        chain.extend(quote_spanned!(shared.span()=> .shared(#shared)));
-    }
-    if plan.non_portable_cluster {
-        chain.extend(quote!(.non_portable_cluster()));
-    }
-    for (settings, stream) in [(&plan.stream_attrs, true), (&plan.launch, false)] {
-        for setting in settings {
-            let (method, value) = setting_tokens(setting, stream, &mut lets);
-            chain.extend(quote!(.#method(#value)));
+/// The `let`s that evaluate the user's expressions, in written order.
+#[derive(Default)]
+struct Lets(Vec<TokenStream>);
+
+impl Lets {
+    /// Binds `value` (the tokens of `expr`, possibly rewritten) to a new local, unless `expr` is
+    /// a constant; returns what stands for the value from now on.
+    fn bind(&mut self, name: &str, expr: &Expr, value: TokenStream) -> TokenStream {
+        if is_constant(expr) {
+            return value;
         }
+        let name = local(name, expr.span());
+        self.0.push(quote!(let #name = #value;));
+        name.into_token_stream()
     }
-    (lets, chain)
+
+    /// Binds `value` to a new local of type `ty`, whatever the expression.
+    fn bind_typed(&mut self, name: &str, span: Span, ty: TokenStream, value: TokenStream) -> Ident {
+        let name = local(name, span);
+        self.0.push(quote!(let #name: #ty = #value;));
+        name
+    }
 }
 
-/// The builder method and its argument for one attribute, pushing a typed `let` if needed.
-fn setting_tokens(
-    setting: &Setting,
-    stream: bool,
-    lets: &mut Vec<TokenStream>,
-) -> (Ident, TokenStream) {
+/// Binds the grid and block.
+fn bind_dims(plan: &Plan, lets: &mut Lets) -> (TokenStream, TokenStream) {
+    let grid = lets.bind("__chevron_grid", &plan.grid, dim_tokens(&plan.grid));
+    let block = lets.bind("__chevron_block", &plan.block, dim_tokens(&plan.block));
+    (grid, block)
+}
+
+/// Binds `shared` and every attribute value in written order; returns the `LaunchConfig`
+/// builder chain over the grid, block and those locals.
+fn bind_items(
+    plan: &Plan,
+    grid: &TokenStream,
+    block: &TokenStream,
+    lets: &mut Lets,
+) -> TokenStream {
+    let p = quote!(::chevron::__private);
+    let (gs, bs) = (plan.grid.span(), plan.block.span());
+    // Each extent converts where it is written, so a wrong type is reported there.
+    let grid = quote_spanned!(gs=> #p::IntoDim::into_dim(#grid));
+    let block = quote_spanned!(bs=> #p::IntoDim::into_dim(#block));
+    let mut shared = None;
+    let mut launch = vec![TokenStream::new(); plan.launch.len()];
+    let mut stream = vec![TokenStream::new(); plan.stream_attrs.len()];
+    for slot in &plan.order {
+        match *slot {
+            Slot::Shared => {
+                if let Some(e) = &plan.shared {
+                    let v = lets.bind("__chevron_shared", e, e.to_token_stream());
+                    shared = Some(quote_spanned!(e.span()=>
+                        .__shared_extent(#p::Extent::extent(#v))));
+                }
+            }
+            Slot::Launch(i) => launch[i] = setting_tokens(&plan.launch[i], false, lets),
+            Slot::Stream(i) => stream[i] = setting_tokens(&plan.stream_attrs[i], true, lets),
+        }
+    }
+    let non_portable = plan
+        .non_portable_cluster
+        .then(|| quote!(.non_portable_cluster()));
+    quote!(#p::LaunchConfig::__from_extents(#grid, #block) #shared #non_portable #(#stream)* #(#launch)*)
+}
+
+/// `.with(…)`, `.with_stream(…)` or `.with_flag(…)` for one attribute, binding its value.
+fn setting_tokens(setting: &Setting, stream: bool, lets: &mut Lets) -> TokenStream {
     let method = format_ident!("{}", if stream { "with_stream" } else { "with" });
     let span = setting.span;
+    let prefix = if stream {
+        "__chevron_stream_"
+    } else {
+        "__chevron_"
+    };
+    let name = format!("{prefix}{}", setting.key.name());
     let value = match &setting.value {
         Value::On => kind_type(setting, span),
         Value::Flag(e) => {
             let ty = kind_type(setting, span);
-            return (format_ident!("with_flag"), quote!(#ty, #e));
+            let v = lets.bind(&name, e, e.to_token_stream());
+            return quote!(.with_flag(#ty, #v));
         }
         Value::Variant(v) => {
             let ty = kind_type(setting, v.span());
@@ -93,35 +160,37 @@ fn setting_tokens(
             let ty = kind_type(setting, es);
             match setting.key.form {
                 ValueForm::Dim => {
-                    let dim = dim_tokens(e);
-                    quote_spanned!(es=> #ty::from_dim(#dim))
+                    let v = lets.bind(&name, e, dim_tokens(e));
+                    quote_spanned!(es=> #ty::from_dim(#v))
                 }
-                ValueForm::I32 => quote_spanned!(es=> #ty(#e)),
-                ValueForm::Percent => quote_spanned!(es=> #ty::percent(#e)),
+                ValueForm::I32 => {
+                    let v = lets.bind(&name, e, e.to_token_stream());
+                    quote_spanned!(es=> #ty(#v))
+                }
+                ValueForm::Percent => {
+                    let v = lets.bind(&name, e, e.to_token_stream());
+                    quote_spanned!(es=> #ty::percent(#v))
+                }
                 ValueForm::Event | ValueForm::Enum(_) | ValueForm::Expr | ValueForm::Flag => {
-                    let prefix = if stream {
-                        "__chevron_stream_"
-                    } else {
-                        "__chevron_"
-                    };
-                    let name = local(&format!("{prefix}{}", setting.key.name()));
                     let init = if setting.key.form == ValueForm::Event {
                         quote_spanned!(es=> ::chevron::__private::From::from(#e))
                     } else {
                         e.to_token_stream()
                     };
-                    lets.push(quote!(let #name: #ty = #init;));
-                    name.to_token_stream()
+                    lets.bind_typed(&name, es, ty, init).into_token_stream()
                 }
             }
         }
     };
-    (method, value)
+    quote!(.#method(#value))
 }
 
 /// `config!`: the `LaunchConfig` expression.
 pub fn expand_config(plan: &Plan) -> TokenStream {
-    let (lets, chain) = config_parts(plan);
+    let mut lets = Lets::default();
+    let (grid, block) = bind_dims(plan, &mut lets);
+    let chain = bind_items(plan, &grid, &block, &mut lets);
+    let lets = lets.0;
     if lets.is_empty() {
         chain
     } else {
@@ -131,60 +200,110 @@ pub fn expand_config(plan: &Plan) -> TokenStream {
 
 /// `launch!`: one block whose value is the launch's `Result<(), chevron::Error>`.
 pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
-    let (lets, chain) = config_parts(plan);
-    let config = local("__chevron_config");
+    let p = quote!(::chevron::__private);
     let stream = plan.stream.as_ref().expect("check gives launch! a stream");
+    let mut lets = Lets::default();
+
+    // Written order: the `dyn` function, then the config (or grid and block), the stream, the
+    // items; the arguments come last.
+    // Untyped, so that no expected type steers the expression's own inference; the launch call
+    // coerces `&&CudaFunction` (from `dyn f` with `f: &CudaFunction`) to `&CudaFunction`.
+    let func = match &input.kernel {
+        Kernel::Dyn { func, .. } => Some(lets.bind("__chevron_func", func, quote!(&(#func)))),
+        Kernel::Typed(_) => None,
+    };
+    let config = local("__chevron_config", Span::call_site());
+    let config_ref = match &plan.prebuilt {
+        Some(cfg) => {
+            let c = lets.bind_typed(
+                "__chevron_config",
+                cfg.span(),
+                quote_spanned!(cfg.span()=> &#p::LaunchConfig<'_>),
+                quote!(&(#cfg)),
+            );
+            let s = bind_stream(input, stream, &mut lets);
+            (c.into_token_stream(), s)
+        }
+        None => {
+            let (grid, block) = bind_dims(plan, &mut lets);
+            let s = bind_stream(input, stream, &mut lets);
+            let chain = bind_items(plan, &grid, &block, &mut lets);
+            lets.0.push(quote!(let #config = #chain;));
+            (quote!(&#config), s)
+        }
+    };
+    let (config, s) = config_ref;
+    let lets = lets.0;
+
     match &input.kernel {
         Kernel::Typed(path) => {
             // `KERNEL::__on(stream, &config).launch(args…)`: the method takes exactly the
             // kernel's parameters, so a wrong argument count is reported against them (not
             // against `launch(stream, config, …)`). Call-site spans on the two names: rustc then
             // reports the count on the whole invocation instead of proposing a rewrite of the
-            // macro's tokens; the path and the arguments keep the user's spans.
+            // macro's tokens; the path and the arguments keep the user's spans. The arguments
+            // are written last, and a call evaluates its receiver before its arguments.
             let on = Ident::new("__on", Span::call_site());
             let launch = Ident::new("launch", Span::call_site());
             let args = &input.args;
             quote!({
                 #(#lets)*
-                let #config = #chain;
-                #path::#on(#stream, &#config).#launch(#(#args),*)
+                #path::#on(#s, #config).#launch(#(#args),*)
             })
         }
-        Kernel::Dyn { dyn_span, func } => {
-            let s = local("__chevron_stream");
-            let f = local("__chevron_func");
-            let params = local("__chevron_params");
-            let stream_ty = quote_spanned!(stream.span()=>
-                &::chevron::__private::cudarc::driver::CudaStream);
-            let func_ty = quote_spanned!(func.span()=>
-                &::chevron::__private::cudarc::driver::CudaFunction);
-            let mut bind = Vec::new();
-            let mut slots = Vec::new();
-            for (i, arg) in input.args.iter().enumerate() {
-                let v = local(&format!("__chevron_v{i}"));
-                let a = local(&format!("__chevron_a{i}"));
-                let span = arg.span();
-                // A reference to a temporary (`&(n + 1)`) lives to the end of the block.
-                bind.push(quote!(let #v = #arg;));
-                bind.push(quote_spanned!(span=>
-                    let #a = (&mut ::chevron::__private::Probe(::chevron::__private::Some(#v)))
-                        .__chevron_arg(#s);
-                ));
-                slots.push(quote!(#a.param()));
-            }
+        Kernel::Dyn { dyn_span, .. } => {
+            let func = func.expect("bound above");
             let n = input.args.len();
-            let launch_named =
-                quote_spanned!(*dyn_span=> ::chevron::__private::runtime::launch_named);
+            // Each argument is evaluated into a local that dies at the next statement, then
+            // probed into its slot of one array; the locals shadow each other. With one local
+            // per argument (and per slot) alive until the launch, borrow checking grew with the
+            // square of the argument count: 4,000 arguments took 12.6 s of it, now 0.7 s (1,000:
+            // 0.66 s, now 0.12 s; rustc -Z time-passes, debug).
+            let slots_local = local("__chevron_slots", Span::call_site());
+            let sets = input.args.iter().enumerate().map(|(i, arg)| {
+                let span = arg.span();
+                let value = local("__chevron_arg", span);
+                let probe = quote_spanned!(span=>
+                    (&mut #p::Probe(#p::Some(#value))).__chevron_arg(#s));
+                quote! {
+                    let #value = #arg;
+                    #slots_local.set(#i, {
+                        // The argument traits are in scope here only, where no user code is.
+                        use #p::{DeviceArg as _, ValueArg as _, RefFallback as _, ValueFallback as _};
+                        #probe
+                    });
+                }
+            });
+            let launch_args = quote_spanned!(*dyn_span=> #p::launch_args);
+            let result = local("__chevron_result", Span::call_site());
             quote!({
-                use ::chevron::__private::{DeviceArg as _, ValueArg as _};
-                let #s: #stream_ty = #stream;
-                let #f: #func_ty = &(#func);
                 #(#lets)*
-                let #config = #chain;
-                #(#bind)*
-                let mut #params: [*mut ::chevron::__private::c_void; #n] = [#(#slots),*];
-                #launch_named(#s, #f, ::chevron::__private::None, &#config, &mut #params)
+                let mut #slots_local: #p::ArgSlots<'_, #n> = #p::ArgSlots::new();
+                #(#sets)*
+                let #result = #launch_args(#s, #func, #config, &#slots_local);
+                // Dropping the slots records the launch on each buffer's event; done here, so
+                // that they do not outlive the temporaries of the arguments (`&(n + 1)`), which
+                // live to the end of the block.
+                ::core::mem::drop(#slots_local);
+                #result
             })
         }
+    }
+}
+
+/// Binds the stream: typed for `dyn` launches (`&Arc<CudaStream>` coerces to `&CudaStream`),
+/// as written for typed ones (the kernel's `__on` coerces it).
+fn bind_stream(input: &LaunchInput, stream: &Expr, lets: &mut Lets) -> TokenStream {
+    let span = stream.span();
+    match input.kernel {
+        Kernel::Dyn { .. } => lets
+            .bind_typed(
+                "__chevron_stream",
+                span,
+                quote_spanned!(span=> &::chevron::__private::cudarc::driver::CudaStream),
+                stream.to_token_stream(),
+            )
+            .into_token_stream(),
+        Kernel::Typed(_) => lets.bind("__chevron_stream", stream, stream.to_token_stream()),
     }
 }

@@ -16,6 +16,8 @@ use crate::report::{self, Errors};
 mod ast;
 mod check;
 mod expand;
+#[cfg(test)]
+mod fuzz;
 mod keys;
 mod limits;
 mod parse;

@@ -29,7 +29,15 @@ pub fn parse_launch(input: TokenStream, cx: &mut Errors) -> syn::Result<LaunchIn
     };
     let kernel = parse_kernel(&tts[..open], tts[open].span())?;
     let open_span = triple_span(&tts, open);
-    let Some(close) = find_triple(&tts, open + 3, '>') else {
+    // The closing `>>>` is the one just before the argument list that ends the input; a `>>>`
+    // earlier is the end of nested generics (`size_of::<Option<Vec<u32>>>()`).
+    let last_is_args = matches!(tts.last(),
+        Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis);
+    let closing = tts
+        .len()
+        .checked_sub(4)
+        .filter(|&c| last_is_args && c >= open + 3 && find_triple(&tts, c, '>') == Some(c));
+    let Some(close) = closing.or_else(|| find_triple(&tts, open + 3, '>')) else {
         return Err(syn::Error::new(
             open_span,
             format!("this `<<<` has no matching `>>>`: {LAUNCH_SHAPE}"),
@@ -88,7 +96,12 @@ pub fn parse_config(input: TokenStream, cx: &mut Errors) -> syn::Result<ConfigIn
         }
     };
     let open_span = triple_span(&tts, open);
-    let Some(close) = find_triple(&tts, open + 3, '>') else {
+    // The closing `>>>` ends the input; an earlier one ends nested generics.
+    let closing = tts
+        .len()
+        .checked_sub(3)
+        .filter(|&c| c >= open + 3 && find_triple(&tts, c, '>') == Some(c));
+    let Some(close) = closing.or_else(|| find_triple(&tts, open + 3, '>')) else {
         return Err(syn::Error::new(
             open_span,
             format!("this `<<<` has no matching `>>>`: {CONFIG_SHAPE}"),
@@ -266,9 +279,10 @@ fn parse_entry(input: ParseStream, index: usize, positions: usize) -> syn::Resul
     let in_item_zone = index >= positions;
     if peek_stream_group(input, in_item_zone) {
         let ident: Ident = input.parse()?;
-        let content;
-        syn::parenthesized!(content in input);
-        let attrs = parse_stream_attrs(&content)?;
+        // Parsed on its own, so that an error inside is reported once (a nested `ParseBuffer`
+        // left unfinished would add "expected `)`" at the same place).
+        let group: proc_macro2::Group = input.parse()?;
+        let attrs = parse_stream_attrs.parse2(group.stream())?;
         return Ok(Entry::Item(Item::Stream(StreamGroup { ident, attrs })));
     }
     if peek_assign(input) {

@@ -64,6 +64,26 @@ fn tail(stmts: &[Stmt]) -> &Expr {
     }
 }
 
+/// The names bound by the block's `let`s, in order, and their initializers.
+fn lets(stmts: &[Stmt]) -> Vec<(String, String)> {
+    stmts
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Local(l) => Some((
+                l.pat.to_token_stream().to_string().replace(' ', ""),
+                l.init
+                    .as_ref()
+                    .map_or(String::new(), |i| path_text(&i.expr)),
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+/// How the builder chain of every expansion starts.
+const FROM_EXTENTS: &str = "::chevron::__private::LaunchConfig::__from_extents(\
+    ::chevron::__private::IntoDim::into_dim(";
+
 #[test]
 fn typed_launch_calls_the_kernels_launcher_with_the_config() {
     let stmts = launch(quote! {
@@ -74,7 +94,7 @@ fn typed_launch_calls_the_kernels_launcher_with_the_config() {
     assert_eq!(methods, ["with_stream", "with"]);
     assert_eq!(
         path_text(base),
-        "::chevron::__private::LaunchConfig::new(g,256u32)"
+        format!("{FROM_EXTENTS}__chevron_grid),::chevron::__private::IntoDim::into_dim(256u32))")
     );
     assert!(
         path_text(config).contains(".with_stream(::chevron::__private::runtime::SyncPolicy::Spin)")
@@ -89,64 +109,180 @@ fn typed_launch_calls_the_kernels_launcher_with_the_config() {
     };
     assert_eq!(path_text(&on.func), "saxpy::__on");
     let on_args: Vec<String> = on.args.iter().map(path_text).collect();
-    assert_eq!(on_args, ["&s", "&__chevron_config"]);
+    assert_eq!(on_args, ["__chevron_stream", "&__chevron_config"]);
+    // The arguments are written last: evaluated after the receiver, in place.
     let args: Vec<String> = call.args.iter().map(path_text).collect();
     assert_eq!(args, ["n", "2.0", "&x", "&muty"]);
 }
 
 #[test]
-fn dyn_launch_probes_each_argument_and_calls_launch_named() {
-    let stmts = launch(quote! { dyn f<<<8, 128, &s>>>(&n, &x, &mut y) });
-    assert!(matches!(&stmts[0], Stmt::Item(syn::Item::Use(_))));
-    let stream = let_init(&stmts, "__chevron_stream");
-    assert_eq!(path_text(stream), "&s");
-    for i in 0..3 {
-        let probe = path_text(let_init(&stmts, &format!("__chevron_a{i}")));
-        assert!(
-            probe.contains("::chevron::__private::Probe(::chevron::__private::Some("),
-            "{probe}"
-        );
-        assert!(
-            probe.ends_with(".__chevron_arg(__chevron_stream)"),
-            "{probe}"
-        );
-    }
-    assert_eq!(path_text(let_init(&stmts, "__chevron_v2")), "&muty");
-    let params = stmts
-        .iter()
-        .find_map(|s| match s {
-            Stmt::Local(l)
-                if l.pat
-                    .to_token_stream()
-                    .to_string()
-                    .contains("__chevron_params") =>
-            {
-                Some(l)
-            }
-            _ => None,
-        })
-        .expect("a params array");
-    let ty = params.pat.to_token_stream().to_string().replace(' ', "");
-    assert!(
-        ty.contains("[*mut::chevron::__private::c_void;3usize]"),
-        "{ty}"
-    );
-    let Expr::Call(call) = tail(&stmts) else {
-        panic!("the tail is not a call")
-    };
+fn every_expression_is_bound_once_in_written_order() {
+    let stmts = launch(quote! {
+        dyn (f())<<<g(), b(), s(), mem_sync_domain = d(), stream(priority = p()), shared = sh(),
+            cluster = c(), cooperative = on()>>>(&a(), x())
+    });
+    let bound = lets(&stmts);
+    let names: Vec<&str> = bound.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(
-        path_text(&call.func),
-        "::chevron::__private::runtime::launch_named"
+        names,
+        [
+            "__chevron_func",
+            "__chevron_grid",
+            "__chevron_block",
+            "__chevron_stream:&::chevron::__private::cudarc::driver::CudaStream",
+            "__chevron_mem_sync_domain:::chevron::__private::runtime::MemSyncDomain",
+            "__chevron_stream_priority",
+            "__chevron_shared",
+            "__chevron_cluster",
+            "__chevron_cooperative",
+            "__chevron_config",
+            "mut__chevron_slots:::chevron::__private::ArgSlots<'_,2usize>",
+            "__chevron_arg",
+            "__chevron_arg",
+            "__chevron_result",
+        ]
     );
-    assert_eq!(call.args.len(), 5);
+    let inits: Vec<&str> = bound.iter().map(|(_, i)| i.as_str()).collect();
+    assert_eq!(
+        inits[..9],
+        ["&(f())", "g()", "b()", "s()", "d()", "p()", "sh()", "c()", "on()"]
+    );
+    assert_eq!(inits[11..13], ["&a()", "x()"]);
+    // The config is built from the locals only: no user expression is evaluated again.
+    let config = inits[9];
+    for user in ["g()", "b()", "s()", "d()", "p()", "sh()", "c()", "on()"] {
+        assert!(!config.contains(user), "`{user}` in `{config}`");
+    }
+
+    // config!: the same order, and the typed launch binds the stream after grid and block.
+    let stmts = block(try_config(quote!(<<<g(), 8, priority = p(), shared = sh()>>>)).unwrap());
+    let names: Vec<String> = lets(&stmts).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(
+        names,
+        ["__chevron_grid", "__chevron_priority", "__chevron_shared"]
+    );
+    let stmts = launch(quote!(k<<<g(), b(), s(), cooperative = on()>>>(a())));
+    let names: Vec<String> = lets(&stmts).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(
+        names,
+        [
+            "__chevron_grid",
+            "__chevron_block",
+            "__chevron_stream",
+            "__chevron_cooperative",
+            "__chevron_config"
+        ]
+    );
 }
 
 #[test]
-fn dyn_launch_without_arguments_has_an_empty_params_array() {
+fn dyn_launch_sets_one_slot_per_argument_and_calls_launch_args() {
+    let stmts = launch(quote! { dyn f<<<8, 128, &s>>>(&n, &x, &mut y) });
+    assert_eq!(path_text(let_init(&stmts, "__chevron_stream")), "&s");
+    let sets: Vec<String> = stmts
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Expr(Expr::MethodCall(m), Some(_)) if m.method == "set" => {
+                Some(path_text(&Expr::MethodCall(m.clone())))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(sets.len(), 3, "{sets:#?}");
+    for (i, set) in sets.iter().enumerate() {
+        assert!(
+            set.starts_with(&format!("__chevron_slots.set({i}usize,{{")),
+            "{set}"
+        );
+        assert!(
+            set.contains("(&mut::chevron::__private::Probe(::chevron::__private::Some(__chevron_arg))).__chevron_arg(__chevron_stream)"),
+            "{set}"
+        );
+        assert!(
+            set.contains("use::chevron::__private::{DeviceArgas_"),
+            "{set}"
+        );
+    }
+    let args: Vec<String> = lets(&stmts)
+        .into_iter()
+        .filter(|(n, _)| n == "__chevron_arg")
+        .map(|(_, i)| i)
+        .collect();
+    assert_eq!(args, ["&n", "&x", "&muty"]);
+    let Expr::Call(call) = let_init(&stmts, "__chevron_result") else {
+        panic!("the result is not a call")
+    };
+    assert_eq!(path_text(&call.func), "::chevron::__private::launch_args");
+    // The slots (and their event guards) are dropped right after the launch, before the
+    // arguments' temporaries; the block's value is the launch's result.
+    let n = stmts.len();
+    assert_eq!(
+        path_text(match &stmts[n - 2] {
+            Stmt::Expr(e, Some(_)) => e,
+            _ => panic!("no drop statement"),
+        }),
+        "::core::mem::drop(__chevron_slots)"
+    );
+    assert_eq!(path_text(tail(&stmts)), "__chevron_result");
+    let call_args: Vec<String> = call.args.iter().map(path_text).collect();
+    assert_eq!(
+        call_args,
+        [
+            "__chevron_stream",
+            "__chevron_func",
+            "&__chevron_config",
+            "&__chevron_slots"
+        ]
+    );
+}
+
+#[test]
+fn dyn_launch_without_arguments_has_no_slots() {
     let stmts = launch(quote! { dyn (module.f)<<<1, 1, &s>>>() });
-    let params = path_text(let_init(&stmts, "__chevron_params"));
-    assert_eq!(params, "[]");
+    let bound = lets(&stmts);
+    assert!(bound
+        .iter()
+        .any(|(n, _)| n == "mut__chevron_slots:::chevron::__private::ArgSlots<'_,0usize>"));
     assert_eq!(path_text(let_init(&stmts, "__chevron_func")), "&(module.f)");
+}
+
+#[test]
+fn prebuilt_config_is_used_as_is() {
+    let stmts = launch(quote! { k<<<config = cfg, &s>>>(n) });
+    let names: Vec<String> = lets(&stmts).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(
+        names,
+        [
+            "__chevron_config:&::chevron::__private::LaunchConfig<'_>",
+            "__chevron_stream"
+        ]
+    );
+    assert_eq!(path_text(let_init(&stmts, "__chevron_config")), "&(cfg)");
+    let Expr::MethodCall(call) = tail(&stmts) else {
+        panic!("the tail is not a method call")
+    };
+    let Expr::Call(on) = &*call.receiver else {
+        panic!("the receiver is not a call")
+    };
+    let on_args: Vec<String> = on.args.iter().map(path_text).collect();
+    assert_eq!(on_args, ["__chevron_stream", "__chevron_config"]);
+    let e = errors(try_launch(quote!(k<<<config = cfg, &s, cooperative>>>(n))));
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(
+        e[0].starts_with("a launch with a prebuilt config takes only the stream"),
+        "{e:?}"
+    );
+    let e = errors(try_launch(quote!(k<<<config = cfg>>>(n))));
+    assert!(
+        e[0].starts_with("missing the stream: a launch with a prebuilt config"),
+        "{e:?}"
+    );
+    let e = errors(try_launch(quote!(k<<<cfg, &s>>>(n))));
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(
+        e[0].ends_with("to launch with a prebuilt `LaunchConfig`, write `<<<config = cfg, &s>>>`"),
+        "{e:?}"
+    );
 }
 
 #[test]
@@ -160,12 +296,15 @@ fn values_take_the_form_of_their_key() {
     let config = path_text(let_init(&stmts, "__chevron_config"));
     let rt = "::chevron::__private::runtime::";
     for piece in [
-        "LaunchConfig::new((8u32,2u32),(16u32,16u32)).shared(bytes)".to_string(),
+        format!(
+            "{FROM_EXTENTS}(8u32,2u32)),::chevron::__private::IntoDim::into_dim((16u32,16u32)))"
+        ),
+        ".__shared_extent(::chevron::__private::Extent::extent(__chevron_shared))".to_string(),
         format!(".with({rt}ClusterDim::from_dim(2u32))"),
         format!(".with({rt}PreferredClusterDim::from_dim((4u32,1u32,1u32)))"),
         format!(".with({rt}Priority(-1))"),
         format!(".with({rt}SharedCarveout::percent(50))"),
-        format!(".with_flag({rt}Cooperative,on)"),
+        format!(".with_flag({rt}Cooperative,__chevron_cooperative)"),
         format!(".with({rt}NvlinkCentric)"),
         ".with(__chevron_completion_event)".to_string(),
         ".with(__chevron_mem_sync_domain)".to_string(),
@@ -176,40 +315,91 @@ fn values_take_the_form_of_their_key() {
     }
     let (_, methods) = chain(let_init(&stmts, "__chevron_config"));
     // Stream attributes first, then launch attributes, each in source order.
-    assert_eq!(methods[..3], ["shared", "with_stream", "with_stream"]);
+    assert_eq!(
+        methods[..3],
+        ["__shared_extent", "with_stream", "with_stream"]
+    );
+    let bound = lets(&stmts);
     let typed = |name: &str| {
-        stmts
+        bound
             .iter()
-            .find_map(|s| match s {
-                Stmt::Local(l) if l.pat.to_token_stream().to_string().contains(name) => {
-                    Some(l.to_token_stream().to_string().replace(' ', ""))
-                }
-                _ => None,
-            })
+            .find(|(n, _)| n.starts_with(name))
+            .map(|(n, i)| format!("{n}={i}"))
             .unwrap()
     };
     assert_eq!(
         typed("__chevron_stream_sync"),
-        format!("let__chevron_stream_sync:{rt}SyncPolicy=policy;")
+        format!("__chevron_stream_sync:{rt}SyncPolicy=policy")
     );
     assert_eq!(
         typed("__chevron_completion_event"),
-        format!("let__chevron_completion_event:{rt}CompletionEvent<'_>=::chevron::__private::From::from(&ev);")
+        format!("__chevron_completion_event:{rt}CompletionEvent<'_>=::chevron::__private::From::from(&ev)")
     );
 }
 
 #[test]
 fn config_is_a_builder_expression() {
+    // Literals only: nothing to bind.
     let e = expr(try_config(quote!(<<<64, 256, cooperative>>>)).unwrap());
     let (base, methods) = chain(&e);
     assert_eq!(methods, ["with"]);
     assert_eq!(
         path_text(base),
-        "::chevron::__private::LaunchConfig::new(64u32,256u32)"
+        format!("{FROM_EXTENTS}64u32),::chevron::__private::IntoDim::into_dim(256u32))")
     );
-    // With a typed value, a block holding its `let`.
+    // With expressions, a block binding them first.
     let stmts = block(try_config(quote!(<<<g, b, stream(sync = p)>>>)).unwrap());
-    assert_eq!(stmts.len(), 2);
+    assert_eq!(stmts.len(), 4);
+}
+
+#[test]
+fn closing_chevrons_after_nested_generics() {
+    let stmts = launch(quote! {
+        dyn f<<<1, 1, &s, shared = size_of::<Option<Vec<u32>>>()>>>(&n)
+    });
+    assert_eq!(
+        path_text(let_init(&stmts, "__chevron_shared")),
+        "size_of::<Option<Vec<u32>>>()"
+    );
+    let e = expr(try_config(quote!(<<<1, 1, shared = size_of::<Option<Vec<u32>>>()>>>)).unwrap());
+    assert!(path_text(&e).contains("size_of::<Option<Vec<u32>>>()"));
+    let e = errors(try_launch(quote!(k<<<1, 1, s>>>(x) y)));
+    assert!(
+        e[0].starts_with("unexpected tokens after the kernel's arguments"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn errors_inside_a_stream_group_are_reported_once() {
+    let e = errors(try_launch(quote!(k<<<1, 1, s, stream(sync = )>>>())));
+    assert_eq!(e, ["expected a value after `sync =`"]);
+    let e = errors(try_launch(quote!(k<<<1, 1, s, stream(1)>>>())));
+    assert_eq!(e.len(), 1, "{e:?}");
+}
+
+#[test]
+fn an_attribute_in_a_position_is_named() {
+    let e = errors(try_launch(quote!(dyn f<<<1, cooperative, s>>>())));
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(
+        e[0].starts_with("the block position holds the attribute `cooperative`"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn a_stream_attribute_in_the_launch_list_gets_valid_code() {
+    let e = errors(try_launch(quote!(k<<<1, 1, s, sync = 1>>>())));
+    assert_eq!(
+        e,
+        ["`sync` is a stream attribute: the driver rejects CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY in cuLaunchKernelEx; `1` is not a `SyncPolicy`; write it as `stream(sync = Auto)`, with one of `Auto`, `Spin`, `Yield`, `BlockingSync` or an expression of type `SyncPolicy`"]
+    );
+    let e = errors(try_launch(quote!(k<<<1, 1, s, sync = policy>>>())));
+    assert!(
+        e[0].ends_with("write it as `stream(sync = policy)`"),
+        "{e:?}"
+    );
 }
 
 #[test]
@@ -292,11 +482,8 @@ fn positions_may_be_variables_named_like_keywords() {
     // A stream called `stream`, a block called `shared`: positions, not items.
     let stmts = launch(quote! { dyn f<<<grid, shared, stream, stream(sync = Spin)>>>() });
     assert_eq!(path_text(let_init(&stmts, "__chevron_stream")), "stream");
-    let config = path_text(let_init(&stmts, "__chevron_config"));
-    assert!(
-        config.starts_with("::chevron::__private::LaunchConfig::new(grid,shared)"),
-        "{config}"
-    );
+    assert_eq!(path_text(let_init(&stmts, "__chevron_grid")), "grid");
+    assert_eq!(path_text(let_init(&stmts, "__chevron_block")), "shared");
     // A flag key where the stream belongs is taken as a missing stream.
     let e = errors(try_launch(quote!(dyn f<<<1, 1, cooperative>>>())));
     assert!(e[0].starts_with("missing the stream"), "{e:?}");
