@@ -5,6 +5,8 @@
 //   bin's owner through distributed shared memory (cluster.map_shared_rank). The cluster size is
 //   read at run time, so one function serves every `cluster = …` (and a preferred cluster, whose
 //   clusters may differ in size). Dynamic shared memory must hold 65536 / (smallest cluster) u32.
+//   Thread 0 of each cluster's first block also counts the cluster in sizes[its size] (17
+//   counters), so the host can see which cluster sizes the driver used.
 // - hist_global: the same work without clusters: every key is a global atomicAdd (256 KiB of
 //   bins do not fit one block's shared memory).
 #include <cooperative_groups.h>
@@ -14,11 +16,14 @@ namespace cg = cooperative_groups;
 #define NBINS 65536u
 
 extern "C" __global__ void hist_cluster(unsigned int* bins, const unsigned short* keys,
-                                        unsigned long long n)
+                                        unsigned long long n, unsigned int* sizes)
 {
     extern __shared__ unsigned int local[];
     cg::cluster_group cluster = cg::this_cluster();
     unsigned int per = NBINS / cluster.num_blocks();
+    if (cluster.block_rank() == 0 && threadIdx.x == 0) {
+        atomicAdd(sizes + cluster.num_blocks(), 1u);
+    }
     for (unsigned int b = threadIdx.x; b < per; b += blockDim.x) {
         local[b] = 0;
     }
