@@ -24,7 +24,12 @@ use chevron::{kernel, launch};
 
 /// Bins split over the cluster's shared memory; counts cluster sizes in `sizes[size]`.
 #[kernel(ptx = "kernels/cluster_histogram.ptx")]
-fn hist_cluster(bins: &mut CudaSlice<u32>, keys: &CudaSlice<u16>, n: u64, sizes: &mut CudaSlice<u32>);
+fn hist_cluster(
+    bins: &mut CudaSlice<u32>,
+    keys: &CudaSlice<u16>,
+    n: u64,
+    sizes: &mut CudaSlice<u32>,
+);
 
 /// Every key a global atomic.
 #[kernel(ptx = "kernels/cluster_histogram.ptx")]
@@ -63,8 +68,7 @@ impl Variant {
             Self::Cluster16 => "`cluster = (16, 1, 1), non_portable_cluster`".into(),
             Self::Spread8 => "`cluster = (8, 1, 1), cluster_scheduling = Spread`".into(),
             Self::Preferred16 => {
-                "`cluster = (8, 1, 1), preferred_cluster = (16, 1, 1), non_portable_cluster`"
-                    .into()
+                "`cluster = (8, 1, 1), preferred_cluster = (16, 1, 1), non_portable_cluster`".into()
             }
         }
     }
@@ -88,8 +92,8 @@ fn run() -> Result<(), Box<dyn Error>> {
     let ctx = chevron::context(0)?;
     let stream = ctx.new_stream()?;
     println!("device 0: {}", ctx.name()?);
-    let sms = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?
-        as u32;
+    let sms =
+        ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
 
     // Pseudo-random keys (xorshift), skewed: a quarter of them fall in 4,096 hot bins, so some
     // bins see heavy contention as in real data.
@@ -133,7 +137,8 @@ fn run() -> Result<(), Box<dyn Error>> {
         let c = variant.min_cluster();
         let shared = if c == 1 { 0 } else { BINS as u32 / c * 4 };
         let func = if c == 1 { &global_fn } else { &cluster_fn };
-        let per_sm = func.occupancy_max_active_blocks_per_multiprocessor(BLOCK, shared as usize, None)?;
+        let per_sm =
+            func.occupancy_max_active_blocks_per_multiprocessor(BLOCK, shared as usize, None)?;
         let grid = (sms * per_sm.max(1)) / 16 * 16;
         plans.push((variant, shared, grid.max(16)));
     }
@@ -151,16 +156,26 @@ fn run() -> Result<(), Box<dyn Error>> {
             // block's dynamic shared memory holds 65,536 / (its smallest cluster) u32.
             unsafe {
                 match variant {
-                    Variant::Global => launch!(hist_global<<<grid, BLOCK, &stream>>>(&mut bins, &keys, N)),
-                    Variant::Cluster(c) => launch!(hist_cluster<<<grid, BLOCK, &stream, shared = shared,
-                        cluster = (c, 1, 1)>>>(&mut bins, &keys, N, &mut sizes)),
-                    Variant::Cluster16 => launch!(hist_cluster<<<grid, BLOCK, &stream, shared = shared,
-                        cluster = (16, 1, 1), non_portable_cluster>>>(&mut bins, &keys, N, &mut sizes)),
-                    Variant::Spread8 => launch!(hist_cluster<<<grid, BLOCK, &stream, shared = shared,
-                        cluster = (8, 1, 1), cluster_scheduling = Spread>>>(&mut bins, &keys, N, &mut sizes)),
-                    Variant::Preferred16 => launch!(hist_cluster<<<grid, BLOCK, &stream, shared = shared,
+                    Variant::Global => {
+                        launch!(hist_global<<<grid, BLOCK, &stream>>>(&mut bins, &keys, N))
+                    }
+                    Variant::Cluster(c) => {
+                        launch!(hist_cluster<<<grid, BLOCK, &stream, shared = shared,
+                        cluster = (c, 1, 1)>>>(&mut bins, &keys, N, &mut sizes))
+                    }
+                    Variant::Cluster16 => {
+                        launch!(hist_cluster<<<grid, BLOCK, &stream, shared = shared,
+                        cluster = (16, 1, 1), non_portable_cluster>>>(&mut bins, &keys, N, &mut sizes))
+                    }
+                    Variant::Spread8 => {
+                        launch!(hist_cluster<<<grid, BLOCK, &stream, shared = shared,
+                        cluster = (8, 1, 1), cluster_scheduling = Spread>>>(&mut bins, &keys, N, &mut sizes))
+                    }
+                    Variant::Preferred16 => {
+                        launch!(hist_cluster<<<grid, BLOCK, &stream, shared = shared,
                         cluster = (8, 1, 1), preferred_cluster = (16, 1, 1), non_portable_cluster>>>(
-                            &mut bins, &keys, N, &mut sizes)),
+                            &mut bins, &keys, N, &mut sizes))
+                    }
                 }
             }?;
             end.record(&stream)?;
@@ -205,7 +220,11 @@ fn run() -> Result<(), Box<dyn Error>> {
             shared / 1024,
             medians[v],
             medians[v] / medians[0],
-            if seen.is_empty() { "-".to_string() } else { seen.join(", ") }
+            if seen.is_empty() {
+                "-".to_string()
+            } else {
+                seen.join(", ")
+            }
         );
         // Every cluster reported its size: a cluster variant whose clusters were not the size it
         // asked for (or, for the preferred one, not 8 or 16) did not get what it launched with.
@@ -218,7 +237,9 @@ fn run() -> Result<(), Box<dyn Error>> {
             other => seen_sizes[v][other.min_cluster() as usize] * other.min_cluster() == grid,
         };
         if !expected_ok {
-            return Err(format!("{}: cluster sizes seen {:?}", variant.name(), seen_sizes[v]).into());
+            return Err(
+                format!("{}: cluster sizes seen {:?}", variant.name(), seen_sizes[v]).into(),
+            );
         }
     }
     println!();

@@ -29,7 +29,13 @@ fn fill(x: &mut CudaSlice<u32>, n: u64, mul: u32, salt: u32);
 
 /// `*sum += Σ cold ^ hot` over the cold vectors, re-reading hot.
 #[kernel(ptx = "kernels/l2_persistence.ptx")]
-fn l2_mix(cold: &CudaSlice<u32>, n4: u64, hot: &CudaSlice<u32>, hot_n4: u64, sum: &mut CudaSlice<u32>);
+fn l2_mix(
+    cold: &CudaSlice<u32>,
+    n4: u64,
+    hot: &CudaSlice<u32>,
+    hot_n4: u64,
+    sum: &mut CudaSlice<u32>,
+);
 
 const COLD_BYTES: u64 = 2 << 30;
 const HOT_BYTES: u64 = 20 << 20;
@@ -81,7 +87,10 @@ fn run() -> Result<(), Box<dyn Error>> {
     let max_window = attr(A::CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE)? as u64;
     let set_aside = HOT_BYTES.min(max_persisting);
     // cuCtxSetLimit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE, …)
-    ctx.set_limit(sys::CUlimit::CU_LIMIT_PERSISTING_L2_CACHE_SIZE, set_aside as usize)?;
+    ctx.set_limit(
+        sys::CUlimit::CU_LIMIT_PERSISTING_L2_CACHE_SIZE,
+        set_aside as usize,
+    )?;
     let window_bytes = HOT_BYTES.min(max_window);
     // Where the set-aside is smaller than the window, only that share of it persists.
     let hit_ratio = (set_aside as f32 / window_bytes as f32).min(1.0);
@@ -106,8 +115,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     }
     let mut sum = plain.alloc_zeros::<u32>(1)?;
     let want = host_checksum(n / 4, hot_n / 4);
-    let window = AccessPolicyWindow::over(&hot, &plain)
-        .hit_ratio(hit_ratio);
+    let window = AccessPolicyWindow::over(&hot, &plain).hit_ratio(hit_ratio);
     let window = AccessPolicyWindow {
         num_bytes: window_bytes as usize,
         ..window
@@ -140,18 +148,24 @@ fn run() -> Result<(), Box<dyn Error>> {
             // SAFETY: l2_mix reads n / 4 cold and hot_n / 4 hot vectors, adds into sum[0].
             unsafe {
                 match v {
-                    0 => launch!(l2_mix<<<grid, BLOCK, stream>>>(&cold, n / 4, &hot, hot_n / 4, &mut sum)),
+                    0 => {
+                        launch!(l2_mix<<<grid, BLOCK, stream>>>(&cold, n / 4, &hot, hot_n / 4, &mut sum))
+                    }
                     1 => launch!(l2_mix<<<grid, BLOCK, stream, access_policy_window = window>>>(
                         &cold, n / 4, &hot, hot_n / 4, &mut sum)),
-                    _ => launch!(l2_mix<<<grid, BLOCK, stream, stream(access_policy_window = window)>>>(
-                        &cold, n / 4, &hot, hot_n / 4, &mut sum)),
+                    _ => {
+                        launch!(l2_mix<<<grid, BLOCK, stream, stream(access_policy_window = window)>>>(
+                        &cold, n / 4, &hot, hot_n / 4, &mut sum))
+                    }
                 }
             }?;
             end.record(stream)?;
             let ms = f64::from(start.elapsed_ms(&end)?);
             let got = stream.clone_dtoh(&sum)?[0];
             if got != want {
-                return Err(format!("{name}: checksum {got:#010x}, the host's {want:#010x}").into());
+                return Err(
+                    format!("{name}: checksum {got:#010x}, the host's {want:#010x}").into(),
+                );
             }
             if repeat > 0 {
                 times[v].push(ms);

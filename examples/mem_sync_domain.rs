@@ -51,9 +51,10 @@ fn main() -> ExitCode {
 fn run() -> Result<(), Box<dyn Error>> {
     let ctx = chevron::context(0)?;
     println!("device 0: {}", ctx.name()?);
-    let sms = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?
-        as u32;
-    let domains = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT)?;
+    let sms =
+        ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
+    let domains =
+        ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT)?;
     println!("memory-synchronization domains on this device: {domains}");
     // Each buffer is used on one stream only and read after that stream synchronizes.
     // SAFETY: see above.
@@ -65,7 +66,9 @@ fn run() -> Result<(), Box<dyn Error>> {
     let threads = sms * FENCE_BLOCK;
     let mut counters = fencer.alloc_zeros::<u32>(threads as usize)?;
     let mut counters_remote = fencer_remote.alloc_zeros::<u32>(threads as usize)?;
-    let input: Vec<u32> = (0..WRITE_N as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+    let input: Vec<u32> = (0..WRITE_N as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect();
     let input_dev = writer.clone_htod(&input)?;
     let mut out = writer.alloc_zeros::<u32>(WRITE_N as usize)?;
     // Two blocks per SM for the writer leave room for the fence kernel's one.
@@ -130,7 +133,9 @@ fn run() -> Result<(), Box<dyn Error>> {
         }
     }
     let written = writer.clone_dtoh(&out)?;
-    if let Some(i) = (0..WRITE_N as usize).find(|&i| written[i] != input[i].wrapping_mul(3).wrapping_add(1)) {
+    if let Some(i) =
+        (0..WRITE_N as usize).find(|&i| written[i] != input[i].wrapping_mul(3).wrapping_add(1))
+    {
         return Err(format!("the writer's element {i} is {}", written[i]).into());
     }
 

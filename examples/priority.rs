@@ -72,8 +72,8 @@ fn run() -> Result<(), Box<dyn Error>> {
     unsafe { ctx.disable_event_tracking() };
     ctx.bind_to_thread()?;
     let (low, high) = result::stream::get_priority_range()?;
-    let sms = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?
-        as u32;
+    let sms =
+        ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
     println!("stream priorities: {low} (lowest) to {high} (highest)");
 
     let flood = ctx.new_stream_with_priority(low)?;
@@ -118,7 +118,9 @@ fn run() -> Result<(), Box<dyn Error>> {
                     Variant::Idle | Variant::None => {
                         launch!(probe<<<1, 32, stream>>>(out, value))
                     }
-                    Variant::Launch => launch!(probe<<<1, 32, stream, priority = high>>>(out, value)),
+                    Variant::Launch => {
+                        launch!(probe<<<1, 32, stream, priority = high>>>(out, value))
+                    }
                     Variant::Stream => {
                         launch!(probe<<<1, 32, stream, stream(priority = high)>>>(out, value))
                     }
@@ -129,7 +131,11 @@ fn run() -> Result<(), Box<dyn Error>> {
             flood.synchronize()?;
             let got = stream.clone_dtoh(out)?[0];
             if got != value {
-                return Err(format!("{}: the probe wrote {got}, want {value}", variant.name(high)).into());
+                return Err(format!(
+                    "{}: the probe wrote {got}, want {value}",
+                    variant.name(high)
+                )
+                .into());
             }
             if trial > 0 {
                 latencies[v].push(us);

@@ -344,8 +344,12 @@ mod tests {
     fn the_attributes_table_has_a_line_per_kind() {
         let table = attributes_table();
         assert_eq!(table.len(), KINDS.len() + 2);
-        assert!(table.iter().any(|l| l.starts_with("| [`sync`](#sync) | `SyncPolicy` | `SYNCHRONIZATION_POLICY` (3) | no | yes |")));
-        assert!(table.iter().any(|l| l.contains("`NVLINK_UTIL_CENTRIC_SCHEDULING` (16) | yes | no |")));
+        assert!(table.iter().any(|l| l.starts_with(
+            "| [`sync`](#sync) | `SyncPolicy` | `SYNCHRONIZATION_POLICY` (3) | no | yes |"
+        )));
+        assert!(table
+            .iter()
+            .any(|l| l.contains("`NVLINK_UTIL_CENTRIC_SCHEDULING` (16) | yes | no |")));
     }
 
     #[test]

@@ -30,7 +30,10 @@ fn the_reference_table_is_the_kinds_table() {
         panic!("{}: no `{BEGIN}` … `{END}`", file.display());
     };
     assert!(begin < end, "{}: `{END}` before `{BEGIN}`", file.display());
-    let found: Vec<String> = lines[begin + 1..end].iter().map(|l| l.to_string()).collect();
+    let found: Vec<String> = lines[begin + 1..end]
+        .iter()
+        .map(|l| l.to_string())
+        .collect();
     let want = attributes_table();
     if found == want {
         return;
@@ -93,5 +96,9 @@ fn every_example_named_exists() {
             file.display()
         );
     }
-    assert!(named >= 7, "{}: only {named} examples named", file.display());
+    assert!(
+        named >= 7,
+        "{}: only {named} examples named",
+        file.display()
+    );
 }
