@@ -13,9 +13,11 @@
 //!   every launch (the event fires once all of a kernel's blocks have started): what the
 //!   attribute costs.
 //!
-//! Prints the end-to-end time per chain (host clock, launch of the first kernel to the end of the
-//! last, median over interleaved repeats) and the ratio to `plain`; checks that every variant's
-//! result equals the host's, bit for bit.
+//! Each chain is queued behind a gate kernel that holds the stream until the host has launched
+//! all 64, so the time is the GPU's alone, not the host's launch rate. Prints the end-to-end time
+//! per chain (CUDA events, start of the first kernel to the end of the last, median over
+//! interleaved repeats) and the ratio to `plain`; checks that every variant's result equals the
+//! host's, bit for bit.
 //!
 //! `cargo run --release --example pdl_chain`. Exit code 0 when the checks pass, 2 on a machine
 //! without a CUDA driver (one `error: …` line), 1 for any other failure.
@@ -24,10 +26,14 @@ mod common;
 
 use std::error::Error;
 use std::process::ExitCode;
-use std::time::Instant;
+use std::sync::Arc;
 
-use chevron::cudarc::driver::{CudaEvent, CudaSlice, CudaStream};
+use chevron::cudarc::driver::{sys, CudaEvent, CudaSlice, CudaStream};
 use chevron::{kernel, launch};
+
+/// Holds its stream until `*open` is non-zero.
+#[kernel(ptx = "kernels/pdl.ptx")]
+fn pdl_gate(open: &CudaSlice<u32>);
 
 /// `out[i] = in[i] * 3 + hash(i, step)` after `rounds` rounds of independent work.
 #[kernel(ptx = "kernels/pdl.ptx")]
@@ -86,27 +92,39 @@ fn main() -> ExitCode {
 }
 
 struct Chain<'a> {
-    streams: [&'a CudaStream; 2],
+    streams: [&'a Arc<CudaStream>; 2],
+    /// Releases the gate: a copy of 1 into `gate_flag` while the chain's stream is held.
+    control: &'a Arc<CudaStream>,
     /// One event per step for `programmatic_event` (an event may be waited on only after it was
-    /// recorded for that step), one for `completion_event`.
+    /// recorded for that step), one for `completion_event`, one for the end of the two-stream
+    /// chain.
     events: &'a [CudaEvent],
     completion: &'a CudaEvent,
+    done: &'a CudaEvent,
+    /// Timing events around the chain, on stream 0.
+    start: &'a CudaEvent,
+    end: &'a CudaEvent,
 }
 
 impl Chain<'_> {
-    /// Launches the 64 kernels, ping-ponging between `a` and `b` (the result ends in `a`: the
-    /// number of steps is even), and waits for the last one. Returns the seconds it took.
+    /// Queues the 64 kernels behind a closed gate, ping-ponging between `a` and `b` (the result
+    /// ends in `a`: the number of steps is even), opens the gate and waits for the last one.
+    /// Returns the seconds from the first kernel's start to the last one's end (CUDA events).
     fn run(
         &self,
         variant: Variant,
+        gate_flag: &mut CudaSlice<u32>,
         a: &mut CudaSlice<u32>,
         b: &mut CudaSlice<u32>,
     ) -> Result<f64, chevron::Error> {
         let [s0, s1] = self.streams;
         let grid = N.div_ceil(BLOCK);
+        s0.memset_zeros(gate_flag)?;
         s0.synchronize()?;
         s1.synchronize()?;
-        let t = Instant::now();
+        // SAFETY: the gate reads one u32 and spins until the copy below makes it non-zero.
+        unsafe { launch!(pdl_gate<<<1, 1, s0>>>(&*gate_flag)) }?;
+        self.start.record(s0)?;
         for step in 0..STEPS {
             let (input, out) = if step % 2 == 0 {
                 (&*a, &mut *b)
@@ -130,18 +148,28 @@ impl Chain<'_> {
                         let event = &self.events[step as usize];
                         launch!(pdl_step<<<grid, BLOCK, here, programmatic_event = event>>>(
                             input, out, N, step, ROUNDS))?;
-                        // The next kernel, on the other stream, may start once every block of
-                        // this one has triggered; it waits for the data in griddepcontrol.wait.
-                        there.wait(event)?;
+                        if step + 1 < STEPS {
+                            // The next kernel, on the other stream, may start once every block
+                            // of this one has triggered; it waits for the data in
+                            // griddepcontrol.wait.
+                            there.wait(event)?;
+                        }
                         Ok(())
                     }
                 }
             }?;
         }
-        // The last kernel ran on s1 for the two-stream variant (STEPS is even); s0 waits for it.
+        if variant == Variant::Event {
+            // The last kernel ran on s1 (STEPS is even): a plain event, which fires when it has
+            // finished, brings its end back to s0.
+            self.done.record(s1)?;
+            s0.wait(self.done)?;
+        }
+        self.end.record(s0)?;
+        self.control.memcpy_htod(&[1u32], gate_flag)?;
         s0.synchronize()?;
         s1.synchronize()?;
-        Ok(t.elapsed().as_secs_f64())
+        Ok(f64::from(self.start.elapsed_ms(self.end)?) * 1e-3)
     }
 }
 
@@ -156,15 +184,24 @@ fn run() -> Result<(), Box<dyn Error>> {
     unsafe { ctx.disable_event_tracking() };
     let s0 = ctx.new_stream()?;
     let s1 = ctx.new_stream()?;
+    let control = ctx.new_stream()?;
     let events: Vec<CudaEvent> = (0..STEPS)
         .map(|_| ctx.new_event(None)) // timing disabled, as programmatic events must be
         .collect::<Result<_, _>>()?;
     let completion = ctx.new_event(None)?;
+    let done = ctx.new_event(None)?;
+    let timing = Some(sys::CUevent_flags::CU_EVENT_DEFAULT);
+    let (start, end) = (ctx.new_event(timing)?, ctx.new_event(timing)?);
     let chain = Chain {
         streams: [&s0, &s1],
+        control: &control,
         events: &events,
         completion: &completion,
+        done: &done,
+        start: &start,
+        end: &end,
     };
+    let mut gate_flag = s0.alloc_zeros::<u32>(1)?;
 
     let init: Vec<u32> = (0..N).map(|i| i.wrapping_mul(2_654_435_761) >> 7).collect();
     let mut want = init.clone();
@@ -182,7 +219,7 @@ fn run() -> Result<(), Box<dyn Error>> {
             s0.memcpy_htod(&init, &mut a)?;
             // Poisoned, so a kernel that skipped its work could not leave the right answer.
             s0.memset_zeros(&mut b)?;
-            let secs = chain.run(variant, &mut a, &mut b)?;
+            let secs = chain.run(variant, &mut gate_flag, &mut a, &mut b)?;
             if repeat > 0 {
                 times[v].push(secs);
             }
