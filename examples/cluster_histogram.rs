@@ -172,6 +172,9 @@ fn run() -> Result<(), Box<dyn Error>> {
                         cluster = (8, 1, 1), cluster_scheduling = Spread>>>(&mut bins, &keys, N, &mut sizes))
                     }
                     Variant::Preferred16 => {
+                        // `non_portable_cluster` sets the function's opt-in only for a regular
+                        // cluster over 8 blocks; for a preferred cluster of 16 the opt-in is
+                        // already on the function from the 16-block variant, which runs first.
                         launch!(hist_cluster<<<grid, BLOCK, &stream, shared = shared,
                         cluster = (8, 1, 1), preferred_cluster = (16, 1, 1), non_portable_cluster>>>(
                             &mut bins, &keys, N, &mut sizes))
