@@ -266,6 +266,45 @@ pub fn markdown_table() -> Vec<String> {
     lines
 }
 
+/// The reference table of `ATTRIBUTES.md`, as Markdown lines (without its markers): every kind's
+/// key, runtime type, `CU_LAUNCH_ATTRIBUTE_*` name and id, where the driver accepts it (launch
+/// list, `cuStreamSetAttribute`; graph nodes are covered by the file's Graphs section), its value,
+/// the CUDA version that introduced it and the compute capability it needs. A test in this crate
+/// checks the file against it.
+pub fn attributes_table() -> Vec<String> {
+    let yes_no = |b: bool| if b { "yes" } else { "no" };
+    let mut lines = vec![
+        "| key | Rust type | `CU_LAUNCH_ATTRIBUTE_…` (id) | launch | stream | graph node | value | CUDA | compute capability |"
+            .to_string(),
+        "|---|---|---|---|---|---|---|---|---|".to_string(),
+    ];
+    for k in KINDS {
+        let launch = if k.note.is_empty() {
+            yes_no(k.launch).to_string()
+        } else {
+            format!("{}, {}", yes_no(k.launch), k.note)
+        };
+        let cc = match k.min_cc {
+            Some((major, minor)) => format!("{major}.{minor}+"),
+            None => "any".to_string(),
+        };
+        lines.push(format!(
+            "| [`{}`](#{}) | `{}` | `{}` ({}) | {} | {} | see [Graphs](#graphs) | {} | {}+ | {} |",
+            k.key,
+            k.key,
+            k.type_name,
+            k.cuda_name.trim_start_matches("CU_LAUNCH_ATTRIBUTE_"),
+            k.id,
+            launch,
+            yes_no(k.stream),
+            k.value,
+            version_name(k.since),
+            cc
+        ));
+    }
+    lines
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -299,6 +338,18 @@ mod tests {
         assert!(CUDA_VERSIONS.contains(&DEFAULT_CUDA_VERSION));
         assert!(CUDA_VERSIONS.windows(2).all(|w| w[0] < w[1]));
         assert!(str_eq("abc", "abc") && !str_eq("abc", "abd") && !str_eq("ab", "abc"));
+    }
+
+    #[test]
+    fn the_attributes_table_has_a_line_per_kind() {
+        let table = attributes_table();
+        assert_eq!(table.len(), KINDS.len() + 2);
+        assert!(table.iter().any(|l| l.starts_with(
+            "| [`sync`](#sync) | `SyncPolicy` | `SYNCHRONIZATION_POLICY` (3) | no | yes |"
+        )));
+        assert!(table
+            .iter()
+            .any(|l| l.contains("`NVLINK_UTIL_CENTRIC_SCHEDULING` (16) | yes | no |")));
     }
 
     #[test]
