@@ -138,6 +138,25 @@ pub(crate) fn explain(
     }
 }
 
+/// [`Error::Driver`] for a failed `call`, or [`Error::ContextUnusable`] when the code is a
+/// sticky one.
+pub(crate) fn driver_error(
+    call: &'static str,
+    kernel: KernelName,
+    ctx: &CudaContext,
+    source: DriverError,
+) -> Error {
+    if is_sticky(source.0) {
+        Error::ContextUnusable {
+            kernel,
+            device: ctx.ordinal(),
+            source,
+        }
+    } else {
+        Error::driver(call, kernel, source)
+    }
+}
+
 /// Errors after which the context is unusable: the driver returns the same code from every
 /// later call in it, in this process (the CUDA driver API's "sticky" errors).
 pub(crate) fn is_sticky(code: sys::CUresult) -> bool {

@@ -85,7 +85,7 @@ pub unsafe fn launch_named(
     }
     let ctx = stream.context();
     ctx.bind_to_thread()
-        .map_err(|e| Error::driver("cuCtxSetCurrent", kernel, e))?;
+        .map_err(|e| crate::explain::driver_error("cuCtxSetCurrent", kernel, ctx, e))?;
     if config.allows_non_portable_cluster() {
         let blocks = config.cluster().map_or(1, |c| volume([c.x, c.y, c.z]));
         if blocks > u128::from(PORTABLE_CLUSTER_BLOCKS) {
