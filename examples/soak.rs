@@ -90,7 +90,9 @@ fn run() -> Result<(), Box<dyn Error>> {
         MAX_GROWTH >> 10
     );
     if growth >= MAX_GROWTH as i64 {
-        return Err(format!("resident memory grew by {growth} bytes over {LAUNCHES} launches").into());
+        return Err(
+            format!("resident memory grew by {growth} bytes over {LAUNCHES} launches").into(),
+        );
     }
     Ok(())
 }

@@ -59,7 +59,12 @@ fn eight_threads_ten_thousand_launches_each_on_their_own_streams() -> TestResult
 /// f32: below 2^24).
 fn one_thread(ctx: &Arc<CudaContext>, t: usize) -> Result<(), Box<dyn std::error::Error>> {
     let stream = ctx.new_stream()?;
-    let sync = [SyncPolicy::Auto, SyncPolicy::Spin, SyncPolicy::Yield, SyncPolicy::BlockingSync][t % 4];
+    let sync = [
+        SyncPolicy::Auto,
+        SyncPolicy::Spin,
+        SyncPolicy::Yield,
+        SyncPolicy::BlockingSync,
+    ][t % 4];
     let domain = [MemSyncDomain::Default, MemSyncDomain::Remote][t % 2];
     let priority = -((t % 2) as i32); // 0 or -1: inside every device's range
     let x = stream.clone_htod(&vec![1.0f32; N as usize])?;
@@ -113,7 +118,9 @@ fn thirty_two_first_launches_at_once_load_one_module() -> TestResult {
                 let (ctx, barrier) = (Arc::clone(&ctx), &barrier);
                 scope.spawn(move || -> Result<usize, String> {
                     let stream = ctx.new_stream().map_err(|e| e.to_string())?;
-                    let mut out = stream.clone_htod(&[0xDEAD_BEEFu32]).map_err(|e| e.to_string())?;
+                    let mut out = stream
+                        .clone_htod(&[0xDEAD_BEEFu32])
+                        .map_err(|e| e.to_string())?;
                     barrier.wait();
                     unsafe { launch!(trap<<<1, 32, &stream>>>(0, &mut out)) }
                         .map_err(|e| format!("racer {t}: {e}"))?;
@@ -144,6 +151,9 @@ fn thirty_two_first_launches_at_once_load_one_module() -> TestResult {
         }
     );
     assert_eq!(modules, 1);
-    assert!(functions.iter().all(|f| *f == functions[0] && *f != 0), "{functions:x?}");
+    assert!(
+        functions.iter().all(|f| *f == functions[0] && *f != 0),
+        "{functions:x?}"
+    );
     Ok(())
 }

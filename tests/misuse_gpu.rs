@@ -53,7 +53,9 @@ fn a_function_of_another_context_is_a_wrong_context_error() -> TestResult {
     let (_ctx, stream) = setup()?;
     // A second, non-primary context on the same device, with the kernel loaded there.
     let other = CudaContext::new_non_primary(0, 0)?;
-    let f = other.load_module(Ptx::from_src(SAXPY))?.load_function("saxpy")?;
+    let f = other
+        .load_module(Ptx::from_src(SAXPY))?
+        .load_function("saxpy")?;
     let n = 1024u32;
     let x = stream.clone_htod(&vec![1.0f32; n as usize])?;
     let mut y = stream.clone_htod(&vec![POISON; n as usize])?;
@@ -73,7 +75,9 @@ fn a_function_of_another_context_is_a_wrong_context_error() -> TestResult {
     );
     let m = e.to_string();
     assert!(
-        m.contains("its function was loaded in another CUDA context (on device 0) than the stream's"),
+        m.contains(
+            "its function was loaded in another CUDA context (on device 0) than the stream's"
+        ),
         "{m}"
     );
     assert!(m.contains("stream.context().load_module"), "{m}");
@@ -86,10 +90,12 @@ fn a_function_of_another_context_is_a_wrong_context_error() -> TestResult {
 #[ignore = "needs a CUDA GPU"]
 fn a_cluster_that_cannot_be_resident_is_a_typed_error() -> TestResult {
     let (ctx, stream) = setup()?;
-    let f = ctx.load_module(Ptx::from_src(CLUSTER))?.load_function("cluster_info")?;
-    let optin = ctx.attribute(
-        sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-    )? as u32;
+    let f = ctx
+        .load_module(Ptx::from_src(CLUSTER))?
+        .load_function("cluster_info")?;
+    let optin = ctx
+        .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?
+        as u32;
     // More dynamic shared memory per block than the device has for one block: no block fits,
     // so no cluster of them does (cuOccupancyMaxActiveClusters answers 0).
     let shared = optin + 1024;
@@ -119,12 +125,17 @@ fn priority_outside_the_range_is_clamped_or_a_typed_error() -> TestResult {
     println!("stream priority range of device 0: {greatest} (highest) to {least} (lowest)");
     for priority in [least + 1000, greatest - 1000, least, greatest] {
         match saxpy_with_priority(&stream, priority) {
-            Ok(()) => println!("launch priority {priority}: accepted, results correct (the driver clamps)"),
+            Ok(()) => println!(
+                "launch priority {priority}: accepted, results correct (the driver clamps)"
+            ),
             Err(e @ Error::PriorityOutOfRange { .. }) => {
                 println!("launch priority {priority}: {e}");
                 assert!(priority > least || priority < greatest, "{e}");
                 let m = e.to_string();
-                assert!(m.contains(&format!("is {priority}, outside this device's range")), "{m}");
+                assert!(
+                    m.contains(&format!("is {priority}, outside this device's range")),
+                    "{m}"
+                );
             }
             Err(e) => panic!("launch priority {priority}: {e}"),
         }
@@ -147,7 +158,12 @@ fn a_timing_event_in_a_launch_is_a_typed_error_with_the_fix() -> TestResult {
     println!("completion_event with timing: {e}");
     assert!(matches!(e, Error::EventRefused { .. }), "{e:?}");
     let m = e.to_string();
-    assert!(m.starts_with("`completion_event (CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT)` for `saxpy`"), "{m}");
+    assert!(
+        m.starts_with(
+            "`completion_event (CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT)` for `saxpy`"
+        ),
+        "{m}"
+    );
     assert!(m.contains("created with timing disabled"), "{m}");
     assert!(m.contains("CU_EVENT_DISABLE_TIMING"), "{m}");
 
@@ -156,14 +172,16 @@ fn a_timing_event_in_a_launch_is_a_typed_error_with_the_fix() -> TestResult {
     };
     let e = r.expect_err("a timing-enabled programmatic event");
     println!("programmatic_event with timing: {e}");
-    assert!(e.to_string().starts_with("`programmatic_event (CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT)`"), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("`programmatic_event (CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT)`"),
+        "{e}"
+    );
     assert!(e.to_string().contains("CU_EVENT_DISABLE_TIMING"), "{e}");
 
     // The fix works: the same launches with cudarc's default event (timing disabled).
     let event = ctx.new_event(None)?;
-    unsafe {
-        launch!(saxpy<<<4, 256, &stream, completion_event = &event>>>(n, 2.0, &x, &mut y))
-    }?;
+    unsafe { launch!(saxpy<<<4, 256, &stream, completion_event = &event>>>(n, 2.0, &x, &mut y)) }?;
     unsafe {
         launch!(saxpy<<<4, 256, &stream, programmatic_event = &event>>>(n, 2.0, &x, &mut y))
     }?;
@@ -179,11 +197,26 @@ fn an_nvrtc_compile_error_carries_the_log_in_its_message() -> TestResult {
     let e = broken::function(&ctx).expect_err("kernel_broken.cu does not compile");
     let m = e.to_string();
     println!("NVRTC compile error: {m}");
-    assert!(matches!(e, Error::Compile { kernel: KernelName(Some("broken")), .. }), "{e:?}");
-    assert!(m.starts_with("NVRTC failed to compile for `broken`:\n"), "{m}");
+    assert!(
+        matches!(
+            e,
+            Error::Compile {
+                kernel: KernelName(Some("broken")),
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(
+        m.starts_with("NVRTC failed to compile for `broken`:\n"),
+        "{m}"
+    );
     assert!(m.contains("undefined_identifier"), "{m}");
     assert!(m.contains("kernel_broken.cu"), "{m}");
-    assert!(m.contains("(NVRTC options: --gpu-architecture=compute_"), "{m}");
+    assert!(
+        m.contains("(NVRTC options: --gpu-architecture=compute_"),
+        "{m}"
+    );
     Ok(())
 }
 
@@ -200,11 +233,23 @@ fn a_kernel_missing_from_its_module_is_a_typed_error_listing_the_kernels() -> Te
     let e = MISSING.get(&ctx).expect_err("no `saxpi` in saxpy.ptx");
     let m = e.to_string();
     println!("kernel missing at run time: {m}");
-    assert!(matches!(e, Error::MissingKernel { kernel: KernelName(Some("saxpi")), .. }), "{e:?}");
+    assert!(
+        matches!(
+            e,
+            Error::MissingKernel {
+                kernel: KernelName(Some("saxpi")),
+                ..
+            }
+        ),
+        "{e:?}"
+    );
     assert!(m.starts_with("no kernel `saxpi` in `"), "{m}");
     assert!(m.contains("its kernels are: `saxpy`"), "{m}");
     assert!(m.contains("CUDA_ERROR_NOT_FOUND"), "{m}");
     // Asked again, the same answer (nothing half-cached).
-    assert!(matches!(MISSING.get(&ctx), Err(Error::MissingKernel { .. })));
+    assert!(matches!(
+        MISSING.get(&ctx),
+        Err(Error::MissingKernel { .. })
+    ));
     Ok(())
 }

@@ -59,9 +59,16 @@ fn one_kernel_on_two_devices_each_in_its_own_context() -> TestResult {
         assert_eq!((a0, a1), (2.0, 3.0));
     }
     let (f0, f1) = (saxpy::function(&ctx0)?, saxpy::function(&ctx1)?);
-    assert_ne!(f0.cu_function(), f1.cu_function(), "one function for two contexts");
+    assert_ne!(
+        f0.cu_function(),
+        f1.cu_function(),
+        "one function for two contexts"
+    );
     for ctx in [&ctx0, &ctx1] {
-        assert_eq!(chevron::__private::modules_loaded(ctx, "/kernels/saxpy.ptx"), 1);
+        assert_eq!(
+            chevron::__private::modules_loaded(ctx, "/kernels/saxpy.ptx"),
+            1
+        );
     }
     println!(
         "saxpy on devices 0 and 1 ({} and {}): results exact, one module per context, \
@@ -97,7 +104,12 @@ fn a_config_built_on_device_0_launches_on_device_1() -> TestResult {
         let x = stream.clone_htod(&vec![1.0f32; n as usize])?;
         let mut y = stream.clone_htod(&vec![0.25f32; n as usize])?;
         unsafe { launch!(saxpy<<<config = cfg, &stream>>>(n, 4.0, &x, &mut y)) }?;
-        assert_eq!(stream.clone_dtoh(&y)?, vec![4.25f32; n as usize], "device {}", ctx.ordinal());
+        assert_eq!(
+            stream.clone_dtoh(&y)?,
+            vec![4.25f32; n as usize],
+            "device {}",
+            ctx.ordinal()
+        );
     }
     println!("a config built on device 0 launched on devices 0 and 1: results exact");
     Ok(())

@@ -204,7 +204,11 @@ fn not_resident(stream: &CudaStream, func: &CudaFunction, config: &LaunchConfig<
     matches!(driver::max_active_clusters(stream, func, config), Ok(0))
 }
 
-fn cluster_not_resident(kernel: KernelName, config: &LaunchConfig<'_>, cluster: crate::Dim3) -> Error {
+fn cluster_not_resident(
+    kernel: KernelName,
+    config: &LaunchConfig<'_>,
+    cluster: crate::Dim3,
+) -> Error {
     Error::ClusterNotResident {
         kernel,
         cluster,

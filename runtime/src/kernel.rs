@@ -201,7 +201,9 @@ impl Kernel {
                 )
             }
         };
-        module.load_function(&entry).map_err(|e| self.missing(&entry, e))
+        module
+            .load_function(&entry)
+            .map_err(|e| self.missing(&entry, e))
     }
 
     /// The error of a `cuModuleGetFunction` that failed: for an entry the module does not have,

@@ -7,8 +7,8 @@ use cudarc::driver::{CudaContext, CudaFunction, CudaStream};
 
 use crate::config::LaunchConfig;
 use crate::driver;
-use crate::explain::explain;
 use crate::error::{Error, KernelName};
+use crate::explain::explain;
 use crate::sys;
 use chevron_cuda_spec::limits::{volume, PORTABLE_CLUSTER_BLOCKS};
 
