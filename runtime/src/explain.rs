@@ -184,13 +184,16 @@ pub(crate) fn is_sticky(code: sys::CUresult) -> bool {
 /// cudarc release words its `Debug` output differently, this finds nothing and the launch's
 /// driver error is reported as it is.
 fn foreign_context(func: &CudaFunction, ctx: &CudaContext) -> Option<usize> {
-    let text = format!("{func:?}");
-    let own = format!("cu_ctx: {:?},", ctx.cu_ctx());
-    let at = text.find("cu_ctx: ")?;
-    if text[at..].starts_with(&own) {
+    foreign_in(&format!("{func:?}"), &format!("{:?}", ctx.cu_ctx()))
+}
+
+/// [`foreign_context`] on the `Debug` text of a function and of a context pointer.
+fn foreign_in(function: &str, own_ctx: &str) -> Option<usize> {
+    let at = function.find("cu_ctx: ")?;
+    let after = &function[at..];
+    if after.starts_with(&format!("cu_ctx: {own_ctx},")) {
         return None;
     }
-    let after = &text[at..];
     let ordinal = after.find("ordinal: ")? + "ordinal: ".len();
     let digits: String = after[ordinal..]
         .chars()
@@ -228,5 +231,27 @@ mod tests {
         assert!(!is_sticky(E::CUDA_ERROR_INVALID_VALUE));
         assert!(!is_sticky(E::CUDA_ERROR_INVALID_CLUSTER_SIZE));
         assert!(!is_sticky(E::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE));
+    }
+
+    /// cudarc 0.19's derived `Debug` of a `CudaFunction`, as it prints it.
+    const FUNCTION: &str = "CudaFunction { cu_function: 0x5633a1b2c3d0, module: CudaModule { \
+        cu_module: 0x5633a1b2b000, ctx: CudaContext { cu_device: 1, cu_ctx: 0x5633a0f00010, \
+        ordinal: 1, has_async_alloc: true, is_primary: true, num_streams: 2, \
+        event_tracking: true, error_state: 0 } } }";
+
+    #[test]
+    fn the_context_of_a_function_is_read_from_cudarcs_debug_output() {
+        assert_eq!(foreign_in(FUNCTION, "0x5633a0f00010"), None);
+        assert_eq!(foreign_in(FUNCTION, "0x5633a0f00020"), Some(1));
+        // A prefix of the context pointer is another context.
+        assert_eq!(foreign_in(FUNCTION, "0x5633a0f0001"), Some(1));
+        // Another shape of output: nothing can be told.
+        assert_eq!(foreign_in("CudaFunction { .. }", "0x1"), None);
+    }
+
+    #[test]
+    fn a_raw_pointer_prints_as_the_debug_output_shows_it() {
+        let p = 0x5633a0f00010usize as sys::CUcontext;
+        assert_eq!(format!("{p:?}"), "0x5633a0f00010");
     }
 }

@@ -458,6 +458,42 @@ mod tests {
     }
 
     #[test]
+    fn an_entry_missing_from_its_module_lists_the_kernels() {
+        use cudarc::driver::sys::cudaError_enum as E;
+        use cudarc::driver::DriverError;
+        static K: Kernel = Kernel::ptx("histogrm", "histogrm", "/k/histogram.ptx", HISTOGRAM_PTX);
+        let e = K.missing("histogrm", DriverError(E::CUDA_ERROR_NOT_FOUND));
+        assert!(
+            matches!(
+                e,
+                Error::MissingKernel {
+                    kernel: KernelName(Some("histogrm")),
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "no kernel `histogrm` in `/k/histogram.ptx`; its kernels are: `histogram` \
+             (cuModuleGetFunction: CUDA_ERROR_NOT_FOUND); declare the kernel with the name of \
+             one of its `.entry` lines"
+        );
+        // Another failure of the same call stays the driver's error.
+        let e = K.missing("histogrm", DriverError(E::CUDA_ERROR_INVALID_CONTEXT));
+        assert!(
+            matches!(
+                e,
+                Error::Driver {
+                    call: "cuModuleGetFunction",
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+    }
+
+    #[test]
     fn missing_nvrtc_is_a_typed_error() {
         let r = compile_cuda(
             "k.cu",
