@@ -30,16 +30,28 @@ fn setup() -> Result<(Arc<CudaContext>, Arc<CudaStream>), Error> {
     Ok((ctx, stream))
 }
 
-/// Launches saxpy (a = 2, x = i, y = 1) on 4096 elements through `launch!` with `priority`,
-/// and checks y = 2·i + 1.
-fn saxpy_with_priority(stream: &Arc<CudaStream>, priority: i32) -> Result<(), Error> {
+/// Launches saxpy (a = 2, x = i, y = 1) on 4096 elements through `launch!` with `priority`
+/// as a launch attribute, or as a stream attribute when `on_stream`, and checks y = 2·i + 1.
+fn saxpy_with_priority(
+    stream: &Arc<CudaStream>,
+    priority: i32,
+    on_stream: bool,
+) -> Result<(), Error> {
     let n = 4096u32;
     let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
     let x = stream.clone_htod(&x)?;
     let mut y = stream.clone_htod(&vec![1.0f32; n as usize])?;
-    unsafe {
-        launch!(saxpy<<<n.div_ceil(256), 256, stream, priority = priority>>>(n, 2.0, &x, &mut y))
-    }?;
+    if on_stream {
+        unsafe {
+            launch!(saxpy<<<n.div_ceil(256), 256, stream, stream(priority = priority)>>>(
+                n, 2.0, &x, &mut y))
+        }?;
+    } else {
+        unsafe {
+            launch!(saxpy<<<n.div_ceil(256), 256, stream, priority = priority>>>(
+                n, 2.0, &x, &mut y))
+        }?;
+    }
     let y = stream.clone_dtoh(&y)?;
     for (i, v) in y.iter().enumerate() {
         assert_eq!(*v, 2.0 * i as f32 + 1.0, "y[{i}] with priority {priority}");
@@ -47,6 +59,8 @@ fn saxpy_with_priority(stream: &Arc<CudaStream>, priority: i32) -> Result<(), Er
     Ok(())
 }
 
+// cudarc 0.19 offers `CudaContext::new_non_primary` up to its CUDA 13.1 bindings.
+#[cfg(not(any(feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040")))]
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_function_of_another_context_is_a_wrong_context_error() -> TestResult {
@@ -123,21 +137,43 @@ fn priority_outside_the_range_is_clamped_or_a_typed_error() -> TestResult {
     let rc = unsafe { sys::cuCtxGetStreamPriorityRange(&mut least, &mut greatest) };
     assert_eq!(rc, sys::cudaError_enum::CUDA_SUCCESS);
     println!("stream priority range of device 0: {greatest} (highest) to {least} (lowest)");
-    for priority in [least + 1000, greatest - 1000, least, greatest] {
-        match saxpy_with_priority(&stream, priority) {
-            Ok(()) => println!(
-                "launch priority {priority}: accepted, results correct (the driver clamps)"
-            ),
-            Err(e @ Error::PriorityOutOfRange { .. }) => {
-                println!("launch priority {priority}: {e}");
-                assert!(priority > least || priority < greatest, "{e}");
-                let m = e.to_string();
-                assert!(
-                    m.contains(&format!("is {priority}, outside this device's range")),
-                    "{m}"
-                );
+    for on_stream in [false, true] {
+        let place = if on_stream { "stream" } else { "launch" };
+        for priority in [least + 1000, greatest - 1000, least, greatest] {
+            let outside = priority > least || priority < greatest;
+            match saxpy_with_priority(&stream, priority, on_stream) {
+                Ok(()) if on_stream => {
+                    // What the stream kept: the value given, or the clamped one.
+                    let kept = chevron::stream_attribute::<chevron::Priority>(&stream)?;
+                    println!(
+                        "{place} priority {priority}: accepted, results correct, the stream \
+                         reports {kept:?}{}",
+                        if outside {
+                            " (the driver clamps or ignores it)"
+                        } else {
+                            ""
+                        }
+                    );
+                }
+                Ok(()) => println!(
+                    "{place} priority {priority}: accepted, results correct{}",
+                    if outside {
+                        " (the driver clamps it)"
+                    } else {
+                        ""
+                    }
+                ),
+                Err(e @ Error::PriorityOutOfRange { .. }) => {
+                    println!("{place} priority {priority}: {e}");
+                    assert!(outside, "{e}");
+                    let m = e.to_string();
+                    assert!(
+                        m.contains(&format!("is {priority}, outside this device's range")),
+                        "{m}"
+                    );
+                }
+                Err(e) => panic!("{place} priority {priority}: {e}"),
             }
-            Err(e) => panic!("launch priority {priority}: {e}"),
         }
     }
     Ok(())

@@ -56,7 +56,23 @@ pub(crate) fn set_stream_attribute(
 ) -> Result<(), Error> {
     // SAFETY: the stream is live; callers build `value` for `id`.
     let rc = unsafe { sys::cuStreamSetAttribute(stream.cu_stream(), id, value) };
-    check(rc).map_err(|source| stream_error("cuStreamSetAttribute", id, kernel, source))
+    check(rc).map_err(|source| {
+        // A priority outside the device's range gets the range (error path only).
+        if id == sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PRIORITY {
+            let priority = crate::attr::u32_at(value, 0) as i32;
+            if let Ok((least, greatest)) = stream_priority_range() {
+                if priority > least || priority < greatest {
+                    return Error::PriorityOutOfRange {
+                        kernel,
+                        priority,
+                        least,
+                        greatest,
+                    };
+                }
+            }
+        }
+        stream_error("cuStreamSetAttribute", id, kernel, source)
+    })
 }
 
 /// `cuStreamGetAttribute`.
