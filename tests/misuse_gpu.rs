@@ -20,9 +20,7 @@ fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
 #[kernel(cuda = "ui-tests/fixtures/kernel_broken.cu")]
 fn broken(out: &mut CudaSlice<f32>);
 
-const SAXPY: &str = include_str!("../kernels/saxpy.ptx");
 const CLUSTER: &str = include_str!("../kernels/cluster.ptx");
-const POISON: f32 = -12345.5;
 
 fn setup() -> Result<(Arc<CudaContext>, Arc<CudaStream>), Error> {
     let ctx = chevron::context(0)?;
@@ -64,6 +62,8 @@ fn saxpy_with_priority(
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_function_of_another_context_is_a_wrong_context_error() -> TestResult {
+    const SAXPY: &str = include_str!("../kernels/saxpy.ptx");
+    const POISON: f32 = -12345.5;
     let (_ctx, stream) = setup()?;
     // A second, non-primary context on the same device, with the kernel loaded there.
     let other = CudaContext::new_non_primary(0, 0)?;
