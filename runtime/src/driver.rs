@@ -8,6 +8,7 @@ use std::sync::RwLock;
 use cudarc::driver::{result::DriverError, CudaFunction, CudaStream};
 
 use crate::attr::kind_info;
+use crate::config::LaunchConfig;
 use crate::error::{Error, KernelName};
 use crate::sys;
 
@@ -55,7 +56,23 @@ pub(crate) fn set_stream_attribute(
 ) -> Result<(), Error> {
     // SAFETY: the stream is live; callers build `value` for `id`.
     let rc = unsafe { sys::cuStreamSetAttribute(stream.cu_stream(), id, value) };
-    check(rc).map_err(|source| stream_error("cuStreamSetAttribute", id, kernel, source))
+    check(rc).map_err(|source| {
+        // A priority outside the device's range gets the range (error path only).
+        if id == sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PRIORITY {
+            let priority = crate::attr::u32_at(value, 0) as i32;
+            if let Ok((least, greatest)) = stream_priority_range() {
+                if priority > least || priority < greatest {
+                    return Error::PriorityOutOfRange {
+                        kernel,
+                        priority,
+                        least,
+                        greatest,
+                    };
+                }
+            }
+        }
+        stream_error("cuStreamSetAttribute", id, kernel, source)
+    })
 }
 
 /// `cuStreamGetAttribute`.
@@ -116,4 +133,42 @@ pub(crate) fn allow_non_portable_cluster(func: &CudaFunction) -> Result<(), Driv
         }
     }
     Ok(())
+}
+
+/// `cuOccupancyMaxActiveClusters` for `config` (its grid, block, shared memory and launch
+/// attributes, the cluster among them) on `stream`. Error path only.
+pub(crate) fn max_active_clusters(
+    stream: &CudaStream,
+    func: &CudaFunction,
+    config: &LaunchConfig<'_>,
+) -> Result<i32, DriverError> {
+    let (grid, block) = (config.grid(), config.block());
+    let attrs = config.launch_attributes();
+    let raw = sys::CUlaunchConfig {
+        gridDimX: grid.x,
+        gridDimY: grid.y,
+        gridDimZ: grid.z,
+        blockDimX: block.x,
+        blockDimY: block.y,
+        blockDimZ: block.z,
+        sharedMemBytes: config.shared_bytes(),
+        hStream: stream.cu_stream(),
+        // The driver only reads the array.
+        attrs: attrs.as_ptr() as *mut sys::CUlaunchAttribute,
+        numAttrs: attrs.len() as u32,
+    };
+    let mut clusters: core::ffi::c_int = 0;
+    // SAFETY: `raw` points at live arrays, the function handle is live, `clusters` is a valid
+    // out-pointer.
+    check(unsafe { sys::cuOccupancyMaxActiveClusters(&mut clusters, func.cu_function(), &raw) })
+        .map(|()| clusters)
+}
+
+/// `cuCtxGetStreamPriorityRange` of the current context: `(least, greatest)`, where greatest is
+/// the numerically lowest.
+pub(crate) fn stream_priority_range() -> Result<(i32, i32), DriverError> {
+    let (mut least, mut greatest): (core::ffi::c_int, core::ffi::c_int) = (0, 0);
+    // SAFETY: two valid out-pointers.
+    check(unsafe { sys::cuCtxGetStreamPriorityRange(&mut least, &mut greatest) })
+        .map(|()| (least, greatest))
 }

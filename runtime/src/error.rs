@@ -133,6 +133,101 @@ pub enum Error {
         log: String,
     },
 
+    /// The function was loaded in another CUDA context than the one of the stream it was
+    /// launched on.
+    #[error(
+        "cannot launch{kernel} on this stream: its function was loaded in another CUDA context \
+         (on device {function_device}) than the stream's (on device {stream_device}); load the \
+         module in the stream's context (`stream.context().load_module(…)`) or launch on a \
+         stream of the function's context"
+    )]
+    WrongContext {
+        /// The kernel.
+        kernel: KernelName,
+        /// The device of the stream's context.
+        stream_device: usize,
+        /// The device of the context the function was loaded in.
+        function_device: usize,
+    },
+
+    /// The context hit an error earlier that the driver keeps returning from every later call
+    /// (a kernel that trapped, faulted or timed out): nothing can run in it again in this
+    /// process.
+    #[error(
+        "cannot launch{kernel}: the CUDA context of device {device} is unusable after an \
+         earlier error ({source}), most likely a kernel that trapped or faulted; every later \
+         call in it fails the same way, so the process must exit to use the GPU again (run \
+         `compute-sanitizer` to find the faulting kernel)"
+    )]
+    ContextUnusable {
+        /// The kernel whose launch found the context unusable (not the one that failed).
+        kernel: KernelName,
+        /// The device of the context.
+        device: usize,
+        /// The driver's code, the same from every call after the fault.
+        #[source]
+        source: DriverError,
+    },
+
+    /// No cluster of this shape fits on the device (`cuOccupancyMaxActiveClusters` is 0).
+    #[error(
+        "no cluster of {cluster} blocks of {block} threads with {shared} bytes of dynamic shared \
+         memory can be resident{kernel}: cuOccupancyMaxActiveClusters is 0 for this kernel on \
+         this device; use fewer blocks per cluster, fewer threads per block or less shared memory"
+    )]
+    ClusterNotResident {
+        /// The kernel.
+        kernel: KernelName,
+        /// The cluster, in blocks.
+        cluster: Dim3,
+        /// The block, in threads.
+        block: Dim3,
+        /// Dynamic shared memory per block, in bytes.
+        shared: u32,
+    },
+
+    /// A launch priority outside the range of the device (`cuCtxGetStreamPriorityRange`).
+    #[error(
+        "`priority` (CU_LAUNCH_ATTRIBUTE_PRIORITY){kernel} is {priority}, outside this device's \
+         range of {greatest} (highest) to {least} (lowest); use a value in that range"
+    )]
+    PriorityOutOfRange {
+        /// The kernel.
+        kernel: KernelName,
+        /// The priority given.
+        priority: i32,
+        /// The lowest priority (numerically greatest).
+        least: i32,
+        /// The highest priority (numerically lowest).
+        greatest: i32,
+    },
+
+    /// The driver refused the event of `programmatic_event` or `completion_event`.
+    #[error(
+        "`{attribute}`{kernel}: the driver refused the event ({source}); an event in a launch \
+         must be created with timing disabled, in the stream's context: \
+         `ctx.new_event(Some(CUevent_flags::CU_EVENT_DISABLE_TIMING))` (cudarc's `new_event(None)` \
+         does that)"
+    )]
+    EventRefused {
+        /// The attribute, as `key (CU_LAUNCH_ATTRIBUTE_…)`.
+        attribute: String,
+        /// The kernel.
+        kernel: KernelName,
+        /// The driver's code.
+        #[source]
+        source: DriverError,
+    },
+
+    /// A kernel's entry is not in the module loaded for it.
+    #[error("{message}")]
+    MissingKernel {
+        /// The kernel.
+        kernel: KernelName,
+        /// What is missing and what the module has.
+        message: String,
+    },
+
     /// A kernel's declared Rust signature does not match its PTX entry.
     #[error("signature mismatch{kernel}: {message}")]
     Signature {

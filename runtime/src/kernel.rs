@@ -203,7 +203,40 @@ impl Kernel {
         };
         module
             .load_function(&entry)
-            .map_err(|e| Error::driver("cuModuleGetFunction", kernel, e))
+            .map_err(|e| self.missing(&entry, e))
+    }
+
+    /// The error of a `cuModuleGetFunction` that failed: for an entry the module does not have,
+    /// [`Error::MissingKernel`] with the kernels it has (read from the PTX, on this error path
+    /// only).
+    #[cold]
+    fn missing(&self, entry: &str, e: cudarc::driver::DriverError) -> Error {
+        let kernel = KernelName(Some(self.name));
+        let path = self.source.path();
+        let listed = match self.source {
+            KernelSource::Ptx { text, .. } => ptx::parse_entries(text).ok(),
+            // NVRTC's output was checked to have the entry; a miss is the driver's to explain.
+            KernelSource::Cuda { .. } => None,
+        };
+        match listed {
+            Some(entries)
+                if e.0 == crate::sys::cudaError_enum::CUDA_ERROR_NOT_FOUND
+                    && !entries.iter().any(|x| x.name == entry) =>
+            {
+                let message = match ptx::resolve_entry(&entries, entry, &format!("`{path}`")) {
+                    Err(Unresolved::Missing(m) | Unresolved::Ambiguous(m)) => m,
+                    Ok(_) => format!("no kernel `{entry}` in `{path}`"),
+                };
+                Error::MissingKernel {
+                    kernel,
+                    message: format!(
+                        "{message} (cuModuleGetFunction: CUDA_ERROR_NOT_FOUND); declare the \
+                         kernel with the name of one of its `.entry` lines"
+                    ),
+                }
+            }
+            _ => Error::driver("cuModuleGetFunction", kernel, e),
+        }
     }
 
     /// Finds the entry in NVRTC's PTX and checks it against the declared signature.
@@ -273,6 +306,17 @@ fn module_for(
         .map_err(|e| Error::driver("cuModuleLoadData", kernel, e))?;
     lock(&MODULES).push((key, path, module.clone()));
     Ok(module)
+}
+
+/// How many modules of files whose path ends with `path` are loaded in the context `ctx`: 1 after any number of
+/// first launches racing in threads. For tests; not a public API.
+#[doc(hidden)]
+pub fn modules_loaded(ctx: &Arc<CudaContext>, path: &str) -> usize {
+    let key = ctx.cu_ctx() as usize;
+    lock(&MODULES)
+        .iter()
+        .filter(|(c, p, _)| *c == key && p.ends_with(path))
+        .count()
 }
 
 /// Whether the NVRTC library can be loaded; checked once per process.
@@ -410,6 +454,42 @@ mod tests {
         assert!(
             err.to_string().contains("its kernels are: `histogram`"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn an_entry_missing_from_its_module_lists_the_kernels() {
+        use cudarc::driver::sys::cudaError_enum as E;
+        use cudarc::driver::DriverError;
+        static K: Kernel = Kernel::ptx("histogrm", "histogrm", "/k/histogram.ptx", HISTOGRAM_PTX);
+        let e = K.missing("histogrm", DriverError(E::CUDA_ERROR_NOT_FOUND));
+        assert!(
+            matches!(
+                e,
+                Error::MissingKernel {
+                    kernel: KernelName(Some("histogrm")),
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "no kernel `histogrm` in `/k/histogram.ptx`; its kernels are: `histogram` \
+             (cuModuleGetFunction: CUDA_ERROR_NOT_FOUND); declare the kernel with the name of \
+             one of its `.entry` lines"
+        );
+        // Another failure of the same call stays the driver's error.
+        let e = K.missing("histogrm", DriverError(E::CUDA_ERROR_INVALID_CONTEXT));
+        assert!(
+            matches!(
+                e,
+                Error::Driver {
+                    call: "cuModuleGetFunction",
+                    ..
+                }
+            ),
+            "{e:?}"
         );
     }
 

@@ -3,17 +3,14 @@
 use core::ffi::c_void;
 use std::sync::Arc;
 
-use cudarc::driver::{result::DriverError, CudaContext, CudaFunction, CudaStream};
+use cudarc::driver::{CudaContext, CudaFunction, CudaStream};
 
-use crate::attr::{Attribute, DeviceUpdatable};
 use crate::config::LaunchConfig;
 use crate::driver;
 use crate::error::{Error, KernelName};
+use crate::explain::explain;
 use crate::sys;
-use chevron_cuda_spec::kinds::KINDS as SPEC_KINDS;
 use chevron_cuda_spec::limits::{volume, PORTABLE_CLUSTER_BLOCKS};
-
-use sys::cudaError_enum as E;
 
 /// Whether the CUDA driver library can be loaded; checked once per process.
 pub fn driver_present() -> bool {
@@ -88,7 +85,7 @@ pub unsafe fn launch_named(
     }
     let ctx = stream.context();
     ctx.bind_to_thread()
-        .map_err(|e| Error::driver("cuCtxSetCurrent", kernel, e))?;
+        .map_err(|e| crate::explain::driver_error("cuCtxSetCurrent", kernel, ctx, e))?;
     if config.allows_non_portable_cluster() {
         let blocks = config.cluster().map_or(1, |c| volume([c.x, c.y, c.z]));
         if blocks > u128::from(PORTABLE_CLUSTER_BLOCKS) {
@@ -118,83 +115,6 @@ pub unsafe fn launch_named(
     match unsafe { driver::launch_kernel_ex(&raw, func, params) } {
         Ok(()) => Ok(()),
         Err(source) => Err(explain(stream, func, kernel, config, source)),
-    }
-}
-
-/// Turns an opaque launch failure into a message with the numbers. Runs on the error path only.
-fn explain(
-    stream: &CudaStream,
-    func: &CudaFunction,
-    kernel: KernelName,
-    config: &LaunchConfig<'_>,
-    source: DriverError,
-) -> Error {
-    let ctx = stream.context();
-    let (grid, block) = (config.grid(), config.block());
-    match source.0 {
-        E::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE => {
-            let sms = ctx
-                .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
-                .unwrap_or(0) as u32;
-            let per_sm = func
-                .occupancy_max_active_blocks_per_multiprocessor(
-                    block.volume() as u32,
-                    config.shared_bytes() as usize,
-                    None,
-                )
-                .unwrap_or(0);
-            return Error::CooperativeTooLarge {
-                kernel,
-                requested: grid.volume(),
-                co_resident: sms as u64 * per_sm as u64,
-                sms,
-                per_sm,
-            };
-        }
-        E::CUDA_ERROR_INVALID_CLUSTER_SIZE => {
-            let cluster = config.cluster().unwrap_or(crate::Dim3::new(1, 1, 1));
-            let reason = match config.validate() {
-                Err(violation) => violation.to_string(),
-                Ok(()) if cluster.volume() > PORTABLE_CLUSTER_BLOCKS => format!(
-                    "{} blocks per cluster is over the portable limit of {PORTABLE_CLUSTER_BLOCKS}, \
-                     and this GPU or kernel does not allow that many",
-                    cluster.volume()
-                ),
-                Ok(()) => "the driver refused this cluster for this kernel (its block size, \
-                           shared memory or register use may not fit a cluster this large)"
-                    .to_string(),
-            };
-            return Error::InvalidClusterSize {
-                kernel,
-                grid,
-                cluster,
-                reason,
-            };
-        }
-        _ => {}
-    }
-    if config.launch_value(DeviceUpdatable::KIND.id).is_some() && !is_capturing(stream) {
-        return Error::NotCapturing { kernel };
-    }
-    // The kinds the spec table says need a newer GPU than this one.
-    if let Ok((major, minor)) = ctx.compute_capability() {
-        let have = (major.max(0) as u32, minor.max(0) as u32);
-        if let Some(kind) = SPEC_KINDS.iter().find(|k| {
-            k.min_cc.is_some_and(|need| have < need) && config.launch_value(k.id).is_some()
-        }) {
-            return Error::ArchTooLow {
-                attribute: format!("{} ({})", kind.key, kind.cuda_name),
-                kernel,
-                major,
-                minor,
-            };
-        }
-    }
-    Error::Driver {
-        call: "cuLaunchKernelEx",
-        kernel,
-        attributes: config.describe_attributes(),
-        source,
     }
 }
 

@@ -37,6 +37,7 @@ mod config;
 mod dim;
 mod driver;
 mod error;
+mod explain;
 mod kernel;
 mod launch;
 pub use chevron_cuda_spec::ptx;
@@ -64,7 +65,7 @@ pub mod __private {
         launch_args, ArgSlot, ArgSlots, DeviceArg, Probe, RefFallback, ValueArg, ValueFallback,
     };
     pub use crate::dim::{Extent, ExtentError, IntoDim};
-    pub use crate::kernel::Kernel;
+    pub use crate::kernel::{modules_loaded, Kernel};
     pub use crate::ptx::{Expected, ParamSig};
     pub use cudarc::driver::{
         CudaContext, CudaFunction, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,
