@@ -334,8 +334,8 @@ pub fn read_info(
             (
                 format!(
                     "kernel `{name}` is compiled with `.reqnctapercluster {x}, {y}, {z}` \
-                     ({file}:{}, from `__cluster_dims__`): a `cluster` that differs from {text} \
-                     does not apply; leave `cluster` out (the compiled-in clusters apply) or \
+                     ({file}:{}, from `__cluster_dims__`): a `cluster` other than {text} conflicts \
+                     with it; leave `cluster` out (the compiled-in clusters apply) or \
                      make it {text}",
                     c.line
                 ),

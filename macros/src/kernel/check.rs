@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use chevron_cuda_spec::fit::{read_info, InfoText};
 use chevron_cuda_spec::ptx::{self, Entry, Expected, Unresolved};
 use proc_macro2::Span;
 use quote::ToTokens;
@@ -75,6 +76,7 @@ pub fn check(args: &KernelArgs, item: &KernelItem, cx: &mut Errors) -> Option<Ke
     };
     let abs_path = abs.to_string_lossy().into_owned();
     let mut params = params?;
+    let mut info = None;
     let resolved = match source.kind {
         SourceKind::Cuda => ResolvedSource::Cuda {
             abs_path,
@@ -82,6 +84,7 @@ pub fn check(args: &KernelArgs, item: &KernelItem, cx: &mut Errors) -> Option<Ke
         },
         SourceKind::Ptx => {
             let entry = check_ptx(args, item, &abs, &text, &mut params, cx)?;
+            info = launch_info(args, item, &rel, &abs, &text, &entry);
             ResolvedSource::Ptx { abs_path, entry }
         }
     };
@@ -94,7 +97,37 @@ pub fn check(args: &KernelArgs, item: &KernelItem, cx: &mut Errors) -> Option<Ke
         ident: item.sig.ident.clone(),
         params,
         source: resolved,
+        info,
+        no_upstream_reads: args.no_upstream_reads,
+        cooperative: args.cooperative,
     })
+}
+
+/// What the checked entry's PTX fixes about its launches, for `launch!`'s checks and the
+/// runtime's (`rel` is how messages name the file).
+fn launch_info(
+    args: &KernelArgs,
+    item: &KernelItem,
+    rel: &str,
+    abs: &Path,
+    text: &str,
+    entry: &str,
+) -> Option<InfoText> {
+    // Parsed once per file: this reads the cache `check_ptx` filled.
+    let parsed = source::parse_ptx(abs, text);
+    let found = parsed
+        .as_ref()
+        .as_ref()
+        .ok()?
+        .iter()
+        .find(|e| e.name == entry)?;
+    Some(read_info(
+        found,
+        &item.sig.ident.to_string(),
+        rel,
+        args.no_upstream_reads,
+        args.cooperative,
+    ))
 }
 
 /// The directory paths are relative to: the crate root (`CARGO_MANIFEST_DIR`).
