@@ -282,7 +282,7 @@ impl Kernel {
             return Some(i);
         }
         let entry = self.nvrtc_entry.get()?;
-        let file = format!("{} (compiled by NVRTC)", self.source.path());
+        let file = format!("NVRTC's PTX of {}", self.source.path());
         let text = fit::read_info(
             entry,
             self.name,

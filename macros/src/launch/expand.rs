@@ -375,7 +375,9 @@ fn fit_checks(path: &syn::Path, plan: &Plan) -> Vec<TokenStream> {
         ("cooperative", quote!(check_cooperative)),
     ] {
         let s = setting(key);
-        if let Some(on) = literal_flag(s) {
+        // Without `programmatic_serialization` no rule can fail; without `cooperative`, one can.
+        let on = literal_flag(s).filter(|on| *on || key == "cooperative");
+        if let Some(on) = on {
             let span = s.map_or(path_span, |s| s.span);
             out.push(one(span, quote!(#method(#on))));
         }
