@@ -248,7 +248,7 @@ impl Kernel {
     /// ```
     /// use chevron_cuda_runtime::{Kernel, KernelInfo, LaunchConfig};
     /// static K: Kernel = Kernel::ptx("k", "k", "/k.ptx", ".entry k() .maxntid 64 { ret; }");
-    /// let info = KernelInfo { maxntid: Some([64, 1, 1]), ..KernelInfo::UNKNOWN };
+    /// let info = KernelInfo { known: true, maxntid: Some([64, 1, 1]), ..KernelInfo::UNKNOWN };
     /// assert!(K.check_launch(&info, &LaunchConfig::new(1u32, 64u32)).is_ok());
     /// assert!(K.check_launch(&info, &LaunchConfig::new(1u32, 128u32)).is_err());
     /// ```

@@ -183,7 +183,7 @@ impl KernelInfo {
         if let Some(c) = self.cluster {
             let mut k = 0;
             while k < 3 {
-                if c[k] == 0 || grid[k] % c[k] != 0 {
+                if c[k] == 0 || !grid[k].is_multiple_of(c[k]) {
                     return Err(Broken::Grid);
                 }
                 k += 1;
