@@ -3,8 +3,9 @@
 use chevron::cudarc::driver::{CudaSlice, CudaView, CudaViewMut};
 use chevron::{config, kernel, launch, stream_attribute, SyncPolicy};
 
-/// y = a·x + y
-#[kernel(ptx = "kernels/saxpy.ptx")]
+/// y = a·x + y. Launched with `cooperative` below only to show the key: `co_resident` says that
+/// is meant, though saxpy never syncs the grid.
+#[kernel(ptx = "kernels/saxpy.ptx", cooperative = "co_resident")]
 fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
 
 #[kernel(ptx = "kernels/saxpy.ptx", name = "saxpy")]

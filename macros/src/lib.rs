@@ -36,6 +36,9 @@ mod report;
 /// | `ptx = "path"` | PTX from `nvcc -ptx`; read and checked at compile time, embedded with `include_str!` (editing it rebuilds) |
 /// | `cuda = "path"` | CUDA C, embedded and compiled by NVRTC the first time the kernel is used in a process, for the device's compute capability; its PTX is checked against the declaration before the first launch |
 /// | `name = "symbol"` | the `.entry` to use, e.g. a C++-mangled template instance; default: the function's name |
+/// | `pdl = "no_upstream_reads"` | the kernel reads nothing the previous kernel writes: `programmatic_serialization` is allowed though it never executes `griddepcontrol.wait` |
+/// | `cooperative = "optional"` | the kernel syncs the grid only when `this_grid().is_valid()`: plain launches are allowed |
+/// | `cooperative = "co_resident"` | the kernel needs its blocks resident together without syncing the grid: `cooperative` launches are allowed |
 ///
 /// Exactly one of `ptx` and `cuda`. Paths are relative to the crate root. Without `name`, an
 /// entry named like the function is used, or else the single C++-mangled entry
@@ -99,6 +102,13 @@ mod report;
 /// the PTX line. Always: no body, generics, `async`, `const`, ABI, `self`, variadics, return
 /// type or patterns; every problem is reported at once, and a rejected declaration still
 /// defines `launch` and `function` so that its call sites do not add errors.
+///
+/// The entry's launch rules are read too (the performance directives `.reqntid`, `.maxntid`,
+/// `.reqnctapercluster`, `.maxclusterrank`, and whether its body executes
+/// `griddepcontrol.wait` or syncs the grid): [`launch!`] checks literal launches against them
+/// at compile time, and every launch is checked before it runs (`Error::KernelConstraint`).
+/// For `cuda = …` they come from `nvcc -ptx` where the build machine has nvcc, else from
+/// NVRTC's output at the first launch.
 ///
 /// # Limitations
 ///
@@ -248,6 +258,14 @@ pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
 /// the third position) is pointed out: the third position is the stream. Every mistake of an
 /// invocation is reported, each at its tokens. Values known only at run time get the same checks
 /// as [`Error::InvalidConfig`](../chevron/enum.Error.html) before the launch.
+///
+/// Against the kernel's own PTX (typed launches, not `config = …`): a literal block that breaks
+/// `.reqntid`/`.maxntid`, a literal `cluster` other than the compiled-in `__cluster_dims__` or
+/// over `.maxclusterrank`, a literal grid that is not a whole number of compiled-in clusters,
+/// `programmatic_serialization` on a kernel that never executes `griddepcontrol.wait`, a
+/// grid-syncing kernel without `cooperative` and `cooperative` on one that never syncs the grid.
+/// Each is a compile error at the launch naming the directive and the PTX line; run-time values
+/// get the same check as `Error::KernelConstraint`.
 #[proc_macro]
 pub fn launch(input: TokenStream) -> TokenStream {
     launch::expand_launch(input.into()).into()

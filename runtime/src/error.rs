@@ -228,6 +228,19 @@ pub enum Error {
         message: String,
     },
 
+    /// The launch breaks a rule the kernel's PTX fixes: its block against `.reqntid`/`.maxntid`,
+    /// its cluster or grid against `.reqnctapercluster`/`.maxclusterrank`,
+    /// `programmatic_serialization` on a kernel that never executes `griddepcontrol.wait`,
+    /// `cooperative` against a grid-wide barrier. The same rules and words as `launch!` applies
+    /// to literal values at compile time, then this launch's values.
+    #[error("launch does not fit the kernel{kernel}: {message}")]
+    KernelConstraint {
+        /// The kernel.
+        kernel: KernelName,
+        /// The rule, naming the directive and the PTX line, and this launch's values.
+        message: String,
+    },
+
     /// A kernel's declared Rust signature does not match its PTX entry.
     #[error("signature mismatch{kernel}: {message}")]
     Signature {

@@ -10,9 +10,11 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
 use cudarc::nvrtc::Ptx;
 
+use crate::config::LaunchConfig;
 use crate::error::{Error, KernelName};
 use crate::launch::ensure_driver;
 use crate::ptx::{self, ParamSig, Unresolved};
+use chevron_cuda_spec::fit::{self, Broken, KernelInfo, LaunchFacts};
 
 /// Contexts served without a lock. One GPU process rarely has more than one context per device;
 /// further contexts go to a locked overflow list.
@@ -70,6 +72,10 @@ pub struct Kernel {
     signature: &'static [ParamSig],
     slots: [OnceLock<(usize, CudaFunction)>; SLOTS],
     overflow: Mutex<Vec<(usize, &'static CudaFunction)>>,
+    /// For CUDA C: the entry as NVRTC compiled it (its directives and body uses), then the
+    /// launch rules read from it.
+    nvrtc_entry: OnceLock<ptx::Entry>,
+    nvrtc_info: OnceLock<KernelInfo>,
 }
 
 impl core::fmt::Debug for Kernel {
@@ -121,6 +127,8 @@ impl Kernel {
             signature,
             slots: [const { OnceLock::new() }; SLOTS],
             overflow: Mutex::new(Vec::new()),
+            nvrtc_entry: OnceLock::new(),
+            nvrtc_info: OnceLock::new(),
         }
     }
 
@@ -258,7 +266,90 @@ impl Kernel {
         })?;
         ptx::check_signature(self.signature, entry)
             .map_err(|m| signature(format!("{path} (compiled by NVRTC): {m}")))?;
+        // The directives do not depend on the compute capability: the first compile's serve.
+        let _ = self.nvrtc_entry.set(entry.clone());
         Ok(entry.name.clone())
+    }
+
+    /// Checks `config` against the rules the kernel's PTX fixes ([`KernelInfo`]): the block
+    /// against `.reqntid`/`.maxntid`, the cluster and grid against `.reqnctapercluster` and
+    /// `.maxclusterrank`, `programmatic_serialization` against `griddepcontrol.wait`,
+    /// `cooperative` against a grid-wide barrier. `info` is the declaration's
+    /// (`__CHEVRON_INFO`); for CUDA C the rules come from NVRTC's output, read when the kernel
+    /// was loaded (call this after [`Self::get`]). A few comparisons.
+    ///
+    /// ```
+    /// use chevron_cuda_runtime::{Kernel, KernelInfo, LaunchConfig};
+    /// static K: Kernel = Kernel::ptx("k", "k", "/k.ptx", ".entry k() .maxntid 64 { ret; }");
+    /// let info = KernelInfo { known: true, maxntid: Some([64, 1, 1]), ..KernelInfo::UNKNOWN };
+    /// assert!(K.check_launch(&info, &LaunchConfig::new(1u32, 64u32)).is_ok());
+    /// assert!(K.check_launch(&info, &LaunchConfig::new(1u32, 128u32)).is_err());
+    /// ```
+    #[inline]
+    pub fn check_launch(&self, info: &KernelInfo, config: &LaunchConfig<'_>) -> Result<(), Error> {
+        let info = if info.known {
+            info
+        } else {
+            match self.nvrtc_info_for(info) {
+                Some(i) => i,
+                None => return Ok(()),
+            }
+        };
+        let arr = |d: crate::Dim3| [d.x, d.y, d.z];
+        let facts = LaunchFacts {
+            grid: Some(arr(config.grid())),
+            block: Some(arr(config.block())),
+            cluster: Some(config.cluster().map(arr)),
+            cooperative: Some(config.has::<crate::Cooperative>()),
+            programmatic_serialization: Some(config.has::<crate::ProgrammaticSerialization>()),
+        };
+        match info.check(&facts) {
+            Ok(()) => Ok(()),
+            Err(broken) => Err(self.constraint_error(info, broken, config)),
+        }
+    }
+
+    /// The rules of a CUDA C kernel, from NVRTC's output and the declaration's options.
+    fn nvrtc_info_for(&self, declared: &KernelInfo) -> Option<&KernelInfo> {
+        if let Some(i) = self.nvrtc_info.get() {
+            return Some(i);
+        }
+        let entry = self.nvrtc_entry.get()?;
+        let file = format!("NVRTC's PTX of {}", self.source.path());
+        let text = fit::read_info(
+            entry,
+            self.name,
+            &file,
+            declared.no_upstream_reads,
+            declared.cooperative,
+        );
+        // Leaked once per kernel and process (a lost race leaks one more).
+        Some(self.nvrtc_info.get_or_init(|| text.leak()))
+    }
+
+    #[cold]
+    fn constraint_error(
+        &self,
+        info: &KernelInfo,
+        broken: Broken,
+        config: &LaunchConfig<'_>,
+    ) -> Error {
+        let d = |d: crate::Dim3| format!("({}, {}, {})", d.x, d.y, d.z);
+        let this = match broken {
+            Broken::Block => format!("block {}", d(config.block())),
+            Broken::Cluster | Broken::ClusterRank => match config.cluster() {
+                Some(c) => format!("cluster {}", d(c)),
+                None => "no cluster".into(),
+            },
+            Broken::Grid => format!("grid {}", d(config.grid())),
+            Broken::PdlWait => "`programmatic_serialization`".into(),
+            Broken::NotCooperative => "no `cooperative`".into(),
+            Broken::NeedlessCooperative => "`cooperative`".into(),
+        };
+        Error::KernelConstraint {
+            kernel: KernelName(Some(self.name)),
+            message: format!("{} (this launch: {this})", info.message(broken)),
+        }
     }
 }
 

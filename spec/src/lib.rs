@@ -4,6 +4,7 @@
 //! compile time without linking cudarc; the runtime builds its types and checks from them.
 #![deny(missing_docs)]
 
+pub mod fit;
 pub mod kinds;
 pub mod limits;
 pub mod ptx;

@@ -5,7 +5,7 @@
 //! Instruction bodies, `.func`s and `.extern` declarations are skipped.
 
 /// One `.entry` (kernel) in a PTX module.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Entry {
     /// The entry's symbol name, as written (C++ names stay mangled).
     pub name: String,
@@ -13,6 +13,61 @@ pub struct Entry {
     pub params: Vec<Param>,
     /// 1-based line of the `.entry` directive.
     pub line: usize,
+    /// Its performance directives (`.maxntid` …), between the parameters and the body.
+    pub directives: Directives,
+    /// What its body executes that matters to how it may be launched.
+    pub uses: BodyUses,
+}
+
+/// Three extents of a directive such as `.maxntid 256, 1, 1` (missing ones are 1), with the
+/// 1-based line the directive is on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DimDirective {
+    /// The extents.
+    pub dims: [u32; 3],
+    /// 1-based line of the directive.
+    pub line: usize,
+}
+
+/// One number of a directive such as `.maxclusterrank 8`, with its line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NumDirective {
+    /// The value.
+    pub value: u32,
+    /// 1-based line of the directive.
+    pub line: usize,
+}
+
+/// The performance directives of an entry: what the compiler fixed about its launches.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Directives {
+    /// `.reqntid`: the block must be exactly this.
+    pub reqntid: Option<DimDirective>,
+    /// `.maxntid` (`__launch_bounds__`): the block may hold at most this many threads in all.
+    pub maxntid: Option<DimDirective>,
+    /// `.reqnctapercluster` (`__cluster_dims__`): the cluster is compiled in.
+    pub reqnctapercluster: Option<DimDirective>,
+    /// `.explicitcluster`: the kernel must be launched with clusters; the line.
+    pub explicitcluster: Option<usize>,
+    /// `.maxclusterrank`: at most this many blocks per cluster.
+    pub maxclusterrank: Option<NumDirective>,
+    /// `.minnctapersm` (`__launch_bounds__`' second argument).
+    pub minnctapersm: Option<NumDirective>,
+}
+
+/// Instructions of an entry's body that decide how it may be launched, each with the 1-based
+/// line of its first occurrence. Only the entry's own body is read (not `.func`s it calls).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BodyUses {
+    /// `griddepcontrol.wait` (`cudaGridDependencySynchronize()`): waits for the previous
+    /// kernel of a programmatic dependent launch.
+    pub griddep_wait: Option<usize>,
+    /// `griddepcontrol.launch_dependents` (`cudaTriggerProgrammaticLaunchCompletion()`).
+    pub griddep_launch_dependents: Option<usize>,
+    /// A read of `%envreg1`/`%envreg2`: the cooperative grid workspace, which
+    /// `cooperative_groups::this_grid()` (and so `this_grid().sync()`) uses; only a cooperative
+    /// launch provides it.
+    pub grid_sync: Option<usize>,
 }
 
 /// One `.param` of an entry.
@@ -535,6 +590,102 @@ fn parse_param(toks: &[Tok<'_>], lines: &[&str]) -> Result<Param, String> {
     }
 }
 
+/// Reads the performance directives after an entry's parameter list, up to its body or `;`.
+/// Unknown directives are skipped; `i` is left at the first token that is not part of one.
+fn parse_directives(toks: &[Tok<'_>], i: &mut usize) -> Result<Directives, String> {
+    let mut d = Directives::default();
+    while let Some(t) = toks.get(*i) {
+        // Only performance directives: a following `.visible .entry` must stay for the caller.
+        const PERFORMANCE: [&str; 10] = [
+            ".reqntid",
+            ".maxntid",
+            ".reqnctapercluster",
+            ".explicitcluster",
+            ".maxclusterrank",
+            ".minnctapersm",
+            ".maxnreg",
+            ".maxnctapersm",
+            ".noreturn",
+            ".blocksareclusters",
+        ];
+        if !PERFORMANCE.contains(&t.text) {
+            break;
+        }
+        *i += 1;
+        // Up to three comma-separated numbers: `.maxntid 256, 1, 1`.
+        let mut nums: Vec<u32> = Vec::new();
+        while nums.len() < 3 {
+            let Some(n) = toks.get(*i) else { break };
+            if !n.text.starts_with(|c: char| c.is_ascii_digit()) {
+                break;
+            }
+            let value = n.text.parse::<u32>().map_err(|_| {
+                format!(
+                    "line {}: `{} {}`: expected a number up to {}",
+                    n.line,
+                    t.text,
+                    quote_line(n.text),
+                    u32::MAX
+                )
+            })?;
+            nums.push(value);
+            *i += 1;
+            match toks.get(*i) {
+                Some(c) if c.text == "," => *i += 1,
+                _ => break,
+            }
+        }
+        let line = t.line;
+        let want = |max: usize| {
+            if (1..=max).contains(&nums.len()) {
+                Ok(())
+            } else {
+                let count = if max == 1 {
+                    "one number".to_string()
+                } else {
+                    format!("1 to {max} numbers")
+                };
+                Err(format!(
+                    "line {line}: `{}` takes {count}, found {}",
+                    t.text,
+                    nums.len()
+                ))
+            }
+        };
+        let dims = |nums: &[u32]| DimDirective {
+            dims: [0, 1, 2].map(|k| nums.get(k).copied().unwrap_or(1)),
+            line,
+        };
+        match t.text {
+            ".reqntid" | ".maxntid" | ".reqnctapercluster" => {
+                want(3)?;
+                let slot = match t.text {
+                    ".reqntid" => &mut d.reqntid,
+                    ".maxntid" => &mut d.maxntid,
+                    _ => &mut d.reqnctapercluster,
+                };
+                *slot = Some(dims(&nums));
+            }
+            ".maxclusterrank" | ".minnctapersm" => {
+                want(1)?;
+                let value = NumDirective {
+                    value: nums[0],
+                    line,
+                };
+                if t.text == ".maxclusterrank" {
+                    d.maxclusterrank = Some(value);
+                } else {
+                    d.minnctapersm = Some(value);
+                }
+            }
+            ".explicitcluster" => d.explicitcluster = Some(line),
+            // `.maxnreg`, `.noreturn` …: not about the launch.
+            _ => {}
+        }
+    }
+    Ok(d)
+}
+
 /// The longest source line quoted in a message; longer ones are cut with `…`.
 const QUOTE_CAP: usize = 160;
 
@@ -581,9 +732,28 @@ pub fn parse_entries(ptx: &str) -> Result<Vec<Entry>, String> {
     let mut entries: Vec<Entry> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let (mut depth, mut is_extern) = (0usize, false);
+    // The entry whose declaration or body is being read: set by `.entry`, ended by the `;` of a
+    // declaration or the `}` closing its body.
+    let mut body_of: Option<usize> = None;
     let mut i = 0;
     while let Some(t) = toks.get(i) {
         i += 1;
+        if depth > 0 {
+            if let Some(e) = body_of.and_then(|k| entries.get_mut(k)) {
+                let next = toks.get(i).map(|n| n.text);
+                let slot = match (t.text, next) {
+                    ("griddepcontrol", Some(".wait")) => Some(&mut e.uses.griddep_wait),
+                    ("griddepcontrol", Some(".launch_dependents")) => {
+                        Some(&mut e.uses.griddep_launch_dependents)
+                    }
+                    ("%envreg1" | "%envreg2", _) => Some(&mut e.uses.grid_sync),
+                    _ => None,
+                };
+                if let Some(slot) = slot {
+                    slot.get_or_insert(t.line);
+                }
+            }
+        }
         match t.text {
             "{" => depth += 1,
             "}" => {
@@ -591,11 +761,22 @@ pub fn parse_entries(ptx: &str) -> Result<Vec<Entry>, String> {
                     .checked_sub(1)
                     .ok_or_else(|| format!("line {}: unbalanced `}}`", t.line))?;
                 is_extern = false;
+                if depth == 0 {
+                    body_of = None;
+                }
             }
-            ";" => is_extern = false,
+            ";" => {
+                is_extern = false;
+                if depth == 0 {
+                    body_of = None;
+                }
+            }
             ".extern" if depth == 0 => is_extern = true,
             // `.extern` applies to the one declaration after it, even if its `;` is missing.
-            ".func" if depth == 0 => is_extern = false,
+            ".func" if depth == 0 => {
+                is_extern = false;
+                body_of = None;
+            }
             ".entry" if depth == 0 => {
                 let name = match toks.get(i) {
                     Some(n) if is_identifier(n.text) && !n.text.starts_with('%') => n.text,
@@ -639,6 +820,7 @@ pub fn parse_entries(ptx: &str) -> Result<Vec<Entry>, String> {
                         ))
                     }
                 }
+                let directives = parse_directives(&toks, &mut i)?;
                 if !is_extern {
                     if !seen.insert(name) {
                         return Err(format!("line {}: duplicate `.entry {name}`", t.line));
@@ -647,7 +829,10 @@ pub fn parse_entries(ptx: &str) -> Result<Vec<Entry>, String> {
                         name: name.to_string(),
                         params,
                         line: t.line,
+                        directives,
+                        uses: BodyUses::default(),
                     });
+                    body_of = Some(entries.len() - 1);
                 }
                 is_extern = false;
             }
@@ -740,6 +925,96 @@ mod tests {
         );
         let es = parse(include_str!("../../kernels/cooperative.ptx"));
         assert_eq!(types(&es[0]), [U64, U64, U64, U32]);
+    }
+
+    #[test]
+    fn directives_and_body_uses_of_the_fixtures() {
+        let src = include_str!("../../kernels/bounds.ptx");
+        let es = parse(src);
+        let line_of = |needle: &str| {
+            src.lines()
+                .position(|l| l.starts_with(needle))
+                .map(|p| p + 1)
+        };
+        let b = &es[0].directives;
+        assert_eq!(es[0].name, "bounded_scale");
+        assert_eq!(
+            b.maxntid,
+            Some(DimDirective {
+                dims: [256, 1, 1],
+                line: line_of(".maxntid").expect("maxntid line")
+            })
+        );
+        assert_eq!((b.reqntid, b.reqnctapercluster), (None, None));
+        let c = &es[1].directives;
+        assert_eq!(es[1].name, "clustered_rank");
+        assert_eq!(c.reqnctapercluster.map(|d| d.dims), Some([2, 1, 1]));
+        assert_eq!(c.explicitcluster, line_of(".explicitcluster"));
+        assert_eq!(es[1].params.len(), 1);
+        let es = parse(include_str!("../../kernels/pdl_checks.ptx"));
+        let uses: Vec<(bool, bool)> = es
+            .iter()
+            .map(|e| {
+                (
+                    e.uses.griddep_wait.is_some(),
+                    e.uses.griddep_launch_dependents.is_some(),
+                )
+            })
+            .collect();
+        assert_eq!(uses, [(false, true), (true, false), (false, false)]);
+        let es = parse(include_str!("../../kernels/cooperative.ptx"));
+        assert!(es[0].uses.grid_sync.is_some());
+        assert!(parse(include_str!("../../kernels/saxpy.ptx"))[0]
+            .uses
+            .grid_sync
+            .is_none());
+    }
+
+    #[test]
+    fn directives_hand_written() {
+        let es = parse(
+            ".entry a() .reqntid 32 .maxclusterrank 8 .minnctapersm 2 .maxnreg 64 { \n\
+               griddepcontrol.wait; }\n\
+             .func f() { griddepcontrol.launch_dependents; mov.u32 %r1, %envreg2; }\n\
+             .entry b(.param .u32 x)\n.maxntid 16, 16\n.reqnctapercluster 4, 2\n{ mov.u32 %r1, %envreg2; }\n\
+             .extern .entry c() .maxntid 1;\n\
+             .entry d() { ret; }",
+        );
+        let a = &es[0];
+        assert_eq!(a.directives.reqntid.map(|d| d.dims), Some([32, 1, 1]));
+        assert_eq!(a.directives.maxclusterrank.map(|d| d.value), Some(8));
+        assert_eq!(
+            a.directives.minnctapersm.map(|d| (d.value, d.line)),
+            Some((2, 1))
+        );
+        assert_eq!(a.uses.griddep_wait, Some(2));
+        // The `.func`'s instructions belong to no entry.
+        assert_eq!(
+            (a.uses.griddep_launch_dependents, a.uses.grid_sync),
+            (None, None)
+        );
+        let b = &es[1];
+        assert_eq!(
+            b.directives.maxntid.map(|d| (d.dims, d.line)),
+            Some(([16, 16, 1], 5))
+        );
+        assert_eq!(
+            b.directives.reqnctapercluster.map(|d| d.dims),
+            Some([4, 2, 1])
+        );
+        assert_eq!(b.uses.grid_sync, Some(7));
+        assert_eq!(es[2].name, "d");
+        assert_eq!(es[2].uses, BodyUses::default());
+        let err = |src: &str| parse_entries(src).expect_err("bad directive");
+        assert_eq!(
+            err(".entry k() .maxntid { }"),
+            "line 1: `.maxntid` takes 1 to 3 numbers, found 0"
+        );
+        assert!(err(".entry k() .maxntid 99999999999 { }").contains("expected a number"));
+        assert_eq!(
+            err(".entry k() .maxclusterrank 1, 2 { }"),
+            "line 1: `.maxclusterrank` takes one number, found 2"
+        );
     }
 
     #[test]
@@ -955,8 +1230,8 @@ mod tests {
         let es: Vec<Entry> = (0..500)
             .map(|i| Entry {
                 name: format!("k{i}"),
-                params: Vec::new(),
                 line: i + 1,
+                ..Entry::default()
             })
             .collect();
         let Err(Unresolved::Missing(msg)) = resolve_entry(&es, "k49x", "`f.ptx`") else {

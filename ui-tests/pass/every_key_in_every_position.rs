@@ -6,8 +6,9 @@ use chevron::{
     ProgrammaticEvent, SyncPolicy,
 };
 
-/// y = a·x + y
-#[chevron::kernel(ptx = "kernels/saxpy.ptx")]
+/// y = a·x + y. The options allow `programmatic_serialization` and `cooperative` on a kernel
+/// that neither waits for the previous one nor syncs the grid.
+#[chevron::kernel(ptx = "kernels/saxpy.ptx", pdl = "no_upstream_reads", cooperative = "co_resident")]
 fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
 
 #[allow(dead_code)]

@@ -5,7 +5,7 @@ extern crate chevron;
 
 use ::chevron::cudarc::driver::{CudaFunction, CudaSlice, CudaStream};
 
-#[::chevron::kernel(ptx = "kernels/saxpy.ptx")]
+#[::chevron::kernel(ptx = "kernels/saxpy.ptx", cooperative = "co_resident")]
 fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
 
 #[allow(dead_code)]

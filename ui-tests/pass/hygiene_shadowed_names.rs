@@ -21,7 +21,7 @@ mod chevron_cuda_runtime {}
 trait DeviceArg {}
 trait ValueArg {}
 
-#[chevron::kernel(ptx = "kernels/saxpy.ptx")]
+#[chevron::kernel(ptx = "kernels/saxpy.ptx", cooperative = "co_resident")]
 fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
 
 fn run(

@@ -1,6 +1,7 @@
 //! The IR of `#[kernel]`: what was written ([`KernelArgs`], [`KernelItem`]) and what the checks
 //! made of it ([`KernelDecl`]). Every node keeps the tokens or spans errors point at.
 
+use chevron_cuda_spec::fit::{CooperativeUse, InfoText};
 use proc_macro2::Span;
 use syn::{Attribute, Ident, LitStr, Signature, Type, Visibility};
 
@@ -30,6 +31,11 @@ pub struct KernelArgs {
     /// Some argument was not understood (and is reported): a missing source is not reported
     /// again, since the source may be what was misspelled.
     pub invalid: bool,
+    /// `pdl = "no_upstream_reads"`: the kernel reads nothing the previous kernel writes, so
+    /// `programmatic_serialization` needs no `griddepcontrol.wait` in it.
+    pub no_upstream_reads: bool,
+    /// `cooperative = "optional"` or `"co_resident"`.
+    pub cooperative: CooperativeUse,
 }
 
 /// The declaration as written: `#[attrs] vis fn name(params);`.
@@ -106,4 +112,10 @@ pub struct KernelDecl {
     pub ident: Ident,
     pub params: Vec<KernelParam>,
     pub source: ResolvedSource,
+    /// What the PTX fixes about launches (`ptx = …`), with its messages; `None` for CUDA C,
+    /// whose PTX the runtime reads. The options below are in it.
+    pub info: Option<InfoText>,
+    /// The declaration's `pdl`/`cooperative` options, for a kernel whose PTX is read at run time.
+    pub no_upstream_reads: bool,
+    pub cooperative: CooperativeUse,
 }

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use chevron_cuda_spec::fit::{read_info, InfoText};
 use chevron_cuda_spec::ptx::{self, Entry, Expected, Unresolved};
 use proc_macro2::Span;
 use quote::ToTokens;
@@ -75,13 +76,18 @@ pub fn check(args: &KernelArgs, item: &KernelItem, cx: &mut Errors) -> Option<Ke
     };
     let abs_path = abs.to_string_lossy().into_owned();
     let mut params = params?;
+    let info;
     let resolved = match source.kind {
-        SourceKind::Cuda => ResolvedSource::Cuda {
-            abs_path,
-            entry: args.name.as_ref().map(|n| n.value()),
-        },
+        SourceKind::Cuda => {
+            info = nvcc_info(args, item, &rel, &abs, &text);
+            ResolvedSource::Cuda {
+                abs_path,
+                entry: args.name.as_ref().map(|n| n.value()),
+            }
+        }
         SourceKind::Ptx => {
             let entry = check_ptx(args, item, &abs, &text, &mut params, cx)?;
+            info = launch_info(args, item, &rel, &abs, &text, &entry);
             ResolvedSource::Ptx { abs_path, entry }
         }
     };
@@ -94,7 +100,65 @@ pub fn check(args: &KernelArgs, item: &KernelItem, cx: &mut Errors) -> Option<Ke
         ident: item.sig.ident.clone(),
         params,
         source: resolved,
+        info,
+        no_upstream_reads: args.no_upstream_reads,
+        cooperative: args.cooperative,
     })
+}
+
+/// For a `cuda = "…"` kernel: its launch rules from `nvcc -ptx`, where the build machine has
+/// `nvcc` (on `PATH`, or in `$CUDA_PATH/bin`, `/usr/local/cuda/bin`), so that `launch!` checks
+/// it at compile time too. `None` (the runtime then reads NVRTC's output before the first
+/// launch) when there is no nvcc, it fails, or `CHEVRON_NVCC=0`. The CUDA C's errors are left
+/// to NVRTC at run time, as without nvcc: the flags differ, and so could the verdict.
+fn nvcc_info(
+    args: &KernelArgs,
+    item: &KernelItem,
+    rel: &str,
+    abs: &Path,
+    text: &str,
+) -> Option<InfoText> {
+    let ptx_text = source::nvcc_ptx(abs, text)?;
+    let entries = ptx::parse_entries(&ptx_text).ok()?;
+    let wanted = match &args.name {
+        Some(n) => n.value(),
+        None => item.sig.ident.to_string(),
+    };
+    let entry = ptx::resolve_entry(&entries, &wanted, rel).ok()?;
+    Some(read_info(
+        entry,
+        &item.sig.ident.to_string(),
+        &format!("nvcc's PTX of {rel}"),
+        args.no_upstream_reads,
+        args.cooperative,
+    ))
+}
+
+/// What the checked entry's PTX fixes about its launches, for `launch!`'s checks and the
+/// runtime's (`rel` is how messages name the file).
+fn launch_info(
+    args: &KernelArgs,
+    item: &KernelItem,
+    rel: &str,
+    abs: &Path,
+    text: &str,
+    entry: &str,
+) -> Option<InfoText> {
+    // Parsed once per file: this reads the cache `check_ptx` filled.
+    let parsed = source::parse_ptx(abs, text);
+    let found = parsed
+        .as_ref()
+        .as_ref()
+        .ok()?
+        .iter()
+        .find(|e| e.name == entry)?;
+    Some(read_info(
+        found,
+        &item.sig.ident.to_string(),
+        rel,
+        args.no_upstream_reads,
+        args.cooperative,
+    ))
 }
 
 /// The directory paths are relative to: the crate root (`CARGO_MANIFEST_DIR`).

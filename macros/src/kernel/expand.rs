@@ -14,6 +14,7 @@ use syn::{Ident, LitStr};
 
 use super::ast::{KernelDecl, KernelItem, KernelParam, ParamKind, ResolvedSource};
 use super::check::expected;
+use chevron_cuda_spec::fit::{CooperativeUse, InfoText};
 use chevron_cuda_spec::ptx::Expected;
 
 /// The module a checked declaration expands to.
@@ -25,7 +26,9 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
         ident,
         params,
         source,
+        ..
     } = decl;
+    let info = info_items(decl.info.as_ref(), decl.no_upstream_reads, decl.cooperative);
     let name = LitStr::new(&ident.to_string(), ident.span());
     let (stream, config) = internal_names(params.iter().map(|q| &q.ident));
     let func = hygienic("__chevron_func");
@@ -110,6 +113,8 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
 
             #(#asserts)*
 
+            #info
+
             #(#[doc = #launch_doc])*
             #[allow(clippy::too_many_arguments)]
             #[inline]
@@ -119,6 +124,7 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
                 #(#decls,)*
             ) -> #p::Result<(), #p::Error> {
                 let #func = #kernel_fn().get(#stream.context())?;
+                #kernel_fn().check_launch(&__CHEVRON_INFO, #config)?;
                 #(#prepare)*
                 let mut #args: [*mut #p::c_void; #n] = [#(#pointers),*];
                 // SAFETY: the parameters match the PTX entry (checked when the declaration was
@@ -145,6 +151,70 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
                 #kernel_fn().function(ctx)
             }
         }
+    }
+}
+
+/// The kernel's launch rules for `launch!`'s compile-time checks and the runtime's: the const
+/// `__CHEVRON_INFO` (only consts, valid in a module and in an `impl`).
+pub fn info_items(
+    info: Option<&InfoText>,
+    no_upstream_reads: bool,
+    cooperative: CooperativeUse,
+) -> TokenStream {
+    let p = quote!(::chevron::__private);
+    let cooperative = match cooperative {
+        CooperativeUse::ByPtx => quote!(#p::CooperativeUse::ByPtx),
+        CooperativeUse::Optional => quote!(#p::CooperativeUse::Optional),
+        CooperativeUse::CoResident => quote!(#p::CooperativeUse::CoResident),
+    };
+    let value = match info {
+        None => quote!(#p::KernelInfo {
+            no_upstream_reads: #no_upstream_reads,
+            cooperative: #cooperative,
+            ..#p::KernelInfo::UNKNOWN
+        }),
+        Some(text) => {
+            let i = &text.info;
+            let dims = |d: Option<[u32; 3]>| match d {
+                Some([x, y, z]) => quote!(#p::Some([#x, #y, #z])),
+                None => quote!(#p::None),
+            };
+            let (reqntid, maxntid, cluster) = (dims(i.reqntid), dims(i.maxntid), dims(i.cluster));
+            let rank = match i.max_cluster_rank {
+                Some(r) => quote!(#p::Some(#r)),
+                None => quote!(#p::None),
+            };
+            let (waits, triggers, grid_sync) = (i.waits, i.triggers, i.grid_sync);
+            let [block, cl, rank_m, grid, pdl, not_coop, needless] = &text.messages;
+            quote!(#p::KernelInfo {
+                known: true,
+                reqntid: #reqntid,
+                maxntid: #maxntid,
+                cluster: #cluster,
+                max_cluster_rank: #rank,
+                waits: #waits,
+                triggers: #triggers,
+                grid_sync: #grid_sync,
+                no_upstream_reads: #no_upstream_reads,
+                cooperative: #cooperative,
+                messages: #p::Messages {
+                    block: #block,
+                    cluster: #cl,
+                    cluster_rank: #rank_m,
+                    grid: #grid,
+                    pdl_wait: #pdl,
+                    not_cooperative: #not_coop,
+                    needless_cooperative: #needless,
+                },
+            })
+        }
+    };
+    quote! {
+        /// What the kernel's PTX fixes about its launches; `launch!` checks literal launches
+        /// against it at compile time, the launch checks every config before it runs.
+        #[doc(hidden)]
+        #[allow(dead_code)]
+        pub const __CHEVRON_INFO: #p::KernelInfo = #value;
     }
 }
 
@@ -295,6 +365,7 @@ pub fn expand_stub(item: &KernelItem) -> TokenStream {
     });
     let (stream, config) = internal_names(names.collect::<Vec<_>>().into_iter());
     let (impl_generics, _, where_clause) = sig.generics.split_for_impl();
+    let stub_info = info_items(None, false, CooperativeUse::ByPtx);
     let stub_launcher = if sig.generics.params.is_empty() {
         launcher(&p, ident, quote!(#(#typed,)*), quote!(loop {}))
     } else {
@@ -305,6 +376,8 @@ pub fn expand_stub(item: &KernelItem) -> TokenStream {
         #vis mod #ident {
             #[allow(unused_imports)]
             use super::*;
+
+            #stub_info
 
             /// Not generated: `#[kernel]` reported an error for this declaration.
             #[allow(unused_variables, clippy::too_many_arguments)]

@@ -4,10 +4,13 @@ use proc_macro2::{Span, TokenStream, TokenTree};
 use syn::parse::{ParseStream, Parser};
 use syn::{Attribute, Block, LitStr, Signature, Token, Visibility};
 
+use chevron_cuda_spec::fit::CooperativeUse;
+
 use super::ast::{KernelArgs, KernelItem, SourceArg, SourceKind};
 use crate::report::Errors;
 
-const KEYS: &str = "`ptx = \"….ptx\"`, `cuda = \"….cu\"` or `name = \"…\"`";
+const KEYS: &str = "`ptx = \"….ptx\"`, `cuda = \"….cu\"`, `name = \"…\"`, \
+                    `pdl = \"no_upstream_reads\"` or `cooperative = \"optional\"`/`\"co_resident\"`";
 
 /// Parses the attribute's arguments, recording every problem in `cx`.
 ///
@@ -121,9 +124,44 @@ fn parse_arg(
                 out.name = Some(name);
             }
         }
+        "pdl" => {
+            let v = string_value(&meta, "pdl", "no_upstream_reads")?;
+            if v.value() != "no_upstream_reads" {
+                cx.error(
+                    v.span(),
+                    "`pdl` takes `\"no_upstream_reads\"`: the kernel reads nothing the previous \
+                     kernel writes, so a programmatic dependent launch of it needs no \
+                     `griddepcontrol.wait`",
+                );
+            } else if out.no_upstream_reads {
+                cx.push(meta.error("duplicate `pdl`"));
+            } else {
+                out.no_upstream_reads = true;
+            }
+        }
+        "cooperative" => {
+            let v = string_value(&meta, "cooperative", "optional")?;
+            let use_ = match v.value().as_str() {
+                "optional" => CooperativeUse::Optional,
+                "co_resident" => CooperativeUse::CoResident,
+                _ => {
+                    cx.error(
+                        v.span(),
+                        "`cooperative` takes `\"optional\"` (the kernel syncs the grid only when \
+                         `this_grid().is_valid()`) or `\"co_resident\"` (it needs its blocks \
+                         resident together without syncing the grid)",
+                    );
+                    return Ok(());
+                }
+            };
+            if out.cooperative != CooperativeUse::ByPtx {
+                cx.push(meta.error("duplicate `cooperative`"));
+            }
+            out.cooperative = use_;
+        }
         _ => {
             out.invalid = true;
-            let hint = ["ptx", "cuda", "name"]
+            let hint = ["ptx", "cuda", "name", "pdl", "cooperative"]
                 .into_iter()
                 .find(|k| k.eq_ignore_ascii_case(&key))
                 .map_or(String::new(), |k| {

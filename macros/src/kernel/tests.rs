@@ -170,7 +170,8 @@ fn struct_by_value_gets_device_repr_and_size_assertions() {
     let consts: Vec<String> = items(m)
         .iter()
         .filter_map(|i| match i {
-            Item::Const(c) => Some(text(&c.expr)),
+            // The unnamed consts are the assertions (`__CHEVRON_INFO` is the launch rules).
+            Item::Const(c) if c.ident == "_" => Some(text(&c.expr)),
             _ => None,
         })
         .collect();
@@ -442,4 +443,38 @@ fn messages_about_huge_files_stay_short() {
     assert!(missing[0].contains("and 99992 more"), "{missing:?}");
     assert!(extra[0].contains("declares 1 parameter,"), "{extra:?}");
     assert!(unknown[0].contains("and 9984 more"), "{unknown:?}");
+}
+
+#[test]
+fn launch_rules_const_holds_the_directives_and_messages() {
+    let file = expand(
+        src("ptx", "bounds.ptx"),
+        quote!(
+            fn bounded_scale(x: &CudaSlice<f32>, y: &mut CudaSlice<f32>, n: u32);
+        ),
+    );
+    assert!(errors(&file).is_empty(), "{:?}", errors(&file));
+    let info = items(module(&file))
+        .iter()
+        .find_map(|i| match i {
+            Item::Const(c) if c.ident == "__CHEVRON_INFO" => Some(text(&c.expr)),
+            _ => None,
+        })
+        .expect("__CHEVRON_INFO");
+    assert!(info.contains("known : true"), "{info}");
+    assert!(
+        info.contains("maxntid : :: chevron :: __private :: Some ([256u32 , 1u32 , 1u32])"),
+        "{info}"
+    );
+    assert!(
+        info.contains("cluster : :: chevron :: __private :: None"),
+        "{info}"
+    );
+    assert!(info.contains("`.maxntid 256, 1, 1`"), "{info}");
+    // The launch checks the rules at run time, before launching.
+    let all = quote!(#file).to_string();
+    assert!(
+        all.contains("check_launch (& __CHEVRON_INFO"),
+        "no run-time check"
+    );
 }

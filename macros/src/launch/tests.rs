@@ -488,3 +488,35 @@ fn positions_may_be_variables_named_like_keywords() {
     let e = errors(try_launch(quote!(dyn f<<<1, 1, cooperative>>>())));
     assert!(e[0].starts_with("missing the stream"), "{e:?}");
 }
+
+#[test]
+fn literal_values_are_checked_against_the_kernels_rules_in_const_blocks() {
+    let text = |stmts: &[Stmt]| quote!(#(#stmts)*).to_string();
+    let s = launch(quote!(k<<<(6, 1), 512, s, cluster = 2, programmatic_serialization>>>(x)));
+    let all = text(&s);
+    for call in [
+        "check_block ([512u32 , 1u32 , 1u32])",
+        "check_cluster (:: chevron :: __private :: Some ([2u32 , 1u32 , 1u32]))",
+        "check_grid ([6u32 , 1u32 , 1u32])",
+        "check_serialization (true)",
+        "check_cooperative (false)",
+    ] {
+        assert!(all.contains(call), "{call} missing in {all}");
+    }
+    assert_eq!(all.matches("const {").count(), 5, "{all}");
+    assert!(all.contains("& k :: __CHEVRON_INFO"), "{all}");
+    // Run-time values are checked at run time only.
+    let all = text(&launch(
+        quote!(k<<<g, b, s, cluster = c, cooperative = on>>>(x)),
+    ));
+    assert!(!all.contains("const {"), "{all}");
+    // Without the flags: only a grid-syncing kernel can fail (it needs `cooperative`).
+    let all = text(&launch(quote!(k<<<g, b, s>>>(x))));
+    assert_eq!(all.matches("const {").count(), 1, "{all}");
+    assert!(all.contains("check_cooperative (false)"), "{all}");
+    let all = text(&launch(quote!(k<<<config = cfg, s>>>(x))));
+    assert!(!all.contains("__CHEVRON_INFO"), "{all}");
+    // `dyn` launches have no kernel info.
+    let all = text(&launch(quote!(dyn f<<<1, 1024, s>>>(&x))));
+    assert!(!all.contains("__CHEVRON_INFO"), "{all}");
+}

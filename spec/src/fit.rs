@@ -1,0 +1,511 @@
+//! Whether a launch fits what the kernel's PTX fixed about it: its block against `.reqntid` /
+//! `.maxntid`, its cluster and grid against `.reqnctapercluster` / `.maxclusterrank`, a
+//! programmatic dependent launch against `griddepcontrol.wait`, and `cooperative` against a
+//! grid-wide barrier.
+//!
+//! One rule set for both times: `#[kernel]` reads the PTX and emits a [`KernelInfo`] const whose
+//! messages are written out in full (a const panic can print a `&str`, not format numbers);
+//! `launch!` calls the `const fn` checks below on its literal values in a `const` block, and the
+//! runtime calls [`KernelInfo::check`] on the config before each launch.
+
+use crate::ptx::Entry;
+
+/// How a kernel that `#[kernel]` declares relates to `cooperative` launches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CooperativeUse {
+    /// Decided by the PTX: a kernel that syncs the grid needs `cooperative`, one that does not
+    /// is not launched with it.
+    #[default]
+    ByPtx,
+    /// `cooperative = "optional"`: the kernel syncs the grid only when
+    /// `this_grid().is_valid()`, so plain launches are fine too.
+    Optional,
+    /// `cooperative = "co_resident"`: the kernel relies on all its blocks being resident
+    /// together without `this_grid().sync()`, so `cooperative` is wanted anyway.
+    CoResident,
+}
+
+/// The messages of a [`KernelInfo`], one per rule; empty where the rule cannot fail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Messages {
+    /// The block breaks `.reqntid` or `.maxntid`.
+    pub block: &'static str,
+    /// A `cluster` attribute that differs from `.reqnctapercluster`.
+    pub cluster: &'static str,
+    /// A cluster over `.maxclusterrank` blocks.
+    pub cluster_rank: &'static str,
+    /// A grid that is not a whole number of compiled-in clusters.
+    pub grid: &'static str,
+    /// `programmatic_serialization` on a kernel that never waits.
+    pub pdl_wait: &'static str,
+    /// A grid-syncing kernel launched without `cooperative`.
+    pub not_cooperative: &'static str,
+    /// `cooperative` on a kernel that never syncs the grid.
+    pub needless_cooperative: &'static str,
+}
+
+impl Messages {
+    /// No messages: for a kernel whose PTX is not known yet.
+    pub const NONE: Messages = Messages {
+        block: "",
+        cluster: "",
+        cluster_rank: "",
+        grid: "",
+        pdl_wait: "",
+        not_cooperative: "",
+        needless_cooperative: "",
+    };
+}
+
+/// What a kernel's PTX fixes about its launches, with the message for each broken rule.
+///
+/// `#[kernel]` emits one per declaration as the associated const `__CHEVRON_INFO`. For a
+/// `cuda = "…"` kernel the PTX is only known after NVRTC ran: its const has `known == false`
+/// and the runtime builds the full one from NVRTC's output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelInfo {
+    /// Whether the fields below come from the kernel's PTX.
+    pub known: bool,
+    /// `.reqntid`: the exact block.
+    pub reqntid: Option<[u32; 3]>,
+    /// `.maxntid`: the most threads in a block (its product).
+    pub maxntid: Option<[u32; 3]>,
+    /// `.reqnctapercluster`: the compiled-in cluster.
+    pub cluster: Option<[u32; 3]>,
+    /// `.maxclusterrank`: the most blocks in a cluster.
+    pub max_cluster_rank: Option<u32>,
+    /// The body executes `griddepcontrol.wait`.
+    pub waits: bool,
+    /// The body executes `griddepcontrol.launch_dependents`.
+    pub triggers: bool,
+    /// The body uses the cooperative grid workspace (`this_grid().sync()`).
+    pub grid_sync: bool,
+    /// `pdl = "no_upstream_reads"`: the kernel reads nothing the previous kernel writes.
+    pub no_upstream_reads: bool,
+    /// `cooperative = "…"` on the declaration.
+    pub cooperative: CooperativeUse,
+    /// The messages, naming the directive and the PTX file and line.
+    pub messages: Messages,
+}
+
+/// A launch's values as far as they are known: `None` where a value is decided at run time
+/// (at compile time, a non-literal expression).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct LaunchFacts {
+    /// The grid.
+    pub grid: Option<[u32; 3]>,
+    /// The block.
+    pub block: Option<[u32; 3]>,
+    /// The `cluster` attribute: `Some(None)` when there is none.
+    pub cluster: Option<Option<[u32; 3]>>,
+    /// `cooperative`.
+    pub cooperative: Option<bool>,
+    /// `programmatic_serialization`.
+    pub programmatic_serialization: Option<bool>,
+}
+
+/// The first rule a launch breaks; [`KernelInfo::message`] says it in words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Broken {
+    /// [`Messages::block`].
+    Block,
+    /// [`Messages::cluster`].
+    Cluster,
+    /// [`Messages::cluster_rank`].
+    ClusterRank,
+    /// [`Messages::grid`].
+    Grid,
+    /// [`Messages::pdl_wait`].
+    PdlWait,
+    /// [`Messages::not_cooperative`].
+    NotCooperative,
+    /// [`Messages::needless_cooperative`].
+    NeedlessCooperative,
+}
+
+const fn product(d: [u32; 3]) -> u64 {
+    d[0] as u64 * d[1] as u64 * d[2] as u64
+}
+
+const fn same(a: [u32; 3], b: [u32; 3]) -> bool {
+    a[0] == b[0] && a[1] == b[1] && a[2] == b[2]
+}
+
+impl KernelInfo {
+    /// The info of a kernel whose PTX is not known (yet): no rule can fail.
+    pub const UNKNOWN: KernelInfo = KernelInfo {
+        known: false,
+        reqntid: None,
+        maxntid: None,
+        cluster: None,
+        max_cluster_rank: None,
+        waits: false,
+        triggers: false,
+        grid_sync: false,
+        no_upstream_reads: false,
+        cooperative: CooperativeUse::ByPtx,
+        messages: Messages::NONE,
+    };
+
+    /// The block against `.reqntid` and `.maxntid`.
+    pub const fn check_block(&self, block: [u32; 3]) -> Result<(), Broken> {
+        if let Some(req) = self.reqntid {
+            if !same(req, block) {
+                return Err(Broken::Block);
+            }
+        }
+        if let Some(max) = self.maxntid {
+            if product(block) > product(max) {
+                return Err(Broken::Block);
+            }
+        }
+        Ok(())
+    }
+
+    /// The `cluster` attribute (`None`: none) against `.reqnctapercluster` and
+    /// `.maxclusterrank`.
+    pub const fn check_cluster(&self, cluster: Option<[u32; 3]>) -> Result<(), Broken> {
+        if let (Some(fixed), Some(given)) = (self.cluster, cluster) {
+            if !same(fixed, given) {
+                return Err(Broken::Cluster);
+            }
+        }
+        if let (Some(max), Some(given)) = (self.max_cluster_rank, cluster) {
+            if product(given) > max as u64 {
+                return Err(Broken::ClusterRank);
+            }
+        }
+        Ok(())
+    }
+
+    /// The grid against the compiled-in cluster: a whole number of clusters in each dimension.
+    pub const fn check_grid(&self, grid: [u32; 3]) -> Result<(), Broken> {
+        if let Some(c) = self.cluster {
+            let mut k = 0;
+            while k < 3 {
+                if c[k] == 0 || !grid[k].is_multiple_of(c[k]) {
+                    return Err(Broken::Grid);
+                }
+                k += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// `programmatic_serialization` against `griddepcontrol.wait`.
+    pub const fn check_serialization(&self, on: bool) -> Result<(), Broken> {
+        if on && self.known && !self.waits && !self.no_upstream_reads {
+            return Err(Broken::PdlWait);
+        }
+        Ok(())
+    }
+
+    /// `cooperative` against the grid-wide barrier.
+    pub const fn check_cooperative(&self, on: bool) -> Result<(), Broken> {
+        if !self.known {
+            return Ok(());
+        }
+        match (on, self.grid_sync, self.cooperative) {
+            (false, true, CooperativeUse::ByPtx | CooperativeUse::CoResident) => {
+                Err(Broken::NotCooperative)
+            }
+            (true, false, CooperativeUse::ByPtx | CooperativeUse::Optional) => {
+                Err(Broken::NeedlessCooperative)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Every rule over what is known of a launch, in the order the launch is written (block,
+    /// cluster, grid, then the flags); the first broken one.
+    pub const fn check(&self, l: &LaunchFacts) -> Result<(), Broken> {
+        macro_rules! rule {
+            ($e:expr) => {
+                if let Err(b) = $e {
+                    return Err(b);
+                }
+            };
+        }
+        if let Some(b) = l.block {
+            rule!(self.check_block(b));
+        }
+        if let Some(c) = l.cluster {
+            rule!(self.check_cluster(c));
+        }
+        if let Some(g) = l.grid {
+            rule!(self.check_grid(g));
+        }
+        if let Some(on) = l.programmatic_serialization {
+            rule!(self.check_serialization(on));
+        }
+        if let Some(on) = l.cooperative {
+            rule!(self.check_cooperative(on));
+        }
+        Ok(())
+    }
+
+    /// The message of a broken rule.
+    pub const fn message(&self, broken: Broken) -> &'static str {
+        let m = &self.messages;
+        match broken {
+            Broken::Block => m.block,
+            Broken::Cluster => m.cluster,
+            Broken::ClusterRank => m.cluster_rank,
+            Broken::Grid => m.grid,
+            Broken::PdlWait => m.pdl_wait,
+            Broken::NotCooperative => m.not_cooperative,
+            Broken::NeedlessCooperative => m.needless_cooperative,
+        }
+    }
+
+    /// For `launch!`'s const checks: `""` when `r` is `Ok`, the message otherwise.
+    pub const fn verdict(&self, r: Result<(), Broken>) -> &'static str {
+        match r {
+            Ok(()) => "",
+            Err(b) => self.message(b),
+        }
+    }
+}
+
+/// A [`KernelInfo`] as read from an entry, with owned messages: `#[kernel]` writes it out as a
+/// const, the runtime leaks one per `cuda = "…"` kernel (once per process).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InfoText {
+    /// The info, with empty messages.
+    pub info: KernelInfo,
+    /// The messages, in the order of [`Messages`]' fields.
+    pub messages: [String; 7],
+}
+
+fn dims_text(d: [u32; 3]) -> String {
+    format!("({}, {}, {})", d[0], d[1], d[2])
+}
+
+/// Reads the rules of `entry`. `name` is the kernel's name in messages, `file` how they name
+/// the PTX (`kernels/bounds.ptx`, or the `.cu` file and "compiled by NVRTC").
+pub fn read_info(
+    entry: &Entry,
+    name: &str,
+    file: &str,
+    no_upstream_reads: bool,
+    cooperative: CooperativeUse,
+) -> InfoText {
+    let d = &entry.directives;
+    let u = &entry.uses;
+    let info = KernelInfo {
+        known: true,
+        reqntid: d.reqntid.map(|x| x.dims),
+        maxntid: d.maxntid.map(|x| x.dims),
+        cluster: d.reqnctapercluster.map(|x| x.dims),
+        max_cluster_rank: d.maxclusterrank.map(|x| x.value),
+        waits: u.griddep_wait.is_some(),
+        triggers: u.griddep_launch_dependents.is_some(),
+        grid_sync: u.grid_sync.is_some(),
+        no_upstream_reads,
+        cooperative,
+        messages: Messages::NONE,
+    };
+    let block = match (d.reqntid, d.maxntid) {
+        (Some(r), _) => {
+            let [x, y, z] = r.dims;
+            format!(
+                "kernel `{name}` is compiled with `.reqntid {x}, {y}, {z}` ({file}:{}): it launches \
+                 only with a block of exactly {}; use that block",
+                r.line,
+                dims_text(r.dims)
+            )
+        }
+        (None, Some(m)) => {
+            let [x, y, z] = m.dims;
+            format!(
+                "kernel `{name}` is compiled with `.maxntid {x}, {y}, {z}` ({file}:{}, from \
+                 `__launch_bounds__`): a block of more than {} threads cannot launch it; use a \
+                 smaller block, or raise the kernel's bound",
+                m.line,
+                u64::from(x) * u64::from(y) * u64::from(z)
+            )
+        }
+        (None, None) => String::new(),
+    };
+    let (cluster, grid) = match d.reqnctapercluster {
+        Some(c) => {
+            let [x, y, z] = c.dims;
+            let text = dims_text(c.dims);
+            (
+                format!(
+                    "kernel `{name}` is compiled with `.reqnctapercluster {x}, {y}, {z}` \
+                     ({file}:{}, from `__cluster_dims__`): a `cluster` other than {text} conflicts \
+                     with it; leave `cluster` out (the compiled-in clusters apply) or \
+                     make it {text}",
+                    c.line
+                ),
+                format!(
+                    "kernel `{name}` runs in clusters of {text} blocks (`.reqnctapercluster` at \
+                     {file}:{}): its grid must be a whole number of clusters; make each grid \
+                     extent a multiple of the cluster's",
+                    c.line
+                ),
+            )
+        }
+        None => (String::new(), String::new()),
+    };
+    let cluster_rank = d.maxclusterrank.map_or(String::new(), |m| {
+        format!(
+            "kernel `{name}` is compiled with `.maxclusterrank {}` ({file}:{}): a cluster of more \
+             than {} blocks cannot launch it; use a smaller `cluster`",
+            m.value, m.line, m.value
+        )
+    });
+    let pdl_wait = format!(
+        "kernel `{name}` never executes `griddepcontrol.wait` ({file}, entry at line {}): with \
+         `programmatic_serialization` it can start before the previous kernel has finished and \
+         read that kernel's output before it is written; call `cudaGridDependencySynchronize()` \
+         before reading it, or, if the kernel reads nothing the previous kernel writes, declare \
+         it with `#[kernel(…, pdl = \"no_upstream_reads\")]`",
+        entry.line
+    );
+    let not_cooperative = u.grid_sync.map_or(String::new(), |line| {
+        format!(
+            "kernel `{name}` syncs the whole grid ({file}:{line} reads the cooperative grid \
+             workspace, as `this_grid().sync()` does): launch it with `cooperative`; a plain \
+             launch has no grid barrier, and after one cooperative launch of the function the \
+             driver may let plain ones pass unnoticed; if the kernel syncs only when \
+             `this_grid().is_valid()`, declare it with `#[kernel(…, cooperative = \"optional\")]`"
+        )
+    });
+    let needless_cooperative = format!(
+        "kernel `{name}` never syncs the whole grid ({file}, entry at line {}): `cooperative` only \
+         limits its grid to what fits on the GPU at once; remove `cooperative`, or, if the kernel \
+         relies on all its blocks being resident together, declare it with \
+         `#[kernel(…, cooperative = \"co_resident\")]`",
+        entry.line
+    );
+    InfoText {
+        info,
+        messages: [
+            block,
+            cluster,
+            cluster_rank,
+            grid,
+            pdl_wait,
+            not_cooperative,
+            needless_cooperative,
+        ],
+    }
+}
+
+impl InfoText {
+    /// The info with its messages leaked (`'static`): for kernels whose PTX is read at run time,
+    /// once per kernel and process.
+    pub fn leak(self) -> KernelInfo {
+        let [block, cluster, cluster_rank, grid, pdl_wait, not_cooperative, needless_cooperative] =
+            self.messages.map(|m| &*String::leak(m));
+        KernelInfo {
+            messages: Messages {
+                block,
+                cluster,
+                cluster_rank,
+                grid,
+                pdl_wait,
+                not_cooperative,
+                needless_cooperative,
+            },
+            ..self.info
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ptx::parse_entries;
+
+    fn info(src: &str, k: usize) -> KernelInfo {
+        let es = parse_entries(src).expect("PTX parses");
+        read_info(&es[k], &es[k].name, "k.ptx", false, CooperativeUse::ByPtx).leak()
+    }
+
+    #[test]
+    fn block_against_reqntid_and_maxntid() {
+        let i = info(".entry k() .reqntid 128, 2 { ret; }", 0);
+        assert_eq!(i.reqntid, Some([128, 2, 1]));
+        assert_eq!(i.check_block([128, 2, 1]), Ok(()));
+        assert_eq!(i.check_block([256, 1, 1]), Err(Broken::Block));
+        assert!(i
+            .message(Broken::Block)
+            .starts_with("kernel `k` is compiled with `.reqntid 128, 2, 1` (k.ptx:1)"));
+        let i = info(".entry k()\n.maxntid 256, 1, 1\n{ ret; }", 0);
+        assert_eq!(i.check_block([16, 16, 1]), Ok(()));
+        assert_eq!(i.check_block([16, 16, 2]), Err(Broken::Block));
+        assert!(i
+            .message(Broken::Block)
+            .contains("(k.ptx:2, from `__launch_bounds__`)"));
+    }
+
+    #[test]
+    fn cluster_and_grid() {
+        let i = info(
+            ".entry k() .explicitcluster .reqnctapercluster 2, 1, 1 { ret; }",
+            0,
+        );
+        assert_eq!(i.check_cluster(None), Ok(()));
+        assert_eq!(i.check_cluster(Some([2, 1, 1])), Ok(()));
+        assert_eq!(i.check_cluster(Some([4, 1, 1])), Err(Broken::Cluster));
+        assert_eq!(i.check_grid([6, 1, 1]), Ok(()));
+        assert_eq!(i.check_grid([7, 1, 1]), Err(Broken::Grid));
+        let i = info(".entry k() .maxclusterrank 4 { ret; }", 0);
+        assert_eq!(i.check_cluster(Some([2, 2, 1])), Ok(()));
+        assert_eq!(i.check_cluster(Some([8, 1, 1])), Err(Broken::ClusterRank));
+        assert_eq!(i.check_grid([7, 1, 1]), Ok(()));
+    }
+
+    #[test]
+    fn pdl_and_cooperative() {
+        let src = ".entry w() { griddepcontrol.wait; ret; }\n\
+                   .entry n() { ret; }\n\
+                   .entry g() { mov.u32 %r1, %envreg1; ret; }";
+        let (w, n, g) = (info(src, 0), info(src, 1), info(src, 2));
+        assert_eq!(w.check_serialization(true), Ok(()));
+        assert_eq!(n.check_serialization(true), Err(Broken::PdlWait));
+        assert_eq!(n.check_serialization(false), Ok(()));
+        assert_eq!(g.check_cooperative(false), Err(Broken::NotCooperative));
+        assert_eq!(g.check_cooperative(true), Ok(()));
+        assert_eq!(n.check_cooperative(true), Err(Broken::NeedlessCooperative));
+        assert!(g.message(Broken::NotCooperative).contains("k.ptx:3"));
+        let opt_out = KernelInfo {
+            no_upstream_reads: true,
+            cooperative: CooperativeUse::CoResident,
+            ..n
+        };
+        assert_eq!(opt_out.check_serialization(true), Ok(()));
+        assert_eq!(opt_out.check_cooperative(true), Ok(()));
+        let optional = KernelInfo {
+            cooperative: CooperativeUse::Optional,
+            ..g
+        };
+        assert_eq!(optional.check_cooperative(false), Ok(()));
+        // Unknown PTX: nothing fails.
+        assert_eq!(KernelInfo::UNKNOWN.check_serialization(true), Ok(()));
+        assert_eq!(KernelInfo::UNKNOWN.check_cooperative(true), Ok(()));
+    }
+
+    #[test]
+    fn check_takes_the_first_broken_rule_in_written_order() {
+        let i = info(".entry k() .maxntid 64 .reqnctapercluster 2 { ret; }", 0);
+        let l = LaunchFacts {
+            grid: Some([3, 1, 1]),
+            block: Some([128, 1, 1]),
+            cluster: Some(None),
+            cooperative: Some(true),
+            programmatic_serialization: Some(true),
+        };
+        assert_eq!(i.check(&l), Err(Broken::Block));
+        let l = LaunchFacts { block: None, ..l };
+        assert_eq!(i.check(&l), Err(Broken::Grid));
+        assert_eq!(i.check(&LaunchFacts::default()), Ok(()));
+        // Usable in a const.
+        const I: KernelInfo = KernelInfo::UNKNOWN;
+        const V: &str = I.verdict(I.check_block([2048, 1, 1]));
+        assert_eq!(V, "");
+    }
+}
