@@ -44,8 +44,9 @@ mod report;
 ///
 /// # What it generates
 ///
-/// The declaration becomes a module of the same name, with the declaration's docs, attributes
-/// and visibility:
+/// The declaration becomes a type of the same name (`struct saxpy<'a> { … }`, braced, so the
+/// name is free in the value namespace), with the declaration's docs, attributes and
+/// visibility, and these associated functions:
 ///
 /// - `saxpy::launch(&stream, &config, n, a, &x, &mut y) -> Result<(), chevron::Error>`: an
 ///   `unsafe fn` with the declared parameters after the stream and a `&LaunchConfig` (which can
@@ -102,11 +103,9 @@ mod report;
 ///
 /// # Limitations
 ///
-/// - Parameter types are resolved in the module around the declaration (the generated module
-///   starts with `use super::*;`): declare kernels at module level. Inside a function body the
-///   body's own `use` and items are out of the module's reach (rustc then reports
-///   "cannot find type `CudaSlice` in this scope"); name the types by path there
-///   (`&chevron::cudarc::driver::CudaSlice<f32>`).
+/// - Parameter types are resolved where the declaration is written: at module level, or inside a
+///   function body with the body's own `use`s and items (the type and its `impl` are items of
+///   that scope).
 /// - The source must be a regular file of at most 64 MiB (a bound on what a wrong path can make
 ///   the compiler read); each file is read and parsed once per compilation, however many
 ///   declarations name it.
