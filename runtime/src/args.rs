@@ -338,3 +338,30 @@ fn signature_mismatch<const N: usize>(kernel: &[u32], slots: &ArgSlots<'_, N>) -
         message,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mismatch_messages_give_the_count_and_the_sizes() {
+        let (n, a, wide) = (1u32, 2.0f32, 3u64);
+        let mut slots: ArgSlots<'_, 2> = ArgSlots::new();
+        slots.set(0, ArgSlot::value(&n));
+        slots.set(1, ArgSlot::value(&a));
+        let count = signature_mismatch(&[4, 4, 8, 8], &slots).to_string();
+        assert!(
+            count.contains("takes 4 parameters (sizes in bytes: 4, 4, 8, 8)")
+                && count.contains("passes 2 arguments (4, 4)"),
+            "{count}"
+        );
+        let mut slots: ArgSlots<'_, 2> = ArgSlots::new();
+        slots.set(0, ArgSlot::value(&wide));
+        slots.set(1, ArgSlot::value(&a));
+        let size = signature_mismatch(&[4, 4], &slots).to_string();
+        assert!(
+            size.contains("argument 1 of the `dyn` launch is 8 bytes, but the kernel's parameter 1 is 4 bytes"),
+            "{size}"
+        );
+    }
+}
