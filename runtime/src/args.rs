@@ -254,41 +254,26 @@ fn check_params<const N: usize>(
     func: &CudaFunction,
     slots: &ArgSlots<'_, N>,
 ) -> Result<(), Error> {
-    #[cfg(not(any(
-        feature = "cuda-12000",
-        feature = "cuda-12010",
-        feature = "cuda-12020",
-        feature = "cuda-12030"
-    )))]
-    {
-        let info = crate::kernel::function_info(func);
-        let sizes = info.params.get_or_init(|| {
-            // The call needs the function's context current; a failure leaves the launch
-            // unchecked, as before (the launch itself reports a broken context).
-            let _ = stream.context().bind_to_thread();
-            crate::driver::param_sizes(func)
-                .ok()
-                .flatten()
-                .map(Vec::into_boxed_slice)
-        });
-        if let Some(sizes) = sizes {
-            let matches = sizes.len() == N
-                && sizes
-                    .iter()
-                    .zip(&slots.slots)
-                    .all(|(size, slot)| slot.as_ref().is_some_and(|s| s.size == *size));
-            if !matches {
-                return Err(signature_mismatch(sizes, slots));
-            }
+    let info = crate::kernel::function_info(func);
+    let sizes = info.params.get_or_init(|| {
+        // The call needs the function's context current; a failure leaves the launch
+        // unchecked, as before (the launch itself reports a broken context).
+        let _ = stream.context().bind_to_thread();
+        crate::driver::param_sizes(func)
+            .ok()
+            .flatten()
+            .map(Vec::into_boxed_slice)
+    });
+    if let Some(sizes) = sizes {
+        let matches = sizes.len() == N
+            && sizes
+                .iter()
+                .zip(&slots.slots)
+                .all(|(size, slot)| slot.as_ref().is_some_and(|s| s.size == *size));
+        if !matches {
+            return Err(signature_mismatch(sizes, slots));
         }
     }
-    #[cfg(any(
-        feature = "cuda-12000",
-        feature = "cuda-12010",
-        feature = "cuda-12020",
-        feature = "cuda-12030"
-    ))]
-    let _ = (stream, func, slots);
     Ok(())
 }
 

@@ -176,6 +176,17 @@ pub(crate) fn param_sizes(func: &CudaFunction) -> Result<Option<Vec<u32>>, Drive
     }
 }
 
+/// Before CUDA 12.4 there is no `cuFuncGetParamInfo`: nothing to check against.
+#[cfg(any(
+    feature = "cuda-12000",
+    feature = "cuda-12010",
+    feature = "cuda-12020",
+    feature = "cuda-12030"
+))]
+pub(crate) fn param_sizes(_func: &CudaFunction) -> Result<Option<Vec<u32>>, DriverError> {
+    Ok(None)
+}
+
 /// `cuOccupancyMaxActiveClusters` with a full launch configuration (attributes included, which
 /// cudarc's helper leaves out).
 pub(crate) fn max_active_clusters(

@@ -33,7 +33,7 @@ pub struct Occupancy {
     pub max_warps_per_sm: u32,
     /// The resource that stops one more block from fitting, when a simple per-resource bound
     /// equals the driver's answer; `None` when none does.
-    pub limited_by: Option<Limit>,
+    pub limited_by: Option<OccupancyLimit>,
 }
 
 impl Occupancy {
@@ -56,7 +56,7 @@ impl Occupancy {
 /// What limits the blocks per multiprocessor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum Limit {
+pub enum OccupancyLimit {
     /// Registers: the kernel's registers per thread × the block's threads.
     Registers,
     /// Shared memory: static + dynamic (+ the driver's reserve) per block.
@@ -182,7 +182,7 @@ fn limit(
     shared: u32,
     blocks: u32,
     kernel: KernelName,
-) -> Result<Option<Limit>, Error> {
+) -> Result<Option<OccupancyLimit>, Error> {
     use sys::CUfunction_attribute as F;
     let attribute = |attr| {
         driver::function_attribute(func, attr)
@@ -208,10 +208,10 @@ fn limit(
         dev(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)? / (warps * u64::from(warp));
     let by_blocks = dev(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR)?;
     let bounds = [
-        (Limit::Registers, by_regs),
-        (Limit::SharedMemory, by_shared),
-        (Limit::Threads, by_threads),
-        (Limit::Blocks, by_blocks),
+        (OccupancyLimit::Registers, by_regs),
+        (OccupancyLimit::SharedMemory, by_shared),
+        (OccupancyLimit::Threads, by_threads),
+        (OccupancyLimit::Blocks, by_blocks),
     ];
     Ok(bounds
         .iter()

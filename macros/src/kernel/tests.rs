@@ -164,6 +164,22 @@ fn saxpy_expands_to_a_type_with_launch_and_function() {
     let function = func(&m, "function");
     assert!(text(&function.sig.output).contains("CudaFunction"));
 
+    // The occupancy queries go to the kernel's cache, with the config as given.
+    let occupancy = text(&func(&m, "occupancy").block);
+    assert!(
+        occupancy.contains("Self :: __chevron_kernel () . occupancy (ctx , config)"),
+        "{occupancy}"
+    );
+    let clusters = text(&func(&m, "max_active_clusters").block);
+    assert!(
+        clusters.contains(". max_active_clusters (ctx , config)"),
+        "{clusters}"
+    );
+    let cooperative = func(&m, "max_cooperative_grid");
+    assert_eq!(cooperative.sig.inputs.len(), 3);
+    assert!(text(&cooperative.block)
+        .contains("max_cooperative_grid (ctx , < :: chevron :: __private :: Dim3 as"));
+
     let init = text(&func(&m, "__chevron_kernel").block);
     // What `launch!` calls: exactly the kernel's parameters after `self`.
     let on = func(&m, "__launch");
@@ -275,6 +291,9 @@ fn errors_keep_a_stub_with_the_same_names() {
     func(&m, "function");
     func(&m, "__on");
     assert_eq!(func(&m, "__launch").sig.inputs.len(), 5);
+    for query in ["occupancy", "max_cooperative_grid", "max_active_clusters"] {
+        func(&m, query);
+    }
 }
 
 #[test]
@@ -426,7 +445,7 @@ fn function_attributes_are_reported_and_dropped() {
     // The user's `allow`, the generated doc line, the type's own `allow`.
     assert_eq!(attrs, ["allow", "doc", "allow"]);
     // Lint attributes apply to the `impl` too.
-    let on_impl: Vec<String> = m.impls[0].attrs.iter().map(|a| text(a)).collect();
+    let on_impl: Vec<String> = m.impls[0].attrs.iter().map(text).collect();
     assert_eq!(on_impl, ["# [allow (dead_code)]"]);
 }
 
