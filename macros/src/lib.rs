@@ -56,6 +56,14 @@ mod report;
 ///   waits for it.
 /// - `saxpy::function(&ctx) -> Result<CudaFunction, chevron::Error>`: the function handle in a
 ///   context, for occupancy queries or cudarc's own launch builder.
+/// - `saxpy::occupancy(&ctx, &config)`, `saxpy::max_cooperative_grid(&ctx, block, shared)` and
+///   `saxpy::max_active_clusters(&ctx, &config)`: occupancy that honours the configuration (its
+///   shared memory, and its launch attributes: a run-time `cluster` included), see
+///   `chevron::occupancy`.
+///
+/// Dynamic shared memory over 48 KiB is opted into (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`)
+/// at the first launch that asks for it; more than the device allows one block is
+/// `Error::SharedMemoryTooLarge`, before launching.
 ///
 /// The first use in a CUDA context loads the module (declarations naming the same file share
 /// one module per context); later launches find the handle by comparing the context pointer
