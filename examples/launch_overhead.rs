@@ -1,7 +1,9 @@
 //! Host-side cost of one launch: cudarc's launch builder, chevron's `launch_function` with a
-//! function handle in hand, chevron's typed `#[kernel]` launch (cached function lookup) and
-//! `launch!` with two attributes. Measured side by side in interleaved rounds; prints medians and
-//! ratios against cudarc (absolute times drift on a shared machine, ratios much less).
+//! function handle in hand, chevron's typed `#[kernel]` launch (cached function lookup),
+//! `launch!` with two attributes, and an untyped `launch!(dyn f …)` (which checks its arguments
+//! against the kernel's parameters, from `cuFuncGetParamInfo` once per function). Measured side
+//! by side in interleaved rounds; prints medians and ratios against cudarc (absolute times drift
+//! on a shared machine, ratios much less).
 //!
 //! Run on a CUDA machine: `cargo run --release --example launch_overhead`. Exit code 2 on a
 //! machine without a CUDA driver (one `error: …` line), 1 for any other failure.
@@ -62,7 +64,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     let n = N;
 
     let mut launches = 0u64;
-    let mut t = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
+    let mut t = [Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new()];
     for round in 0..ROUNDS + 2 {
         let r = [
             time_batch(&stream, || unsafe {
@@ -92,8 +94,11 @@ fn run() -> Result<(), Box<dyn Error>> {
             time_batch(&stream, || unsafe {
                 launch!(saxpy<<<1, N, &stream, priority = 0, mem_sync_domain = Default>>>(n, a, &x, &mut y)).unwrap();
             }),
+            time_batch(&stream, || unsafe {
+                launch!(dyn f<<<1, N, &stream>>>(&n, &a, &x, &mut y)).unwrap();
+            }),
         ];
-        launches += 4 * BATCH as u64;
+        launches += 5 * BATCH as u64;
         if round >= 2 {
             // The first two rounds warm up (module load, caches).
             for (v, x) in t.iter_mut().zip(r) {
@@ -112,6 +117,7 @@ fn run() -> Result<(), Box<dyn Error>> {
         "chevron launch_function",
         "chevron #[kernel] launch",
         "chevron launch! + 2 attrs",
+        "chevron launch!(dyn f)",
     ];
     let base = median(&mut t[0].clone());
     println!("host ns per launch (median of {ROUNDS} rounds × {BATCH} launches), ratio to cudarc:");

@@ -102,6 +102,9 @@ fn all_types_named_like_locals(
     __chevron_sync_11: &mut CudaSlice<f64>,
 );
 
+#[kernel(ptx = "kernels/bigshared.ptx")]
+fn bigshared(input: &CudaSlice<u32>, out: &mut CudaSlice<u32>, words: u32);
+
 const POISON: f32 = -12345.5;
 
 /// A small LCG, so the data is "random" but the same on every run.
@@ -488,4 +491,148 @@ fn no_driver_is_a_typed_error() {
     } else {
         assert!(matches!(function, Err(Error::NoDriver)), "{function:?}");
     }
+}
+
+/// What `bigshared` writes for `block` and thread `t`: the sum of the words it reads back.
+fn bigshared_host(input: &[u32], block: u32, threads: u32, t: u32) -> u32 {
+    let words = input.len() as u32;
+    (t..words)
+        .step_by(threads as usize)
+        .map(|i| {
+            input[(words - 1 - i) as usize]
+                .wrapping_mul(2)
+                .wrapping_add(block)
+        })
+        .fold(0u32, u32::wrapping_add)
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn dynamic_shared_memory_over_48_kib_is_opted_into_at_the_first_launch() -> TestResult {
+    let (_ctx, s) = setup()?;
+    let (grid, threads) = (4u32, 256u32);
+    // 100 KiB, then less (the opt-in already covers it), then 100 KiB again.
+    for bytes in [100 * 1024u32, 64 * 1024, 100 * 1024] {
+        let words = bytes / 4;
+        let mut lcg = Lcg(u64::from(bytes));
+        let input: Vec<u32> = (0..words).map(|_| lcg.next_u32()).collect();
+        let input_dev = s.clone_htod(&input)?;
+        let mut out = s.clone_htod(&vec![0xDEAD_BEEFu32; (grid * threads) as usize])?;
+        let cfg = LaunchConfig::new(grid, threads).shared(bytes);
+        // SAFETY: `words` words of shared memory are `bytes`; `out` has one word per thread.
+        unsafe { bigshared::launch(&s, &cfg, &input_dev, &mut out, words) }?;
+        let got = s.clone_dtoh(&out)?;
+        s.synchronize()?;
+        for b in 0..grid {
+            for t in 0..threads {
+                let want = bigshared_host(&input, b, threads, t);
+                assert_eq!(
+                    got[(b * threads + t) as usize],
+                    want,
+                    "block {b} thread {t}"
+                );
+            }
+        }
+        println!(
+            "bigshared with {bytes} bytes of dynamic shared memory: ok, {} threads checked",
+            grid * threads
+        );
+    }
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn shared_memory_over_the_device_limit_is_refused_with_the_numbers() -> TestResult {
+    use chevron::cudarc::driver::sys::CUdevice_attribute;
+    let (ctx, s) = setup()?;
+    let limit = ctx
+        .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?
+        as u32;
+    let input = s.clone_htod(&vec![1u32; 16])?;
+    let mut out = s.clone_htod(&vec![0xDEAD_BEEFu32; 32])?;
+    let too_much = limit + 1;
+    let cfg = LaunchConfig::new(1, 32).shared(too_much);
+    // SAFETY: refused before launching.
+    let r = unsafe { bigshared::launch(&s, &cfg, &input, &mut out, 16) };
+    match r {
+        Err(e @ Error::SharedMemoryTooLarge { .. }) => {
+            let text = e.to_string();
+            println!("{text}");
+            assert!(text.contains(&too_much.to_string()), "{text}");
+            assert!(text.contains(&limit.to_string()), "{text}");
+            let Error::SharedMemoryTooLarge {
+                kernel,
+                static_bytes,
+                dynamic_bytes,
+                limit: reported,
+            } = e
+            else {
+                unreachable!()
+            };
+            assert_eq!(kernel, chevron::KernelName(Some("bigshared")));
+            assert_eq!(dynamic_bytes, too_much);
+            assert_eq!(reported, limit);
+            assert_eq!(static_bytes, 0, "bigshared has no static shared memory");
+        }
+        other => panic!("expected SharedMemoryTooLarge for {too_much} bytes, got {other:?}"),
+    }
+    // Nothing ran.
+    s.synchronize()?;
+    assert_eq!(s.clone_dtoh(&out)?, vec![0xDEAD_BEEFu32; 32]);
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn dyn_launches_are_checked_against_the_kernels_parameters() -> TestResult {
+    use chevron::cudarc::nvrtc::Ptx;
+    use chevron::launch;
+    let (ctx, s) = setup()?;
+    let module = ctx.load_module(Ptx::from_src(include_str!("../kernels/saxpy.ptx")))?;
+    let f = module.load_function("saxpy")?;
+    let n = 1000u32;
+    let mut lcg = Lcg(3);
+    let x_host: Vec<f32> = (0..n).map(|_| lcg.next_f32()).collect();
+    let x = s.clone_htod(&x_host)?;
+    let mut y = s.clone_htod(&vec![POISON; n as usize])?;
+
+    // One argument short: refused, nothing launched.
+    let r = unsafe { launch!(dyn f<<<4, 256, &s>>>(&n, &2.0f32, &x)) };
+    match r {
+        Err(Error::Signature { message, .. }) => {
+            println!("dyn launch with 3 arguments: {message}");
+            assert!(message.contains("takes 4 parameters"), "{message}");
+            assert!(message.contains("passes 3 arguments"), "{message}");
+        }
+        other => panic!("expected Error::Signature, got {other:?}"),
+    }
+    // A u64 where the kernel takes a u32: refused.
+    let r = unsafe { launch!(dyn f<<<4, 256, &s>>>(&u64::from(n), &2.0f32, &x, &mut y)) };
+    match r {
+        Err(Error::Signature { message, .. }) => {
+            println!("dyn launch with a u64 for a u32: {message}");
+            assert!(message.contains("argument 1"), "{message}");
+            assert!(message.contains("8 bytes"), "{message}");
+            assert!(message.contains("is 4 bytes"), "{message}");
+        }
+        other => panic!("expected Error::Signature, got {other:?}"),
+    }
+    s.synchronize()?;
+    assert!(
+        s.clone_dtoh(&y)?.iter().all(|v| *v == POISON),
+        "nothing ran"
+    );
+
+    // The right arguments launch (the check is cached now) and compute y = 2·x + y.
+    let mut y = s.clone_htod(&vec![1.0f32; n as usize])?;
+    for _ in 0..2 {
+        unsafe { launch!(dyn f<<<4, 256, &s>>>(&n, &2.0f32, &x, &mut y)) }?;
+    }
+    let got = s.clone_dtoh(&y)?;
+    s.synchronize()?;
+    let want: Vec<f32> = x_host.iter().map(|x| 2.0 * x + (2.0 * x + 1.0)).collect();
+    assert_close(&got, &want, "saxpy twice through dyn");
+    println!("dyn saxpy with the right arguments: ok, {n} values checked");
+    Ok(())
 }

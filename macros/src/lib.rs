@@ -47,8 +47,9 @@ mod report;
 ///
 /// # What it generates
 ///
-/// The declaration becomes a module of the same name, with the declaration's docs, attributes
-/// and visibility:
+/// The declaration becomes a type of the same name (`struct saxpy<'a> { … }`, braced, so the
+/// name is free in the value namespace), with the declaration's docs, attributes and
+/// visibility, and these associated functions:
 ///
 /// - `saxpy::launch(&stream, &config, n, a, &x, &mut y) -> Result<(), chevron::Error>`: an
 ///   `unsafe fn` with the declared parameters after the stream and a `&LaunchConfig` (which can
@@ -58,6 +59,14 @@ mod report;
 ///   waits for it.
 /// - `saxpy::function(&ctx) -> Result<CudaFunction, chevron::Error>`: the function handle in a
 ///   context, for occupancy queries or cudarc's own launch builder.
+/// - `saxpy::occupancy(&ctx, &config)`, `saxpy::max_cooperative_grid(&ctx, block, shared)` and
+///   `saxpy::max_active_clusters(&ctx, &config)`: occupancy that honours the configuration (its
+///   shared memory, and its launch attributes: a run-time `cluster` included), see
+///   `chevron::occupancy`.
+///
+/// Dynamic shared memory over 48 KiB is opted into (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`)
+/// at the first launch that asks for it; more than the device allows one block is
+/// `Error::SharedMemoryTooLarge`, before launching.
 ///
 /// The first use in a CUDA context loads the module (declarations naming the same file share
 /// one module per context); later launches find the handle by comparing the context pointer
@@ -112,11 +121,9 @@ mod report;
 ///
 /// # Limitations
 ///
-/// - Parameter types are resolved in the module around the declaration (the generated module
-///   starts with `use super::*;`): declare kernels at module level. Inside a function body the
-///   body's own `use` and items are out of the module's reach (rustc then reports
-///   "cannot find type `CudaSlice` in this scope"); name the types by path there
-///   (`&chevron::cudarc::driver::CudaSlice<f32>`).
+/// - Parameter types are resolved where the declaration is written: at module level, or inside a
+///   function body with the body's own `use`s and items (the type and its `impl` are items of
+///   that scope).
 /// - The source must be a regular file of at most 64 MiB (a bound on what a wrong path can make
 ///   the compiler read); each file is read and parsed once per compilation, however many
 ///   declarations name it.

@@ -31,6 +31,8 @@ use crate::sys;
 pub struct ArgSlot<'a> {
     ptr: sys::CUdeviceptr,
     scalar: *const c_void,
+    /// The parameter's size in bytes, for the check against `cuFuncGetParamInfo`.
+    size: u32,
     _record: Option<SyncOnDrop<'a>>,
 }
 
@@ -40,6 +42,7 @@ impl<'a> ArgSlot<'a> {
         Self {
             ptr,
             scalar: core::ptr::null(),
+            size: core::mem::size_of::<sys::CUdeviceptr>() as u32,
             _record: Some(record),
         }
     }
@@ -49,6 +52,7 @@ impl<'a> ArgSlot<'a> {
         Self {
             ptr: 0,
             scalar: value as *const T as *const c_void,
+            size: u32::try_from(core::mem::size_of::<T>()).unwrap_or(u32::MAX),
             _record: None,
         }
     }
@@ -228,10 +232,121 @@ pub unsafe fn launch_args<const N: usize>(
     config: &LaunchConfig<'_>,
     slots: &ArgSlots<'_, N>,
 ) -> Result<(), Error> {
+    check_params(stream, func, slots)?;
     let mut params = [core::ptr::null_mut(); N];
     for (param, slot) in params.iter_mut().zip(&slots.slots) {
         *param = slot.as_ref().map_or(core::ptr::null_mut(), ArgSlot::param);
     }
     // SAFETY: forwarded from the caller; the slots outlive the call.
     unsafe { crate::launch::launch_named(stream, func, None, config, &mut params) }
+}
+
+/// Checks an untyped launch's arguments against the kernel's parameters as the driver reports
+/// them (`cuFuncGetParamInfo`, asked once per function): a wrong count or size is
+/// `Error::Signature` instead of a launch that reads past its arguments. Afterwards this costs a
+/// lookup of the function's entry and one comparison per argument.
+///
+/// Not available before CUDA 12.4: with the features `cuda-12000` … `cuda-12030`, and with a
+/// driver that lacks the call, nothing is checked.
+#[inline]
+fn check_params<const N: usize>(
+    stream: &CudaStream,
+    func: &CudaFunction,
+    slots: &ArgSlots<'_, N>,
+) -> Result<(), Error> {
+    let info = crate::kernel::function_info(func);
+    let sizes = info.params.get_or_init(|| {
+        // The call needs the function's context current; a failure leaves the launch
+        // unchecked, as before (the launch itself reports a broken context).
+        let _ = stream.context().bind_to_thread();
+        crate::driver::param_sizes(func)
+            .ok()
+            .flatten()
+            .map(Vec::into_boxed_slice)
+    });
+    if let Some(sizes) = sizes {
+        let matches = sizes.len() == N
+            && sizes
+                .iter()
+                .zip(&slots.slots)
+                .all(|(size, slot)| slot.as_ref().is_some_and(|s| s.size == *size));
+        if !matches {
+            return Err(signature_mismatch(sizes, slots));
+        }
+    }
+    Ok(())
+}
+
+/// The message for an untyped launch whose arguments do not match the kernel's parameters.
+#[cold]
+fn signature_mismatch<const N: usize>(kernel: &[u32], slots: &ArgSlots<'_, N>) -> Error {
+    let passed: Vec<u32> = slots
+        .slots
+        .iter()
+        .map(|s| s.as_ref().map_or(0, |s| s.size))
+        .collect();
+    let list = |sizes: &[u32]| {
+        sizes
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let message = if kernel.len() != passed.len() {
+        format!(
+            "the kernel takes {} parameter{} (sizes in bytes: {}) and the `dyn` launch passes {} \
+             argument{} ({}), per cuFuncGetParamInfo",
+            kernel.len(),
+            if kernel.len() == 1 { "" } else { "s" },
+            list(kernel),
+            passed.len(),
+            if passed.len() == 1 { "" } else { "s" },
+            list(&passed)
+        )
+    } else {
+        let (i, (want, got)) = kernel
+            .iter()
+            .zip(&passed)
+            .enumerate()
+            .find(|(_, (k, p))| k != p)
+            .unwrap_or((0, (&0, &0)));
+        format!(
+            "argument {} of the `dyn` launch is {got} bytes, but the kernel's parameter {} is \
+             {want} bytes (per cuFuncGetParamInfo); a device buffer is passed as `&slice`, a \
+             value as `&value` of the kernel's type",
+            i + 1,
+            i + 1
+        )
+    };
+    Error::Signature {
+        kernel: crate::error::KernelName(None),
+        message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mismatch_messages_give_the_count_and_the_sizes() {
+        let (n, a, wide) = (1u32, 2.0f32, 3u64);
+        let mut slots: ArgSlots<'_, 2> = ArgSlots::new();
+        slots.set(0, ArgSlot::value(&n));
+        slots.set(1, ArgSlot::value(&a));
+        let count = signature_mismatch(&[4, 4, 8, 8], &slots).to_string();
+        assert!(
+            count.contains("takes 4 parameters (sizes in bytes: 4, 4, 8, 8)")
+                && count.contains("passes 2 arguments (4, 4)"),
+            "{count}"
+        );
+        let mut slots: ArgSlots<'_, 2> = ArgSlots::new();
+        slots.set(0, ArgSlot::value(&wide));
+        slots.set(1, ArgSlot::value(&a));
+        let size = signature_mismatch(&[4, 4], &slots).to_string();
+        assert!(
+            size.contains("argument 1 of the `dyn` launch is 8 bytes, but the kernel's parameter 1 is 4 bytes"),
+            "{size}"
+        );
+    }
 }

@@ -137,7 +137,7 @@ pub(crate) fn allow_non_portable_cluster(func: &CudaFunction) -> Result<(), Driv
 
 /// `cuOccupancyMaxActiveClusters` for `config` (its grid, block, shared memory and launch
 /// attributes, the cluster among them) on `stream`. Error path only.
-pub(crate) fn max_active_clusters(
+pub(crate) fn max_active_clusters_of(
     stream: &CudaStream,
     func: &CudaFunction,
     config: &LaunchConfig<'_>,
@@ -157,11 +157,7 @@ pub(crate) fn max_active_clusters(
         attrs: attrs.as_ptr() as *mut sys::CUlaunchAttribute,
         numAttrs: attrs.len() as u32,
     };
-    let mut clusters: core::ffi::c_int = 0;
-    // SAFETY: `raw` points at live arrays, the function handle is live, `clusters` is a valid
-    // out-pointer.
-    check(unsafe { sys::cuOccupancyMaxActiveClusters(&mut clusters, func.cu_function(), &raw) })
-        .map(|()| clusters)
+    max_active_clusters(func, &raw)
 }
 
 /// `cuCtxGetStreamPriorityRange` of the current context: `(least, greatest)`, where greatest is
@@ -171,4 +167,84 @@ pub(crate) fn stream_priority_range() -> Result<(i32, i32), DriverError> {
     // SAFETY: two valid out-pointers.
     check(unsafe { sys::cuCtxGetStreamPriorityRange(&mut least, &mut greatest) })
         .map(|()| (least, greatest))
+}
+/// `cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes)`: lets launches of
+/// `func` use up to `bytes` of dynamic shared memory (over 48 KiB needs this opt-in).
+pub(crate) fn set_max_dynamic_shared(func: &CudaFunction, bytes: u32) -> Result<(), DriverError> {
+    let attr = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+    let value = i32::try_from(bytes).unwrap_or(i32::MAX);
+    // SAFETY: the function handle is live for as long as `func`.
+    check(unsafe { sys::cuFuncSetAttribute(func.cu_function(), attr, value) })
+}
+
+/// `cuFuncGetAttribute`; the function's context must be current.
+pub(crate) fn function_attribute(
+    func: &CudaFunction,
+    attr: sys::CUfunction_attribute,
+) -> Result<i32, DriverError> {
+    let mut value = 0;
+    // SAFETY: the function handle is live for as long as `func`; `value` is a valid out-pointer.
+    check(unsafe { sys::cuFuncGetAttribute(&mut value, attr, func.cu_function()) }).map(|()| value)
+}
+
+/// The size in bytes of each of `func`'s parameters, from `cuFuncGetParamInfo` (CUDA 12.4):
+/// `None` where the driver does not have the call.
+#[cfg(not(any(
+    feature = "cuda-12000",
+    feature = "cuda-12010",
+    feature = "cuda-12020",
+    feature = "cuda-12030"
+)))]
+pub(crate) fn param_sizes(func: &CudaFunction) -> Result<Option<Vec<u32>>, DriverError> {
+    use std::sync::OnceLock;
+    static PRESENT: OnceLock<bool> = OnceLock::new();
+    // cudarc panics calling a symbol that an older driver lacks, so look it up first.
+    // SAFETY: only looks the symbol up in the already loaded library.
+    let present = *PRESENT.get_or_init(|| unsafe {
+        sys::culib()
+            .get::<unsafe extern "C" fn()>(b"cuFuncGetParamInfo")
+            .is_ok()
+    });
+    if !present {
+        return Ok(None);
+    }
+    let mut sizes = Vec::new();
+    loop {
+        let (mut offset, mut size) = (0usize, 0usize);
+        // SAFETY: the function handle is live; the out-pointers are valid.
+        let rc = unsafe {
+            sys::cuFuncGetParamInfo(func.cu_function(), sizes.len(), &mut offset, &mut size)
+        };
+        match rc {
+            sys::cudaError_enum::CUDA_SUCCESS => {
+                sizes.push(u32::try_from(size).unwrap_or(u32::MAX));
+            }
+            // The index past the last parameter.
+            sys::cudaError_enum::CUDA_ERROR_INVALID_VALUE => return Ok(Some(sizes)),
+            other => return Err(DriverError(other)),
+        }
+    }
+}
+
+/// Before CUDA 12.4 there is no `cuFuncGetParamInfo`: nothing to check against.
+#[cfg(any(
+    feature = "cuda-12000",
+    feature = "cuda-12010",
+    feature = "cuda-12020",
+    feature = "cuda-12030"
+))]
+pub(crate) fn param_sizes(_func: &CudaFunction) -> Result<Option<Vec<u32>>, DriverError> {
+    Ok(None)
+}
+
+/// `cuOccupancyMaxActiveClusters` with a full launch configuration (attributes included, which
+/// cudarc's helper leaves out).
+pub(crate) fn max_active_clusters(
+    func: &CudaFunction,
+    config: &sys::CUlaunchConfig,
+) -> Result<i32, DriverError> {
+    let mut clusters = 0;
+    // SAFETY: `config` points at live arrays; the function handle is live.
+    check(unsafe { sys::cuOccupancyMaxActiveClusters(&mut clusters, func.cu_function(), config) })
+        .map(|()| clusters)
 }

@@ -241,6 +241,27 @@ pub enum Error {
         message: String,
     },
 
+    /// Static plus dynamic shared memory over what the device allows one block
+    /// (`CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN`), refused before launching.
+    #[error(
+        "shared memory{kernel}: {static_bytes} bytes static + {dynamic_bytes} bytes dynamic = \
+         {} bytes exceeds this device's limit of {limit} bytes per block \
+         (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN); use at most {} bytes of \
+         dynamic shared memory",
+        u64::from(*static_bytes) + u64::from(*dynamic_bytes),
+        limit.saturating_sub(*static_bytes)
+    )]
+    SharedMemoryTooLarge {
+        /// The kernel.
+        kernel: KernelName,
+        /// The kernel's static shared memory (`CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES`).
+        static_bytes: u32,
+        /// The dynamic shared memory the launch asked for.
+        dynamic_bytes: u32,
+        /// The device's opt-in limit per block.
+        limit: u32,
+    },
+
     /// A kernel's declared Rust signature does not match its PTX entry.
     #[error("signature mismatch{kernel}: {message}")]
     Signature {

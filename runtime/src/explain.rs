@@ -204,7 +204,7 @@ fn foreign_in(function: &str, own_ctx: &str) -> Option<usize> {
 
 /// Whether `cuOccupancyMaxActiveClusters` says no cluster of this shape fits on the device.
 fn not_resident(stream: &CudaStream, func: &CudaFunction, config: &LaunchConfig<'_>) -> bool {
-    matches!(driver::max_active_clusters(stream, func, config), Ok(0))
+    matches!(driver::max_active_clusters_of(stream, func, config), Ok(0))
 }
 
 fn cluster_not_resident(

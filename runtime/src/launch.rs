@@ -1,6 +1,7 @@
 //! The launch call: stream attributes, then `cuLaunchKernelEx` with the attribute array.
 
 use core::ffi::c_void;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaContext, CudaFunction, CudaStream};
@@ -9,6 +10,7 @@ use crate::config::LaunchConfig;
 use crate::driver;
 use crate::error::{Error, KernelName};
 use crate::explain::explain;
+use crate::kernel::{function_info, FunctionInfo};
 use crate::sys;
 use chevron_cuda_spec::limits::{volume, PORTABLE_CLUSTER_BLOCKS};
 
@@ -86,6 +88,10 @@ pub unsafe fn launch_named(
     let ctx = stream.context();
     ctx.bind_to_thread()
         .map_err(|e| crate::explain::driver_error("cuCtxSetCurrent", kernel, ctx, e))?;
+    let shared = config.shared_bytes();
+    if shared > 0 {
+        ensure_shared(ctx, func, shared, kernel)?;
+    }
     if config.allows_non_portable_cluster() {
         let blocks = config.cluster().map_or(1, |c| volume([c.x, c.y, c.z]));
         if blocks > u128::from(PORTABLE_CLUSTER_BLOCKS) {
@@ -116,6 +122,68 @@ pub unsafe fn launch_named(
         Ok(()) => Ok(()),
         Err(source) => Err(explain(stream, func, kernel, config, source)),
     }
+}
+
+/// Makes `shared` bytes of dynamic shared memory available to `func`: above the driver's default
+/// (48 KiB minus the kernel's static shared memory) it needs
+/// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`, set here the first time a launch asks for
+/// that much; static + dynamic over the device's opt-in limit is refused with the numbers.
+/// Afterwards a launch asking for at most as much finds the function's entry and compares once.
+/// The function's context must be current.
+#[inline]
+pub(crate) fn ensure_shared(
+    ctx: &Arc<CudaContext>,
+    func: &CudaFunction,
+    shared: u32,
+    kernel: KernelName,
+) -> Result<(), Error> {
+    let info = function_info(func);
+    if shared <= info.dynamic_shared.load(Ordering::Relaxed) {
+        return Ok(());
+    }
+    opt_in_shared(ctx, func, info, shared, kernel)
+}
+
+#[cold]
+fn opt_in_shared(
+    ctx: &Arc<CudaContext>,
+    func: &CudaFunction,
+    info: &FunctionInfo,
+    shared: u32,
+    kernel: KernelName,
+) -> Result<(), Error> {
+    use sys::CUfunction_attribute::{
+        CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES as MAX_DYNAMIC,
+        CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES as STATIC,
+    };
+    let attribute = |attr| {
+        driver::function_attribute(func, attr)
+            .map(|v| v.max(0) as u32)
+            .map_err(|e| Error::driver("cuFuncGetAttribute", kernel, e))
+    };
+    let static_bytes = attribute(STATIC)?;
+    let limit = ctx
+        .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+        .map_err(|e| Error::driver("cuDeviceGetAttribute", kernel, e))?
+        .max(0) as u32;
+    if u64::from(static_bytes) + u64::from(shared) > u64::from(limit) {
+        return Err(Error::SharedMemoryTooLarge {
+            kernel,
+            static_bytes,
+            dynamic_bytes: shared,
+            limit,
+        });
+    }
+    if shared > attribute(MAX_DYNAMIC)? {
+        driver::set_max_dynamic_shared(func, shared).map_err(|e| Error::Driver {
+            call: "cuFuncSetAttribute",
+            kernel,
+            attributes: "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES".to_string(),
+            source: e,
+        })?;
+    }
+    info.dynamic_shared.fetch_max(shared, Ordering::Relaxed);
+    Ok(())
 }
 
 /// Whether `stream` is capturing a graph.

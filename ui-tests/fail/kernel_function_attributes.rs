@@ -1,4 +1,4 @@
-//! Attributes of functions are reported at the declaration, which expands to a module.
+//! Attributes of functions are reported at the declaration, which expands to a type.
 use chevron::cudarc::driver::CudaSlice;
 use chevron::kernel;
 

@@ -1,5 +1,5 @@
-// A rejected declaration still defines `saxpy::launch` with the declared parameters, so the
-// only error is the declaration's own.
+// A rejected declaration still defines `saxpy::launch` with the declared parameters (and the
+// other generated functions), so the only error is the declaration's own.
 use chevron::cudarc::driver::{CudaSlice, CudaStream};
 use chevron::kernel;
 
@@ -11,6 +11,16 @@ fn run(s: &CudaStream, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>) -> Result<(),
     unsafe { saxpy::launch(s, &cfg, 4, 2.0, x, y) }
 }
 
+fn queries(
+    ctx: &std::sync::Arc<chevron::cudarc::driver::CudaContext>,
+) -> Result<u32, chevron::Error> {
+    let cfg = chevron::LaunchConfig::new(1, 1);
+    let _ = saxpy::function(ctx)?;
+    let _ = saxpy::occupancy(ctx, &cfg)?.blocks_per_sm;
+    let _ = saxpy::max_active_clusters(ctx, &cfg)?;
+    saxpy::max_cooperative_grid(ctx, 256, 0)
+}
+
 fn main() {
-    let _ = run;
+    let _ = (run, queries);
 }

@@ -199,7 +199,7 @@ fn check_shape(item: &KernelItem, cx: &mut Errors) {
             ),
             _ => format!(
                 "`#[{name}]` cannot be used on a `#[kernel]` declaration: it expands to a \
-                 module (`{k}::launch`, `{k}::function`), not a function{also}; remove it",
+                 type (`{k}::launch`, `{k}::function`), not a function{also}; remove it",
                 k = sig.ident,
                 also = if name == "inline" {
                     ", and `launch` is inlined already"
@@ -258,9 +258,9 @@ fn check_shape(item: &KernelItem, cx: &mut Errors) {
     }
 }
 
-/// Built-in attributes that apply to functions only: on the generated module rustc would reject
-/// them with a message about modules, so `check_shape` reports them at the declaration and the
-/// expansion drops them.
+/// Built-in attributes that apply to functions only: on the generated type rustc would reject
+/// them (or give them another meaning, as `#[must_use]`), so `check_shape` reports them at the
+/// declaration and the expansion drops them.
 const FUNCTION_ONLY: [&str; 14] = [
     "inline",
     "cold",

@@ -1,23 +1,30 @@
-//! Code generation for `#[kernel]`: the module with `launch` and `function`, the kernel's
-//! cache, and the compile-time assertions rustc checks for us.
+//! Code generation for `#[kernel]`: a type named after the kernel whose associated functions
+//! are `launch` and `function`, the kernel's cache, and the compile-time assertions rustc
+//! checks for us.
+//!
+//! Why a type and not a module: a module's `use super::*` sees the enclosing module, not a
+//! function body, so a declaration inside a body could not use the body's `use`s. A type and
+//! its `impl` are items of the declaration's own scope: parameter types resolve exactly where
+//! they are written. The type is a braced struct, so its name takes no place in the value
+//! namespace (a parameter named like the kernel stays a plain binding).
 //!
 //! Hygiene: the user's parameter names are the generated functions' parameters, so every local
 //! the expansion introduces (and every call from a body that also holds user parameters) is
-//! spanned `Span::mixed_site()`: user names cannot see them, nor shadow them. The kernel's
-//! static lives inside a function with no user names in scope, since a parameter named like a
-//! static would be read as a pattern of that static.
+//! spanned `Span::mixed_site()` or goes through `Self::`: user names cannot see them, nor
+//! shadow them. The kernel's static lives inside a function with no user names in scope, since
+//! a parameter named like a static would be read as a pattern of that static.
 
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Ident, LitStr};
+use syn::{Attribute, Ident, LitStr, Visibility};
 
 use super::ast::{KernelDecl, KernelItem, KernelParam, ParamKind, ResolvedSource};
 use super::check::expected;
 use chevron_cuda_spec::fit::{CooperativeUse, InfoText};
 use chevron_cuda_spec::ptx::Expected;
 
-/// The module a checked declaration expands to.
+/// The items a checked declaration expands to: the type, its `impl`s and the assertions.
 pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
     let p = quote!(::chevron::__private);
     let KernelDecl {
@@ -32,7 +39,6 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
     let name = LitStr::new(&ident.to_string(), ident.span());
     let (stream, config) = internal_names(params.iter().map(|q| &q.ident));
     let func = hygienic("__chevron_func");
-    let kernel_fn = hygienic("__chevron_kernel");
     let args = hygienic("__chevron_params");
 
     let kernel = match source {
@@ -52,7 +58,9 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
         }
     };
 
-    let asserts = params.iter().map(assertions);
+    let scope = ItemAttrs::split(attrs);
+    let impl_attrs = &scope.shared;
+    let asserts = params.iter().map(|q| assertions(q, impl_attrs));
     let decls = params.iter().map(|q| {
         let (i, t) = (&q.ident, &q.ty);
         quote!(#i: #t)
@@ -80,12 +88,11 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
         }
     }
     let names = params.iter().map(|q| &q.ident);
-    let launch = hygienic("launch");
     let launcher = launcher(
         &p,
         ident,
         quote!(#(#decls,)*),
-        quote!(unsafe { #launch(self.stream, self.config, #(#names),*) }),
+        quote!(unsafe { Self::launch(self.stream, self.config, #(#names),*) }),
     );
     let decls = params.iter().map(|q| {
         let (i, t) = (&q.ident, &q.ty);
@@ -97,21 +104,22 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
         " The `CUfunction` of `{ident}` in `ctx`, loading its module the first time: for \
          occupancy queries or cudarc's own launch builder."
     );
+    let ty = kernel_type(&p, &scope, vis, ident);
+    let occupancy = expand_occupancy(&p, ident, impl_attrs, false);
 
     quote! {
-        #(#attrs)*
-        #vis mod #ident {
-            #[allow(unused_imports)]
-            use super::*;
+        #ty
+        #occupancy
 
+        #(#impl_attrs)*
+        impl #ident<'_> {
             /// The kernel's cache: its module and function per context, loaded on first use.
+            #[doc(hidden)]
             #[inline]
-            fn #kernel_fn() -> &'static #p::Kernel {
+            fn __chevron_kernel() -> &'static #p::Kernel {
                 static KERNEL: #p::Kernel = #kernel;
                 &KERNEL
             }
-
-            #(#asserts)*
 
             #info
 
@@ -123,8 +131,8 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
                 #config: &#p::LaunchConfig<'_>,
                 #(#decls,)*
             ) -> #p::Result<(), #p::Error> {
-                let #func = #kernel_fn().get(#stream.context())?;
-                #kernel_fn().check_launch(&__CHEVRON_INFO, #config)?;
+                let #func = Self::__chevron_kernel().get(#stream.context())?;
+                Self::__chevron_kernel().check_launch(&Self::__CHEVRON_INFO, #config)?;
                 #(#prepare)*
                 let mut #args: [*mut #p::c_void; #n] = [#(#pointers),*];
                 // SAFETY: the parameters match the PTX entry (checked when the declaration was
@@ -148,8 +156,40 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
             pub fn function(
                 ctx: &#p::Arc<#p::CudaContext>,
             ) -> #p::Result<#p::CudaFunction, #p::Error> {
-                #kernel_fn().function(ctx)
+                Self::__chevron_kernel().function(ctx)
             }
+        }
+
+        #(#asserts)*
+    }
+}
+
+/// The user's attributes, split by where they go: all on the type, and the conditional and
+/// lint attributes also on the `impl`s and assertions (a `#[cfg]` must remove them all).
+struct ItemAttrs<'a> {
+    all: Vec<&'a Attribute>,
+    shared: Vec<&'a Attribute>,
+    has_docs: bool,
+}
+
+impl<'a> ItemAttrs<'a> {
+    fn split(attrs: impl IntoIterator<Item = &'a Attribute>) -> Self {
+        let all: Vec<&Attribute> = attrs.into_iter().collect();
+        const SHARED: [&str; 5] = ["cfg", "allow", "warn", "deny", "forbid"];
+        let shared = all
+            .iter()
+            .copied()
+            .filter(|a| {
+                a.path()
+                    .get_ident()
+                    .is_some_and(|i| SHARED.iter().any(|s| i == s))
+            })
+            .collect();
+        let has_docs = all.iter().any(|a| a.path().is_ident("doc"));
+        Self {
+            all,
+            shared,
+            has_docs,
         }
     }
 }
@@ -218,26 +258,46 @@ pub fn info_items(
     }
 }
 
-/// What `launch!` calls: `KERNEL::__on(stream, &config).launch(args…)`, a method that takes
+/// The kernel's type: `struct saxpy<'a>`, with the declaration's docs, attributes and
+/// visibility. Its value is what `saxpy::__on(stream, &config)` returns for `launch!`.
+fn kernel_type(
+    p: &TokenStream,
+    attrs: &ItemAttrs<'_>,
+    vis: &Visibility,
+    ident: &Ident,
+) -> TokenStream {
+    let all = &attrs.all;
+    let doc = (!attrs.has_docs).then(|| {
+        let text = format!(
+            " The CUDA kernel `{ident}` (`#[kernel]`): launch it with `launch!` or \
+             [`{ident}::launch`]; [`{ident}::function`] gives its `CUfunction`."
+        );
+        quote!(#[doc = #text])
+    });
+    quote! {
+        #(#all)*
+        #doc
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #ident<'a> {
+            stream: &'a #p::CudaStream,
+            config: &'a #p::LaunchConfig<'a>,
+        }
+    }
+}
+
+/// What `launch!` calls: `KERNEL::__on(stream, &config).__launch(args…)`, a method that takes
 /// exactly the kernel's parameters, so rustc counts and checks them as the user wrote them.
+/// (Named `__launch`: a type cannot have both an associated function and a method `launch`.)
 fn launcher(
     p: &TokenStream,
     kernel: &Ident,
     params: TokenStream,
     body: TokenStream,
 ) -> TokenStream {
-    // Named after the kernel, so that a launch outside `unsafe` reads "call to unsafe function
-    // `saxpy::<'_>::launch`".
     quote! {
         #[doc(hidden)]
-        #[allow(non_camel_case_types)]
-        pub struct #kernel<'a> {
-            stream: &'a #p::CudaStream,
-            config: &'a #p::LaunchConfig<'a>,
-        }
-
-        #[doc(hidden)]
         #[inline]
+        #[allow(dead_code)]
         pub fn __on<'a>(
             stream: &'a #p::CudaStream,
             config: &'a #p::LaunchConfig<'a>,
@@ -245,13 +305,79 @@ fn launcher(
             #kernel { stream, config }
         }
 
-        impl #kernel<'_> {
-            #[doc(hidden)]
-            #[inline]
-            #[allow(clippy::too_many_arguments, unused_variables)]
-            pub unsafe fn launch(self, #params) -> #p::Result<(), #p::Error> {
-                #body
-            }
+        #[doc(hidden)]
+        #[inline]
+        #[allow(clippy::too_many_arguments, unused_variables, dead_code)]
+        pub unsafe fn __launch(self, #params) -> #p::Result<(), #p::Error> {
+            #body
+        }
+    }
+}
+
+/// The occupancy queries, in their own `impl`: `occupancy`, `max_cooperative_grid` and
+/// `max_active_clusters`, each honouring the launch configuration (shared memory opt-in, launch
+/// attributes). `stub`: bodies that never run, for a rejected declaration.
+fn expand_occupancy(
+    p: &TokenStream,
+    ident: &Ident,
+    impl_attrs: &[&Attribute],
+    stub: bool,
+) -> TokenStream {
+    let body = |call: TokenStream| {
+        if stub {
+            quote!({ loop {} })
+        } else {
+            quote!({ Self::__chevron_kernel().#call })
+        }
+    };
+    let occupancy = body(quote!(occupancy(ctx, config)));
+    let cooperative =
+        body(quote!(max_cooperative_grid(ctx, <#p::Dim3 as #p::From<B>>::from(block), shared)));
+    let clusters = body(quote!(max_active_clusters(ctx, config)));
+    let doc = |text: String| -> Vec<String> { text.lines().map(|l| format!(" {l}")).collect() };
+    let occupancy_doc = doc(format!(
+        "How many blocks of `{ident}` fit on one multiprocessor with `config`'s block and \
+         shared memory, the device's multiprocessors, active warps, and the limiting resource \
+         (`cuOccupancyMaxActiveBlocksPerMultiprocessor`).\n\n\
+         Dynamic shared memory over 48 KiB is opted into first, as a launch would."
+    ));
+    let cooperative_doc = doc(format!(
+        "The largest grid, in blocks, of a cooperative launch of `{ident}` with blocks of \
+         `block` and `shared` bytes of dynamic shared memory: multiprocessors × blocks per \
+         multiprocessor, the limit behind `CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE`."
+    ));
+    let clusters_doc = doc(format!(
+        "How many clusters of `{ident}` launched with `config` can be resident at once \
+         (`cuOccupancyMaxActiveClusters` with the config's grid, block, shared memory and \
+         launch attributes, its `cluster` included)."
+    ));
+    quote! {
+        #(#impl_attrs)*
+        impl #ident<'_> {
+            #(#[doc = #occupancy_doc])*
+            #[allow(dead_code, unused_variables)]
+            pub fn occupancy(
+                ctx: &#p::Arc<#p::CudaContext>,
+                config: &#p::LaunchConfig<'_>,
+            ) -> #p::Result<#p::Occupancy, #p::Error> #occupancy
+
+            #(#[doc = #cooperative_doc])*
+            #[allow(dead_code, unused_variables)]
+            pub fn max_cooperative_grid<B>(
+                ctx: &#p::Arc<#p::CudaContext>,
+                block: B,
+                shared: u32,
+            ) -> #p::Result<u32, #p::Error>
+            where
+                #p::Dim3: #p::From<B>,
+            #cooperative
+
+            #(#[doc = #clusters_doc])*
+            #[allow(dead_code, unused_variables)]
+            pub fn max_active_clusters(
+                ctx: &#p::Arc<#p::CudaContext>,
+                config: &#p::LaunchConfig<'_>,
+            ) -> #p::Result<u32, #p::Error> #clusters
         }
     }
 }
@@ -305,8 +431,9 @@ fn launch_doc(name: &str, stream: &Ident, config: &Ident) -> Vec<String> {
     text.lines().map(|l| format!(" {l}")).collect()
 }
 
-/// Compile-time assertions for by-value types: `DeviceRepr`, and the size the PTX expects.
-fn assertions(q: &KernelParam) -> TokenStream {
+/// Compile-time assertions for by-value types: `DeviceRepr`, and the size the PTX expects;
+/// each carries `attrs` (the declaration's `#[cfg]` and lint attributes).
+fn assertions(q: &KernelParam, attrs: &[&Attribute]) -> TokenStream {
     if q.kind != ParamKind::Value {
         return TokenStream::new();
     }
@@ -315,6 +442,7 @@ fn assertions(q: &KernelParam) -> TokenStream {
     // Every token on the type, so rustc's error points at the parameter's type.
     let p = quote_spanned!(span=> ::chevron::__private);
     let mut out = quote_spanned! {span=>
+        #(#attrs)*
         const _: () = #p::assert_kernel_value::<#ty>();
     };
     if let Some(size) = &q.size {
@@ -325,6 +453,7 @@ fn assertions(q: &KernelParam) -> TokenStream {
         )
         .replace(['{', '}'], "");
         out.extend(quote_spanned! {span=>
+            #(#attrs)*
             const _: () = #p::assert!(#p::size_of::<#ty>() == #bytes, #msg);
         });
     }
@@ -355,8 +484,9 @@ pub fn expand_stub(item: &KernelItem) -> TokenStream {
     let KernelItem {
         attrs, vis, sig, ..
     } = item;
-    // Reported at the declaration; on the module rustc would add "cannot be used on modules".
-    let attrs = attrs.iter().filter(|a| !super::check::is_function_only(a));
+    // Reported at the declaration; on the type rustc would add its own complaint.
+    let scope = ItemAttrs::split(attrs.iter().filter(|a| !super::check::is_function_only(a)));
+    let impl_attrs = &scope.shared;
     let ident = &sig.ident;
     let typed = super::ast::typed_inputs(sig);
     let names = typed.iter().filter_map(|t| match &*t.pat {
@@ -371,16 +501,18 @@ pub fn expand_stub(item: &KernelItem) -> TokenStream {
     } else {
         TokenStream::new()
     };
+    let ty = kernel_type(&p, &scope, vis, ident);
+    let occupancy = expand_occupancy(&p, ident, impl_attrs, true);
     quote! {
-        #(#attrs)*
-        #vis mod #ident {
-            #[allow(unused_imports)]
-            use super::*;
+        #ty
+        #occupancy
 
+        #(#impl_attrs)*
+        impl #ident<'_> {
             #stub_info
 
             /// Not generated: `#[kernel]` reported an error for this declaration.
-            #[allow(unused_variables, clippy::too_many_arguments)]
+            #[allow(unused_variables, clippy::too_many_arguments, dead_code)]
             pub unsafe fn launch #impl_generics (
                 #stream: &#p::CudaStream,
                 #config: &#p::LaunchConfig<'_>,
@@ -392,7 +524,7 @@ pub fn expand_stub(item: &KernelItem) -> TokenStream {
             #stub_launcher
 
             /// Not generated: `#[kernel]` reported an error for this declaration.
-            #[allow(unused_variables)]
+            #[allow(unused_variables, dead_code)]
             pub fn function(
                 ctx: &#p::Arc<#p::CudaContext>,
             ) -> #p::Result<#p::CudaFunction, #p::Error> {

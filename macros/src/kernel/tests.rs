@@ -2,7 +2,7 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::{File, Item, ItemFn, ItemMod};
+use syn::{File, ImplItem, ImplItemFn, Item, ItemConst, ItemImpl, ItemStruct};
 
 /// An absolute path to a checked-in kernel: the macro resolves relative paths against
 /// `CHEVRON_MANIFEST_DIR`, which the workspace sets for test runs.
@@ -22,25 +22,47 @@ fn expand(args: TokenStream, item: TokenStream) -> File {
     syn::parse2(out.clone()).unwrap_or_else(|e| panic!("expansion does not parse: {e}\n{out}"))
 }
 
-fn module(file: &File) -> &ItemMod {
-    file.items
+/// What one declaration expands to: its type, the items of its `impl`s and its assertions.
+struct Expansion<'a> {
+    ty: &'a ItemStruct,
+    impls: Vec<&'a ItemImpl>,
+    consts: Vec<&'a ItemConst>,
+}
+
+fn kernel(file: &File) -> Expansion<'_> {
+    let ty = file
+        .items
         .iter()
         .find_map(|i| match i {
-            Item::Mod(m) => Some(m),
+            Item::Struct(s) => Some(s),
             _ => None,
         })
-        .expect("a module")
-}
-
-fn items(m: &ItemMod) -> &[Item] {
-    &m.content.as_ref().expect("inline module").1
-}
-
-fn func<'a>(m: &'a ItemMod, name: &str) -> &'a ItemFn {
-    items(m)
+        .expect("a struct");
+    let impls = file
+        .items
         .iter()
+        .filter_map(|i| match i {
+            Item::Impl(m) if text(&m.self_ty) == format!("{} < '_ >", ty.ident) => Some(m),
+            _ => None,
+        })
+        .collect();
+    let consts = file
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Const(c) => Some(c),
+            _ => None,
+        })
+        .collect();
+    Expansion { ty, impls, consts }
+}
+
+fn func<'a>(k: &Expansion<'a>, name: &str) -> &'a ImplItemFn {
+    k.impls
+        .iter()
+        .flat_map(|m| &m.items)
         .find_map(|i| match i {
-            Item::Fn(f) if f.sig.ident == name => Some(f),
+            ImplItem::Fn(f) if f.sig.ident == name => Some(f),
             _ => None,
         })
         .unwrap_or_else(|| panic!("fn {name}"))
@@ -66,7 +88,7 @@ fn errors(file: &File) -> Vec<String> {
 }
 
 #[test]
-fn saxpy_expands_to_a_module_with_launch_and_function() {
+fn saxpy_expands_to_a_type_with_launch_and_function() {
     let file = expand(
         src("ptx", "saxpy.ptx"),
         quote! {
@@ -75,16 +97,26 @@ fn saxpy_expands_to_a_module_with_launch_and_function() {
         },
     );
     assert!(errors(&file).is_empty(), "{:?}", errors(&file));
-    let m = module(&file);
-    assert_eq!(m.ident, "saxpy");
-    assert!(matches!(m.vis, syn::Visibility::Public(_)));
-    assert!(
-        m.attrs.iter().any(|a| a.path().is_ident("doc")),
-        "docs kept"
+    let m = kernel(&file);
+    assert_eq!(m.ty.ident, "saxpy");
+    assert!(matches!(m.ty.vis, syn::Visibility::Public(_)));
+    // Braced, so that the kernel's name takes no place in the value namespace.
+    assert!(matches!(m.ty.fields, syn::Fields::Named(_)));
+    let docs: Vec<String> =
+        m.ty.attrs
+            .iter()
+            .filter(|a| a.path().is_ident("doc"))
+            .map(text)
+            .collect();
+    assert_eq!(
+        docs.len(),
+        1,
+        "the user's docs, and no generated line: {docs:?}"
     );
-    assert!(matches!(&items(m)[0], Item::Use(u) if text(&u.tree) == "super :: *"));
+    assert!(docs[0].contains("y = a·x + y"), "{docs:?}");
+    assert!(m.consts.is_empty(), "no by-value types, no assertions");
 
-    let launch = func(m, "launch");
+    let launch = func(&m, "launch");
     assert!(matches!(launch.sig.safety, syn::Safety::Unsafe(_)));
     let inputs: Vec<String> = launch.sig.inputs.iter().map(text).collect();
     assert_eq!(inputs.len(), 6);
@@ -129,10 +161,33 @@ fn saxpy_expands_to_a_module_with_launch_and_function() {
         "{body}"
     );
 
-    let function = func(m, "function");
+    let function = func(&m, "function");
     assert!(text(&function.sig.output).contains("CudaFunction"));
 
-    let init = text(&func(m, "__chevron_kernel").block);
+    // The occupancy queries go to the kernel's cache, with the config as given.
+    let occupancy = text(&func(&m, "occupancy").block);
+    assert!(
+        occupancy.contains("Self :: __chevron_kernel () . occupancy (ctx , config)"),
+        "{occupancy}"
+    );
+    let clusters = text(&func(&m, "max_active_clusters").block);
+    assert!(
+        clusters.contains(". max_active_clusters (ctx , config)"),
+        "{clusters}"
+    );
+    let cooperative = func(&m, "max_cooperative_grid");
+    assert_eq!(cooperative.sig.inputs.len(), 3);
+    assert!(text(&cooperative.block)
+        .contains("max_cooperative_grid (ctx , < :: chevron :: __private :: Dim3 as"));
+
+    let init = text(&func(&m, "__chevron_kernel").block);
+    // What `launch!` calls: exactly the kernel's parameters after `self`.
+    let on = func(&m, "__launch");
+    assert!(matches!(on.sig.safety, syn::Safety::Unsafe(_)));
+    assert_eq!(on.sig.inputs.len(), 5);
+    assert!(
+        text(&on.block).contains("Self :: launch (self . stream , self . config , n , a , x , y)")
+    );
     assert!(init.contains("static KERNEL"), "{init}");
     assert!(
         init.contains("Kernel :: ptx (\"saxpy\" , \"saxpy\""),
@@ -151,9 +206,11 @@ fn mangled_name_is_resolved_at_compile_time() {
         ),
     );
     assert!(errors(&file).is_empty(), "{:?}", errors(&file));
-    let m = module(&file);
-    assert!(matches!(m.vis, syn::Visibility::Inherited));
-    let all = text(m);
+    let m = kernel(&file);
+    assert!(matches!(m.ty.vis, syn::Visibility::Inherited));
+    // Without docs of its own the type gets a generated line.
+    assert!(m.ty.attrs.iter().any(|a| a.path().is_ident("doc")));
+    let all = text(&file);
     assert!(all.contains("\"_Z10offset_addPffj\""), "{all}");
 }
 
@@ -166,15 +223,7 @@ fn struct_by_value_gets_device_repr_and_size_assertions() {
         ),
     );
     assert!(errors(&file).is_empty(), "{:?}", errors(&file));
-    let m = module(&file);
-    let consts: Vec<String> = items(m)
-        .iter()
-        .filter_map(|i| match i {
-            // The unnamed consts are the assertions (`__CHEVRON_INFO` is the launch rules).
-            Item::Const(c) if c.ident == "_" => Some(text(&c.expr)),
-            _ => None,
-        })
-        .collect();
+    let consts: Vec<String> = kernel(&file).consts.iter().map(|c| text(&c.expr)).collect();
     assert_eq!(consts.len(), 2, "{consts:?}");
     assert!(consts[0].contains("assert_kernel_value :: < Affine >"));
     assert!(
@@ -194,7 +243,7 @@ fn cuda_source_carries_its_signature_for_the_run_time_check() {
         ),
     );
     assert!(errors(&file).is_empty(), "{:?}", errors(&file));
-    let all = text(module(&file));
+    let all = text(&file);
     assert!(
         all.contains("Kernel :: cuda (\"histogram\" , :: chevron :: __private :: None"),
         "{all}"
@@ -212,7 +261,7 @@ fn parameters_named_stream_or_config_do_not_clash() {
             fn consume(stream: &CudaSlice<f32>, config: &mut CudaSlice<f32>, n: u32);
         ),
     );
-    let launch = func(module(&file), "launch");
+    let launch = func(&kernel(&file), "launch");
     let inputs: Vec<String> = launch.sig.inputs.iter().map(text).collect();
     assert!(inputs[0].starts_with("__chevron_stream :"), "{inputs:?}");
     assert!(inputs[1].starts_with("__chevron_config :"), "{inputs:?}");
@@ -235,11 +284,16 @@ fn errors_keep_a_stub_with_the_same_names() {
     assert!(errs.iter().any(|e| e.contains("has no body")));
     assert!(errs.iter().any(|e| e.contains("returns nothing")));
     assert!(errs.iter().any(|e| e.contains("host memory")));
-    let m = module(&file);
-    assert_eq!(m.ident, "saxpy");
-    let launch = func(m, "launch");
+    let m = kernel(&file);
+    assert_eq!(m.ty.ident, "saxpy");
+    let launch = func(&m, "launch");
     assert_eq!(launch.sig.inputs.len(), 6);
-    func(m, "function");
+    func(&m, "function");
+    func(&m, "__on");
+    assert_eq!(func(&m, "__launch").sig.inputs.len(), 5);
+    for query in ["occupancy", "max_cooperative_grid", "max_active_clusters"] {
+        func(&m, query);
+    }
 }
 
 #[test]
@@ -386,9 +440,13 @@ fn function_attributes_are_reported_and_dropped() {
     let errs = errors(&file);
     assert_eq!(errs.len(), 1, "{errs:?}");
     assert!(errs[0].contains("`#[inline]` cannot be used"), "{errs:?}");
-    let m = module(&file);
-    let attrs: Vec<String> = m.attrs.iter().map(|a| text(a.path())).collect();
-    assert_eq!(attrs, ["allow"]);
+    let m = kernel(&file);
+    let attrs: Vec<String> = m.ty.attrs.iter().map(|a| text(a.path())).collect();
+    // The user's `allow`, the generated doc line, the type's own `allow`.
+    assert_eq!(attrs, ["allow", "doc", "allow"]);
+    // Lint attributes apply to the `impl` too.
+    let on_impl: Vec<String> = m.impls[0].attrs.iter().map(text).collect();
+    assert_eq!(on_impl, ["# [allow (dead_code)]"]);
 }
 
 #[test]
@@ -454,10 +512,12 @@ fn launch_rules_const_holds_the_directives_and_messages() {
         ),
     );
     assert!(errors(&file).is_empty(), "{:?}", errors(&file));
-    let info = items(module(&file))
+    let info = kernel(&file)
+        .impls
         .iter()
+        .flat_map(|i| &i.items)
         .find_map(|i| match i {
-            Item::Const(c) if c.ident == "__CHEVRON_INFO" => Some(text(&c.expr)),
+            syn::ImplItem::Const(c) if c.ident == "__CHEVRON_INFO" => Some(text(&c.expr)),
             _ => None,
         })
         .expect("__CHEVRON_INFO");
@@ -474,7 +534,7 @@ fn launch_rules_const_holds_the_directives_and_messages() {
     // The launch checks the rules at run time, before launching.
     let all = quote!(#file).to_string();
     assert!(
-        all.contains("check_launch (& __CHEVRON_INFO"),
+        all.contains("check_launch (& Self :: __CHEVRON_INFO"),
         "no run-time check"
     );
 }

@@ -238,14 +238,14 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
 
     match &input.kernel {
         Kernel::Typed(path) => {
-            // `KERNEL::__on(stream, &config).launch(args…)`: the method takes exactly the
+            // `KERNEL::__on(stream, &config).__launch(args…)`: the method takes exactly the
             // kernel's parameters, so a wrong argument count is reported against them (not
             // against `launch(stream, config, …)`). Call-site spans on the two names: rustc then
             // reports the count on the whole invocation instead of proposing a rewrite of the
             // macro's tokens; the path and the arguments keep the user's spans. The arguments
             // are written last, and a call evaluates its receiver before its arguments.
             let on = Ident::new("__on", Span::call_site());
-            let launch = Ident::new("launch", Span::call_site());
+            let launch = Ident::new("__launch", Span::call_site());
             let args = &input.args;
             let fit = match plan.prebuilt {
                 Some(_) => Vec::new(),

@@ -103,7 +103,7 @@ fn typed_launch_calls_the_kernels_launcher_with_the_config() {
     let Expr::MethodCall(call) = tail(&stmts) else {
         panic!("the tail is not a method call")
     };
-    assert_eq!(call.method, "launch");
+    assert_eq!(call.method, "__launch");
     let Expr::Call(on) = &*call.receiver else {
         panic!("the receiver is not a call")
     };
