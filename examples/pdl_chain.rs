@@ -13,8 +13,10 @@
 //!   every launch (the event fires once all of a kernel's blocks have started): what the
 //!   attribute costs.
 //!
-//! Each chain is queued behind a gate kernel that holds the stream until the host has launched
-//! all 64, so the time is the GPU's alone, not the host's launch rate. Prints the end-to-end time
+//! Each chain is queued behind a gate that holds the stream until the host has launched all 64,
+//! so the time is the GPU's alone, not the host's launch rate. The gate is a host function
+//! (`cuLaunchHostFunc`) waiting for a flag: a kernel spinning on a flag written by a copy on
+//! another stream can wait forever when the driver puts both streams' work in one hardware queue. Prints the end-to-end time
 //! per chain (CUDA events, start of the first kernel to the end of the last, median over
 //! interleaved repeats) and the ratio to `plain`; checks that every variant's result equals the
 //! host's, bit for bit.
@@ -25,15 +27,13 @@
 mod common;
 
 use std::error::Error;
+use std::ffi::c_void;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use chevron::cudarc::driver::{sys, CudaEvent, CudaSlice, CudaStream};
 use chevron::{kernel, launch};
-
-/// Holds its stream until `*open` is non-zero.
-#[kernel(ptx = "kernels/pdl.ptx")]
-fn pdl_gate(open: &CudaSlice<u32>);
 
 /// `out[i] = in[i] * 3 + hash(i, step)` after `rounds` rounds of independent work.
 #[kernel(ptx = "kernels/pdl.ptx")]
@@ -76,6 +76,48 @@ impl Variant {
     }
 }
 
+/// Holds a stream until the host opens it: a host function queued with `cuLaunchHostFunc`.
+struct Gate {
+    open: AtomicBool,
+}
+
+/// The host function: returns once the gate is open.
+unsafe extern "C" fn hold(gate: *mut c_void) {
+    // SAFETY: `gate` is the `AtomicBool` of a `Gate` that outlives the stream's work (`run`
+    // opens it and synchronizes before returning).
+    let open = unsafe { &*(gate as *const AtomicBool) };
+    while !open.load(Ordering::Acquire) {
+        std::hint::spin_loop();
+    }
+}
+
+impl Gate {
+    /// Closes the gate and queues it on `stream`; the returned guard opens it when dropped, so
+    /// an error while queueing the chain cannot leave the stream held.
+    fn close_on<'g>(&'g self, stream: &CudaStream) -> Result<Opener<'g>, chevron::Error> {
+        self.open.store(false, Ordering::Release);
+        let opener = Opener(self);
+        stream.context().bind_to_thread()?;
+        let data = &self.open as *const AtomicBool as *mut c_void;
+        // SAFETY: `hold` only reads the flag, which lives as long as `self`; the opener makes
+        // sure it is set.
+        let rc = unsafe { sys::cuLaunchHostFunc(stream.cu_stream(), Some(hold), data) };
+        if rc != sys::cudaError_enum::CUDA_SUCCESS {
+            return Err(chevron::cudarc::driver::DriverError(rc).into());
+        }
+        Ok(opener)
+    }
+}
+
+/// Opens its gate when dropped.
+struct Opener<'g>(&'g Gate);
+
+impl Drop for Opener<'_> {
+    fn drop(&mut self) {
+        self.0.open.store(true, Ordering::Release);
+    }
+}
+
 /// The kernel's hash, on the host.
 fn hash(i: u32, step: u32) -> u32 {
     let mut h = i.wrapping_mul(0x9E37_79B9) ^ step;
@@ -93,8 +135,8 @@ fn main() -> ExitCode {
 
 struct Chain<'a> {
     streams: [&'a Arc<CudaStream>; 2],
-    /// Releases the gate: a copy of 1 into `gate_flag` while the chain's stream is held.
-    control: &'a Arc<CudaStream>,
+    /// Holds stream 0 while the chain is queued.
+    gate: &'a Gate,
     /// One event per step for `programmatic_event` (an event may be waited on only after it was
     /// recorded for that step), one for `completion_event`, one for the end of the two-stream
     /// chain.
@@ -113,17 +155,14 @@ impl Chain<'_> {
     fn run(
         &self,
         variant: Variant,
-        gate_flag: &mut CudaSlice<u32>,
         a: &mut CudaSlice<u32>,
         b: &mut CudaSlice<u32>,
     ) -> Result<f64, chevron::Error> {
         let [s0, s1] = self.streams;
         let grid = N.div_ceil(BLOCK);
-        s0.memset_zeros(gate_flag)?;
         s0.synchronize()?;
         s1.synchronize()?;
-        // SAFETY: the gate reads one u32 and spins until the copy below makes it non-zero.
-        unsafe { launch!(pdl_gate<<<1, 1, s0>>>(&*gate_flag)) }?;
+        let opener = self.gate.close_on(s0)?;
         self.start.record(s0)?;
         for step in 0..STEPS {
             let (input, out) = if step % 2 == 0 {
@@ -166,7 +205,7 @@ impl Chain<'_> {
             s0.wait(self.done)?;
         }
         self.end.record(s0)?;
-        self.control.memcpy_htod(&[1u32], gate_flag)?;
+        drop(opener);
         s0.synchronize()?;
         s1.synchronize()?;
         Ok(f64::from(self.start.elapsed_ms(self.end)?) * 1e-3)
@@ -184,7 +223,6 @@ fn run() -> Result<(), Box<dyn Error>> {
     unsafe { ctx.disable_event_tracking() };
     let s0 = ctx.new_stream()?;
     let s1 = ctx.new_stream()?;
-    let control = ctx.new_stream()?;
     let events: Vec<CudaEvent> = (0..STEPS)
         .map(|_| ctx.new_event(None)) // timing disabled, as programmatic events must be
         .collect::<Result<_, _>>()?;
@@ -194,14 +232,15 @@ fn run() -> Result<(), Box<dyn Error>> {
     let (start, end) = (ctx.new_event(timing)?, ctx.new_event(timing)?);
     let chain = Chain {
         streams: [&s0, &s1],
-        control: &control,
+        gate: &Gate {
+            open: AtomicBool::new(true),
+        },
         events: &events,
         completion: &completion,
         done: &done,
         start: &start,
         end: &end,
     };
-    let mut gate_flag = s0.alloc_zeros::<u32>(1)?;
 
     let init: Vec<u32> = (0..N).map(|i| i.wrapping_mul(2_654_435_761) >> 7).collect();
     let mut want = init.clone();
@@ -219,7 +258,7 @@ fn run() -> Result<(), Box<dyn Error>> {
             s0.memcpy_htod(&init, &mut a)?;
             // Poisoned, so a kernel that skipped its work could not leave the right answer.
             s0.memset_zeros(&mut b)?;
-            let secs = chain.run(variant, &mut gate_flag, &mut a, &mut b)?;
+            let secs = chain.run(variant, &mut a, &mut b)?;
             if repeat > 0 {
                 times[v].push(secs);
             }

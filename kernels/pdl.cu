@@ -24,12 +24,3 @@ extern "C" __global__ void pdl_step(const unsigned int* in, unsigned int* out, u
         out[i] = in[i] * 3u + h;
     }
 }
-
-// pdl_gate: holds its stream until *open is non-zero (written by a copy on another stream), so
-// the host can queue a whole chain before any of it runs and the chain is timed on the GPU
-// alone, not at the host's launch rate.
-extern "C" __global__ void pdl_gate(const volatile unsigned int* open)
-{
-    while (*open == 0) {
-    }
-}

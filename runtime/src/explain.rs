@@ -120,9 +120,11 @@ pub(crate) fn explain(
         }
     }
     // The driver takes an event in a launch only if it was created with timing disabled; it
-    // says nothing more than CUDA_ERROR_INVALID_VALUE, and an event's flags cannot be queried.
+    // says nothing more than CUDA_ERROR_INVALID_VALUE or (driver 580, a timing event in
+    // `completion_event`) CUDA_ERROR_NOT_SUPPORTED, and an event's flags cannot be queried.
+    let event_codes = [E::CUDA_ERROR_INVALID_VALUE, E::CUDA_ERROR_NOT_SUPPORTED];
     for kind in [ProgrammaticEvent::KIND, CompletionEvent::KIND] {
-        if source.0 == E::CUDA_ERROR_INVALID_VALUE && config.launch_value(kind.id).is_some() {
+        if event_codes.contains(&source.0) && config.launch_value(kind.id).is_some() {
             return Error::EventRefused {
                 attribute: format!("{} ({})", kind.key, kind.cuda_name),
                 kernel,
