@@ -56,10 +56,55 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaStream};
 
-use crate::attr::{Attribute, Reached};
+use crate::attr::{
+    AccessPolicyWindow, Attribute, ClusterDim, ClusterScheduling, Cooperative, DeviceUpdatable,
+    MemSyncDomain, MemSyncDomainMap, NvlinkCentric, PortableClusterSizeMode, Priority, Reached,
+    SharedCarveout, SharedMemoryMode,
+};
 use crate::driver;
 use crate::error::{Error, KernelName};
 use crate::sys;
+
+/// A launch-attribute kind the driver accepts on a graph kernel node
+/// (`cuGraphKernelNodeSetAttribute`): the spec table's `graph` column, checked below.
+pub trait GraphAttribute: Attribute {}
+
+macro_rules! graph_kinds {
+    ($($ty:ty),* $(,)?) => {
+        $(
+            impl GraphAttribute for $ty {}
+            const _: () = assert!(<$ty as Attribute>::KIND.graph);
+        )*
+        // Every kind of the table's `graph` column has the trait.
+        const _: () = assert!(graph_rows() == [$(stringify!($ty)),*].len());
+    };
+}
+
+const fn graph_rows() -> usize {
+    let (kinds, mut i, mut n) = (chevron_cuda_spec::kinds::KINDS, 0, 0);
+    while i < kinds.len() {
+        if kinds[i].graph {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+graph_kinds!(
+    AccessPolicyWindow,
+    Cooperative,
+    ClusterDim,
+    ClusterScheduling,
+    Priority,
+    MemSyncDomainMap,
+    MemSyncDomain,
+    DeviceUpdatable,
+    SharedCarveout,
+    NvlinkCentric,
+    PortableClusterSizeMode,
+    SharedMemoryMode,
+);
 
 /// Type-erases the capture body: the graph keeps it, and with it everything it borrows or owns.
 trait Keep {}
@@ -402,7 +447,7 @@ impl<'a> Graph<'a> {
     /// g.set_node_attribute(n, chevron_cuda_runtime::ProgrammaticSerialization); // not on a node
     /// # }
     /// ```
-    pub fn set_node_attribute<A: Attribute>(
+    pub fn set_node_attribute<A: GraphAttribute>(
         &mut self,
         node: &GraphNode,
         attr: A,
@@ -410,12 +455,6 @@ impl<'a> Graph<'a> {
     where
         A::Since: Reached<A>,
     {
-        const {
-            assert!(
-                A::KIND.graph,
-                "this launch attribute is not accepted on a graph kernel node"
-            )
-        };
         self.check_node(node, KernelName(None))?;
         self.ctx
             .bind_to_thread()

@@ -259,7 +259,7 @@ fn graph_update(
             #(#decls,)*
         ) -> #p::Result<(), #p::Error> {
             let #func = #kernel_fn().get(#graph.context())?;
-            let #stream = #p::Arc::clone(#graph.order_stream());
+            let #stream = ::core::clone::Clone::clone(#graph.order_stream());
             #(#prepare)*
             let mut #args: [*mut #p::c_void; #n] = [#(#pointers),*];
             // SAFETY: the parameters match the PTX entry, as for `launch`; the rest is the
