@@ -38,7 +38,11 @@ const MIN_ROUNDS: usize = 15;
 /// The arguments of kernel `k` of the chain in round `round`: `a` a power of two (so the GPU's
 /// fused multiply-add and the host's agree exactly), `b` varying with both.
 fn args(k: usize, round: usize) -> (f32, f32) {
-    let a = if (k + round) % 2 == 0 { 0.5 } else { 0.25 };
+    let a = if (k + round).is_multiple_of(2) {
+        0.5
+    } else {
+        0.25
+    };
     let b = 1.0 + ((k * 7 + round * 3) % 16) as f32 * 0.125;
     (a, b)
 }
@@ -108,7 +112,10 @@ fn run() -> Result<(), Box<dyn Error>> {
         // The update graph is captured on y_capture (never run: every round updates every node)
         // and its rounds alternate between two buffers.
         let mut y_capture = stream.clone_htod(&initial())?;
-        let mut y_update = [stream.clone_htod(&initial())?, stream.clone_htod(&initial())?];
+        let mut y_update = [
+            stream.clone_htod(&initial())?,
+            stream.clone_htod(&initial())?,
+        ];
         let mut want_fixed = initial();
         let mut want_update = [initial(), initial()];
         let len = LEN;
@@ -179,7 +186,9 @@ fn run() -> Result<(), Box<dyn Error>> {
                 })?,
                 time(&stream, n, || {
                     for &(a, b) in &fixed {
-                        unsafe { launch!(chain<<<config = cfg, &stream>>>(len, a, b, &mut y_direct)) }?;
+                        unsafe {
+                            launch!(chain<<<config = cfg, &stream>>>(len, a, b, &mut y_direct))
+                        }?;
                     }
                     Ok(())
                 })?,
@@ -215,10 +224,7 @@ fn run() -> Result<(), Box<dyn Error>> {
             check("update + replay", n, &stream.clone_dtoh(y)?, want)?;
         }
 
-        let m: Vec<[f64; 2]> = t
-            .iter_mut()
-            .map(|[h, d]| [median(h), median(d)])
-            .collect();
+        let m: Vec<[f64; 2]> = t.iter_mut().map(|[h, d]| [median(h), median(d)]).collect();
         let (raw, direct) = (m[0], m[1]);
         for (name, [host, done]) in ["raw", "direct", "replay", "update + replay"]
             .iter()

@@ -1,11 +1,9 @@
 //! Host-side cost of one launch: the raw driver floor (`cuLaunchKernelEx` through
-//! `chevron::cudarc::driver::sys`, no event tracking), cudarc's launch builder, chevron's `launch_function` with a
-//! function handle in hand, chevron's typed `#[kernel]` launch (cached function lookup) and
-//! `launch!` with two attributes. Measured side by side in interleaved rounds; prints medians and
-//! ratios against cudarc and against the raw floor (absolute times drift on a shared machine, ratios much less).
-//!
-//! Run on a CUDA machine: `cargo run --release --example launch_overhead`. Exit code 2 on a
-//! machine without a CUDA driver (one `error: …` line), 1 for any other failure.
+//! `chevron::cudarc::driver::sys`, no event tracking), cudarc's launch builder, chevron's
+//! `launch_function` with a function handle in hand, chevron's typed `#[kernel]` launch (cached
+//! function lookup) and `launch!` with two attributes. Measured side by side in interleaved
+//! rounds; prints medians and ratios against cudarc and against the raw floor (absolute times
+//! drift on a shared machine, ratios much less).
 
 mod common;
 
@@ -158,7 +156,11 @@ fn run() -> Result<(), Box<dyn Error>> {
     );
     for (name, v) in names.iter().zip(t.iter_mut()) {
         let m = median(v);
-        println!("  {name:<28} {m:8.0} ns   {:.2}×   {:.2}× raw", m / base, m / raw);
+        println!(
+            "  {name:<28} {m:8.0} ns   {:.2}×   {:.2}× raw",
+            m / base,
+            m / raw
+        );
     }
     println!("checked: y = {want} after {launches} launches");
     Ok(())

@@ -107,7 +107,10 @@ fn replayed_results_equal_direct_launches() -> TestResult {
         &want[..3]
     );
     assert_same("direct", &direct, &want);
-    assert_eq!(replayed, direct, "replayed results differ from direct launches");
+    assert_eq!(
+        replayed, direct,
+        "replayed results differ from direct launches"
+    );
     Ok(())
 }
 
@@ -147,7 +150,10 @@ fn updated_arguments_take_effect() -> TestResult {
     );
     // The first replay already wrote y2 (the update moved the output), the second overwrote it
     // from x2; y1, the captured output, was never written.
-    assert!(y1.iter().all(|v| v.is_nan()), "the captured output was written");
+    assert!(
+        y1.iter().all(|v| v.is_nan()),
+        "the captured output was written"
+    );
     assert_same("updated", &y2, &affine(&x2_host, 0.5, 3.0));
     Ok(())
 }
@@ -202,17 +208,17 @@ fn replay_on_a_second_stream_is_ordered() -> TestResult {
         }
         Ok(())
     })?;
-    let replays = 10;
+    let replays = 10usize;
     for r in 0..replays {
-        graph.replay(if r % 2 == 0 { &s1 } else { &s2 })?;
+        graph.replay(if r.is_multiple_of(2) { &s1 } else { &s2 })?;
     }
     drop(graph);
     let got = s1.clone_dtoh(&y)?;
-    let want: Vec<f32> = start
-        .iter()
-        .map(|v| v + (steps * replays) as f32)
-        .collect();
-    println!("two streams: y[0] = {} after {replays} replays of {steps} steps (host {})", got[0], want[0]);
+    let want: Vec<f32> = start.iter().map(|v| v + (steps * replays) as f32).collect();
+    println!(
+        "two streams: y[0] = {} after {replays} replays of {steps} steps (host {})",
+        got[0], want[0]
+    );
     assert_same("two streams", &got, &want);
     Ok(())
 }
@@ -260,7 +266,9 @@ fn device_updatable_node_has_a_device_handle() -> TestResult {
     let start = data(3.0);
     let mut y = stream.clone_htod(&start)?;
     let (mut graph, node) = Graph::capture(&stream, |capture| {
-        unsafe { launch!(chain<<<4, 256, capture.stream(), device_updatable>>>(N, 2.0, 1.0, &mut y)) }?;
+        unsafe {
+            launch!(chain<<<4, 256, capture.stream(), device_updatable>>>(N, 2.0, 1.0, &mut y))
+        }?;
         capture.last_node()
     })?;
     let value = graph.node_attribute(&node, DeviceUpdatable::ID)?;
@@ -303,7 +311,7 @@ fn replay_and_update_allocate_nothing_after_warm_up() -> TestResult {
             for node in &nodes {
                 unsafe { chain::update(graph, node, N, 1.0, 2.0, &mut other) }?;
             }
-            graph.replay(if i % 2 == 0 { &s1 } else { &s2 })?;
+            graph.replay(if i.is_multiple_of(2) { &s1 } else { &s2 })?;
         }
         Ok(())
     };

@@ -180,7 +180,10 @@ pub(crate) fn capture_info(
 }
 
 /// `cuGraphInstantiateWithFlags`.
-pub(crate) fn instantiate(graph: sys::CUgraph, flags: u64) -> Result<sys::CUgraphExec, DriverError> {
+pub(crate) fn instantiate(
+    graph: sys::CUgraph,
+    flags: u64,
+) -> Result<sys::CUgraphExec, DriverError> {
     let mut exec = core::ptr::null_mut();
     // SAFETY: `graph` is a live graph and `exec` a valid out-pointer.
     check(unsafe { sys::cuGraphInstantiateWithFlags(&mut exec, graph, flags) }).map(|()| exec)
@@ -299,7 +302,12 @@ pub(crate) unsafe fn graph_edges(
     {
         // SAFETY: null arrays ask for the count only.
         check(unsafe {
-            sys::cuGraphGetEdges(graph, core::ptr::null_mut(), core::ptr::null_mut(), &mut count)
+            sys::cuGraphGetEdges(
+                graph,
+                core::ptr::null_mut(),
+                core::ptr::null_mut(),
+                &mut count,
+            )
         })?;
         let mut from = vec![core::ptr::null_mut(); count];
         let mut to = vec![core::ptr::null_mut(); count];
@@ -307,7 +315,12 @@ pub(crate) unsafe fn graph_edges(
         check(unsafe {
             sys::cuGraphGetEdges(graph, from.as_mut_ptr(), to.as_mut_ptr(), &mut count)
         })?;
-        Ok(from.into_iter().zip(to).take(count).map(|(f, t)| (f, t, false)).collect())
+        Ok(from
+            .into_iter()
+            .zip(to)
+            .take(count)
+            .map(|(f, t)| (f, t, false))
+            .collect())
     }
     #[cfg(not(any(feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020")))]
     {
@@ -335,8 +348,7 @@ pub(crate) unsafe fn graph_edges(
                 &mut count,
             )
         })?;
-        let programmatic =
-            sys::CUgraphDependencyType::CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC as u8;
+        let programmatic = sys::CUgraphDependencyType::CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC as u8;
         Ok(from
             .into_iter()
             .zip(to)

@@ -340,7 +340,10 @@ impl<'a> Graph<'a> {
     #[inline]
     fn switch_to(&mut self, stream: &Arc<CudaStream>) -> Result<(), Error> {
         if stream.cu_stream() == self.last.cu_stream() {
-            return self.ctx.bind_to_thread().map_err(graph_err("cuCtxSetCurrent"));
+            return self
+                .ctx
+                .bind_to_thread()
+                .map_err(graph_err("cuCtxSetCurrent"));
         }
         if stream.context().cu_ctx() != self.ctx.cu_ctx() {
             return Err(Error::Graph {
@@ -357,7 +360,9 @@ impl<'a> Graph<'a> {
             self.order
                 .record(&self.last)
                 .map_err(graph_err("cuEventRecord"))?;
-            stream.wait(&self.order).map_err(graph_err("cuStreamWaitEvent"))?;
+            stream
+                .wait(&self.order)
+                .map_err(graph_err("cuStreamWaitEvent"))?;
         }
         self.last = stream.clone();
         Ok(())
@@ -498,7 +503,8 @@ impl<'a> Graph<'a> {
             .bind_to_thread()
             .map_err(graph_err("cuCtxSetCurrent"))?;
         // SAFETY: the graph is live.
-        let edges = unsafe { driver::graph_edges(self.graph) }.map_err(graph_err("cuGraphGetEdges"))?;
+        let edges =
+            unsafe { driver::graph_edges(self.graph) }.map_err(graph_err("cuGraphGetEdges"))?;
         Ok(edges
             .into_iter()
             .map(|(from, to, programmatic)| GraphEdge {

@@ -674,9 +674,8 @@ fn graph_node_placement_matches_the_driver() -> TestResult {
         let alone = unsafe { sys::cuGraphKernelNodeSetAttribute(node.raw(), id, &value) };
         let rc = if kind.key == "preferred_cluster" {
             let cluster = ClusterDim::new(2, 1, 1).value();
-            let rc = unsafe {
-                sys::cuGraphKernelNodeSetAttribute(node.raw(), ClusterDim::ID, &cluster)
-            };
+            let rc =
+                unsafe { sys::cuGraphKernelNodeSetAttribute(node.raw(), ClusterDim::ID, &cluster) };
             assert_eq!(rc, sys::cudaError_enum::CUDA_SUCCESS, "cluster on a node");
             unsafe { sys::cuGraphKernelNodeSetAttribute(node.raw(), id, &value) }
         } else {
@@ -703,7 +702,10 @@ fn graph_node_placement_matches_the_driver() -> TestResult {
         }
     }
     // The measurement can fail: some kinds are accepted, some are not.
-    assert!(accepted > 0 && accepted < KINDS.len(), "accepted {accepted}");
+    assert!(
+        accepted > 0 && accepted < KINDS.len(),
+        "accepted {accepted}"
+    );
     assert!(mismatches.is_empty(), "{mismatches:#?}");
     Ok(())
 }

@@ -122,7 +122,8 @@ const SM90: Option<(u32, u32)> = Some((9, 0));
 
 macro_rules! row {
     ($key:literal, $ty:literal, $cuda:literal, $id:literal, launch: $l:literal, stream: $s:literal,
-     graph: $g:literal, $form:expr, since: $since:literal, cc: $cc:expr, $value:literal $(, note: $note:literal)?) => {
+     graph: $g:literal, $form:expr, since: $since:literal, cc: $cc:expr, $value:literal
+     $(, note: $note:literal)?) => {
         Kind {
             key: $key,
             type_name: $ty,
@@ -150,13 +151,15 @@ pub const KINDS: &[Kind] = &[
     row!("cooperative", "Cooperative", "CU_LAUNCH_ATTRIBUTE_COOPERATIVE", 2,
         launch: true, stream: false, graph: true, ValueForm::Flag, since: 12000, cc: None, "flag"),
     row!("sync", "SyncPolicy", "CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY", 3,
-        launch: false, stream: true, graph: false, ValueForm::Enum(&["Auto", "Spin", "Yield", "BlockingSync"]),
+        launch: false, stream: true, graph: false,
+        ValueForm::Enum(&["Auto", "Spin", "Yield", "BlockingSync"]),
         since: 12000, cc: None, "`Auto`/`Spin`/`Yield`/`BlockingSync` or a `SyncPolicy`"),
     row!("cluster", "ClusterDim", "CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION", 4,
         launch: true, stream: false, graph: true, ValueForm::Dim, since: 12000, cc: SM90, "dim"),
     row!("cluster_scheduling", "ClusterScheduling",
         "CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE", 5,
-        launch: true, stream: false, graph: true, ValueForm::Enum(&["Default", "Spread", "LoadBalancing"]),
+        launch: true, stream: false, graph: true,
+        ValueForm::Enum(&["Default", "Spread", "LoadBalancing"]),
         since: 12000, cc: SM90, "`Default`/`Spread`/`LoadBalancing` or a `ClusterScheduling`"),
     row!("programmatic_serialization", "ProgrammaticSerialization",
         "CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION", 6,
@@ -170,13 +173,15 @@ pub const KINDS: &[Kind] = &[
         launch: true, stream: true, graph: true, ValueForm::Expr, since: 12000, cc: None,
         "a `MemSyncDomainMap`"),
     row!("mem_sync_domain", "MemSyncDomain", "CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN", 10,
-        launch: true, stream: true, graph: true, ValueForm::Enum(&["Default", "Remote"]), since: 12000,
+        launch: true, stream: true, graph: true, ValueForm::Enum(&["Default", "Remote"]),
+        since: 12000,
         cc: None, "`Default`/`Remote` or a `MemSyncDomain`"),
     row!("preferred_cluster", "PreferredClusterDim",
         "CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION", 11,
         launch: true, stream: false, graph: false, ValueForm::Dim, since: 12080, cc: SM90, "dim"),
     row!("completion_event", "CompletionEvent", "CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT", 12,
-        launch: true, stream: false, graph: false, ValueForm::Event, since: 12030, cc: None, "`&CudaEvent`"),
+        launch: true, stream: false, graph: false, ValueForm::Event, since: 12030, cc: None,
+        "`&CudaEvent`"),
     row!("device_updatable", "DeviceUpdatable",
         "CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE", 13,
         launch: true, stream: false, graph: true, ValueForm::Flag, since: 12040, cc: None, "flag",

@@ -238,16 +238,16 @@ fn graph_update(
     }
     let n = Literal::usize_unsuffixed(params.len());
     let doc = format!(
-        " Sets the arguments of `{kernel}`'s node `node` in `graph` for the following replays, \
-         without instantiating the graph again (`cuGraphExecKernelNodeSetParams`); the node's \
-         grid, block and attributes stay as captured. Allocates nothing.\n\n # Safety\n As \
-         for `launch`: the captured grid and these values must keep every access of the kernel \
-         inside its buffers, and a buffer given here must stay alive, and untouched by the host and \
-         other streams, while the graph may replay with it: until the node is updated again or \
-         the graph is dropped (which waits for the last replay). Unlike the buffers of the \
-         capture, these are not borrowed for the graph's lifetime, so that one buffer can be \
-         given to many updates.\n\n # Errors\n `Error::Graph` when `node` is of another graph or \
-         another kernel; `Error::Driver` when the driver rejects the update."
+        " Sets the arguments of `{kernel}`'s node `{node}` in `{graph}` for the following \
+         replays, without instantiating the graph again (`cuGraphExecKernelNodeSetParams`); the \
+         node's grid, block and attributes stay as captured. Allocates nothing.\n\n # Safety\n \
+         As for `launch`: the captured grid and these values must keep every access of the \
+         kernel inside its buffers, and a buffer given here must stay alive, and untouched by \
+         the host and other streams, while the graph may replay with it: until the node is \
+         updated again or the graph is dropped (which waits for the last replay). Unlike the \
+         buffers of the capture, these are not borrowed for the graph's lifetime, so that one \
+         buffer can be given to many updates.\n\n # Errors\n `Error::Graph` when `{node}` is \
+         of another graph or another kernel; `Error::Driver` when the driver rejects the update."
     );
     quote! {
         #[doc = #doc]
