@@ -315,6 +315,26 @@ mod tests {
     }
 
     #[test]
+    fn graph_column_is_the_measured_one() {
+        // Measured on an H200 (CUDA 13.0 driver): rejected on a captured kernel node.
+        let rejected = [
+            "sync",
+            "programmatic_serialization",
+            "programmatic_event",
+            "preferred_cluster",
+            "completion_event",
+        ];
+        for k in KINDS {
+            assert_eq!(k.graph, !rejected.contains(&k.key), "{}", k.key);
+        }
+        let table = markdown_table();
+        assert!(table[0].contains("| graph node |"));
+        assert!(table
+            .iter()
+            .any(|l| l.starts_with("| `priority` |") && l.contains("| yes | yes | yes | 12.0+ |")));
+    }
+
+    #[test]
     fn the_table_has_a_line_per_kind() {
         let table = markdown_table();
         assert_eq!(table.len(), KINDS.len() + 2);
