@@ -334,3 +334,40 @@ fn replay_and_update_allocate_nothing_after_warm_up() -> TestResult {
     assert_eq!(allocations, 0, "replay or update allocated");
     Ok(())
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn node_attribute_set_after_capture_takes_effect() -> TestResult {
+    use chevron::{sys, MemSyncDomain};
+    let ctx = chevron::context(0)?;
+    let stream = ctx.new_stream()?;
+    let start = data(4.0);
+    let mut y = stream.clone_htod(&start)?;
+    let (mut graph, node) = Graph::capture(&stream, |capture| {
+        unsafe { launch!(chain<<<4, 256, capture.stream()>>>(N, 0.5, 1.0, &mut y)) }?;
+        capture.last_node()
+    })?;
+    let read = |graph: &Graph<'_>| -> Result<sys::CUlaunchMemSyncDomain, chevron::Error> {
+        let value = graph.node_attribute(&node, MemSyncDomain::ID)?;
+        // SAFETY: the driver filled the union's member for this kind.
+        Ok(unsafe { value.memSyncDomain })
+    };
+    let before = read(&graph)?;
+    graph.set_node_attribute(&node, MemSyncDomain::Remote)?; // instantiates again
+    let after = read(&graph)?;
+    println!("node mem_sync_domain: {before:?} -> {after:?}");
+    assert_eq!(
+        after,
+        sys::CUlaunchMemSyncDomain::CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE
+    );
+    assert_ne!(before, after);
+    // The re-instantiated graph still runs the kernel.
+    graph.replay(&stream)?;
+    drop(graph);
+    assert_same(
+        "after set_node_attribute",
+        &stream.clone_dtoh(&y)?,
+        &affine(&start, 0.5, 1.0),
+    );
+    Ok(())
+}

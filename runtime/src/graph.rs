@@ -67,6 +67,11 @@ use crate::sys;
 
 /// A launch-attribute kind the driver accepts on a graph kernel node
 /// (`cuGraphKernelNodeSetAttribute`): the spec table's `graph` column, checked below.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be set on a graph kernel node: the driver rejects it there",
+    label = "not accepted by `cuGraphKernelNodeSetAttribute`",
+    note = "set it on the launch inside the capture instead (`programmatic_serialization` there becomes a programmatic edge of the graph)"
+)]
 pub trait GraphAttribute: Attribute {}
 
 macro_rules! graph_kinds {
@@ -168,7 +173,7 @@ pub struct Capture<'s> {
 }
 
 impl Capture<'_> {
-    /// The capturing stream: launch on it (`launch!(k<<<cfg, capture.stream()>>>(…))`).
+    /// The capturing stream: launch on it (`launch!(k<<<grid, block, capture.stream()>>>(…))`).
     pub fn stream(&self) -> &Arc<CudaStream> {
         self.stream
     }
