@@ -48,8 +48,10 @@
 //!   tracked either, and buffers *allocated* by any thread of the context in that time never are.
 //!   Capture where no other thread works on the same context, or track those by hand.
 //! - **Not enforced**: what the kernels do with their arguments (launching and updating stay
-//!   `unsafe`, as launching does), and buffers the body creates and drops inside itself (a freed
-//!   buffer the graph still uses): create them outside the body.
+//!   `unsafe`, as launching does); buffers the body creates and drops inside itself (a freed
+//!   buffer the graph still uses): create them outside the body; buffers given to a typed
+//!   `update`, which are borrowed for the call only (see its safety section); and a graph leaked
+//!   with `std::mem::forget`, which ends the borrows without waiting for the last replay.
 
 use core::ffi::c_void;
 use std::sync::Arc;
@@ -243,7 +245,8 @@ impl<'a> Graph<'a> {
     /// [`GraphNode`]s to update later).
     ///
     /// First synchronizes the context, so that work enqueued earlier is done; captures in
-    /// `CU_STREAM_CAPTURE_MODE_THREAD_LOCAL` mode with cudarc's event tracking paused (see the
+    /// `CU_STREAM_CAPTURE_MODE_RELAXED` mode (a kernel may be used for the first time, loading
+    /// its module, inside the body) with cudarc's event tracking paused (see the
     /// [module docs](self)). The graph replays on any stream of the context.
     ///
     /// `Error::Graph` when the stream is already capturing or `body` captured nothing; the
@@ -274,7 +277,9 @@ impl<'a> Graph<'a> {
             tracking,
             active: false,
         };
-        let mode = sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
+        // Relaxed: a kernel's first use inside the body loads its module, which the stricter
+        // modes forbid while a capture runs.
+        let mode = sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED;
         if let Err(e) = driver::begin_capture(stream, mode) {
             if tracking {
                 // SAFETY: as in the guard.

@@ -1,5 +1,6 @@
 //! Runtime of chevron: CUDA launch attributes whose placement is checked at compile time,
-//! stream attributes, `cuLaunchKernelEx`, kernel loading, and typed errors.
+//! stream attributes, `cuLaunchKernelEx`, kernel loading, graphs of captured launches
+//! ([`Graph`]), and typed errors.
 //!
 //! Most users reach this crate through the `chevron` facade and its `launch!`, `config!` and
 //! `#[kernel]` macros; everything here also works on its own:
