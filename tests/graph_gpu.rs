@@ -132,10 +132,15 @@ fn updated_arguments_take_effect() -> TestResult {
         }?;
         capture.last_node()
     })?;
-    // Scalars: a = 4, b = -2 on the captured buffers.
+    // Scalars a = 4, b = -2 (and the output moved to y2: the captured y1 is the graph's).
     unsafe { chain_copy::update(&mut graph, &node, N, 4.0, -2.0, &x1, &mut y2) }?;
     graph.replay(&stream)?;
     graph.synchronize()?;
+    // Buffers given to an update are borrowed for the call only: readable once the replay is
+    // done. Same input x1, new a and b.
+    let scalars = stream.clone_dtoh(&y2)?;
+    println!("update scalars: y2[0..3] = {:?}", &scalars[..3]);
+    assert_same("scalars updated", &scalars, &affine(&x1_host, 4.0, -2.0));
     // Buffers too: x2 into y2 with a = 0.5, b = 3.
     unsafe { chain_copy::update(&mut graph, &node, N, 0.5, 3.0, &x2, &mut y2) }?;
     graph.replay(&stream)?;

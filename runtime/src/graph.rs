@@ -46,7 +46,8 @@
 //!   cannot wait on events recorded outside the capture, and cudarc's buffers record such events
 //!   on every use. While the body runs, buffers used on other threads of the same context are not
 //!   tracked either, and buffers *allocated* by any thread of the context in that time never are.
-//!   Capture where no other thread works on the same context, or track those by hand.
+//!   Capture where no other thread works on the same context (and one capture at a time per
+//!   context), or track those by hand.
 //! - **Not enforced**: what the kernels do with their arguments (launching and updating stay
 //!   `unsafe`, as launching does); buffers the body creates and drops inside itself (a freed
 //!   buffer the graph still uses): create them outside the body; buffers given to a typed
@@ -249,8 +250,10 @@ impl<'a> Graph<'a> {
     /// its module, inside the body) with cudarc's event tracking paused (see the
     /// [module docs](self)). The graph replays on any stream of the context.
     ///
-    /// `Error::Graph` when the stream is already capturing or `body` captured nothing; the
-    /// body's own error when it fails (the capture is then ended and discarded).
+    /// `Error::Graph` when the stream is already capturing; `Error::Driver` naming
+    /// `cuStreamEndCapture` when the driver invalidated the capture (an operation the capture
+    /// cannot record); the body's own error when it fails. On any error or panic the capture is
+    /// ended and discarded, and event tracking restored.
     pub fn capture<R, F>(stream: &Arc<CudaStream>, mut body: F) -> Result<(Self, R), Error>
     where
         F: FnMut(&mut Capture<'_>) -> Result<R, Error> + 'a,
