@@ -247,6 +247,19 @@ pub(crate) unsafe fn kernel_node_params(
     check(unsafe { sys::cuGraphKernelNodeGetParams_v2(node, &mut params) }).map(|()| params)
 }
 
+/// `cuKernelGetFunction`: the function of a context-independent kernel handle in the current
+/// context.
+///
+/// # Safety
+/// `kernel` is a live kernel handle.
+pub(crate) unsafe fn kernel_function(
+    kernel: sys::CUkernel,
+) -> Result<sys::CUfunction, DriverError> {
+    let mut func = core::ptr::null_mut();
+    // SAFETY: forwarded from the caller; `func` is a valid out-pointer.
+    check(unsafe { sys::cuKernelGetFunction(&mut func, kernel) }).map(|()| func)
+}
+
 /// `cuGraphExecKernelNodeSetParams`.
 ///
 /// # Safety

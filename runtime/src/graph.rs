@@ -195,7 +195,15 @@ impl Capture<'_> {
         };
         let node = node.ok_or_else(not_kernel)?;
         // SAFETY: the node belongs to the graph being captured, which is live.
-        let params = unsafe { driver::kernel_node_params(node) }.map_err(|_| not_kernel())?;
+        let mut params = unsafe { driver::kernel_node_params(node) }.map_err(|_| not_kernel())?;
+        if params.func.is_null() && !params.kern.is_null() {
+            // The driver may describe the node by its context-independent kernel handle: the
+            // function in this context is what updates compare against and pass back.
+            // SAFETY: the handle comes from the driver and lives as long as the node's module.
+            params.func = unsafe { driver::kernel_function(params.kern) }
+                .map_err(graph_err("cuKernelGetFunction"))?;
+            params.kern = core::ptr::null_mut();
+        }
         Ok(GraphNode {
             capture: id,
             node,
