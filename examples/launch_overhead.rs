@@ -1,9 +1,10 @@
-//! Host-side cost of one launch: cudarc's launch builder, chevron's `launch_function` with a
-//! function handle in hand, chevron's typed `#[kernel]` launch (cached function lookup),
-//! `launch!` with two attributes, and an untyped `launch!(dyn f …)` (which checks its arguments
-//! against the kernel's parameters, from `cuFuncGetParamInfo` once per function). Measured side
-//! by side in interleaved rounds; prints medians and ratios against cudarc (absolute times drift
-//! on a shared machine, ratios much less).
+//! Host-side cost of one launch: the raw driver floor (`cuLaunchKernelEx` through
+//! `chevron::cudarc::driver::sys`, no event tracking), cudarc's launch builder, chevron's
+//! `launch_function` with a function handle in hand, chevron's typed `#[kernel]` launch (cached
+//! function lookup), `launch!` with two attributes, and an untyped `launch!(dyn f …)` (which
+//! checks its arguments against the kernel's parameters, from `cuFuncGetParamInfo` once per
+//! function). Measured side by side in interleaved rounds; prints medians and ratios against
+//! cudarc and against the raw floor (absolute times drift on a shared machine, ratios much less).
 //!
 //! Run on a CUDA machine: `cargo run --release --example launch_overhead`. Exit code 2 on a
 //! machine without a CUDA driver (one `error: …` line), 1 for any other failure.
@@ -16,7 +17,7 @@ use std::time::Instant;
 
 use chevron::cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, PushKernelArg};
 use chevron::cudarc::nvrtc::Ptx;
-use chevron::{kernel, launch, LaunchConfig};
+use chevron::{kernel, launch, sys, LaunchConfig};
 
 #[kernel(ptx = "kernels/saxpy.ptx")]
 fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
@@ -64,9 +65,44 @@ fn run() -> Result<(), Box<dyn Error>> {
     let n = N;
 
     let mut launches = 0u64;
-    let mut t = [Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new()];
+    let mut t: [Vec<f64>; 6] = Default::default();
+    // The raw floor: the same kernel and arguments, one `cuLaunchKernelEx` with no attributes
+    // and no event tracking (the pointers taken once, outside the timed loop).
+    let (px, py) = {
+        let (px, _rx) = x.device_ptr(&stream);
+        let (py, _wy) = y.device_ptr_mut(&stream);
+        (px, py)
+    };
+    let raw_cfg = sys::CUlaunchConfig {
+        gridDimX: 1,
+        gridDimY: 1,
+        gridDimZ: 1,
+        blockDimX: N,
+        blockDimY: 1,
+        blockDimZ: 1,
+        sharedMemBytes: 0,
+        hStream: stream.cu_stream(),
+        attrs: std::ptr::null_mut(),
+        numAttrs: 0,
+    };
+    let cu_f = f.cu_function();
     for round in 0..ROUNDS + 2 {
         let r = [
+            time_batch(&stream, || unsafe {
+                let mut params = [
+                    &n as *const u32 as *mut _,
+                    &a as *const f32 as *mut _,
+                    &px as *const u64 as *mut _,
+                    &py as *const u64 as *mut _,
+                ];
+                let rc = sys::cuLaunchKernelEx(
+                    &raw_cfg,
+                    cu_f,
+                    params.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                );
+                assert_eq!(rc, sys::cudaError_enum::CUDA_SUCCESS);
+            }),
             time_batch(&stream, || unsafe {
                 stream
                     .launch_builder(&f)
@@ -98,7 +134,7 @@ fn run() -> Result<(), Box<dyn Error>> {
                 launch!(dyn f<<<1, N, &stream>>>(&n, &a, &x, &mut y)).unwrap();
             }),
         ];
-        launches += 5 * BATCH as u64;
+        launches += r.len() as u64 * BATCH as u64;
         if round >= 2 {
             // The first two rounds warm up (module load, caches).
             for (v, x) in t.iter_mut().zip(r) {
@@ -113,17 +149,26 @@ fn run() -> Result<(), Box<dyn Error>> {
         return Err(format!("y = {} after {launches} launches, want {want}", got[0]).into());
     }
     let names = [
+        "raw cuLaunchKernelEx",
         "cudarc launch_builder",
         "chevron launch_function",
         "chevron #[kernel] launch",
         "chevron launch! + 2 attrs",
         "chevron launch!(dyn f)",
     ];
-    let base = median(&mut t[0].clone());
-    println!("host ns per launch (median of {ROUNDS} rounds × {BATCH} launches), ratio to cudarc:");
+    let raw = median(&mut t[0].clone());
+    let base = median(&mut t[1].clone());
+    println!(
+        "host ns per launch (median of {ROUNDS} rounds × {BATCH} launches), ratio to cudarc, \
+         ratio to raw cuLaunchKernelEx:"
+    );
     for (name, v) in names.iter().zip(t.iter_mut()) {
         let m = median(v);
-        println!("  {name:<28} {m:8.0} ns   {:.2}×", m / base);
+        println!(
+            "  {name:<28} {m:8.0} ns   {:.2}×   {:.2}× raw",
+            m / base,
+            m / raw
+        );
     }
     println!("checked: y = {want} after {launches} launches");
     Ok(())

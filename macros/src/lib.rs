@@ -221,25 +221,25 @@ pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
 /// # Keys
 ///
 /// <!-- kinds:begin -->
-/// | key | value | kind (`CU_LAUNCH_ATTRIBUTE_…`) | launch list | `stream(...)` | CUDA | compute capability |
-/// |---|---|---|---|---|---|---|
-/// | `access_policy_window` | an `AccessPolicyWindow` | `AccessPolicyWindow` (`ACCESS_POLICY_WINDOW`) | yes | yes | 12.0+ | any |
-/// | `cooperative` | flag | `Cooperative` (`COOPERATIVE`) | yes | no | 12.0+ | any |
-/// | `sync` | `Auto`/`Spin`/`Yield`/`BlockingSync` or a `SyncPolicy` | `SyncPolicy` (`SYNCHRONIZATION_POLICY`) | **no** | yes | 12.0+ | any |
-/// | `cluster` | dim | `ClusterDim` (`CLUSTER_DIMENSION`) | yes | no | 12.0+ | 9.0+ |
-/// | `cluster_scheduling` | `Default`/`Spread`/`LoadBalancing` or a `ClusterScheduling` | `ClusterScheduling` (`CLUSTER_SCHEDULING_POLICY_PREFERENCE`) | yes | no | 12.0+ | 9.0+ |
-/// | `programmatic_serialization` | flag | `ProgrammaticSerialization` (`PROGRAMMATIC_STREAM_SERIALIZATION`) | yes | no | 12.0+ | 9.0+ |
-/// | `programmatic_event` | `&CudaEvent` or a `ProgrammaticEvent` | `ProgrammaticEvent` (`PROGRAMMATIC_EVENT`) | yes | no | 12.0+ | 9.0+ |
-/// | `priority` | `i32` | `Priority` (`PRIORITY`) | yes | yes | 12.0+ | any |
-/// | `mem_sync_domain_map` | a `MemSyncDomainMap` | `MemSyncDomainMap` (`MEM_SYNC_DOMAIN_MAP`) | yes | yes | 12.0+ | any |
-/// | `mem_sync_domain` | `Default`/`Remote` or a `MemSyncDomain` | `MemSyncDomain` (`MEM_SYNC_DOMAIN`) | yes | yes | 12.0+ | any |
-/// | `preferred_cluster` | dim | `PreferredClusterDim` (`PREFERRED_CLUSTER_DIMENSION`) | yes | no | 12.8+ | 9.0+ |
-/// | `completion_event` | `&CudaEvent` | `CompletionEvent` (`LAUNCH_COMPLETION_EVENT`) | yes | no | 12.3+ | any |
-/// | `device_updatable` | flag | `DeviceUpdatable` (`DEVICE_UPDATABLE_KERNEL_NODE`) | yes, while the stream captures | no | 12.4+ | any |
-/// | `shared_carveout` | percent, 0 to 100 | `SharedCarveout` (`PREFERRED_SHARED_MEMORY_CARVEOUT`) | yes | no | 12.5+ | any |
-/// | `nvlink_centric` | flag | `NvlinkCentric` (`NVLINK_UTIL_CENTRIC_SCHEDULING`) | yes | no | 13.0+ | any |
-/// | `portable_cluster_size_mode` | `Default`/`RequirePortable`/`AllowNonPortable` or a `PortableClusterSizeMode` | `PortableClusterSizeMode` (`PORTABLE_CLUSTER_SIZE_MODE`) | yes | no | 13.2+ | 9.0+ |
-/// | `shared_memory_mode` | `Default`/`RequirePortable`/`AllowNonPortable` or a `SharedMemoryMode` | `SharedMemoryMode` (`SHARED_MEMORY_MODE`) | yes | no | 13.2+ | any |
+/// | key | value | kind (`CU_LAUNCH_ATTRIBUTE_…`) | launch list | `stream(...)` | graph node | CUDA | compute capability |
+/// |---|---|---|---|---|---|---|---|
+/// | `access_policy_window` | an `AccessPolicyWindow` | `AccessPolicyWindow` (`ACCESS_POLICY_WINDOW`) | yes | yes | yes | 12.0+ | any |
+/// | `cooperative` | flag | `Cooperative` (`COOPERATIVE`) | yes | no | yes | 12.0+ | any |
+/// | `sync` | `Auto`/`Spin`/`Yield`/`BlockingSync` or a `SyncPolicy` | `SyncPolicy` (`SYNCHRONIZATION_POLICY`) | **no** | yes | no | 12.0+ | any |
+/// | `cluster` | dim | `ClusterDim` (`CLUSTER_DIMENSION`) | yes | no | yes | 12.0+ | 9.0+ |
+/// | `cluster_scheduling` | `Default`/`Spread`/`LoadBalancing` or a `ClusterScheduling` | `ClusterScheduling` (`CLUSTER_SCHEDULING_POLICY_PREFERENCE`) | yes | no | yes | 12.0+ | 9.0+ |
+/// | `programmatic_serialization` | flag | `ProgrammaticSerialization` (`PROGRAMMATIC_STREAM_SERIALIZATION`) | yes | no | no | 12.0+ | 9.0+ |
+/// | `programmatic_event` | `&CudaEvent` or a `ProgrammaticEvent` | `ProgrammaticEvent` (`PROGRAMMATIC_EVENT`) | yes | no | no | 12.0+ | 9.0+ |
+/// | `priority` | `i32` | `Priority` (`PRIORITY`) | yes | yes | yes | 12.0+ | any |
+/// | `mem_sync_domain_map` | a `MemSyncDomainMap` | `MemSyncDomainMap` (`MEM_SYNC_DOMAIN_MAP`) | yes | yes | yes | 12.0+ | any |
+/// | `mem_sync_domain` | `Default`/`Remote` or a `MemSyncDomain` | `MemSyncDomain` (`MEM_SYNC_DOMAIN`) | yes | yes | yes | 12.0+ | any |
+/// | `preferred_cluster` | dim | `PreferredClusterDim` (`PREFERRED_CLUSTER_DIMENSION`) | yes | no | no | 12.8+ | 9.0+ |
+/// | `completion_event` | `&CudaEvent` | `CompletionEvent` (`LAUNCH_COMPLETION_EVENT`) | yes | no | no | 12.3+ | any |
+/// | `device_updatable` | flag | `DeviceUpdatable` (`DEVICE_UPDATABLE_KERNEL_NODE`) | yes, while the stream captures | no | yes | 12.4+ | any |
+/// | `shared_carveout` | percent, 0 to 100 | `SharedCarveout` (`PREFERRED_SHARED_MEMORY_CARVEOUT`) | yes | no | yes | 12.5+ | any |
+/// | `nvlink_centric` | flag | `NvlinkCentric` (`NVLINK_UTIL_CENTRIC_SCHEDULING`) | yes | no | yes | 13.0+ | any |
+/// | `portable_cluster_size_mode` | `Default`/`RequirePortable`/`AllowNonPortable` or a `PortableClusterSizeMode` | `PortableClusterSizeMode` (`PORTABLE_CLUSTER_SIZE_MODE`) | yes | no | yes | 13.2+ | 9.0+ |
+/// | `shared_memory_mode` | `Default`/`RequirePortable`/`AllowNonPortable` or a `SharedMemoryMode` | `SharedMemoryMode` (`SHARED_MEMORY_MODE`) | yes | no | yes | 13.2+ | any |
 /// <!-- kinds:end -->
 ///
 /// A flag is written bare (`cooperative`) or with a `bool` expression (`cooperative = true`,

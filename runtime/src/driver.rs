@@ -248,3 +248,257 @@ pub(crate) fn max_active_clusters(
     check(unsafe { sys::cuOccupancyMaxActiveClusters(&mut clusters, func.cu_function(), config) })
         .map(|()| clusters)
 }
+
+// ---------------------------------------------------------------------------------------------
+// Graphs: stream capture, instantiation, replay and kernel-node parameters.
+
+/// `cuStreamBeginCapture`.
+pub(crate) fn begin_capture(
+    stream: &CudaStream,
+    mode: sys::CUstreamCaptureMode,
+) -> Result<(), DriverError> {
+    // SAFETY: the stream is live.
+    check(unsafe { sys::cuStreamBeginCapture_v2(stream.cu_stream(), mode) })
+}
+
+/// `cuStreamEndCapture`: the captured graph (null where the capture recorded nothing valid).
+pub(crate) fn end_capture(stream: &CudaStream) -> Result<sys::CUgraph, DriverError> {
+    let mut graph = core::ptr::null_mut();
+    // SAFETY: the stream is live and `graph` is a valid out-pointer.
+    check(unsafe { sys::cuStreamEndCapture(stream.cu_stream(), &mut graph) }).map(|()| graph)
+}
+
+/// `cuStreamGetCaptureInfo`: the capture's id and the node the stream's next work will depend
+/// on (after a launch on a capturing stream: the launch's kernel node). `None` for the node when
+/// the stream has no single dependency.
+pub(crate) fn capture_info(
+    stream: &CudaStream,
+) -> Result<(sys::CUstreamCaptureStatus, u64, Option<sys::CUgraphNode>), DriverError> {
+    let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+    let mut id: sys::cuuint64_t = 0;
+    let mut deps: *const sys::CUgraphNode = core::ptr::null();
+    let mut count: usize = 0;
+    // SAFETY: the stream is live; every out-pointer is valid; the graph out-pointer may be null.
+    #[cfg(any(feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020"))]
+    let rc = unsafe {
+        sys::cuStreamGetCaptureInfo_v2(
+            stream.cu_stream(),
+            &mut status,
+            &mut id,
+            core::ptr::null_mut(),
+            &mut deps,
+            &mut count,
+        )
+    };
+    // SAFETY: as above; the edge-data out-pointer may be null.
+    #[cfg(not(any(feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020")))]
+    let rc = unsafe {
+        sys::cuStreamGetCaptureInfo_v3(
+            stream.cu_stream(),
+            &mut status,
+            &mut id,
+            core::ptr::null_mut(),
+            &mut deps,
+            core::ptr::null_mut(),
+            &mut count,
+        )
+    };
+    check(rc)?;
+    // SAFETY: the driver returns an array of `count` nodes, valid until the next call on the
+    // stream; the one node is copied out at once.
+    let node = (count == 1 && !deps.is_null()).then(|| unsafe { *deps });
+    Ok((status, id, node))
+}
+
+/// `cuGraphInstantiateWithFlags`.
+pub(crate) fn instantiate(
+    graph: sys::CUgraph,
+    flags: u64,
+) -> Result<sys::CUgraphExec, DriverError> {
+    let mut exec = core::ptr::null_mut();
+    // SAFETY: `graph` is a live graph and `exec` a valid out-pointer.
+    check(unsafe { sys::cuGraphInstantiateWithFlags(&mut exec, graph, flags) }).map(|()| exec)
+}
+
+/// `cuGraphLaunch`.
+///
+/// # Safety
+/// `exec` is a live executable graph of the stream's context.
+pub(crate) unsafe fn graph_launch(
+    exec: sys::CUgraphExec,
+    stream: &CudaStream,
+) -> Result<(), DriverError> {
+    // SAFETY: forwarded from the caller.
+    check(unsafe { sys::cuGraphLaunch(exec, stream.cu_stream()) })
+}
+
+/// `cuGraphUpload`.
+///
+/// # Safety
+/// As [`graph_launch`].
+pub(crate) unsafe fn graph_upload(
+    exec: sys::CUgraphExec,
+    stream: &CudaStream,
+) -> Result<(), DriverError> {
+    // SAFETY: forwarded from the caller.
+    check(unsafe { sys::cuGraphUpload(exec, stream.cu_stream()) })
+}
+
+/// `cuGraphExecDestroy` then `cuGraphDestroy`; either may be null.
+///
+/// # Safety
+/// Both are live (or null) and used by nothing afterwards.
+pub(crate) unsafe fn graph_destroy(
+    exec: sys::CUgraphExec,
+    graph: sys::CUgraph,
+) -> Result<(), DriverError> {
+    let mut result = Ok(());
+    if !exec.is_null() {
+        // SAFETY: forwarded from the caller.
+        result = check(unsafe { sys::cuGraphExecDestroy(exec) });
+    }
+    if !graph.is_null() {
+        // SAFETY: forwarded from the caller.
+        result = result.and(check(unsafe { sys::cuGraphDestroy(graph) }));
+    }
+    result
+}
+
+/// `cuGraphKernelNodeGetParams`: the node's function, grid, block and shared memory (its
+/// parameter pointers point into the driver's copy and are not used).
+///
+/// # Safety
+/// `node` is a live kernel node.
+pub(crate) unsafe fn kernel_node_params(
+    node: sys::CUgraphNode,
+) -> Result<sys::CUDA_KERNEL_NODE_PARAMS, DriverError> {
+    // SAFETY: all-zero is a valid value of this plain C struct (null pointers, zero sizes).
+    let mut params: sys::CUDA_KERNEL_NODE_PARAMS = unsafe { core::mem::zeroed() };
+    // SAFETY: forwarded from the caller; `params` is a valid out-pointer.
+    check(unsafe { sys::cuGraphKernelNodeGetParams_v2(node, &mut params) }).map(|()| params)
+}
+
+/// `cuKernelGetFunction`: the function of a context-independent kernel handle in the current
+/// context.
+///
+/// # Safety
+/// `kernel` is a live kernel handle.
+pub(crate) unsafe fn kernel_function(
+    kernel: sys::CUkernel,
+) -> Result<sys::CUfunction, DriverError> {
+    let mut func = core::ptr::null_mut();
+    // SAFETY: forwarded from the caller; `func` is a valid out-pointer.
+    check(unsafe { sys::cuKernelGetFunction(&mut func, kernel) }).map(|()| func)
+}
+
+/// `cuGraphExecKernelNodeSetParams`.
+///
+/// # Safety
+/// `exec` was instantiated from the graph holding kernel node `node`; `params.kernelParams`
+/// matches the function's parameters.
+pub(crate) unsafe fn exec_set_kernel_params(
+    exec: sys::CUgraphExec,
+    node: sys::CUgraphNode,
+    params: &sys::CUDA_KERNEL_NODE_PARAMS,
+) -> Result<(), DriverError> {
+    // SAFETY: forwarded from the caller.
+    check(unsafe { sys::cuGraphExecKernelNodeSetParams_v2(exec, node, params) })
+}
+
+/// `cuGraphKernelNodeSetAttribute` (on the graph's node: it takes effect in the executable
+/// graph at the next instantiation).
+///
+/// # Safety
+/// `node` is a live kernel node.
+pub(crate) unsafe fn kernel_node_set_attribute(
+    node: sys::CUgraphNode,
+    id: sys::CUlaunchAttributeID,
+    value: &sys::CUlaunchAttributeValue,
+) -> Result<(), DriverError> {
+    // SAFETY: forwarded from the caller.
+    check(unsafe { sys::cuGraphKernelNodeSetAttribute(node, id, value) })
+}
+
+/// `cuGraphKernelNodeGetAttribute`.
+///
+/// # Safety
+/// `node` is a live kernel node.
+pub(crate) unsafe fn kernel_node_attribute(
+    node: sys::CUgraphNode,
+    id: sys::CUlaunchAttributeID,
+) -> Result<sys::CUlaunchAttributeValue, DriverError> {
+    // SAFETY: all-zero is a valid value of this plain C union.
+    let mut value: sys::CUlaunchAttributeValue = unsafe { core::mem::zeroed() };
+    // SAFETY: forwarded from the caller; `value` is a valid out-pointer.
+    check(unsafe { sys::cuGraphKernelNodeGetAttribute(node, id, &mut value) }).map(|()| value)
+}
+
+/// `cuGraphGetEdges`: every edge as (from, to, whether it is a programmatic dependency). Before
+/// CUDA 12.3 the driver has no edge data and every edge reads as a full dependency.
+///
+/// # Safety
+/// `graph` is live.
+pub(crate) unsafe fn graph_edges(
+    graph: sys::CUgraph,
+) -> Result<Vec<(sys::CUgraphNode, sys::CUgraphNode, bool)>, DriverError> {
+    let mut count = 0usize;
+    #[cfg(any(feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020"))]
+    {
+        // SAFETY: null arrays ask for the count only.
+        check(unsafe {
+            sys::cuGraphGetEdges(
+                graph,
+                core::ptr::null_mut(),
+                core::ptr::null_mut(),
+                &mut count,
+            )
+        })?;
+        let mut from = vec![core::ptr::null_mut(); count];
+        let mut to = vec![core::ptr::null_mut(); count];
+        // SAFETY: both arrays hold `count` nodes.
+        check(unsafe {
+            sys::cuGraphGetEdges(graph, from.as_mut_ptr(), to.as_mut_ptr(), &mut count)
+        })?;
+        Ok(from
+            .into_iter()
+            .zip(to)
+            .take(count)
+            .map(|(f, t)| (f, t, false))
+            .collect())
+    }
+    #[cfg(not(any(feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020")))]
+    {
+        // SAFETY: null arrays ask for the count only.
+        check(unsafe {
+            sys::cuGraphGetEdges_v2(
+                graph,
+                core::ptr::null_mut(),
+                core::ptr::null_mut(),
+                core::ptr::null_mut(),
+                &mut count,
+            )
+        })?;
+        let mut from = vec![core::ptr::null_mut(); count];
+        let mut to = vec![core::ptr::null_mut(); count];
+        // SAFETY: all-zero edge data is valid (a full dependency).
+        let mut data: Vec<sys::CUgraphEdgeData> = vec![unsafe { core::mem::zeroed() }; count];
+        // SAFETY: the three arrays hold `count` entries.
+        check(unsafe {
+            sys::cuGraphGetEdges_v2(
+                graph,
+                from.as_mut_ptr(),
+                to.as_mut_ptr(),
+                data.as_mut_ptr(),
+                &mut count,
+            )
+        })?;
+        let programmatic = sys::CUgraphDependencyType::CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC as u8;
+        Ok(from
+            .into_iter()
+            .zip(to)
+            .zip(data)
+            .take(count)
+            .map(|((f, t), d)| (f, t, d.type_ == programmatic))
+            .collect())
+    }
+}

@@ -270,6 +270,16 @@ pub enum Error {
         /// What differs.
         message: String,
     },
+
+    /// A graph was used in a way the driver cannot carry out: a node of another graph or of
+    /// another kernel, a capture that recorded no node, a capture ended by something else.
+    #[error("graph{kernel}: {message}")]
+    Graph {
+        /// The kernel of the node concerned, where there is one.
+        kernel: KernelName,
+        /// What went wrong and how to fix it.
+        message: String,
+    },
 }
 
 /// The `call` of an [`Error::Driver`] converted from a cudarc [`DriverError`] (by `?` or

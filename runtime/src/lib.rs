@@ -1,5 +1,6 @@
 //! Runtime of chevron: CUDA launch attributes whose placement is checked at compile time,
-//! stream attributes, `cuLaunchKernelEx`, kernel loading, and typed errors.
+//! stream attributes, `cuLaunchKernelEx`, kernel loading, graphs of captured launches
+//! ([`Graph`]), and typed errors.
 //!
 //! Most users reach this crate through the `chevron` facade and its `launch!`, `config!` and
 //! `#[kernel]` macros; everything here also works on its own:
@@ -38,6 +39,7 @@ mod dim;
 mod driver;
 mod error;
 mod explain;
+mod graph;
 mod kernel;
 mod launch;
 mod occupancy;
@@ -54,6 +56,7 @@ pub use chevron_cuda_spec::limits::{
 pub use config::{LaunchConfig, MAX_LAUNCH_ATTRIBUTES, MAX_STREAM_ATTRIBUTES};
 pub use dim::Dim3;
 pub use error::{Error, KernelName, Result};
+pub use graph::{Capture, Graph, GraphAttribute, GraphEdge, GraphNode};
 pub use kernel::{compile_cuda, nvrtc_present, Kernel, KernelSource};
 pub use launch::{
     context, driver_present, ensure_driver, is_capturing, launch_function, launch_named,

@@ -637,3 +637,75 @@ fn placement_table_matches_the_driver() -> TestResult {
     assert!(mismatches.is_empty(), "{mismatches:#?}");
     Ok(())
 }
+
+/// The third position: each kind set with `cuGraphKernelNodeSetAttribute` on a kernel node
+/// captured from a plain launch (the raw driver call, bypassing chevron's types), against the
+/// spec table's `graph` column. `preferred_cluster` is set after a cluster dimension, as in the
+/// launch test; its answer alone is printed too.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn graph_node_placement_matches_the_driver() -> TestResult {
+    let ctx = ctx();
+    let event = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))?;
+    let f = function(&ctx, SAXPY, "saxpy");
+    let buf = ctx.default_stream().alloc_zeros::<f32>(1024)?;
+    let window = AccessPolicyWindow::over(&buf, &ctx.default_stream());
+    let driver = driver_version();
+    println!("driver CUDA version {driver}, built for {CUDA_VERSION}");
+    let mut mismatches = Vec::new();
+    let mut accepted = 0;
+    for kind in KINDS {
+        let value = sample(kind, &event, window);
+        let id = raw_id(kind.id).expect("every kind of KINDS has an id in this build");
+        let stream = ctx.new_stream()?;
+        let cfg = LaunchConfig::new(8, 32);
+        let (n, a, null) = (0u32, 1.0f32, 0u64);
+        let (graph, node) = Graph::capture(&stream, |capture| {
+            let mut params = [
+                &n as *const u32 as *mut _,
+                &a as *const f32 as *mut _,
+                &null as *const u64 as *mut _,
+                &null as *const u64 as *mut _,
+            ];
+            unsafe { launch_function(capture.stream(), &f, &cfg, &mut params) }?;
+            capture.last_node()
+        })?;
+        ctx.bind_to_thread()?;
+        let alone = unsafe { sys::cuGraphKernelNodeSetAttribute(node.raw(), id, &value) };
+        let rc = if kind.key == "preferred_cluster" {
+            let cluster = ClusterDim::new(2, 1, 1).value();
+            let rc =
+                unsafe { sys::cuGraphKernelNodeSetAttribute(node.raw(), ClusterDim::ID, &cluster) };
+            assert_eq!(rc, sys::cudaError_enum::CUDA_SUCCESS, "cluster on a node");
+            unsafe { sys::cuGraphKernelNodeSetAttribute(node.raw(), id, &value) }
+        } else {
+            alone
+        };
+        drop(graph);
+        let ok = rc == sys::cudaError_enum::CUDA_SUCCESS;
+        accepted += usize::from(ok);
+        println!(
+            "measured {:<28} (id {:>2}, CUDA {}) graph node: {:<40} alone: {:?}",
+            kind.key,
+            kind.id,
+            kind.since,
+            format!("{rc:?}"),
+            alone
+        );
+        // A driver older than the kind's CUDA version does not know it.
+        let expected = kind.graph && kind.since <= driver;
+        if ok != expected {
+            mismatches.push(format!(
+                "{}: expected graph node {expected} (driver {driver}), driver says {rc:?}",
+                kind.key
+            ));
+        }
+    }
+    // The measurement can fail: some kinds are accepted, some are not.
+    assert!(
+        accepted > 0 && accepted < KINDS.len(),
+        "accepted {accepted}"
+    );
+    assert!(mismatches.is_empty(), "{mismatches:#?}");
+    Ok(())
+}

@@ -9,6 +9,10 @@
 //! Placement (the `launch` and `stream` columns) was measured on an H200 by calling
 //! `cuLaunchKernelEx` and `cuStreamSetAttribute` with a valid value of each kind; the runtime's
 //! GPU test `placement_table_matches_the_driver` re-checks it against the driver it runs on.
+//! The `graph` column (accepted by `cuGraphKernelNodeSetAttribute` on a kernel node captured
+//! from a launch) was measured the same way on the same H200 (CUDA 13.0 driver) and is re-checked
+//! by `graph_node_placement_matches_the_driver`; the CUDA 13.2 kinds' `graph` entries are
+//! declared, not yet measured.
 
 /// Every CUDA version chevron (through cudarc) supports, as cudarc's feature numbers:
 /// `12040` is CUDA 12.4, feature `cuda-12040`.
@@ -81,6 +85,8 @@ pub struct Kind {
     pub launch: bool,
     /// Accepted by `cuStreamSetAttribute`.
     pub stream: bool,
+    /// Accepted by `cuGraphKernelNodeSetAttribute` on a captured kernel node.
+    pub graph: bool,
     /// How its value is written.
     pub form: ValueForm,
     /// The CUDA version that introduced it (cudarc's feature number: `12080` is CUDA 12.8).
@@ -116,7 +122,8 @@ const SM90: Option<(u32, u32)> = Some((9, 0));
 
 macro_rules! row {
     ($key:literal, $ty:literal, $cuda:literal, $id:literal, launch: $l:literal, stream: $s:literal,
-     $form:expr, since: $since:literal, cc: $cc:expr, $value:literal $(, note: $note:literal)?) => {
+     graph: $g:literal, $form:expr, since: $since:literal, cc: $cc:expr, $value:literal
+     $(, note: $note:literal)?) => {
         Kind {
             key: $key,
             type_name: $ty,
@@ -124,6 +131,7 @@ macro_rules! row {
             id: $id,
             launch: $l,
             stream: $s,
+            graph: $g,
             form: $form,
             since: $since,
             min_cc: $cc,
@@ -138,56 +146,60 @@ macro_rules! row {
 /// Every kind of every supported CUDA version, in the driver's id order.
 pub const KINDS: &[Kind] = &[
     row!("access_policy_window", "AccessPolicyWindow", "CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW", 1,
-        launch: true, stream: true, ValueForm::Expr, since: 12000, cc: None,
+        launch: true, stream: true, graph: true, ValueForm::Expr, since: 12000, cc: None,
         "an `AccessPolicyWindow`"),
     row!("cooperative", "Cooperative", "CU_LAUNCH_ATTRIBUTE_COOPERATIVE", 2,
-        launch: true, stream: false, ValueForm::Flag, since: 12000, cc: None, "flag"),
+        launch: true, stream: false, graph: true, ValueForm::Flag, since: 12000, cc: None, "flag"),
     row!("sync", "SyncPolicy", "CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY", 3,
-        launch: false, stream: true, ValueForm::Enum(&["Auto", "Spin", "Yield", "BlockingSync"]),
+        launch: false, stream: true, graph: false,
+        ValueForm::Enum(&["Auto", "Spin", "Yield", "BlockingSync"]),
         since: 12000, cc: None, "`Auto`/`Spin`/`Yield`/`BlockingSync` or a `SyncPolicy`"),
     row!("cluster", "ClusterDim", "CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION", 4,
-        launch: true, stream: false, ValueForm::Dim, since: 12000, cc: SM90, "dim"),
+        launch: true, stream: false, graph: true, ValueForm::Dim, since: 12000, cc: SM90, "dim"),
     row!("cluster_scheduling", "ClusterScheduling",
         "CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE", 5,
-        launch: true, stream: false, ValueForm::Enum(&["Default", "Spread", "LoadBalancing"]),
+        launch: true, stream: false, graph: true,
+        ValueForm::Enum(&["Default", "Spread", "LoadBalancing"]),
         since: 12000, cc: SM90, "`Default`/`Spread`/`LoadBalancing` or a `ClusterScheduling`"),
     row!("programmatic_serialization", "ProgrammaticSerialization",
         "CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION", 6,
-        launch: true, stream: false, ValueForm::Flag, since: 12000, cc: SM90, "flag"),
+        launch: true, stream: false, graph: false, ValueForm::Flag, since: 12000, cc: SM90, "flag"),
     row!("programmatic_event", "ProgrammaticEvent", "CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT", 7,
-        launch: true, stream: false, ValueForm::Event, since: 12000, cc: SM90,
+        launch: true, stream: false, graph: false, ValueForm::Event, since: 12000, cc: SM90,
         "`&CudaEvent` or a `ProgrammaticEvent`"),
     row!("priority", "Priority", "CU_LAUNCH_ATTRIBUTE_PRIORITY", 8,
-        launch: true, stream: true, ValueForm::I32, since: 12000, cc: None, "`i32`"),
+        launch: true, stream: true, graph: true, ValueForm::I32, since: 12000, cc: None, "`i32`"),
     row!("mem_sync_domain_map", "MemSyncDomainMap", "CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP", 9,
-        launch: true, stream: true, ValueForm::Expr, since: 12000, cc: None,
+        launch: true, stream: true, graph: true, ValueForm::Expr, since: 12000, cc: None,
         "a `MemSyncDomainMap`"),
     row!("mem_sync_domain", "MemSyncDomain", "CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN", 10,
-        launch: true, stream: true, ValueForm::Enum(&["Default", "Remote"]), since: 12000,
+        launch: true, stream: true, graph: true, ValueForm::Enum(&["Default", "Remote"]),
+        since: 12000,
         cc: None, "`Default`/`Remote` or a `MemSyncDomain`"),
     row!("preferred_cluster", "PreferredClusterDim",
         "CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION", 11,
-        launch: true, stream: false, ValueForm::Dim, since: 12080, cc: SM90, "dim"),
+        launch: true, stream: false, graph: false, ValueForm::Dim, since: 12080, cc: SM90, "dim"),
     row!("completion_event", "CompletionEvent", "CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT", 12,
-        launch: true, stream: false, ValueForm::Event, since: 12030, cc: None, "`&CudaEvent`"),
+        launch: true, stream: false, graph: false, ValueForm::Event, since: 12030, cc: None,
+        "`&CudaEvent`"),
     row!("device_updatable", "DeviceUpdatable",
         "CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE", 13,
-        launch: true, stream: false, ValueForm::Flag, since: 12040, cc: None, "flag",
+        launch: true, stream: false, graph: true, ValueForm::Flag, since: 12040, cc: None, "flag",
         note: "while the stream captures"),
     row!("shared_carveout", "SharedCarveout",
         "CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT", 14,
-        launch: true, stream: false, ValueForm::Percent, since: 12050, cc: None,
+        launch: true, stream: false, graph: true, ValueForm::Percent, since: 12050, cc: None,
         "percent, 0 to 100"),
     row!("nvlink_centric", "NvlinkCentric",
         "CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING", 16,
-        launch: true, stream: false, ValueForm::Flag, since: 13000, cc: None, "flag"),
+        launch: true, stream: false, graph: true, ValueForm::Flag, since: 13000, cc: None, "flag"),
     row!("portable_cluster_size_mode", "PortableClusterSizeMode",
         "CU_LAUNCH_ATTRIBUTE_PORTABLE_CLUSTER_SIZE_MODE", 17,
-        launch: true, stream: false,
+        launch: true, stream: false, graph: true,
         ValueForm::Enum(&["Default", "RequirePortable", "AllowNonPortable"]), since: 13020,
         cc: SM90, "`Default`/`RequirePortable`/`AllowNonPortable` or a `PortableClusterSizeMode`"),
     row!("shared_memory_mode", "SharedMemoryMode", "CU_LAUNCH_ATTRIBUTE_SHARED_MEMORY_MODE", 18,
-        launch: true, stream: false,
+        launch: true, stream: false, graph: true,
         ValueForm::Enum(&["Default", "RequirePortable", "AllowNonPortable"]), since: 13020,
         cc: None, "`Default`/`RequirePortable`/`AllowNonPortable` or a `SharedMemoryMode`"),
 ];
@@ -237,9 +249,9 @@ pub const TABLE_END: &str = "<!-- kinds:end -->";
 pub fn markdown_table() -> Vec<String> {
     let yes_no = |b: bool| if b { "yes" } else { "**no**" };
     let mut lines = vec![
-        "| key | value | kind (`CU_LAUNCH_ATTRIBUTE_…`) | launch list | `stream(...)` | CUDA | compute capability |"
+        "| key | value | kind (`CU_LAUNCH_ATTRIBUTE_…`) | launch list | `stream(...)` | graph node | CUDA | compute capability |"
             .to_string(),
-        "|---|---|---|---|---|---|---|".to_string(),
+        "|---|---|---|---|---|---|---|---|".to_string(),
     ];
     for k in KINDS {
         let launch = if k.note.is_empty() {
@@ -252,13 +264,14 @@ pub fn markdown_table() -> Vec<String> {
             None => "any".to_string(),
         };
         lines.push(format!(
-            "| `{}` | {} | `{}` (`{}`) | {} | {} | {}+ | {} |",
+            "| `{}` | {} | `{}` (`{}`) | {} | {} | {} | {}+ | {} |",
             k.key,
             k.value,
             k.type_name,
             k.cuda_name.trim_start_matches("CU_LAUNCH_ATTRIBUTE_"),
             launch,
             if k.stream { "yes" } else { "no" },
+            if k.graph { "yes" } else { "no" },
             version_name(k.since),
             cc
         ));
@@ -353,12 +366,32 @@ mod tests {
     }
 
     #[test]
+    fn graph_column_is_the_measured_one() {
+        // Measured on an H200 (CUDA 13.0 driver): rejected on a captured kernel node.
+        let rejected = [
+            "sync",
+            "programmatic_serialization",
+            "programmatic_event",
+            "preferred_cluster",
+            "completion_event",
+        ];
+        for k in KINDS {
+            assert_eq!(k.graph, !rejected.contains(&k.key), "{}", k.key);
+        }
+        let table = markdown_table();
+        assert!(table[0].contains("| graph node |"));
+        assert!(table
+            .iter()
+            .any(|l| l.starts_with("| `priority` |") && l.contains("| yes | yes | yes | 12.0+ |")));
+    }
+
+    #[test]
     fn the_table_has_a_line_per_kind() {
         let table = markdown_table();
         assert_eq!(table.len(), KINDS.len() + 2);
         assert!(table[2].starts_with("| `access_policy_window` |"));
         assert!(table
             .iter()
-            .any(|l| l.contains("`sync`") && l.contains("| **no** | yes | 12.0+ | any |")));
+            .any(|l| l.contains("`sync`") && l.contains("| **no** | yes | no | 12.0+ | any |")));
     }
 }

@@ -107,6 +107,8 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
     let ty = kernel_type(&p, &scope, vis, ident);
     let occupancy = expand_occupancy(&p, ident, impl_attrs, false);
 
+    let update = graph_update(&p, ident, &name, params);
+
     quote! {
         #ty
         #occupancy
@@ -150,6 +152,8 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
             }
 
             #launcher
+
+            #update
 
             #[doc = #function_doc]
             #[allow(dead_code)]
@@ -378,6 +382,84 @@ fn expand_occupancy(
                 ctx: &#p::Arc<#p::CudaContext>,
                 config: &#p::LaunchConfig<'_>,
             ) -> #p::Result<u32, #p::Error> #clusters
+        }
+    }
+}
+
+/// `update`: sets the arguments of a node of this kernel captured in a graph, for the following
+/// replays. It takes the kernel's parameters as declared and goes through `Graph::set_params`,
+/// which checks that the node is of this graph and this kernel.
+fn graph_update(
+    p: &TokenStream,
+    kernel: &Ident,
+    name: &LitStr,
+    params: &[KernelParam],
+) -> TokenStream {
+    let taken = |want: &str| params.iter().any(|q| q.ident == want);
+    let pick = |want: &str| {
+        let mut name = want.to_string();
+        while taken(&name) {
+            name = format!("__chevron_{name}");
+        }
+        hygienic(&name)
+    };
+    let (graph, node) = (pick("graph"), pick("node"));
+    let stream = hygienic("__chevron_stream");
+    let func = hygienic("__chevron_func");
+    let args = hygienic("__chevron_params");
+    let mut decls = Vec::new();
+    let mut prepare = Vec::new();
+    let mut pointers = Vec::new();
+    for (k, q) in params.iter().enumerate() {
+        let (i, ty) = (&q.ident, &q.ty);
+        decls.push(quote!(#i: #ty));
+        let ptr = hygienic(&format!("__chevron_ptr_{k}"));
+        let sync = hygienic(&format!("__chevron_sync_{k}"));
+        match q.kind {
+            // Orders the buffer after its earlier uses on other streams (cudarc's events), on
+            // the stream the next replay follows.
+            ParamKind::BufferRead => {
+                prepare.push(quote!(let (#ptr, #sync) = #p::DevicePtr::device_ptr(#i, &#stream);));
+                pointers.push(quote!(#p::param_ptr(&#ptr)));
+            }
+            ParamKind::BufferWrite => {
+                prepare.push(
+                    quote!(let (#ptr, #sync) = #p::DevicePtrMut::device_ptr_mut(#i, &#stream);),
+                );
+                pointers.push(quote!(#p::param_ptr(&#ptr)));
+            }
+            _ => pointers.push(quote!(#p::param_ptr(&#i))),
+        }
+    }
+    let n = Literal::usize_unsuffixed(params.len());
+    let doc = format!(
+        " Sets the arguments of `{kernel}`'s node `{node}` in `{graph}` for the following \
+         replays, without instantiating the graph again (`cuGraphExecKernelNodeSetParams`); the \
+         node's grid, block and attributes stay as captured. Allocates nothing.\n\n # Safety\n \
+         As for `launch`: the captured grid and these values must keep every access of the \
+         kernel inside its buffers, and a buffer given here must stay alive, and untouched by \
+         the host and other streams, while the graph may replay with it: until the node is \
+         updated again or the graph is dropped (which waits for the last replay). Unlike the \
+         buffers of the capture, these are not borrowed for the graph's lifetime, so that one \
+         buffer can be given to many updates.\n\n # Errors\n `Error::Graph` when `{node}` is \
+         of another graph or another kernel; `Error::Driver` when the driver rejects the update."
+    );
+    quote! {
+        #[doc = #doc]
+        #[allow(clippy::too_many_arguments, dead_code)]
+        #[inline]
+        pub unsafe fn update(
+            #graph: &mut #p::runtime::Graph<'_>,
+            #node: &#p::runtime::GraphNode,
+            #(#decls,)*
+        ) -> #p::Result<(), #p::Error> {
+            let #func = Self::__chevron_kernel().get(#graph.context())?;
+            let #stream = ::core::clone::Clone::clone(#graph.order_stream());
+            #(#prepare)*
+            let mut #args: [*mut #p::c_void; #n] = [#(#pointers),*];
+            // SAFETY: the parameters match the PTX entry, as for `launch`; the rest is the
+            // caller's promise.
+            unsafe { #graph.set_params(#node, #func, #p::Some(#name), &mut #args) }
         }
     }
 }

@@ -1,0 +1,244 @@
+//! Graph replay against launching: a chain of N dependent tiny kernels (`y = y·a + b`, N = 1, 8,
+//! 64, 512) run four ways in interleaved rounds:
+//!
+//! - raw: `cuLaunchKernelEx` through `chevron::cudarc::driver::sys`, same kernel and arguments
+//!   (the driver's floor: no event tracking, no attributes);
+//! - direct: chevron's typed `launch!`, one launch per kernel;
+//! - replay: the chain captured once into a [`chevron::Graph`], replayed;
+//! - update + replay: every node's arguments changed through the typed `chain::update` (new
+//!   `a` and `b`, and the buffer: rounds alternate between two), then replayed.
+//!
+//! Prints, per N, host ns per kernel (the enqueueing calls) and launch-to-done ns per kernel
+//! (first call to the stream being idle), as ratios to direct launches and to raw. Every buffer
+//! is checked against the same chain computed on the host; a mismatch exits 1.
+//!
+//! `cargo run --release --example graph_replay`. Exit code 2 on a machine without a CUDA driver
+//! (one `error: …` line), 1 for any other failure.
+
+mod common;
+
+use std::error::Error;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use chevron::cudarc::driver::{CudaSlice, CudaStream, DevicePtrMut};
+use chevron::{kernel, launch, sys, Graph, GraphNode, LaunchConfig};
+
+/// y = y·a + b
+#[kernel(ptx = "kernels/chain.ptx")]
+fn chain(n: u32, a: f32, b: f32, y: &mut CudaSlice<f32>);
+
+const LEN: u32 = 256;
+const CHAINS: [usize; 4] = [1, 8, 64, 512];
+/// Kernel launches per variant and chain length: enough rounds for a stable median, few enough
+/// that the whole run stays within seconds.
+const LAUNCHES_PER_VARIANT: usize = 16_384;
+const MIN_ROUNDS: usize = 15;
+
+/// The arguments of kernel `k` of the chain in round `round`: `a` a power of two (so the GPU's
+/// fused multiply-add and the host's agree exactly), `b` varying with both.
+fn args(k: usize, round: usize) -> (f32, f32) {
+    let a = if (k + round).is_multiple_of(2) {
+        0.5
+    } else {
+        0.25
+    };
+    let b = 1.0 + ((k * 7 + round * 3) % 16) as f32 * 0.125;
+    (a, b)
+}
+
+fn host_chain(y: &mut [f32], n: usize, round: impl Fn(usize) -> (f32, f32)) {
+    for k in 0..n {
+        let (a, b) = round(k);
+        for v in y.iter_mut() {
+            *v = v.mul_add(a, b);
+        }
+    }
+}
+
+fn initial() -> Vec<f32> {
+    // Non-zero and different everywhere, so a kernel that wrote a constant could not match.
+    (0..LEN).map(|i| 1.0 + i as f32 * 0.001).collect()
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+/// Runs `enqueue` (host time) then waits for the stream (launch-to-done); ns per kernel.
+fn time(
+    stream: &CudaStream,
+    n: usize,
+    enqueue: impl FnOnce() -> Result<(), Box<dyn Error>>,
+) -> Result<(f64, f64), Box<dyn Error>> {
+    stream.synchronize()?;
+    let t = Instant::now();
+    enqueue()?;
+    let host = t.elapsed().as_secs_f64();
+    stream.synchronize()?;
+    let done = t.elapsed().as_secs_f64();
+    Ok((host * 1e9 / n as f64, done * 1e9 / n as f64))
+}
+
+fn check(name: &str, n: usize, got: &[f32], want: &[f32]) -> Result<(), Box<dyn Error>> {
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        if (g - w).abs() > 1e-6 * w.abs().max(1.0) {
+            return Err(format!("{name}, N = {n}: y[{i}] = {g}, the host says {w}").into());
+        }
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    common::exit_code(run())
+}
+
+fn run() -> Result<(), Box<dyn Error>> {
+    let ctx = chevron::context(0)?; // Error::NoDriver on a machine without a CUDA driver
+    let stream = ctx.new_stream()?;
+    println!("device 0: {}", ctx.name()?);
+    let cfg = LaunchConfig::new(1, LEN);
+    let f = chain::function(&ctx)?;
+    println!(
+        "{:>4}  {:<16} {:>12} {:>12}  {:>9} {:>9}  {:>9} {:>9}",
+        "N", "variant", "host ns/k", "done ns/k", "host/dir", "done/dir", "host/raw", "done/raw"
+    );
+    for n in CHAINS {
+        let rounds = (LAUNCHES_PER_VARIANT / n).max(MIN_ROUNDS);
+        let mut y_raw = stream.clone_htod(&initial())?;
+        let mut y_direct = stream.clone_htod(&initial())?;
+        let mut y_replay = stream.clone_htod(&initial())?;
+        // The update graph is captured on y_capture (never run: every round updates every node)
+        // and its rounds alternate between two buffers.
+        let mut y_capture = stream.clone_htod(&initial())?;
+        let mut y_update = [
+            stream.clone_htod(&initial())?,
+            stream.clone_htod(&initial())?,
+        ];
+        let mut want_fixed = initial();
+        let mut want_update = [initial(), initial()];
+        let len = LEN;
+
+        // The raw floor's pointer, taken once (no event tracking in the timed loop).
+        let raw_ptr = {
+            let (p, _record) = y_raw.device_ptr_mut(&stream);
+            p
+        };
+        let raw_cfg = sys::CUlaunchConfig {
+            gridDimX: 1,
+            gridDimY: 1,
+            gridDimZ: 1,
+            blockDimX: LEN,
+            blockDimY: 1,
+            blockDimZ: 1,
+            sharedMemBytes: 0,
+            hStream: stream.cu_stream(),
+            attrs: std::ptr::null_mut(),
+            numAttrs: 0,
+        };
+        let fixed: Vec<(f32, f32)> = (0..n).map(|k| args(k, 0)).collect();
+
+        // Capture both graphs once: the chain with round 0's arguments.
+        let (mut replay, ()) = Graph::capture(&stream, |capture| {
+            for &(a, b) in &fixed {
+                unsafe { launch!(chain<<<1, LEN, capture.stream()>>>(len, a, b, &mut y_replay)) }?;
+            }
+            Ok(())
+        })?;
+        let (mut updated, nodes) = Graph::capture(&stream, |capture| {
+            let mut nodes: Vec<GraphNode> = Vec::with_capacity(n);
+            for &(a, b) in &fixed {
+                unsafe { launch!(chain<<<1, LEN, capture.stream()>>>(len, a, b, &mut y_capture)) }?;
+                nodes.push(capture.last_node()?);
+            }
+            Ok(nodes)
+        })?;
+        replay.upload(&stream)?;
+        updated.upload(&stream)?;
+
+        let mut t: [[Vec<f64>; 2]; 4] = Default::default();
+        for round in 0..rounds + 1 {
+            let r = [
+                time(&stream, n, || {
+                    for &(a, b) in &fixed {
+                        let mut params = [
+                            &len as *const u32 as *mut _,
+                            &a as *const f32 as *mut _,
+                            &b as *const f32 as *mut _,
+                            &raw_ptr as *const u64 as *mut _,
+                        ];
+                        // SAFETY: the parameters match `chain`; y_raw outlives the launch and
+                        // is used on this stream only.
+                        let rc = unsafe {
+                            sys::cuLaunchKernelEx(
+                                &raw_cfg,
+                                f.cu_function(),
+                                params.as_mut_ptr(),
+                                std::ptr::null_mut(),
+                            )
+                        };
+                        if rc != sys::cudaError_enum::CUDA_SUCCESS {
+                            return Err(format!("cuLaunchKernelEx: {rc:?}").into());
+                        }
+                    }
+                    Ok(())
+                })?,
+                time(&stream, n, || {
+                    for &(a, b) in &fixed {
+                        unsafe {
+                            launch!(chain<<<config = cfg, &stream>>>(len, a, b, &mut y_direct))
+                        }?;
+                    }
+                    Ok(())
+                })?,
+                time(&stream, n, || Ok(replay.replay(&stream)?))?,
+                time(&stream, n, || {
+                    let y = &mut y_update[round % 2];
+                    for (k, node) in nodes.iter().enumerate() {
+                        let (a, b) = args(k, round);
+                        // SAFETY: the node is `chain`'s on LEN elements, as is the buffer, which
+                        // the host leaves alone until the graph is dropped.
+                        unsafe { chain::update(&mut updated, node, len, a, b, y) }?;
+                    }
+                    Ok(updated.replay(&stream)?)
+                })?,
+            ];
+            host_chain(&mut want_fixed, n, |k| fixed[k]);
+            host_chain(&mut want_update[round % 2], n, |k| args(k, round));
+            if round >= 1 {
+                // Round 0 warms up (module load, graph upload, caches).
+                for (v, (host, done)) in t.iter_mut().zip(r) {
+                    v[0].push(host);
+                    v[1].push(done);
+                }
+            }
+        }
+        drop(replay); // waits for its last replay; ends the borrows of y_replay
+        drop(updated);
+        let rounds_run = rounds + 1;
+        check("raw", n, &stream.clone_dtoh(&y_raw)?, &want_fixed)?;
+        check("direct", n, &stream.clone_dtoh(&y_direct)?, &want_fixed)?;
+        check("replay", n, &stream.clone_dtoh(&y_replay)?, &want_fixed)?;
+        for (y, want) in y_update.iter().zip(&want_update) {
+            check("update + replay", n, &stream.clone_dtoh(y)?, want)?;
+        }
+
+        let m: Vec<[f64; 2]> = t.iter_mut().map(|[h, d]| [median(h), median(d)]).collect();
+        let (raw, direct) = (m[0], m[1]);
+        for (name, [host, done]) in ["raw", "direct", "replay", "update + replay"]
+            .iter()
+            .zip(&m)
+        {
+            println!(
+                "{n:>4}  {name:<16} {host:>12.0} {done:>12.0}  {:>8.3}× {:>8.3}×  {:>8.3}× {:>8.3}×",
+                host / direct[0],
+                done / direct[1],
+                host / raw[0],
+                done / raw[1]
+            );
+        }
+        println!("{n:>4}  checked: 5 buffers equal the host's chain after {rounds_run} rounds");
+    }
+    Ok(())
+}

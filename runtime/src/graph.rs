@@ -1,0 +1,567 @@
+//! CUDA graphs of typed launches: capture the launches made on a stream once, replay them at a
+//! fraction of the driver's per-launch cost, and change their arguments between replays without
+//! instantiating again.
+//!
+//! ```no_run
+//! # fn main() -> Result<(), chevron_cuda_runtime::Error> {
+//! use chevron_cuda_runtime::{context, launch_function, Graph, LaunchConfig};
+//! # use chevron_cuda_runtime::cudarc::nvrtc::Ptx;
+//! let ctx = context(0)?;
+//! let stream = ctx.new_stream()?;
+//! # let f = ctx.load_module(Ptx::from_file("kernels/tick.ptx"))?.load_function("tick")?;
+//! let cfg = LaunchConfig::new(1, 32);
+//! // Everything the body borrows (buffers, events, configs) stays borrowed for the graph's life.
+//! let (mut graph, node) = Graph::capture(&stream, |capture| {
+//!     let mut params: [*mut core::ffi::c_void; 0] = [];
+//!     unsafe { launch_function(capture.stream(), &f, &cfg, &mut params) }?;
+//!     capture.last_node()
+//! })?;
+//! for _ in 0..100 {
+//!     graph.replay(&stream)?;
+//! }
+//! # let _ = node;
+//! drop(graph); // waits for the last replay
+//! # Ok(()) }
+//! ```
+//!
+//! # The rules, and what enforces them
+//!
+//! - **A graph cannot outlive what its launches use** (enforced by the compiler): the capture
+//!   body is kept in the [`Graph`] and its type bounds the graph's lifetime, so every buffer,
+//!   view, event and config the body borrows stays borrowed, and everything it owns stays alive,
+//!   until the graph is dropped. Buffers the kernels write are borrowed `&mut` for that long, so
+//!   the host cannot read, write or free them while a replay might run; buffers they only read
+//!   are borrowed shared, so nothing can write them. Buffers given to a typed `update` are
+//!   borrowed for the graph's lifetime too.
+//! - **Dropping a graph waits for its last replay** (enforced at run time): when the borrows
+//!   end, no replay is running, so the host may read the results on any stream.
+//! - **Replays are ordered with each other** (enforced at run time): a replay on a different
+//!   stream than the previous one waits for it (an event), so two replays never write the same
+//!   buffers at once. [`Graph::replay`] takes `&mut self`.
+//! - **Work enqueued before the capture is finished before the graph runs** (enforced at run
+//!   time): [`Graph::capture`] synchronizes the context first. Buffers given to an update are
+//!   ordered after their earlier uses on other streams through cudarc's events, on the stream of
+//!   the last replay.
+//! - **cudarc's event tracking is paused while the body runs** (a cost): a stream that captures
+//!   cannot wait on events recorded outside the capture, and cudarc's buffers record such events
+//!   on every use. While the body runs, buffers used on other threads of the same context are not
+//!   tracked either, and buffers *allocated* by any thread of the context in that time never are.
+//!   Capture where no other thread works on the same context (and one capture at a time per
+//!   context), or track those by hand.
+//! - **Not enforced**: what the kernels do with their arguments (launching and updating stay
+//!   `unsafe`, as launching does); buffers the body creates and drops inside itself (a freed
+//!   buffer the graph still uses): create them outside the body; buffers given to a typed
+//!   `update`, which are borrowed for the call only (see its safety section); and a graph leaked
+//!   with `std::mem::forget`, which ends the borrows without waiting for the last replay.
+
+use core::ffi::c_void;
+use std::sync::Arc;
+
+use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaStream};
+
+use crate::attr::{
+    AccessPolicyWindow, Attribute, ClusterDim, ClusterScheduling, Cooperative, DeviceUpdatable,
+    MemSyncDomain, MemSyncDomainMap, NvlinkCentric, PortableClusterSizeMode, Priority, Reached,
+    SharedCarveout, SharedMemoryMode,
+};
+use crate::driver;
+use crate::error::{Error, KernelName};
+use crate::sys;
+
+/// A launch-attribute kind the driver accepts on a graph kernel node
+/// (`cuGraphKernelNodeSetAttribute`): the spec table's `graph` column, checked below.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be set on a graph kernel node: the driver rejects it there",
+    label = "not accepted by `cuGraphKernelNodeSetAttribute`",
+    note = "set it on the launch inside the capture instead (`programmatic_serialization` there becomes a programmatic edge of the graph)"
+)]
+pub trait GraphAttribute: Attribute {}
+
+macro_rules! graph_kinds {
+    ($($ty:ty),* $(,)?) => {
+        $(
+            impl GraphAttribute for $ty {}
+            const _: () = assert!(<$ty as Attribute>::KIND.graph);
+        )*
+        // Every kind of the table's `graph` column has the trait.
+        const _: () = assert!(graph_rows() == [$(stringify!($ty)),*].len());
+    };
+}
+
+const fn graph_rows() -> usize {
+    let (kinds, mut i, mut n) = (chevron_cuda_spec::kinds::KINDS, 0, 0);
+    while i < kinds.len() {
+        if kinds[i].graph {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+graph_kinds!(
+    AccessPolicyWindow,
+    Cooperative,
+    ClusterDim,
+    ClusterScheduling,
+    Priority,
+    MemSyncDomainMap,
+    MemSyncDomain,
+    DeviceUpdatable,
+    SharedCarveout,
+    NvlinkCentric,
+    PortableClusterSizeMode,
+    SharedMemoryMode,
+);
+
+/// Type-erases the capture body: the graph keeps it, and with it everything it borrows or owns.
+trait Keep {}
+impl<T: ?Sized> Keep for T {}
+
+/// An instantiated CUDA graph, captured from launches on a stream by [`Graph::capture`].
+///
+/// `'a` is the lifetime of what the captured launches use: the graph cannot outlive it. See the
+/// [module docs](self) for the rules it enforces. Not `Send`: the driver's graph objects are
+/// not synchronized.
+pub struct Graph<'a> {
+    graph: sys::CUgraph,
+    exec: sys::CUgraphExec,
+    ctx: Arc<CudaContext>,
+    /// The stream of the last replay (first: the capture stream).
+    last: Arc<CudaStream>,
+    /// Whether a replay may still run on `last`.
+    pending: bool,
+    /// Recorded on `last` when the next replay goes to another stream.
+    order: CudaEvent,
+    id: u64,
+    _body: Box<dyn Keep + 'a>,
+}
+
+/// A kernel node of a captured graph, as [`Capture::last_node`] returns it: what a typed
+/// `update` (generated by `#[kernel]`) or [`Graph::set_params`] changes.
+#[derive(Clone, Copy, Debug)]
+pub struct GraphNode {
+    capture: u64,
+    node: sys::CUgraphNode,
+    params: sys::CUDA_KERNEL_NODE_PARAMS,
+}
+
+impl GraphNode {
+    /// The driver's node handle (owned by its graph).
+    pub fn raw(&self) -> sys::CUgraphNode {
+        self.node
+    }
+
+    /// The node's function handle.
+    pub fn cu_function(&self) -> sys::CUfunction {
+        self.params.func
+    }
+}
+
+/// One dependency of a captured graph, as [`Graph::edges`] lists them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GraphEdge {
+    /// The node depended on.
+    pub from: sys::CUgraphNode,
+    /// The dependent node.
+    pub to: sys::CUgraphNode,
+    /// A programmatic dependency (`CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC`, from a launch with
+    /// `programmatic_serialization`): the dependent kernel may start before the other finishes.
+    pub programmatic: bool,
+}
+
+/// The stream a [`Graph::capture`] body launches on, and the nodes its launches add.
+pub struct Capture<'s> {
+    stream: &'s Arc<CudaStream>,
+}
+
+impl Capture<'_> {
+    /// The capturing stream: launch on it (`launch!(k<<<grid, block, capture.stream()>>>(…))`).
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        self.stream
+    }
+
+    /// The kernel node the last launch on [`Capture::stream`] added, for updates.
+    ///
+    /// `Error::Graph` when the last work captured on the stream is not a kernel launch.
+    pub fn last_node(&self) -> Result<GraphNode, Error> {
+        let (_, id, node) = driver::capture_info(self.stream)
+            .map_err(|e| Error::driver("cuStreamGetCaptureInfo", KernelName(None), e))?;
+        let not_kernel = || Error::Graph {
+            kernel: KernelName(None),
+            message: "the last work captured on the stream is not a kernel launch: call \
+                      `last_node` right after the launch whose node you want"
+                .to_string(),
+        };
+        let node = node.ok_or_else(not_kernel)?;
+        // SAFETY: the node belongs to the graph being captured, which is live.
+        let mut params = unsafe { driver::kernel_node_params(node) }.map_err(|_| not_kernel())?;
+        if params.func.is_null() && !params.kern.is_null() {
+            // The driver may describe the node by its context-independent kernel handle: the
+            // function in this context is what updates compare against and pass back.
+            // SAFETY: the handle comes from the driver and lives as long as the node's module.
+            params.func = unsafe { driver::kernel_function(params.kern) }
+                .map_err(graph_err("cuKernelGetFunction"))?;
+            params.kern = core::ptr::null_mut();
+        }
+        Ok(GraphNode {
+            capture: id,
+            node,
+            params,
+        })
+    }
+}
+
+/// Ends an unfinished capture (a body that failed or panicked) and restores event tracking.
+struct CaptureGuard<'s> {
+    stream: &'s CudaStream,
+    ctx: &'s CudaContext,
+    tracking: bool,
+    active: bool,
+}
+
+impl CaptureGuard<'_> {
+    fn end(&mut self) -> Result<sys::CUgraph, sys::CUresult> {
+        self.active = false;
+        let result = driver::end_capture(self.stream).map_err(|e| e.0);
+        if self.tracking {
+            // SAFETY: restores what it was before the capture; buffers allocated meanwhile stay
+            // untracked, as documented.
+            unsafe { self.ctx.enable_event_tracking() };
+        }
+        result
+    }
+}
+
+impl Drop for CaptureGuard<'_> {
+    fn drop(&mut self) {
+        if self.active {
+            if let Ok(graph) = self.end() {
+                // SAFETY: the graph was never instantiated and nothing else holds it.
+                let _ = unsafe { driver::graph_destroy(core::ptr::null_mut(), graph) };
+            }
+        }
+    }
+}
+
+fn graph_err(call: &'static str) -> impl Fn(cudarc::driver::result::DriverError) -> Error {
+    move |e| Error::driver(call, KernelName(None), e)
+}
+
+impl<'a> Graph<'a> {
+    /// Captures the launches `body` makes on `stream` (through [`Capture::stream`]) into a graph
+    /// and instantiates it; returns the graph and what `body` returned (typically the
+    /// [`GraphNode`]s to update later).
+    ///
+    /// First synchronizes the context, so that work enqueued earlier is done; captures in
+    /// `CU_STREAM_CAPTURE_MODE_RELAXED` mode (a kernel may be used for the first time, loading
+    /// its module, inside the body) with cudarc's event tracking paused (see the
+    /// [module docs](self)). The graph replays on any stream of the context.
+    ///
+    /// `Error::Graph` when the stream is already capturing; `Error::Driver` naming
+    /// `cuStreamEndCapture` when the driver invalidated the capture (an operation the capture
+    /// cannot record); the body's own error when it fails. On any error or panic the capture is
+    /// ended and discarded, and event tracking restored.
+    pub fn capture<R, F>(stream: &Arc<CudaStream>, mut body: F) -> Result<(Self, R), Error>
+    where
+        F: FnMut(&mut Capture<'_>) -> Result<R, Error> + 'a,
+    {
+        let ctx = stream.context().clone();
+        ctx.bind_to_thread().map_err(graph_err("cuCtxSetCurrent"))?;
+        if crate::launch::is_capturing(stream) {
+            return Err(Error::Graph {
+                kernel: KernelName(None),
+                message: "the stream is already capturing a graph: end that capture first"
+                    .to_string(),
+            });
+        }
+        ctx.synchronize().map_err(graph_err("cuCtxSynchronize"))?;
+        let order = ctx
+            .new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))
+            .map_err(graph_err("cuEventCreate"))?;
+        let tracking = ctx.is_event_tracking();
+        // SAFETY: restored by the guard; see the module docs for what pausing means.
+        unsafe { ctx.disable_event_tracking() };
+        let mut guard = CaptureGuard {
+            stream,
+            ctx: &ctx,
+            tracking,
+            active: false,
+        };
+        // Relaxed: a kernel's first use inside the body loads its module, which the stricter
+        // modes forbid while a capture runs.
+        let mode = sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED;
+        if let Err(e) = driver::begin_capture(stream, mode) {
+            if tracking {
+                // SAFETY: as in the guard.
+                unsafe { ctx.enable_event_tracking() };
+            }
+            return Err(graph_err("cuStreamBeginCapture")(e));
+        }
+        guard.active = true;
+        let (_, id, _) =
+            driver::capture_info(stream).map_err(graph_err("cuStreamGetCaptureInfo"))?;
+        let mut capture = Capture { stream };
+        let out = body(&mut capture)?;
+        let graph = guard
+            .end()
+            .map_err(|rc| graph_err("cuStreamEndCapture")(cudarc::driver::DriverError(rc)))?;
+        drop(guard);
+        if graph.is_null() {
+            return Err(Error::Graph {
+                kernel: KernelName(None),
+                message: "the capture recorded no graph".to_string(),
+            });
+        }
+        let exec = match driver::instantiate(graph, 0) {
+            Ok(exec) => exec,
+            Err(e) => {
+                // SAFETY: the graph was never instantiated and nothing else holds it.
+                let _ = unsafe { driver::graph_destroy(core::ptr::null_mut(), graph) };
+                return Err(graph_err("cuGraphInstantiate")(e));
+            }
+        };
+        Ok((
+            Graph {
+                graph,
+                exec,
+                ctx,
+                last: stream.clone(),
+                pending: false,
+                order,
+                id,
+                _body: Box::new(body),
+            },
+            out,
+        ))
+    }
+
+    /// Replays the graph on `stream`, any stream of the graph's context. A replay on another
+    /// stream than the previous replay first waits for that one; on the same stream it is one
+    /// `cuGraphLaunch`. Allocates nothing.
+    pub fn replay(&mut self, stream: &Arc<CudaStream>) -> Result<(), Error> {
+        self.switch_to(stream)?;
+        // SAFETY: `exec` is live and of the stream's context (checked by `switch_to`).
+        unsafe { driver::graph_launch(self.exec, stream) }.map_err(graph_err("cuGraphLaunch"))?;
+        self.pending = true;
+        Ok(())
+    }
+
+    /// Uploads the graph's resources to the device on `stream`, so that the first replay does
+    /// not pay for it.
+    pub fn upload(&mut self, stream: &Arc<CudaStream>) -> Result<(), Error> {
+        self.switch_to(stream)?;
+        // SAFETY: as in `replay`.
+        unsafe { driver::graph_upload(self.exec, stream) }.map_err(graph_err("cuGraphUpload"))?;
+        self.pending = true;
+        Ok(())
+    }
+
+    /// Binds the context and orders `stream` after the previous replay's stream.
+    #[inline]
+    fn switch_to(&mut self, stream: &Arc<CudaStream>) -> Result<(), Error> {
+        if stream.cu_stream() == self.last.cu_stream() {
+            return self
+                .ctx
+                .bind_to_thread()
+                .map_err(graph_err("cuCtxSetCurrent"));
+        }
+        if stream.context().cu_ctx() != self.ctx.cu_ctx() {
+            return Err(Error::Graph {
+                kernel: KernelName(None),
+                message: "the stream belongs to another CUDA context than the graph: replay \
+                          on a stream of the context it was captured in"
+                    .to_string(),
+            });
+        }
+        self.ctx
+            .bind_to_thread()
+            .map_err(graph_err("cuCtxSetCurrent"))?;
+        if self.pending {
+            self.order
+                .record(&self.last)
+                .map_err(graph_err("cuEventRecord"))?;
+            stream
+                .wait(&self.order)
+                .map_err(graph_err("cuStreamWaitEvent"))?;
+        }
+        self.last = stream.clone();
+        Ok(())
+    }
+
+    /// Waits until the last replay is done.
+    pub fn synchronize(&mut self) -> Result<(), Error> {
+        if self.pending {
+            self.last
+                .synchronize()
+                .map_err(graph_err("cuStreamSynchronize"))?;
+            self.pending = false;
+        }
+        Ok(())
+    }
+
+    /// The graph's context.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    /// The stream updates order new buffers on: the last replay's (first: the capture stream).
+    /// Typed updates use it; it is public for them only.
+    #[doc(hidden)]
+    pub fn order_stream(&self) -> &Arc<CudaStream> {
+        &self.last
+    }
+
+    /// Sets the parameters of kernel node `node` for the following replays, without
+    /// instantiating again (`cuGraphExecKernelNodeSetParams`): the untyped form of the `update`
+    /// function `#[kernel]` generates. `func` must be the node's function, `name` is for
+    /// messages. Allocates nothing.
+    ///
+    /// `Error::Graph` when `node` is of another graph or another function.
+    ///
+    /// # Safety
+    /// As [`crate::launch_function`]: `params` matches the kernel's parameters, and what it
+    /// points at (buffers included) stays valid while the graph may replay, which for buffers
+    /// means borrowed for the graph's lifetime `'a`.
+    pub unsafe fn set_params(
+        &mut self,
+        node: &GraphNode,
+        func: &CudaFunction,
+        name: Option<&'static str>,
+        params: &mut [*mut c_void],
+    ) -> Result<(), Error> {
+        let kernel = KernelName(name);
+        self.check_node(node, kernel)?;
+        if node.params.func != func.cu_function() {
+            return Err(Error::Graph {
+                kernel,
+                message: "the node launches another kernel: update it with that kernel's \
+                          `update`"
+                    .to_string(),
+            });
+        }
+        let mut raw = node.params;
+        raw.kernelParams = params.as_mut_ptr();
+        raw.extra = core::ptr::null_mut();
+        self.ctx
+            .bind_to_thread()
+            .map_err(|e| Error::driver("cuCtxSetCurrent", kernel, e))?;
+        // SAFETY: `exec` was instantiated from the graph holding `node` (checked above); the
+        // parameters are the caller's promise. The driver copies them before returning.
+        unsafe { driver::exec_set_kernel_params(self.exec, node.node, &raw) }
+            .map_err(|e| Error::driver("cuGraphExecKernelNodeSetParams", kernel, e))
+    }
+
+    fn check_node(&self, node: &GraphNode, kernel: KernelName) -> Result<(), Error> {
+        if node.capture != self.id {
+            return Err(Error::Graph {
+                kernel,
+                message: "the node belongs to another graph: use a node returned by \
+                          `last_node` in this graph's capture"
+                    .to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Sets launch attribute `attr` on kernel node `node` (`cuGraphKernelNodeSetAttribute`) and
+    /// instantiates the graph again, after the last replay, so that it takes effect. Only kinds
+    /// the driver accepts on a graph node compile (the spec table's `graph` column):
+    ///
+    /// ```compile_fail
+    /// # fn f(g: &mut chevron_cuda_runtime::Graph<'_>, n: &chevron_cuda_runtime::GraphNode) {
+    /// g.set_node_attribute(n, chevron_cuda_runtime::ProgrammaticSerialization); // not on a node
+    /// # }
+    /// ```
+    pub fn set_node_attribute<A: GraphAttribute>(
+        &mut self,
+        node: &GraphNode,
+        attr: A,
+    ) -> Result<(), Error>
+    where
+        A::Since: Reached<A>,
+    {
+        self.check_node(node, KernelName(None))?;
+        self.ctx
+            .bind_to_thread()
+            .map_err(graph_err("cuCtxSetCurrent"))?;
+        // SAFETY: the node belongs to this graph (checked), which is live.
+        unsafe { driver::kernel_node_set_attribute(node.node, A::ID, &attr.value()) }.map_err(
+            |source| Error::Driver {
+                call: "cuGraphKernelNodeSetAttribute",
+                kernel: KernelName(None),
+                attributes: format!("graph node {} ({})", A::KEY, A::CUDA_NAME),
+                source,
+            },
+        )?;
+        self.synchronize()?;
+        let exec = driver::instantiate(self.graph, 0).map_err(graph_err("cuGraphInstantiate"))?;
+        let old = core::mem::replace(&mut self.exec, exec);
+        // SAFETY: no replay of the old executable graph runs (synchronized above).
+        unsafe { driver::graph_destroy(old, core::ptr::null_mut()) }
+            .map_err(graph_err("cuGraphExecDestroy"))
+    }
+
+    /// The value of launch attribute `id` on kernel node `node`
+    /// (`cuGraphKernelNodeGetAttribute`), as the driver's union.
+    pub fn node_attribute(
+        &self,
+        node: &GraphNode,
+        id: sys::CUlaunchAttributeID,
+    ) -> Result<sys::CUlaunchAttributeValue, Error> {
+        self.check_node(node, KernelName(None))?;
+        self.ctx
+            .bind_to_thread()
+            .map_err(graph_err("cuCtxSetCurrent"))?;
+        // SAFETY: the node belongs to this graph (checked), which is live.
+        unsafe { driver::kernel_node_attribute(node.node, id) }
+            .map_err(graph_err("cuGraphKernelNodeGetAttribute"))
+    }
+
+    /// Every dependency between the graph's nodes, with its type (`cuGraphGetEdges`).
+    pub fn edges(&self) -> Result<Vec<GraphEdge>, Error> {
+        self.ctx
+            .bind_to_thread()
+            .map_err(graph_err("cuCtxSetCurrent"))?;
+        // SAFETY: the graph is live.
+        let edges =
+            unsafe { driver::graph_edges(self.graph) }.map_err(graph_err("cuGraphGetEdges"))?;
+        Ok(edges
+            .into_iter()
+            .map(|(from, to, programmatic)| GraphEdge {
+                from,
+                to,
+                programmatic,
+            })
+            .collect())
+    }
+
+    /// The driver's graph (owned by this value: do not destroy it).
+    pub fn cu_graph(&self) -> sys::CUgraph {
+        self.graph
+    }
+
+    /// The driver's executable graph (owned by this value: do not destroy it).
+    pub fn cu_graph_exec(&self) -> sys::CUgraphExec {
+        self.exec
+    }
+}
+
+impl Drop for Graph<'_> {
+    fn drop(&mut self) {
+        // The borrows of the buffers end with the graph: no replay may still use them.
+        let _ = self.ctx.bind_to_thread();
+        let _ = self.synchronize();
+        // SAFETY: no replay runs; nothing else holds the graph or its executable.
+        let _ = unsafe { driver::graph_destroy(self.exec, self.graph) };
+    }
+}
+
+impl core::fmt::Debug for Graph<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Graph")
+            .field("graph", &self.graph)
+            .field("exec", &self.exec)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,404 @@
+//! Graphs on the GPU: replayed results equal direct launches, typed updates take effect (scalars
+//! and buffers), replay on a second stream, a programmatic edge from `programmatic_serialization`,
+//! a device-updatable node, and replay and update allocating nothing after warm-up.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use chevron::cudarc::driver::CudaSlice;
+use chevron::{kernel, launch, Attribute, DeviceUpdatable, Graph};
+
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards to the system allocator, counting calls.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// y = y·a + b
+#[kernel(ptx = "kernels/chain.ptx")]
+fn chain(n: u32, a: f32, b: f32, y: &mut CudaSlice<f32>);
+
+/// y = x·a + b
+/// `data[i] = 3i + 1`, then lets the dependent kernel start (`griddepcontrol.launch_dependents`).
+#[kernel(ptx = "kernels/pdl_checks.ptx")]
+fn pdl_produce(data: &mut CudaSlice<u32>, n: u32);
+
+/// Waits for the producer (`griddepcontrol.wait`), then `out[i] = data[i] + 5`.
+#[kernel(ptx = "kernels/pdl_checks.ptx")]
+fn pdl_consume(data: &CudaSlice<u32>, out: &mut CudaSlice<u32>, n: u32);
+
+#[kernel(ptx = "kernels/chain.ptx")]
+fn chain_copy(n: u32, a: f32, b: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
+
+type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+const N: u32 = 1000;
+
+fn data(seed: f32) -> Vec<f32> {
+    (0..N).map(|i| seed + (i % 97) as f32 * 0.25).collect()
+}
+
+fn poison() -> Vec<f32> {
+    vec![f32::NAN; N as usize]
+}
+
+/// The host's `y = x·a + b` (a fused multiply-add, as the GPU computes it).
+fn affine(x: &[f32], a: f32, b: f32) -> Vec<f32> {
+    x.iter().map(|v| v.mul_add(a, b)).collect()
+}
+
+fn assert_same(what: &str, got: &[f32], want: &[f32]) {
+    assert_eq!(got.len(), want.len());
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (g - w).abs() <= 1e-5 * w.abs().max(1.0),
+            "{what}: [{i}] = {g}, want {w}"
+        );
+    }
+}
+
+/// The chain of the first tests: copy-scale x into y, then three in-place steps on y.
+const STEPS: [(f32, f32); 3] = [(0.5, 1.0), (2.0, -3.0), (0.75, 0.125)];
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn replayed_results_equal_direct_launches() -> TestResult {
+    let ctx = chevron::context(0)?;
+    let stream = ctx.new_stream()?;
+    let x_host = data(1.5);
+    let x = stream.clone_htod(&x_host)?;
+    let mut direct = stream.clone_htod(&poison())?;
+    let mut replayed = stream.clone_htod(&poison())?;
+    let blocks = N.div_ceil(256);
+
+    unsafe { launch!(chain_copy<<<blocks, 256, &stream>>>(N, 3.0, 0.5, &x, &mut direct)) }?;
+    for (a, b) in STEPS {
+        unsafe { launch!(chain<<<blocks, 256, &stream>>>(N, a, b, &mut direct)) }?;
+    }
+    let (mut graph, ()) = Graph::capture(&stream, |capture| {
+        let s = capture.stream();
+        unsafe { launch!(chain_copy<<<blocks, 256, s>>>(N, 3.0, 0.5, &x, &mut replayed)) }?;
+        for (a, b) in STEPS {
+            unsafe { launch!(chain<<<blocks, 256, s>>>(N, a, b, &mut replayed)) }?;
+        }
+        Ok(())
+    })?;
+    // Capturing runs nothing: the buffer is still poisoned until the first replay. Replaying
+    // three times gives the same result (the copy restarts the chain).
+    for _ in 0..3 {
+        graph.replay(&stream)?;
+    }
+    drop(graph);
+
+    let mut want = affine(&x_host, 3.0, 0.5);
+    for (a, b) in STEPS {
+        want = affine(&want, a, b);
+    }
+    let direct = stream.clone_dtoh(&direct)?;
+    let replayed = stream.clone_dtoh(&replayed)?;
+    println!(
+        "replay: y[0..3] = {:?}, direct {:?}, host {:?}",
+        &replayed[..3],
+        &direct[..3],
+        &want[..3]
+    );
+    assert_same("direct", &direct, &want);
+    assert_eq!(
+        replayed, direct,
+        "replayed results differ from direct launches"
+    );
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn updated_arguments_take_effect() -> TestResult {
+    let ctx = chevron::context(0)?;
+    let stream = ctx.new_stream()?;
+    let (x1_host, x2_host) = (data(1.0), data(-7.0));
+    let x1 = stream.clone_htod(&x1_host)?;
+    let x2 = stream.clone_htod(&x2_host)?;
+    let mut y1 = stream.clone_htod(&poison())?;
+    let mut y2 = stream.clone_htod(&poison())?;
+    let blocks = N.div_ceil(256);
+
+    let (mut graph, node) = Graph::capture(&stream, |capture| {
+        unsafe {
+            launch!(chain_copy<<<blocks, 256, capture.stream()>>>(N, 2.0, 1.0, &x1, &mut y1))
+        }?;
+        capture.last_node()
+    })?;
+    // Scalars a = 4, b = -2 (and the output moved to y2: the captured y1 is the graph's).
+    unsafe { chain_copy::update(&mut graph, &node, N, 4.0, -2.0, &x1, &mut y2) }?;
+    graph.replay(&stream)?;
+    graph.synchronize()?;
+    // Buffers given to an update are borrowed for the call only: readable once the replay is
+    // done. Same input x1, new a and b.
+    let scalars = stream.clone_dtoh(&y2)?;
+    println!("update scalars: y2[0..3] = {:?}", &scalars[..3]);
+    assert_same("scalars updated", &scalars, &affine(&x1_host, 4.0, -2.0));
+    // Buffers too: x2 into y2 with a = 0.5, b = 3.
+    unsafe { chain_copy::update(&mut graph, &node, N, 0.5, 3.0, &x2, &mut y2) }?;
+    graph.replay(&stream)?;
+    drop(graph);
+
+    let y1 = stream.clone_dtoh(&y1)?;
+    let y2 = stream.clone_dtoh(&y2)?;
+    println!(
+        "update: y1[0..3] = {:?} (never replayed into: poisoned), y2[0..3] = {:?}",
+        &y1[..3],
+        &y2[..3]
+    );
+    // The first replay already wrote y2 (the update moved the output), the second overwrote it
+    // from x2; y1, the captured output, was never written.
+    assert!(
+        y1.iter().all(|v| v.is_nan()),
+        "the captured output was written"
+    );
+    assert_same("updated", &y2, &affine(&x2_host, 0.5, 3.0));
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_node_of_another_graph_or_kernel_is_refused() -> TestResult {
+    let ctx = chevron::context(0)?;
+    let stream = ctx.new_stream()?;
+    let mut y = stream.clone_htod(&data(2.0))?;
+    let mut other = stream.clone_htod(&data(2.0))?;
+    let mut out = stream.clone_htod(&poison())?;
+    let x_host = data(5.0);
+    let x = stream.clone_htod(&x_host)?;
+    let (mut graph, node) = Graph::capture(&stream, |capture| {
+        unsafe { launch!(chain_copy<<<4, 256, capture.stream()>>>(N, 1.0, 0.0, &x, &mut out)) }?;
+        capture.last_node()
+    })?;
+    let (mut second, chain_node) = Graph::capture(&stream, |capture| {
+        unsafe { launch!(chain<<<4, 256, capture.stream()>>>(N, 1.0, 1.0, &mut y)) }?;
+        capture.last_node()
+    })?;
+    // A node of another graph, and a node of another kernel: typed errors.
+    let foreign = unsafe { chain::update(&mut graph, &chain_node, N, 1.0, 1.0, &mut other) };
+    println!("foreign node: {foreign:?}");
+    assert!(matches!(foreign, Err(chevron::Error::Graph { .. })));
+    let wrong_kernel = unsafe { chain::update(&mut graph, &node, N, 1.0, 1.0, &mut other) };
+    println!("node of another kernel: {wrong_kernel:?}");
+    assert!(matches!(wrong_kernel, Err(chevron::Error::Graph { .. })));
+    // The refused updates changed nothing: the graph still copies x into out.
+    graph.replay(&stream)?;
+    second.replay(&stream)?;
+    drop(second);
+    drop(graph);
+    assert_same("after refused updates", &stream.clone_dtoh(&out)?, &x_host);
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn replay_on_a_second_stream_is_ordered() -> TestResult {
+    let ctx = chevron::context(0)?;
+    let s1 = ctx.new_stream()?;
+    let s2 = ctx.new_stream()?;
+    let start = data(0.5);
+    let mut y = s1.clone_htod(&start)?;
+    let steps = 64;
+    let (mut graph, ()) = Graph::capture(&s1, |capture| {
+        // Many dependent steps per replay, so that unordered replays would overlap.
+        for _ in 0..steps {
+            unsafe { launch!(chain<<<4, 256, capture.stream()>>>(N, 1.0, 1.0, &mut y)) }?;
+        }
+        Ok(())
+    })?;
+    let replays = 10usize;
+    for r in 0..replays {
+        graph.replay(if r.is_multiple_of(2) { &s1 } else { &s2 })?;
+    }
+    drop(graph);
+    let got = s1.clone_dtoh(&y)?;
+    let want: Vec<f32> = start.iter().map(|v| v + (steps * replays) as f32).collect();
+    println!(
+        "two streams: y[0] = {} after {replays} replays of {steps} steps (host {})",
+        got[0], want[0]
+    );
+    assert_same("two streams", &got, &want);
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn programmatic_serialization_becomes_a_programmatic_edge() -> TestResult {
+    let ctx = chevron::context(0)?;
+    let stream = ctx.new_stream()?;
+    let poison = vec![0xDEAD_BEEFu32; N as usize];
+    let mut produced = stream.clone_htod(&poison)?;
+    let mut out = stream.clone_htod(&poison)?;
+    let mut z = stream.clone_htod(&data(1.0))?;
+    let grid = N.div_ceil(256);
+    // A producer and a consumer that waits in `griddepcontrol.wait`: the pair PDL is for (the
+    // launch rules refuse `programmatic_serialization` on a kernel that never waits).
+    let (mut graph, (first, second)) = Graph::capture(&stream, |capture| {
+        let s = capture.stream();
+        unsafe { launch!(pdl_produce<<<grid, 256, s>>>(&mut produced, N)) }?;
+        let first = capture.last_node()?;
+        unsafe {
+            launch!(pdl_consume<<<grid, 256, s, programmatic_serialization>>>(&produced, &mut out, N))
+        }?;
+        Ok((first, capture.last_node()?))
+    })?;
+    let edges = graph.edges()?;
+    println!("with programmatic_serialization: {edges:?}");
+    assert!(
+        edges
+            .iter()
+            .any(|e| e.from == first.raw() && e.to == second.raw() && e.programmatic),
+        "no programmatic edge between the two nodes: {edges:?}"
+    );
+    // The replayed pair computes what it should: the consumer read the producer's writes.
+    graph.replay(&stream)?;
+    graph.synchronize()?;
+    drop(graph);
+    let got = stream.clone_dtoh(&out)?;
+    let want: Vec<u32> = (0..N).map(|i| 3 * i + 1 + 5).collect();
+    assert_eq!(
+        got, want,
+        "the replayed consumer read something else than the producer wrote"
+    );
+    println!("replayed producer → consumer over the programmatic edge: {N} values right");
+    let (plain, ()) = Graph::capture(&stream, |capture| {
+        let s = capture.stream();
+        unsafe { launch!(chain<<<4, 256, s>>>(N, 1.0, 1.0, &mut z)) }?;
+        unsafe { launch!(chain<<<4, 256, s>>>(N, 1.0, 1.0, &mut z)) }?;
+        Ok(())
+    })?;
+    let plain_edges = plain.edges()?;
+    println!("without: {plain_edges:?}");
+    assert_eq!(plain_edges.len(), 1);
+    assert!(!plain_edges[0].programmatic);
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn device_updatable_node_has_a_device_handle() -> TestResult {
+    let ctx = chevron::context(0)?;
+    let stream = ctx.new_stream()?;
+    let start = data(3.0);
+    let mut y = stream.clone_htod(&start)?;
+    let (mut graph, node) = Graph::capture(&stream, |capture| {
+        unsafe {
+            launch!(chain<<<4, 256, capture.stream(), device_updatable>>>(N, 2.0, 1.0, &mut y))
+        }?;
+        capture.last_node()
+    })?;
+    let value = graph.node_attribute(&node, DeviceUpdatable::ID)?;
+    // SAFETY: the driver filled the union's member for this kind.
+    let (updatable, dev_node) = unsafe {
+        (
+            value.deviceUpdatableKernelNode.deviceUpdatable,
+            value.deviceUpdatableKernelNode.devNode,
+        )
+    };
+    println!("device_updatable node: deviceUpdatable = {updatable}, devNode = {dev_node:?}");
+    assert_eq!(updatable, 1);
+    assert!(!dev_node.is_null(), "no device-side node handle");
+    graph.replay(&stream)?;
+    drop(graph);
+    let got = stream.clone_dtoh(&y)?;
+    assert_same("device-updatable node", &got, &affine(&start, 2.0, 1.0));
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn replay_and_update_allocate_nothing_after_warm_up() -> TestResult {
+    let ctx = chevron::context(0)?;
+    let s1 = ctx.new_stream()?;
+    let s2 = ctx.new_stream()?;
+    let start = data(1.0);
+    let mut y = s1.clone_htod(&start)?;
+    let mut other = s1.clone_htod(&start)?;
+    let (mut graph, nodes) = Graph::capture(&s1, |capture| {
+        let mut nodes = Vec::new();
+        for _ in 0..8 {
+            unsafe { launch!(chain<<<4, 256, capture.stream()>>>(N, 1.0, 1.0, &mut y)) }?;
+            nodes.push(capture.last_node()?);
+        }
+        Ok(nodes)
+    })?;
+    let mut run = |graph: &mut Graph<'_>, count: usize| -> Result<(), chevron::Error> {
+        for i in 0..count {
+            for node in &nodes {
+                unsafe { chain::update(graph, node, N, 1.0, 2.0, &mut other) }?;
+            }
+            graph.replay(if i.is_multiple_of(2) { &s1 } else { &s2 })?;
+        }
+        Ok(())
+    };
+    run(&mut graph, 2)?; // warms up: the first replays on each stream
+    graph.synchronize()?;
+    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    let rounds = 100;
+    run(&mut graph, rounds)?;
+    let allocations = ALLOCATIONS.load(Ordering::SeqCst) - before;
+    drop(graph);
+    println!(
+        "{rounds} rounds of 8 updates + 1 replay on alternating streams: {allocations} allocations"
+    );
+    let got = s1.clone_dtoh(&other)?;
+    let want: Vec<f32> = start
+        .iter()
+        .map(|v| v + (2 * 8 * (rounds + 2)) as f32)
+        .collect();
+    assert_same("updated chain", &got, &want);
+    assert_eq!(allocations, 0, "replay or update allocated");
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn node_attribute_set_after_capture_takes_effect() -> TestResult {
+    use chevron::{sys, MemSyncDomain};
+    let ctx = chevron::context(0)?;
+    let stream = ctx.new_stream()?;
+    let start = data(4.0);
+    let mut y = stream.clone_htod(&start)?;
+    let (mut graph, node) = Graph::capture(&stream, |capture| {
+        unsafe { launch!(chain<<<4, 256, capture.stream()>>>(N, 0.5, 1.0, &mut y)) }?;
+        capture.last_node()
+    })?;
+    let read = |graph: &Graph<'_>| -> Result<sys::CUlaunchMemSyncDomain, chevron::Error> {
+        let value = graph.node_attribute(&node, MemSyncDomain::ID)?;
+        // SAFETY: the driver filled the union's member for this kind.
+        Ok(unsafe { value.memSyncDomain })
+    };
+    let before = read(&graph)?;
+    graph.set_node_attribute(&node, MemSyncDomain::Remote)?; // instantiates again
+    let after = read(&graph)?;
+    println!("node mem_sync_domain: {before:?} -> {after:?}");
+    assert_eq!(
+        after,
+        sys::CUlaunchMemSyncDomain::CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE
+    );
+    assert_ne!(before, after);
+    // The re-instantiated graph still runs the kernel.
+    graph.replay(&stream)?;
+    drop(graph);
+    assert_same(
+        "after set_node_attribute",
+        &stream.clone_dtoh(&y)?,
+        &affine(&start, 0.5, 1.0),
+    );
+    Ok(())
+}
