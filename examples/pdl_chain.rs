@@ -13,26 +13,36 @@
 //!   every launch (the event fires once all of a kernel's blocks have started): what the
 //!   attribute costs.
 //!
-//! Each chain is queued behind a gate that holds the stream until the host has launched all 64,
-//! so the time is the GPU's alone, not the host's launch rate. The gate is a host function
-//! (`cuLaunchHostFunc`) waiting for a flag: a kernel spinning on a flag written by a copy on
-//! another stream can wait forever when the driver puts both streams' work in one hardware queue. Prints the end-to-end time
-//! per chain (CUDA events, start of the first kernel to the end of the last, median over
-//! interleaved repeats) and the ratio to `plain`; checks that every variant's result equals the
-//! host's, bit for bit.
+//! Each timed chain is queued behind a gate that holds stream 0 until the host has launched all
+//! 64, so the time is the GPU's alone, not the host's launch rate. The gate is a stream memory
+//! operation: `cuStreamWaitValue32` on one u32 of page-locked, device-mapped host memory, which
+//! the host opens with a plain store. Simpler gates can hang: a kernel spinning on a flag that a
+//! copy on another stream sets, or a host function (`cuLaunchHostFunc`) spinning on a flag,
+//! which may hold a driver lock that the host's next calls need. The warm-up chain of each
+//! variant runs without the gate: the first launch of a kernel loads its module, and the driver
+//! may synchronize the context while it loads, which would wait for the held stream forever.
+//! A watchdog thread ends the program with `error: pdl_chain: no progress in 30 s while …` if
+//! a stage (queueing, waiting, checking) lasts 30 s, so a hang names where it happened.
+//!
+//! Prints one line per variant once its warm-up chain matches the host's result, then the
+//! end-to-end time per chain (CUDA events, start of the first kernel to the end of the last,
+//! median over interleaved repeats) and the ratio to `plain`; checks that every chain's result
+//! equals the host's, bit for bit.
 //!
 //! `cargo run --release --example pdl_chain`. Exit code 0 when the checks pass, 2 on a machine
 //! without a CUDA driver (one `error: …` line), 1 for any other failure.
 
 mod common;
 
+use std::cell::Cell;
 use std::error::Error;
 use std::ffi::c_void;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{fence, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
-use chevron::cudarc::driver::{sys, CudaEvent, CudaSlice, CudaStream};
+use chevron::cudarc::driver::{sys, CudaContext, CudaEvent, CudaSlice, CudaStream};
 use chevron::{kernel, launch};
 
 /// `out[i] = in[i] * 3 + hash(i, step)` after `rounds` rounds of independent work.
@@ -76,36 +86,143 @@ impl Variant {
     }
 }
 
-/// Holds a stream until the host opens it: a host function queued with `cuLaunchHostFunc`.
-struct Gate {
-    open: AtomicBool,
+/// How long a stage may last before the watchdog ends the program.
+const STALL: Duration = Duration::from_secs(30);
+
+/// What the program is doing, for the watchdog: how many stages have begun, and the last one.
+static STAGE: Mutex<(u64, String)> = Mutex::new((0, String::new()));
+
+/// A panic elsewhere cannot leave the stage inconsistent (it is replaced whole), so poisoning is
+/// ignored.
+fn stage_lock() -> MutexGuard<'static, (u64, String)> {
+    STAGE
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// The host function: returns once the gate is open.
-unsafe extern "C" fn hold(gate: *mut c_void) {
-    // SAFETY: `gate` is the `AtomicBool` of a `Gate` that outlives the stream's work (`run`
-    // opens it and synchronizes before returning).
-    let open = unsafe { &*(gate as *const AtomicBool) };
-    while !open.load(Ordering::Acquire) {
-        std::hint::spin_loop();
+/// Begins a stage: `what` completes "while …" in the watchdog's message.
+fn stage(what: String) {
+    let mut s = stage_lock();
+    s.0 += 1;
+    s.1 = what;
+}
+
+/// Starts the watchdog: a thread that ends the program with exit code 1 and one `error: …` line
+/// naming the stage if no new stage begins for [`STALL`], so a hang in the driver or on the GPU
+/// is never silent. The thread ends with the process.
+fn start_watchdog() {
+    std::thread::spawn(|| {
+        let (mut seen, mut since) = (0, Instant::now());
+        loop {
+            std::thread::sleep(Duration::from_millis(250));
+            let (count, what) = {
+                let s = stage_lock();
+                (s.0, s.1.clone())
+            };
+            if count != seen {
+                (seen, since) = (count, Instant::now());
+            } else if since.elapsed() >= STALL {
+                eprintln!(
+                    "error: pdl_chain: no progress in {} s while {what}",
+                    STALL.as_secs()
+                );
+                std::process::exit(1);
+            }
+        }
+    });
+}
+
+/// `rc` as a `Result`, naming the driver call in the error.
+fn check(call: &str, rc: sys::CUresult) -> Result<(), Box<dyn Error>> {
+    if rc == sys::cudaError_enum::CUDA_SUCCESS {
+        Ok(())
+    } else {
+        Err(format!(
+            "{call} failed: {}",
+            chevron::cudarc::driver::DriverError(rc)
+        )
+        .into())
     }
 }
 
+/// Holds a stream until the host opens it: `cuStreamWaitValue32` (greater or equal) on one u32
+/// of page-locked, device-mapped host memory. Each closing waits for the next generation number,
+/// so the flag only grows and never needs resetting while a stream may still read it; no host
+/// function, kernel or copy is involved.
+struct Gate {
+    ctx: Arc<CudaContext>,
+    /// The flag, as the host writes it.
+    host: *mut u32,
+    /// The same flag, as the stream reads it.
+    device: sys::CUdeviceptr,
+    /// The generation the last closing waits for (the flag holds it once that closing is open).
+    generation: Cell<u32>,
+}
+
 impl Gate {
-    /// Closes the gate and queues it on `stream`; the returned guard opens it when dropped, so
-    /// an error while queueing the chain cannot leave the stream held.
-    fn close_on<'g>(&'g self, stream: &CudaStream) -> Result<Opener<'g>, chevron::Error> {
-        self.open.store(false, Ordering::Release);
+    fn new(ctx: &Arc<CudaContext>) -> Result<Self, Box<dyn Error>> {
+        ctx.bind_to_thread()?;
+        let mut host: *mut c_void = std::ptr::null_mut();
+        let flags = sys::CU_MEMHOSTALLOC_DEVICEMAP | sys::CU_MEMHOSTALLOC_PORTABLE;
+        // SAFETY: `host` receives a fresh allocation of 4 bytes, freed in `drop`.
+        check("cuMemHostAlloc", unsafe {
+            sys::cuMemHostAlloc(&mut host, std::mem::size_of::<u32>(), flags)
+        })?;
+        let mut gate = Self {
+            ctx: ctx.clone(),
+            host: host.cast(),
+            device: 0,
+            generation: Cell::new(0),
+        };
+        // SAFETY: `host` is a live, aligned allocation of one u32 that no stream reads yet.
+        unsafe { std::ptr::write_volatile(gate.host, 0) };
+        // SAFETY: `host` was allocated with CU_MEMHOSTALLOC_DEVICEMAP; flags must be 0.
+        check("cuMemHostGetDevicePointer", unsafe {
+            sys::cuMemHostGetDevicePointer_v2(&mut gate.device, host, 0)
+        })?;
+        Ok(gate)
+    }
+
+    /// Closes the gate on `stream`: work queued after this waits until the returned guard is
+    /// dropped, so an error while queueing the chain cannot leave the stream held.
+    fn close_on<'g>(&'g self, stream: &CudaStream) -> Result<Opener<'g>, Box<dyn Error>> {
+        let generation = self
+            .generation
+            .get()
+            .checked_add(1)
+            .ok_or("pdl_chain: the gate's generation number overflowed")?;
+        self.generation.set(generation);
+        // The flag holds `generation - 1` (or less), so the wait below holds the stream. The
+        // opener exists before the wait is queued: if queueing fails, dropping it still opens.
         let opener = Opener(self);
         stream.context().bind_to_thread()?;
-        let data = &self.open as *const AtomicBool as *mut c_void;
-        // SAFETY: `hold` only reads the flag, which lives as long as `self`; the opener makes
-        // sure it is set.
-        let rc = unsafe { sys::cuLaunchHostFunc(stream.cu_stream(), Some(hold), data) };
-        if rc != sys::cudaError_enum::CUDA_SUCCESS {
-            return Err(chevron::cudarc::driver::DriverError(rc).into());
-        }
+        let geq = sys::CUstreamWaitValue_flags::CU_STREAM_WAIT_VALUE_GEQ as u32;
+        // SAFETY: `device` maps the live flag; `drop` synchronizes before freeing it.
+        check("cuStreamWaitValue32", unsafe {
+            sys::cuStreamWaitValue32_v2(stream.cu_stream(), self.device, generation, geq)
+        })?;
         Ok(opener)
+    }
+
+    /// Lets every wait queued so far pass.
+    fn open(&self) {
+        // SAFETY: `host` is the live flag (freed only in `drop`); the stream only reads it.
+        unsafe { std::ptr::write_volatile(self.host, self.generation.get()) };
+        fence(Ordering::SeqCst);
+    }
+}
+
+impl Drop for Gate {
+    fn drop(&mut self) {
+        // Every opener has opened the gate by now; synchronizing makes sure no stream still
+        // reads the flag when it is freed. A failure here (a sticky error) leaves nothing else to
+        // wait for.
+        let _ = self.ctx.synchronize();
+        // SAFETY: `host` came from cuMemHostAlloc and is freed once.
+        let rc = unsafe { sys::cuMemFreeHost(self.host.cast()) };
+        if let Err(e) = check("cuMemFreeHost", rc) {
+            eprintln!("warning: {e}");
+        }
     }
 }
 
@@ -114,7 +231,7 @@ struct Opener<'g>(&'g Gate);
 
 impl Drop for Opener<'_> {
     fn drop(&mut self) {
-        self.0.open.store(true, Ordering::Release);
+        self.0.open();
     }
 }
 
@@ -130,6 +247,7 @@ fn hash(i: u32, step: u32) -> u32 {
 }
 
 fn main() -> ExitCode {
+    start_watchdog();
     common::exit_code(run())
 }
 
@@ -149,20 +267,29 @@ struct Chain<'a> {
 }
 
 impl Chain<'_> {
-    /// Queues the 64 kernels behind a closed gate, ping-ponging between `a` and `b` (the result
-    /// ends in `a`: the number of steps is even), opens the gate and waits for the last one.
-    /// Returns the seconds from the first kernel's start to the last one's end (CUDA events).
+    /// Queues the 64 kernels, behind a closed gate when `gated`, ping-ponging between `a` and
+    /// `b` (the result ends in `a`: the number of steps is even), opens the gate and waits for
+    /// the last one. `what` names the chain in the watchdog's stages. Returns the seconds from
+    /// the first kernel's start to the last one's end (CUDA events).
     fn run(
         &self,
         variant: Variant,
+        gated: bool,
+        what: &str,
         a: &mut CudaSlice<u32>,
         b: &mut CudaSlice<u32>,
-    ) -> Result<f64, chevron::Error> {
+    ) -> Result<f64, Box<dyn Error>> {
         let [s0, s1] = self.streams;
         let grid = N.div_ceil(BLOCK);
+        stage(format!("waiting for the streams to be idle before {what}"));
         s0.synchronize()?;
         s1.synchronize()?;
-        let opener = self.gate.close_on(s0)?;
+        stage(format!("queueing {what}"));
+        let opener = if gated {
+            Some(self.gate.close_on(s0)?)
+        } else {
+            None
+        };
         self.start.record(s0)?;
         for step in 0..STEPS {
             let (input, out) = if step % 2 == 0 {
@@ -205,6 +332,7 @@ impl Chain<'_> {
             s0.wait(self.done)?;
         }
         self.end.record(s0)?;
+        stage(format!("waiting for {what}"));
         drop(opener);
         s0.synchronize()?;
         s1.synchronize()?;
@@ -213,6 +341,7 @@ impl Chain<'_> {
 }
 
 fn run() -> Result<(), Box<dyn Error>> {
+    stage("creating the context".to_string());
     let ctx = chevron::context(0)?;
     println!("device 0: {}", ctx.name()?);
     // Two streams share the buffers here, ordered by the programmatic events themselves: cudarc's
@@ -221,6 +350,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     // SAFETY: every cross-stream use is ordered by `there.wait(event)` above, and the host only
     // reads after synchronizing both streams.
     unsafe { ctx.disable_event_tracking() };
+    stage("creating the streams, events and gate".to_string());
     let s0 = ctx.new_stream()?;
     let s1 = ctx.new_stream()?;
     let events: Vec<CudaEvent> = (0..STEPS)
@@ -230,11 +360,12 @@ fn run() -> Result<(), Box<dyn Error>> {
     let done = ctx.new_event(None)?;
     let timing = Some(sys::CUevent_flags::CU_EVENT_DEFAULT);
     let (start, end) = (ctx.new_event(timing)?, ctx.new_event(timing)?);
+    // Dropped after the chain and the buffers, before the streams: it synchronizes the context,
+    // then frees the flag.
+    let gate = Gate::new(&ctx)?;
     let chain = Chain {
         streams: [&s0, &s1],
-        gate: &Gate {
-            open: AtomicBool::new(true),
-        },
+        gate: &gate,
         events: &events,
         completion: &completion,
         done: &done,
@@ -245,23 +376,38 @@ fn run() -> Result<(), Box<dyn Error>> {
     let init: Vec<u32> = (0..N).map(|i| i.wrapping_mul(2_654_435_761) >> 7).collect();
     let mut want = init.clone();
     for step in 0..STEPS {
+        stage(format!("computing the host's result (step {step})"));
         for (i, v) in want.iter_mut().enumerate() {
             *v = v.wrapping_mul(3).wrapping_add(hash(i as u32, step));
         }
     }
 
+    stage("copying the input to the device".to_string());
     let mut a = s0.clone_htod(&init)?;
     let mut b = s0.alloc_zeros::<u32>(N as usize)?;
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); Variant::ALL.len()];
     for repeat in 0..=REPEATS {
+        if repeat == 1 {
+            println!("timing: {REPEATS} gated chains per variant, interleaved");
+        }
         for (v, variant) in Variant::ALL.into_iter().enumerate() {
+            // The warm-up chain runs ungated: it loads the kernel's module, which must not
+            // happen while a stream is held (see the top of the file).
+            let warm_up = repeat == 0;
+            let what = if warm_up {
+                format!("the warm-up {} chain (no gate)", variant.name())
+            } else {
+                format!(
+                    "the {} chain {repeat} of {REPEATS} (behind the gate)",
+                    variant.name()
+                )
+            };
+            stage(format!("resetting the buffers for {what}"));
             s0.memcpy_htod(&init, &mut a)?;
             // Poisoned, so a kernel that skipped its work could not leave the right answer.
             s0.memset_zeros(&mut b)?;
-            let secs = chain.run(variant, &mut a, &mut b)?;
-            if repeat > 0 {
-                times[v].push(secs);
-            }
+            let secs = chain.run(variant, !warm_up, &what, &mut a, &mut b)?;
+            stage(format!("checking the result of {what}"));
             let got = s0.clone_dtoh(&a)?;
             if let Some(i) = (0..N as usize).find(|&i| got[i] != want[i]) {
                 return Err(format!(
@@ -272,8 +418,14 @@ fn run() -> Result<(), Box<dyn Error>> {
                 )
                 .into());
             }
+            if warm_up {
+                println!("warm-up: {} chain ok", variant.name());
+            } else {
+                times[v].push(secs);
+            }
         }
     }
+    stage("printing the results".to_string());
 
     println!();
     println!(
