@@ -256,6 +256,26 @@ impl<'a> LaunchConfig<'a> {
         self.shared
     }
 
+    /// The driver's `CUlaunchConfig` for `stream`: grid, block, dynamic shared memory and the
+    /// attribute array, which it points into (valid while `self` is, and not to be changed
+    /// through: the driver only reads it).
+    pub(crate) fn raw(&self, stream: sys::CUstream) -> sys::CUlaunchConfig {
+        let attrs = self.launch_attributes();
+        sys::CUlaunchConfig {
+            gridDimX: self.grid.x,
+            gridDimY: self.grid.y,
+            gridDimZ: self.grid.z,
+            blockDimX: self.block.x,
+            blockDimY: self.block.y,
+            blockDimZ: self.block.z,
+            sharedMemBytes: self.shared,
+            hStream: stream,
+            attrs: attrs.as_ptr() as *mut sys::CUlaunchAttribute,
+            // At most one entry per kind: far below `u32::MAX`.
+            numAttrs: attrs.len() as u32,
+        }
+    }
+
     /// Exactly the attribute array `cuLaunchKernelEx` receives.
     pub fn launch_attributes(&self) -> &[sys::CUlaunchAttribute] {
         &self.attrs[..self.n_attrs]

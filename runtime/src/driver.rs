@@ -142,21 +142,7 @@ pub(crate) fn max_active_clusters_of(
     func: &CudaFunction,
     config: &LaunchConfig<'_>,
 ) -> Result<i32, DriverError> {
-    let (grid, block) = (config.grid(), config.block());
-    let attrs = config.launch_attributes();
-    let raw = sys::CUlaunchConfig {
-        gridDimX: grid.x,
-        gridDimY: grid.y,
-        gridDimZ: grid.z,
-        blockDimX: block.x,
-        blockDimY: block.y,
-        blockDimZ: block.z,
-        sharedMemBytes: config.shared_bytes(),
-        hStream: stream.cu_stream(),
-        // The driver only reads the array.
-        attrs: attrs.as_ptr() as *mut sys::CUlaunchAttribute,
-        numAttrs: attrs.len() as u32,
-    };
+    let raw = config.raw(stream.cu_stream());
     max_active_clusters(func, &raw)
 }
 

@@ -102,21 +102,7 @@ pub unsafe fn launch_named(
     for (id, value) in config.stream_attributes() {
         driver::set_stream_attribute(stream, *id, value, kernel)?;
     }
-    let (grid, block) = (config.grid(), config.block());
-    let attrs = config.launch_attributes();
-    let raw = sys::CUlaunchConfig {
-        gridDimX: grid.x,
-        gridDimY: grid.y,
-        gridDimZ: grid.z,
-        blockDimX: block.x,
-        blockDimY: block.y,
-        blockDimZ: block.z,
-        sharedMemBytes: config.shared_bytes(),
-        hStream: stream.cu_stream(),
-        // The driver only reads the array.
-        attrs: attrs.as_ptr() as *mut sys::CUlaunchAttribute,
-        numAttrs: attrs.len() as u32,
-    };
+    let raw = config.raw(stream.cu_stream());
     // SAFETY: `raw` points at live arrays; `params` is the caller's promise.
     match unsafe { driver::launch_kernel_ex(&raw, func, params) } {
         Ok(()) => Ok(()),

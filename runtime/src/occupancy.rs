@@ -243,22 +243,8 @@ pub(crate) fn max_active_clusters_named(
     }
     let shared = config.shared_bytes();
     prepare(ctx, func, shared, kernel)?;
-    let (grid, block) = (config.grid(), config.block());
-    let attrs = config.launch_attributes();
-    let raw = sys::CUlaunchConfig {
-        gridDimX: grid.x,
-        gridDimY: grid.y,
-        gridDimZ: grid.z,
-        blockDimX: block.x,
-        blockDimY: block.y,
-        blockDimZ: block.z,
-        sharedMemBytes: shared,
-        // The query ignores the stream.
-        hStream: core::ptr::null_mut(),
-        // The driver only reads the array.
-        attrs: attrs.as_ptr() as *mut sys::CUlaunchAttribute,
-        numAttrs: attrs.len() as u32,
-    };
+    // The query ignores the stream.
+    let raw = config.raw(core::ptr::null_mut());
     driver::max_active_clusters(func, &raw)
         .map(|n| n.max(0) as u32)
         .map_err(|source| Error::Driver {
