@@ -14,9 +14,8 @@ mod common;
 
 use std::error::Error;
 use std::process::ExitCode;
-use std::sync::Arc;
 
-use chevron::cudarc::driver::{sys, CudaContext, CudaFunction, CudaSlice};
+use chevron::cudarc::driver::{sys, CudaSlice};
 use chevron::{kernel, launch};
 
 /// One kernel: block partials, `grid.sync()`, block 0 adds them.
@@ -40,20 +39,6 @@ fn main() -> ExitCode {
     common::exit_code(run())
 }
 
-/// The largest grid of `block`-thread blocks with `shared` bytes of dynamic shared memory each
-/// that is co-resident on the device: what a cooperative launch may use. Asks the driver's
-/// occupancy calculator directly (`cuOccupancyMaxActiveBlocksPerMultiprocessor` × SMs).
-fn max_cooperative_grid(
-    ctx: &Arc<CudaContext>,
-    func: &CudaFunction,
-    block: u32,
-    shared: usize,
-) -> Result<u32, Box<dyn Error>> {
-    let per_sm = func.occupancy_max_active_blocks_per_multiprocessor(block, shared, None)?;
-    let sms = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
-    Ok(per_sm * sms as u32)
-}
-
 fn run() -> Result<(), Box<dyn Error>> {
     let ctx = chevron::context(0)?;
     let stream = ctx.new_stream()?;
@@ -68,7 +53,9 @@ fn run() -> Result<(), Box<dyn Error>> {
     let x = stream.clone_htod(&host)?;
     drop(host);
 
-    let grid = max_cooperative_grid(&ctx, &reduce_coop::function(&ctx)?, BLOCK, 0)?;
+    // The occupancy helper of the declaration: SMs × blocks per SM at this block size and shared
+    // memory, the most a cooperative launch may use.
+    let grid = reduce_coop::max_cooperative_grid(&ctx, BLOCK, 0)?;
     println!("co-resident grid: {grid} blocks of {BLOCK} threads");
     let mut partial = stream.alloc_zeros::<f32>(grid as usize + 1)?;
     let mut sum_one = stream.clone_htod(&[f64::NAN])?;
