@@ -21,3 +21,21 @@ pub fn exit_code(result: Result<(), Box<dyn Error>>) -> ExitCode {
         _ => ExitCode::FAILURE,
     }
 }
+
+/// Whether `CHEVRON_QUICK` is set (to anything but `0`): the example then runs the same kernels
+/// and checks on small data with few repeats, so that `compute-sanitizer` (`scripts/sanitize.sh`)
+/// can cover it in seconds; its timings mean nothing in that mode.
+#[allow(dead_code)] // Not every example has sizes to shrink.
+pub fn quick() -> bool {
+    std::env::var_os("CHEVRON_QUICK").is_some_and(|v| v != "0")
+}
+
+/// `full`, or `small` under [`quick`].
+#[allow(dead_code)]
+pub fn size<T>(full: T, small: T) -> T {
+    if quick() {
+        small
+    } else {
+        full
+    }
+}
