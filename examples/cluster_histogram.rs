@@ -95,13 +95,16 @@ fn run() -> Result<(), Box<dyn Error>> {
     // kernel's), and the grids at most QUICK_GRID blocks, since every block zeroes and flushes
     // its share of the bins whatever the data.
     let (n, size_label) = if common::quick() {
-        println!("quick mode (CHEVRON_QUICK): small data, timings not meaningful");
         (1u64 << 18, "2^19 bytes (2^18 u16 keys)")
     } else {
         (1u64 << 27, "2^28 bytes (2^27 u16 keys)")
     };
     let repeats: usize = common::size(11, 2);
     let ctx = chevron::context(0)?;
+    // After the context, so that without a driver the one `error: …` line is all there is.
+    if common::quick() {
+        println!("quick mode (CHEVRON_QUICK): small data, timings not meaningful");
+    }
     let stream = ctx.new_stream()?;
     println!("device 0: {}", ctx.name()?);
     let sms =

@@ -41,13 +41,16 @@ fn run() -> Result<(), Box<dyn Error>> {
     // 2^28 floats (1 GiB), or 2^20 under CHEVRON_QUICK: the kernels stride over any n, so the
     // co-resident grid (from the occupancy helper, unchanged) just has fewer floats per thread.
     let (n, size_label) = if common::quick() {
-        println!("quick mode (CHEVRON_QUICK): small data, timings not meaningful");
         (1u64 << 20, "2^20 f32 (4 MiB)")
     } else {
         (1u64 << 28, "2^28 f32 (1 GiB)")
     };
     let repeats: usize = common::size(21, 2);
     let ctx = chevron::context(0)?;
+    // After the context, so that without a driver the one `error: …` line is all there is.
+    if common::quick() {
+        println!("quick mode (CHEVRON_QUICK): small data, timings not meaningful");
+    }
     let stream = ctx.new_stream()?;
     println!("device 0: {}", ctx.name()?);
 

@@ -78,7 +78,6 @@ fn run() -> Result<(), Box<dyn Error>> {
     // any size, and the set-aside and the window below shrink with the hot region (never more
     // than it, nor than the device allows).
     let (cold_bytes, hot_bytes, size_label) = if common::quick() {
-        println!("quick mode (CHEVRON_QUICK): small data, timings not meaningful");
         (
             4u64 << 20,
             64u64 << 10,
@@ -93,6 +92,10 @@ fn run() -> Result<(), Box<dyn Error>> {
     };
     let repeats: usize = common::size(21, 2);
     let ctx = chevron::context(0)?;
+    // After the context, so that without a driver the one `error: …` line is all there is.
+    if common::quick() {
+        println!("quick mode (CHEVRON_QUICK): small data, timings not meaningful");
+    }
     println!("device 0: {}", ctx.name()?);
     let attr = |a| ctx.attribute(a);
     use sys::CUdevice_attribute as A;

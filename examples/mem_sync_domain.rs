@@ -49,12 +49,15 @@ fn run() -> Result<(), Box<dyn Error>> {
     // and the repeats: the full run, or under CHEVRON_QUICK few of each (every kernel strides or
     // loops over these, so any value is valid; the fence grid stays one block per SM).
     let (iters, write_n, write_label, passes, repeats) = if common::quick() {
-        println!("quick mode (CHEVRON_QUICK): small data, timings not meaningful");
         (4u32, 1u64 << 16, "256 KiB", 2u32, 2usize)
     } else {
         (256u32, 128u64 << 20, "512 MiB", 8u32, 15usize)
     };
     let ctx = chevron::context(0)?;
+    // After the context, so that without a driver the one `error: …` line is all there is.
+    if common::quick() {
+        println!("quick mode (CHEVRON_QUICK): small data, timings not meaningful");
+    }
     println!("device 0: {}", ctx.name()?);
     let sms =
         ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;

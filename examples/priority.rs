@@ -65,12 +65,15 @@ fn run() -> Result<(), Box<dyn Error>> {
     // 4 waves) and the trials; under CHEVRON_QUICK a tiny flood (two kernels of one block per SM)
     // and two trials. The blocks spin on the clock and touch one counter, so any count is valid.
     let (flood_kernels, flood_blocks_per_sm, trials) = if common::quick() {
-        println!("quick mode (CHEVRON_QUICK): small data, timings not meaningful");
         (2u32, 1u32, 2usize)
     } else {
         (16u32, 32u32, 31usize)
     };
     let ctx = chevron::context(0)?;
+    // After the context, so that without a driver the one `error: …` line is all there is.
+    if common::quick() {
+        println!("quick mode (CHEVRON_QUICK): small data, timings not meaningful");
+    }
     println!("device 0: {}", ctx.name()?);
     // Every buffer is used on one stream only and read after it synchronizes.
     // SAFETY: see above.

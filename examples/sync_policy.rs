@@ -75,12 +75,15 @@ fn run() -> Result<(), Box<dyn Error>> {
     // unmeasured round trips per policy first (module load, clocks ramping up). Under
     // CHEVRON_QUICK a handful of each.
     let (round_trips, batch, warm_up) = if common::quick() {
-        println!("quick mode (CHEVRON_QUICK): small data, timings not meaningful");
         (4usize, 2usize, 2usize)
     } else {
         (5_000usize, 100usize, 200usize)
     };
     let ctx = chevron::context(0)?;
+    // After the context, so that without a driver the one `error: …` line is all there is.
+    if common::quick() {
+        println!("quick mode (CHEVRON_QUICK): small data, timings not meaningful");
+    }
     println!("device 0: {}", ctx.name()?);
     // Each counter is used on its own stream only and read after that stream synchronizes, so
     // cudarc's cross-stream events (an event record per launch) are not needed; without them a
