@@ -35,11 +35,14 @@ fn hist_cluster(
 #[kernel(ptx = "kernels/cluster_histogram.ptx")]
 fn hist_global(bins: &mut CudaSlice<u32>, keys: &CudaSlice<u16>, n: u64);
 
+/// The kernel's bin count (`NBINS`), which sizes each block's shared memory: not shrunk in quick
+/// mode.
 const BINS: usize = 65_536;
-/// 2^28 bytes of keys.
-const N: u64 = 1 << 27;
 const BLOCK: u32 = 512;
-const REPEATS: usize = 11;
+/// The most blocks a variant's grid has under CHEVRON_QUICK: 16, the smallest grid here, which
+/// each cluster size (2 to 16) divides; every block zeroes and flushes 65,536 / c bins whatever the
+/// data, so this is what keeps a run under compute-sanitizer short.
+const QUICK_GRID: u32 = 16;
 
 #[derive(Clone, Copy)]
 enum Variant {
@@ -89,7 +92,20 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<(), Box<dyn Error>> {
+    // 2^27 keys (2^28 bytes), or 2^17 keys under CHEVRON_QUICK; the bins stay 65,536 (the
+    // kernel's), and the grids at most QUICK_GRID blocks, since every block zeroes and flushes
+    // its share of the bins whatever the data.
+    let (n, size_label) = if common::quick() {
+        (1u64 << 17, "2^18 bytes (2^17 u16 keys)")
+    } else {
+        (1u64 << 27, "2^28 bytes (2^27 u16 keys)")
+    };
+    let repeats: usize = common::size(11, 2);
     let ctx = chevron::context(0)?;
+    // After the context, so that without a driver the one `error: …` line is all there is.
+    if common::quick() {
+        println!("quick mode (CHEVRON_QUICK): small data, timings not meaningful");
+    }
     let stream = ctx.new_stream()?;
     println!("device 0: {}", ctx.name()?);
     let sms =
@@ -98,7 +114,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     // Pseudo-random keys (xorshift), skewed: a quarter of them fall in 4,096 hot bins, so some
     // bins see heavy contention as in real data.
     let mut state = 0x2545_F491_4F6C_DD1Du64;
-    let keys_host: Vec<u16> = (0..N)
+    let keys_host: Vec<u16> = (0..n)
         .map(|_| {
             state ^= state << 13;
             state ^= state >> 7;
@@ -139,15 +155,20 @@ fn run() -> Result<(), Box<dyn Error>> {
         let func = if c == 1 { &global_fn } else { &cluster_fn };
         let per_sm =
             func.occupancy_max_active_blocks_per_multiprocessor(BLOCK, shared as usize, None)?;
-        let grid = (sms * per_sm.max(1)) / 16 * 16;
-        plans.push((variant, shared, grid.max(16)));
+        let grid = ((sms * per_sm.max(1)) / 16 * 16).max(16);
+        let grid = if common::quick() {
+            grid.min(QUICK_GRID)
+        } else {
+            grid
+        };
+        plans.push((variant, shared, grid));
     }
 
     let timing = Some(sys::CUevent_flags::CU_EVENT_DEFAULT);
     let (start, end) = (ctx.new_event(timing)?, ctx.new_event(timing)?);
     let mut times = vec![Vec::new(); plans.len()];
     let mut seen_sizes = vec![[0u32; 17]; plans.len()];
-    for repeat in 0..=REPEATS {
+    for repeat in 0..=repeats {
         for (v, &(variant, shared, grid)) in plans.iter().enumerate() {
             stream.memset_zeros(&mut bins)?;
             stream.memset_zeros(&mut sizes)?;
@@ -157,19 +178,19 @@ fn run() -> Result<(), Box<dyn Error>> {
             unsafe {
                 match variant {
                     Variant::Global => {
-                        launch!(hist_global<<<grid, BLOCK, &stream>>>(&mut bins, &keys, N))
+                        launch!(hist_global<<<grid, BLOCK, &stream>>>(&mut bins, &keys, n))
                     }
                     Variant::Cluster(c) => {
                         launch!(hist_cluster<<<grid, BLOCK, &stream, shared = shared,
-                        cluster = (c, 1, 1)>>>(&mut bins, &keys, N, &mut sizes))
+                        cluster = (c, 1, 1)>>>(&mut bins, &keys, n, &mut sizes))
                     }
                     Variant::Cluster16 => {
                         launch!(hist_cluster<<<grid, BLOCK, &stream, shared = shared,
-                        cluster = (16, 1, 1), non_portable_cluster>>>(&mut bins, &keys, N, &mut sizes))
+                        cluster = (16, 1, 1), non_portable_cluster>>>(&mut bins, &keys, n, &mut sizes))
                     }
                     Variant::Spread8 => {
                         launch!(hist_cluster<<<grid, BLOCK, &stream, shared = shared,
-                        cluster = (8, 1, 1), cluster_scheduling = Spread>>>(&mut bins, &keys, N, &mut sizes))
+                        cluster = (8, 1, 1), cluster_scheduling = Spread>>>(&mut bins, &keys, n, &mut sizes))
                     }
                     Variant::Preferred16 => {
                         // `non_portable_cluster` sets the function's opt-in only for a regular
@@ -177,7 +198,7 @@ fn run() -> Result<(), Box<dyn Error>> {
                         // already on the function from the 16-block variant, which runs first.
                         launch!(hist_cluster<<<grid, BLOCK, &stream, shared = shared,
                         cluster = (8, 1, 1), preferred_cluster = (16, 1, 1), non_portable_cluster>>>(
-                            &mut bins, &keys, N, &mut sizes))
+                            &mut bins, &keys, n, &mut sizes))
                     }
                 }
             }?;
@@ -202,7 +223,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     }
 
     println!();
-    println!("65,536-bin histogram of 2^28 bytes (2^27 u16 keys), median of {REPEATS}:");
+    println!("65,536-bin histogram of {size_label}, median of {repeats}:");
     println!("| variant | grid | shared/block | time | ratio to no cluster | clusters seen (size × count) |");
     println!("|---|---|---|---|---|---|");
     let medians: Vec<f64> = times
@@ -249,7 +270,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     println!(
         "checked: all {} variants × {} runs match the host's 65,536 bins; every cluster had the size launched",
         plans.len(),
-        REPEATS + 1
+        repeats + 1
     );
     Ok(())
 }

@@ -30,22 +30,32 @@ fn reduce_partials(x: &CudaSlice<f32>, n: u64, partial: &mut CudaSlice<f32>);
 #[kernel(ptx = "kernels/reduce.ptx")]
 fn reduce_final(partial: &CudaSlice<f32>, blocks: u32, sum: &mut CudaSlice<f64>);
 
-const N: u64 = 1 << 28;
 /// The kernels' shared-memory trees are written for 256 threads.
 const BLOCK: u32 = 256;
-const REPEATS: usize = 21;
 
 fn main() -> ExitCode {
     common::exit_code(run())
 }
 
 fn run() -> Result<(), Box<dyn Error>> {
+    // 2^28 floats (1 GiB), or 2^20 under CHEVRON_QUICK: the kernels stride over any n, so the
+    // co-resident grid (from the occupancy helper, unchanged) just has fewer floats per thread.
+    let (n, size_label) = if common::quick() {
+        (1u64 << 20, "2^20 f32 (4 MiB)")
+    } else {
+        (1u64 << 28, "2^28 f32 (1 GiB)")
+    };
+    let repeats: usize = common::size(21, 2);
     let ctx = chevron::context(0)?;
+    // After the context, so that without a driver the one `error: …` line is all there is.
+    if common::quick() {
+        println!("quick mode (CHEVRON_QUICK): small data, timings not meaningful");
+    }
     let stream = ctx.new_stream()?;
     println!("device 0: {}", ctx.name()?);
 
     // Not constant, mostly positive (so the sum does not cancel to nothing), exact in f32.
-    let host: Vec<f32> = (0..N)
+    let host: Vec<f32> = (0..n)
         .map(|i| ((i.wrapping_mul(2_654_435_761) >> 16) & 0xFFFF) as f32 / 65_536.0 - 0.25)
         .collect();
     let want: f64 = host.iter().map(|&v| f64::from(v)).sum();
@@ -64,16 +74,16 @@ fn run() -> Result<(), Box<dyn Error>> {
     let timing = Some(sys::CUevent_flags::CU_EVENT_DEFAULT);
     let (start, end) = (ctx.new_event(timing)?, ctx.new_event(timing)?);
     let (mut one, mut two) = (Vec::new(), Vec::new());
-    for repeat in 0..=REPEATS {
+    for repeat in 0..=repeats {
         // SAFETY: the kernels take n and stride over it; `partial` holds one float per block.
         start.record(&stream)?;
         unsafe {
-            launch!(reduce_coop<<<grid, BLOCK, &stream, cooperative>>>(&x, N, &mut partial, &mut sum_one))
+            launch!(reduce_coop<<<grid, BLOCK, &stream, cooperative>>>(&x, n, &mut partial, &mut sum_one))
         }?;
         end.record(&stream)?;
         let t_one = start.elapsed_ms(&end)?;
         start.record(&stream)?;
-        unsafe { launch!(reduce_partials<<<grid, BLOCK, &stream>>>(&x, N, &mut partial)) }?;
+        unsafe { launch!(reduce_partials<<<grid, BLOCK, &stream>>>(&x, n, &mut partial)) }?;
         unsafe { launch!(reduce_final<<<1, BLOCK, &stream>>>(&partial, grid, &mut sum_two)) }?;
         end.record(&stream)?;
         let t_two = start.elapsed_ms(&end)?;
@@ -87,11 +97,11 @@ fn run() -> Result<(), Box<dyn Error>> {
     for v in [&mut one, &mut two] {
         v.sort_by(f64::total_cmp);
     }
-    let (m_one, m_two) = (one[REPEATS / 2], two[REPEATS / 2]);
-    let gbps = |ms: f64| N as f64 * 4.0 / (ms * 1e-3) / 1e9;
+    let (m_one, m_two) = (one[repeats / 2], two[repeats / 2]);
+    let gbps = |ms: f64| n as f64 * 4.0 / (ms * 1e-3) / 1e9;
 
     println!();
-    println!("sum of 2^28 f32 (1 GiB), median of {REPEATS}:");
+    println!("sum of {size_label}, median of {repeats}:");
     println!("| version | time | read bandwidth | sum |");
     println!("|---|---|---|---|");
     println!(
@@ -122,7 +132,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     // chevron says why with the occupancy numbers.
     let too_many = grid + 1;
     let refused = unsafe {
-        launch!(reduce_coop<<<too_many, BLOCK, &stream, cooperative>>>(&x, N, &mut partial, &mut sum_one))
+        launch!(reduce_coop<<<too_many, BLOCK, &stream, cooperative>>>(&x, n, &mut partial, &mut sum_one))
     };
     match refused {
         Err(

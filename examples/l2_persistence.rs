@@ -37,12 +37,9 @@ fn l2_mix(
     sum: &mut CudaSlice<u32>,
 );
 
-const COLD_BYTES: u64 = 2 << 30;
-const HOT_BYTES: u64 = 20 << 20;
 const COLD: (u32, u32) = (2_654_435_761, 0x5BD1_E995);
 const HOT: (u32, u32) = (40_503, 0x1B87_3593);
 const BLOCK: u32 = 256;
-const REPEATS: usize = 21;
 
 fn main() -> ExitCode {
     common::exit_code(run())
@@ -77,7 +74,28 @@ fn host_checksum(n4: u64, hot_n4: u64) -> u32 {
 }
 
 fn run() -> Result<(), Box<dyn Error>> {
+    // 2 GiB cold and 20 MiB hot, or 4 MiB and 64 KiB under CHEVRON_QUICK: the kernels stride over
+    // any size, and the set-aside and the window below shrink with the hot region (never more
+    // than it, nor than the device allows).
+    let (cold_bytes, hot_bytes, size_label) = if common::quick() {
+        (
+            4u64 << 20,
+            64u64 << 10,
+            "4 MiB streamed + 64 KiB re-read (6 MiB of loads)",
+        )
+    } else {
+        (
+            2u64 << 30,
+            20u64 << 20,
+            "2 GiB streamed + 20 MiB re-read (3 GiB of loads)",
+        )
+    };
+    let repeats: usize = common::size(21, 2);
     let ctx = chevron::context(0)?;
+    // After the context, so that without a driver the one `error: …` line is all there is.
+    if common::quick() {
+        println!("quick mode (CHEVRON_QUICK): small data, timings not meaningful");
+    }
     println!("device 0: {}", ctx.name()?);
     let attr = |a| ctx.attribute(a);
     use sys::CUdevice_attribute as A;
@@ -85,13 +103,13 @@ fn run() -> Result<(), Box<dyn Error>> {
     let l2 = attr(A::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as u64;
     let max_persisting = attr(A::CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE)? as u64;
     let max_window = attr(A::CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE)? as u64;
-    let set_aside = HOT_BYTES.min(max_persisting);
+    let set_aside = hot_bytes.min(max_persisting);
     // cuCtxSetLimit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE, …)
     ctx.set_limit(
         sys::CUlimit::CU_LIMIT_PERSISTING_L2_CACHE_SIZE,
         set_aside as usize,
     )?;
-    let window_bytes = HOT_BYTES.min(max_window);
+    let window_bytes = hot_bytes.min(max_window);
     // Where the set-aside is smaller than the window, only that share of it persists.
     let hit_ratio = (set_aside as f32 / window_bytes as f32).min(1.0);
     println!(
@@ -104,7 +122,7 @@ fn run() -> Result<(), Box<dyn Error>> {
 
     let plain = ctx.new_stream()?;
     let windowed = ctx.new_stream()?;
-    let (n, hot_n) = (COLD_BYTES / 4, HOT_BYTES / 4);
+    let (n, hot_n) = (cold_bytes / 4, hot_bytes / 4);
     let mut cold = plain.alloc_zeros::<u32>(n as usize)?;
     let mut hot = plain.alloc_zeros::<u32>(hot_n as usize)?;
     let fill_grid = sms * 8;
@@ -130,7 +148,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     let (start, end) = (ctx.new_event(timing)?, ctx.new_event(timing)?);
     let mut times = vec![Vec::new(); names.len()];
     let grid = sms * 8;
-    for repeat in 0..=REPEATS {
+    for repeat in 0..=repeats {
         for (v, name) in names.iter().enumerate() {
             let stream = if v == 2 { &windowed } else { &plain };
             plain.synchronize()?;
@@ -178,9 +196,9 @@ fn run() -> Result<(), Box<dyn Error>> {
     }
 
     // Bytes the kernel asks for: all of cold once, and one hot vector per two cold ones.
-    let bytes = COLD_BYTES as f64 * 1.5;
+    let bytes = cold_bytes as f64 * 1.5;
     println!();
-    println!("2 GiB streamed + 20 MiB re-read (3 GiB of loads), median of {REPEATS}:");
+    println!("{size_label}, median of {repeats}:");
     println!("| variant | time | loads / time | ratio to no window |");
     println!("|---|---|---|---|");
     let medians: Vec<f64> = times

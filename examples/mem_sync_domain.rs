@@ -34,10 +34,6 @@ fn fence_heavy(counters: &mut CudaSlice<u32>, iters: u32);
 fn stream_write(input: &CudaSlice<u32>, out: &mut CudaSlice<u32>, n: u64, passes: u32);
 
 const FENCE_BLOCK: u32 = 128;
-const ITERS: u32 = 256;
-const WRITE_N: u64 = 128 << 20;
-const PASSES: u32 = 8;
-const REPEATS: usize = 15;
 /// Remote to physical domain 1, default to 0: the split.
 const SPLIT: MemSyncDomainMap = MemSyncDomainMap {
     default: 0,
@@ -49,7 +45,19 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<(), Box<dyn Error>> {
+    // Fences per thread, the writer's buffer (elements, and its size for the output), its passes
+    // and the repeats: the full run, or under CHEVRON_QUICK few of each (every kernel strides or
+    // loops over these, so any value is valid; the fence grid stays one block per SM).
+    let (iters, write_n, write_label, passes, repeats) = if common::quick() {
+        (4u32, 1u64 << 16, "256 KiB", 2u32, 2usize)
+    } else {
+        (256u32, 128u64 << 20, "512 MiB", 8u32, 15usize)
+    };
     let ctx = chevron::context(0)?;
+    // After the context, so that without a driver the one `error: …` line is all there is.
+    if common::quick() {
+        println!("quick mode (CHEVRON_QUICK): small data, timings not meaningful");
+    }
     println!("device 0: {}", ctx.name()?);
     let sms =
         ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
@@ -66,11 +74,11 @@ fn run() -> Result<(), Box<dyn Error>> {
     let threads = sms * FENCE_BLOCK;
     let mut counters = fencer.alloc_zeros::<u32>(threads as usize)?;
     let mut counters_remote = fencer_remote.alloc_zeros::<u32>(threads as usize)?;
-    let input: Vec<u32> = (0..WRITE_N as u32)
+    let input: Vec<u32> = (0..write_n as u32)
         .map(|i| i.wrapping_mul(2_654_435_761))
         .collect();
     let input_dev = writer.clone_htod(&input)?;
-    let mut out = writer.alloc_zeros::<u32>(WRITE_N as usize)?;
+    let mut out = writer.alloc_zeros::<u32>(write_n as usize)?;
     // Two blocks per SM for the writer leave room for the fence kernel's one.
     let write_grid = sms * 2;
 
@@ -84,12 +92,12 @@ fn run() -> Result<(), Box<dyn Error>> {
     let (start, end) = (ctx.new_event(timing)?, ctx.new_event(timing)?);
     let mut times = vec![Vec::new(); names.len()];
     let mut fence_launches = [0u32; 2];
-    for repeat in 0..=REPEATS {
+    for repeat in 0..=repeats {
         for v in 0..names.len() {
             if v > 0 {
                 // SAFETY: stream_write strides over n elements of buffers of n.
                 unsafe {
-                    launch!(stream_write<<<write_grid, 256, &writer>>>(&input_dev, &mut out, WRITE_N, PASSES))
+                    launch!(stream_write<<<write_grid, 256, &writer>>>(&input_dev, &mut out, write_n, passes))
                 }?;
             }
             let (stream, counters) = if v == 3 {
@@ -101,11 +109,11 @@ fn run() -> Result<(), Box<dyn Error>> {
             // SAFETY: one counter per thread of sms × FENCE_BLOCK.
             unsafe {
                 match v {
-                    0 | 1 => launch!(fence_heavy<<<sms, FENCE_BLOCK, stream>>>(counters, ITERS)),
+                    0 | 1 => launch!(fence_heavy<<<sms, FENCE_BLOCK, stream>>>(counters, iters)),
                     2 => launch!(fence_heavy<<<sms, FENCE_BLOCK, stream, mem_sync_domain = Remote,
-                        mem_sync_domain_map = SPLIT>>>(counters, ITERS)),
+                        mem_sync_domain_map = SPLIT>>>(counters, iters)),
                     _ => launch!(fence_heavy<<<sms, FENCE_BLOCK, stream,
-                        stream(mem_sync_domain = Remote, mem_sync_domain_map = SPLIT)>>>(counters, ITERS)),
+                        stream(mem_sync_domain = Remote, mem_sync_domain_map = SPLIT)>>>(counters, iters)),
                 }
             }?;
             end.record(stream)?;
@@ -127,21 +135,21 @@ fn run() -> Result<(), Box<dyn Error>> {
         (&counters_remote, fence_launches[1], &fencer_remote),
     ] {
         let got = stream.clone_dtoh(buffer)?;
-        let want = launches * ITERS;
+        let want = launches * iters;
         if let Some(i) = got.iter().position(|&c| c != want) {
             return Err(format!("fence counter {i} is {}, want {want}", got[i]).into());
         }
     }
     let written = writer.clone_dtoh(&out)?;
     if let Some(i) =
-        (0..WRITE_N as usize).find(|&i| written[i] != input[i].wrapping_mul(3).wrapping_add(1))
+        (0..write_n as usize).find(|&i| written[i] != input[i].wrapping_mul(3).wrapping_add(1))
     {
         return Err(format!("the writer's element {i} is {}", written[i]).into());
     }
 
     println!();
     println!(
-        "fence kernel ({sms} blocks × {FENCE_BLOCK} threads × {ITERS} system fences) next to a writer ({PASSES} × 512 MiB), median of {REPEATS}:"
+        "fence kernel ({sms} blocks × {FENCE_BLOCK} threads × {iters} system fences) next to a writer ({passes} × {write_label}), median of {repeats}:"
     );
     println!("| variant | fence kernel | ratio to alone |");
     println!("|---|---|---|");
@@ -157,7 +165,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     }
     println!();
     println!(
-        "checked: every fence counter = launches × {ITERS}, the writer's 512 MiB = in × 3 + 1, the stream reads back {read_back:?}"
+        "checked: every fence counter = launches × {iters}, the writer's {write_label} = in × 3 + 1, the stream reads back {read_back:?}"
     );
     Ok(())
 }

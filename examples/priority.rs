@@ -31,13 +31,9 @@ fn busy(done: &mut CudaSlice<u32>, ns: u64);
 #[kernel(ptx = "kernels/priority.ptx")]
 fn probe(out: &mut CudaSlice<u32>, value: u32);
 
-const FLOOD_KERNELS: u32 = 16;
-/// Blocks of the flood per SM and kernel: 8 resident blocks of 256 threads × 4 waves.
-const FLOOD_BLOCKS_PER_SM: u32 = 32;
 const BLOCK_NS: u64 = 20_000;
 /// How long the host lets the flood run before it launches the probe.
 const HEAD_START: Duration = Duration::from_micros(300);
-const TRIALS: usize = 31;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Variant {
@@ -65,7 +61,19 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<(), Box<dyn Error>> {
+    // The flood's kernels, its blocks per SM and kernel (full: 8 resident blocks of 256 threads ×
+    // 4 waves) and the trials; under CHEVRON_QUICK a tiny flood (two kernels of one block per SM)
+    // and two trials. The blocks spin on the clock and touch one counter, so any count is valid.
+    let (flood_kernels, flood_blocks_per_sm, trials) = if common::quick() {
+        (2u32, 1u32, 2usize)
+    } else {
+        (16u32, 32u32, 31usize)
+    };
     let ctx = chevron::context(0)?;
+    // After the context, so that without a driver the one `error: …` line is all there is.
+    if common::quick() {
+        println!("quick mode (CHEVRON_QUICK): small data, timings not meaningful");
+    }
     println!("device 0: {}", ctx.name()?);
     // Every buffer is used on one stream only and read after it synchronizes.
     // SAFETY: see above.
@@ -92,20 +100,20 @@ fn run() -> Result<(), Box<dyn Error>> {
         chevron::set_stream_attribute(s, SyncPolicy::Spin)?;
     }
 
-    let flood_grid = sms * FLOOD_BLOCKS_PER_SM;
+    let flood_grid = sms * flood_blocks_per_sm;
     let mut flood_blocks = 0u64;
     let mut latencies = vec![Vec::new(); Variant::ALL.len()];
-    for trial in 0..=TRIALS {
+    for trial in 0..=trials {
         for (v, variant) in Variant::ALL.into_iter().enumerate() {
             let stream = &probes[v];
             let out = &mut outs[v];
             let value = (trial * 4 + v) as u32 + 1;
             if variant != Variant::Idle {
-                for _ in 0..FLOOD_KERNELS {
+                for _ in 0..flood_kernels {
                     // SAFETY: `done` holds one u32; the kernel touches nothing else.
                     unsafe { launch!(busy<<<flood_grid, 256, &flood>>>(&mut done, BLOCK_NS)) }?;
                 }
-                flood_blocks += u64::from(flood_grid * FLOOD_KERNELS);
+                flood_blocks += u64::from(flood_grid * flood_kernels);
                 let t = Instant::now();
                 while t.elapsed() < HEAD_START {
                     std::hint::spin_loop();
@@ -153,7 +161,7 @@ fn run() -> Result<(), Box<dyn Error>> {
 
     println!();
     println!(
-        "probe latency (launch to synchronize returning) while {FLOOD_KERNELS} kernels × {flood_grid} blocks × {} µs flood the GPU, median of {TRIALS}:",
+        "probe latency (launch to synchronize returning) while {flood_kernels} kernels × {flood_grid} blocks × {} µs flood the GPU, median of {trials}:",
         BLOCK_NS / 1000
     );
     println!("| variant | median | p90 | min |");

@@ -31,12 +31,6 @@ const POLICIES: [SyncPolicy; 4] = [
     SyncPolicy::Yield,
     SyncPolicy::BlockingSync,
 ];
-/// Round trips per policy, measured.
-const ROUND_TRIPS: usize = 5_000;
-/// Round trips per batch; batches of the four policies alternate, so drift hits all alike.
-const BATCH: usize = 100;
-/// Unmeasured round trips per policy first (module load, clocks ramping up).
-const WARM_UP: usize = 200;
 
 fn main() -> ExitCode {
     common::exit_code(run())
@@ -76,7 +70,20 @@ fn quantile(v: &[f64], q: f64) -> f64 {
 }
 
 fn run() -> Result<(), Box<dyn Error>> {
+    // Round trips per policy, measured (a multiple of the batch, so the counters' check holds);
+    // round trips per batch (batches of the four policies alternate, so drift hits all alike);
+    // unmeasured round trips per policy first (module load, clocks ramping up). Under
+    // CHEVRON_QUICK a handful of each.
+    let (round_trips, batch, warm_up) = if common::quick() {
+        (4usize, 2usize, 2usize)
+    } else {
+        (5_000usize, 100usize, 200usize)
+    };
     let ctx = chevron::context(0)?;
+    // After the context, so that without a driver the one `error: …` line is all there is.
+    if common::quick() {
+        println!("quick mode (CHEVRON_QUICK): small data, timings not meaningful");
+    }
     println!("device 0: {}", ctx.name()?);
     // Each counter is used on its own stream only and read after that stream synchronizes, so
     // cudarc's cross-stream events (an event record per launch) are not needed; without them a
@@ -98,7 +105,7 @@ fn run() -> Result<(), Box<dyn Error>> {
                 format!("the stream was given {policy:?} and reports {read_back:?}").into(),
             );
         }
-        for _ in 0..WARM_UP {
+        for _ in 0..warm_up {
             unsafe { launch!(tick<<<1, 32, &stream>>>(&mut count)) }?;
             stream.synchronize()?;
         }
@@ -106,17 +113,17 @@ fn run() -> Result<(), Box<dyn Error>> {
             policy,
             stream,
             count,
-            Vec::with_capacity(ROUND_TRIPS),
+            Vec::with_capacity(round_trips),
             Duration::ZERO,
             Duration::ZERO,
         ));
     }
 
-    for _ in 0..ROUND_TRIPS / BATCH {
+    for _ in 0..round_trips / batch {
         for (_, stream, count, trips, cpu, wall) in lanes.iter_mut() {
             let cpu0 = thread_cpu_time();
             let wall0 = Instant::now();
-            for _ in 0..BATCH {
+            for _ in 0..batch {
                 let t = Instant::now();
                 unsafe { launch!(tick<<<1, 32, &**stream>>>(count)) }?;
                 stream.synchronize()?;
@@ -130,7 +137,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     }
 
     println!();
-    println!("{ROUND_TRIPS} × (launch + stream synchronize) of a 1-block kernel per policy:");
+    println!("{round_trips} × (launch + stream synchronize) of a 1-block kernel per policy:");
     println!("| policy | median round trip | p99 round trip | thread CPU / wall |");
     println!("|---|---|---|---|");
     for (policy, stream, count, trips, cpu, wall) in lanes.iter_mut() {
@@ -146,7 +153,7 @@ fn run() -> Result<(), Box<dyn Error>> {
             quantile(trips, 0.99)
         );
         let got = stream.clone_dtoh(count)?[0];
-        let want = (1 + WARM_UP + ROUND_TRIPS) as u32;
+        let want = (1 + warm_up + round_trips) as u32;
         if got != want {
             return Err(format!("{policy:?}: counter is {got} after {want} launches").into());
         }
@@ -154,7 +161,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     println!();
     println!(
         "checked: every stream's counter = {} (one per launch); each stream reports its policy",
-        1 + WARM_UP + ROUND_TRIPS
+        1 + warm_up + round_trips
     );
     Ok(())
 }

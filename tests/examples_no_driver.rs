@@ -96,16 +96,31 @@ fn every_example_prints_one_line_and_exits_2_without_a_driver() {
             .find(|(built_name, _)| *built_name == name)
             .unwrap_or_else(|| panic!("cargo built no example `{name}`: {built:?}"))
             .1;
-        let out = Command::new(exe)
-            .output()
-            .unwrap_or_else(|e| panic!("running {}: {e}", exe.display()));
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(stderr, want, "stderr of example `{name}`");
-        assert_eq!(
-            String::from_utf8_lossy(&out.stdout),
-            "",
-            "stdout of example `{name}`"
-        );
-        assert_eq!(out.status.code(), Some(2), "exit code of example `{name}`");
+        // Both as run by hand and in quick mode (`CHEVRON_QUICK=1`, as under compute-sanitizer).
+        for quick in [None, Some("1")] {
+            let mut command = Command::new(exe);
+            match quick {
+                Some(v) => command.env("CHEVRON_QUICK", v),
+                None => command.env_remove("CHEVRON_QUICK"),
+            };
+            let out = command
+                .output()
+                .unwrap_or_else(|e| panic!("running {}: {e}", exe.display()));
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(
+                stderr, want,
+                "stderr of example `{name}`, CHEVRON_QUICK={quick:?}"
+            );
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                "",
+                "stdout of example `{name}`, CHEVRON_QUICK={quick:?}"
+            );
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "exit code of example `{name}`, CHEVRON_QUICK={quick:?}"
+            );
+        }
     }
 }
