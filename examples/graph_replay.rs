@@ -29,11 +29,16 @@ use chevron::{kernel, launch, sys, Graph, GraphNode, LaunchConfig};
 fn chain(n: u32, a: f32, b: f32, y: &mut CudaSlice<f32>);
 
 const LEN: u32 = 256;
-const CHAINS: [usize; 4] = [1, 8, 64, 512];
+const CHAINS: &[usize] = &[1, 8, 64, 512];
 /// Kernel launches per variant and chain length: enough rounds for a stable median, few enough
 /// that the whole run stays within seconds.
 const LAUNCHES_PER_VARIANT: usize = 16_384;
 const MIN_ROUNDS: usize = 15;
+/// The same under `CHEVRON_QUICK`: still at least 2 timed rounds, so that the update rounds use
+/// both buffers.
+const QUICK_CHAINS: &[usize] = &[1, 8, 64];
+const QUICK_LAUNCHES_PER_VARIANT: usize = 64;
+const QUICK_MIN_ROUNDS: usize = 2;
 
 /// The arguments of kernel `k` of the chain in round `round`: `a` a power of two (so the GPU's
 /// fused multiply-add and the host's agree exactly), `b` varying with both.
@@ -97,6 +102,10 @@ fn main() -> ExitCode {
 fn run() -> Result<(), Box<dyn Error>> {
     let ctx = chevron::context(0)?; // Error::NoDriver on a machine without a CUDA driver
     let stream = ctx.new_stream()?;
+    common::announce_quick();
+    let chains = common::size(CHAINS, QUICK_CHAINS);
+    let launches_per_variant = common::size(LAUNCHES_PER_VARIANT, QUICK_LAUNCHES_PER_VARIANT);
+    let min_rounds = common::size(MIN_ROUNDS, QUICK_MIN_ROUNDS);
     println!("device 0: {}", ctx.name()?);
     let cfg = LaunchConfig::new(1, LEN);
     let f = chain::function(&ctx)?;
@@ -104,8 +113,8 @@ fn run() -> Result<(), Box<dyn Error>> {
         "{:>4}  {:<16} {:>12} {:>12}  {:>9} {:>9}  {:>9} {:>9}",
         "N", "variant", "host ns/k", "done ns/k", "host/dir", "done/dir", "host/raw", "done/raw"
     );
-    for n in CHAINS {
-        let rounds = (LAUNCHES_PER_VARIANT / n).max(MIN_ROUNDS);
+    for &n in chains {
+        let rounds = (launches_per_variant / n).max(min_rounds);
         let mut y_raw = stream.clone_htod(&initial())?;
         let mut y_direct = stream.clone_htod(&initial())?;
         let mut y_replay = stream.clone_htod(&initial())?;

@@ -24,19 +24,20 @@ fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
 
 // Small batches, so the launch queue never fills and the host time is the launch call itself
 // rather than the GPU draining the queue.
+// (`CHEVRON_QUICK`: 3 rounds of 10.)
 const BATCH: usize = 200;
 const ROUNDS: usize = 101;
 const N: u32 = 256;
 
-fn time_batch(stream: &CudaStream, mut one: impl FnMut()) -> f64 {
+fn time_batch(stream: &CudaStream, batch: usize, mut one: impl FnMut()) -> f64 {
     stream.synchronize().unwrap();
     let t = Instant::now();
-    for _ in 0..BATCH {
+    for _ in 0..batch {
         one();
     }
     let host = t.elapsed().as_secs_f64();
     stream.synchronize().unwrap();
-    host / BATCH as f64 * 1e9
+    host / batch as f64 * 1e9
 }
 
 fn median(v: &mut [f64]) -> f64 {
@@ -51,6 +52,8 @@ fn main() -> ExitCode {
 fn run() -> Result<(), Box<dyn Error>> {
     let ctx = chevron::context(0)?;
     let stream = ctx.new_stream()?;
+    common::announce_quick();
+    let (batch, rounds) = (common::size(BATCH, 10), common::size(ROUNDS, 3));
     let module = ctx.load_module(Ptx::from_src(include_str!("../kernels/saxpy.ptx")))?;
     let f = module.load_function("saxpy")?;
     let x = stream.clone_htod(&vec![1.0f32; N as usize])?;
@@ -86,9 +89,9 @@ fn run() -> Result<(), Box<dyn Error>> {
         numAttrs: 0,
     };
     let cu_f = f.cu_function();
-    for round in 0..ROUNDS + 2 {
+    for round in 0..rounds + 2 {
         let r = [
-            time_batch(&stream, || unsafe {
+            time_batch(&stream, batch, || unsafe {
                 let mut params = [
                     &n as *const u32 as *mut _,
                     &a as *const f32 as *mut _,
@@ -103,7 +106,7 @@ fn run() -> Result<(), Box<dyn Error>> {
                 );
                 assert_eq!(rc, sys::cudaError_enum::CUDA_SUCCESS);
             }),
-            time_batch(&stream, || unsafe {
+            time_batch(&stream, batch, || unsafe {
                 stream
                     .launch_builder(&f)
                     .arg(&n)
@@ -113,7 +116,7 @@ fn run() -> Result<(), Box<dyn Error>> {
                     .launch(cu_cfg)
                     .unwrap();
             }),
-            time_batch(&stream, || unsafe {
+            time_batch(&stream, batch, || unsafe {
                 let (px, _rx) = x.device_ptr(&stream);
                 let (py, _wy) = y.device_ptr_mut(&stream);
                 let mut params = [
@@ -124,17 +127,17 @@ fn run() -> Result<(), Box<dyn Error>> {
                 ];
                 chevron::launch_function(&stream, &f, &cfg, &mut params).unwrap();
             }),
-            time_batch(&stream, || unsafe {
+            time_batch(&stream, batch, || unsafe {
                 saxpy::launch(&stream, &cfg, n, a, &x, &mut y).unwrap();
             }),
-            time_batch(&stream, || unsafe {
+            time_batch(&stream, batch, || unsafe {
                 launch!(saxpy<<<1, N, &stream, priority = 0, mem_sync_domain = Default>>>(n, a, &x, &mut y)).unwrap();
             }),
-            time_batch(&stream, || unsafe {
+            time_batch(&stream, batch, || unsafe {
                 launch!(dyn f<<<1, N, &stream>>>(&n, &a, &x, &mut y)).unwrap();
             }),
         ];
-        launches += r.len() as u64 * BATCH as u64;
+        launches += r.len() as u64 * batch as u64;
         if round >= 2 {
             // The first two rounds warm up (module load, caches).
             for (v, x) in t.iter_mut().zip(r) {
@@ -159,7 +162,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     let raw = median(&mut t[0].clone());
     let base = median(&mut t[1].clone());
     println!(
-        "host ns per launch (median of {ROUNDS} rounds × {BATCH} launches), ratio to cudarc, \
+        "host ns per launch (median of {rounds} rounds × {batch} launches), ratio to cudarc, \
          ratio to raw cuLaunchKernelEx:"
     );
     for (name, v) in names.iter().zip(t.iter_mut()) {

@@ -51,13 +51,14 @@ fn pdl_step(input: &CudaSlice<u32>, out: &mut CudaSlice<u32>, n: u32, step: u32,
 
 /// Kernels in the chain.
 const STEPS: u32 = 64;
-/// Elements: 1,024 blocks of 256 threads, a few microseconds per kernel on an H200.
+/// Elements: 1,024 blocks of 256 threads, a few microseconds per kernel on an H200
+/// (`CHEVRON_QUICK`: 2^12, 16 blocks).
 const N: u32 = 1 << 18;
 const BLOCK: u32 = 256;
 /// Rounds of the hash each thread computes before it waits: the work that can overlap the
 /// previous kernel's tail.
 const ROUNDS: u32 = 64;
-/// Timed chains per variant (after one warm-up chain each), interleaved.
+/// Timed chains per variant (after one warm-up chain each), interleaved (`CHEVRON_QUICK`: 2).
 const REPEATS: usize = 51;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -252,6 +253,8 @@ fn main() -> ExitCode {
 }
 
 struct Chain<'a> {
+    /// Elements per buffer.
+    n: u32,
     streams: [&'a Arc<CudaStream>; 2],
     /// Holds stream 0 while the chain is queued.
     gate: &'a Gate,
@@ -280,7 +283,8 @@ impl Chain<'_> {
         b: &mut CudaSlice<u32>,
     ) -> Result<f64, Box<dyn Error>> {
         let [s0, s1] = self.streams;
-        let grid = N.div_ceil(BLOCK);
+        let n = self.n;
+        let grid = n.div_ceil(BLOCK);
         stage(format!("waiting for the streams to be idle before {what}"));
         s0.synchronize()?;
         s1.synchronize()?;
@@ -297,23 +301,23 @@ impl Chain<'_> {
             } else {
                 (&*b, &mut *a)
             };
-            // SAFETY: grid × BLOCK threads cover N; the kernel checks `i < n`; each buffer
-            // holds N u32.
+            // SAFETY: grid × BLOCK threads cover n; the kernel checks `i < n`; each buffer
+            // holds n u32.
             unsafe {
                 match variant {
                     Variant::Plain => {
-                        launch!(pdl_step<<<grid, BLOCK, s0>>>(input, out, N, step, ROUNDS))
+                        launch!(pdl_step<<<grid, BLOCK, s0>>>(input, out, n, step, ROUNDS))
                     }
                     Variant::Serialization => launch!(pdl_step<<<grid, BLOCK, s0,
-                        programmatic_serialization = step > 0>>>(input, out, N, step, ROUNDS)),
+                        programmatic_serialization = step > 0>>>(input, out, n, step, ROUNDS)),
                     Variant::Completion => launch!(pdl_step<<<grid, BLOCK, s0,
                         programmatic_serialization = step > 0, completion_event = self.completion>>>(
-                            input, out, N, step, ROUNDS)),
+                            input, out, n, step, ROUNDS)),
                     Variant::Event => {
                         let (here, there) = if step % 2 == 0 { (s0, s1) } else { (s1, s0) };
                         let event = &self.events[step as usize];
                         launch!(pdl_step<<<grid, BLOCK, here, programmatic_event = event>>>(
-                            input, out, N, step, ROUNDS))?;
+                            input, out, n, step, ROUNDS))?;
                         if step + 1 < STEPS {
                             // The next kernel, on the other stream, may start once every block
                             // of this one has triggered; it waits for the data in
@@ -343,6 +347,8 @@ impl Chain<'_> {
 fn run() -> Result<(), Box<dyn Error>> {
     stage("creating the context".to_string());
     let ctx = chevron::context(0)?;
+    common::announce_quick();
+    let (n, repeats) = (common::size(N, 1 << 12), common::size(REPEATS, 2));
     println!("device 0: {}", ctx.name()?);
     // Two streams share the buffers here, ordered by the programmatic events themselves: cudarc's
     // own events would add a cuStreamWaitEvent on the buffers before every launch, which would
@@ -364,6 +370,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     // then frees the flag.
     let gate = Gate::new(&ctx)?;
     let chain = Chain {
+        n,
         streams: [&s0, &s1],
         gate: &gate,
         events: &events,
@@ -373,7 +380,7 @@ fn run() -> Result<(), Box<dyn Error>> {
         end: &end,
     };
 
-    let init: Vec<u32> = (0..N).map(|i| i.wrapping_mul(2_654_435_761) >> 7).collect();
+    let init: Vec<u32> = (0..n).map(|i| i.wrapping_mul(2_654_435_761) >> 7).collect();
     let mut want = init.clone();
     for step in 0..STEPS {
         stage(format!("computing the host's result (step {step})"));
@@ -384,11 +391,11 @@ fn run() -> Result<(), Box<dyn Error>> {
 
     stage("copying the input to the device".to_string());
     let mut a = s0.clone_htod(&init)?;
-    let mut b = s0.alloc_zeros::<u32>(N as usize)?;
+    let mut b = s0.alloc_zeros::<u32>(n as usize)?;
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); Variant::ALL.len()];
-    for repeat in 0..=REPEATS {
+    for repeat in 0..=repeats {
         if repeat == 1 {
-            println!("timing: {REPEATS} gated chains per variant, interleaved");
+            println!("timing: {repeats} gated chains per variant, interleaved");
         }
         for (v, variant) in Variant::ALL.into_iter().enumerate() {
             // The warm-up chain runs ungated: it loads the kernel's module, which must not
@@ -398,7 +405,7 @@ fn run() -> Result<(), Box<dyn Error>> {
                 format!("the warm-up {} chain (no gate)", variant.name())
             } else {
                 format!(
-                    "the {} chain {repeat} of {REPEATS} (behind the gate)",
+                    "the {} chain {repeat} of {repeats} (behind the gate)",
                     variant.name()
                 )
             };
@@ -409,7 +416,7 @@ fn run() -> Result<(), Box<dyn Error>> {
             let secs = chain.run(variant, !warm_up, &what, &mut a, &mut b)?;
             stage(format!("checking the result of {what}"));
             let got = s0.clone_dtoh(&a)?;
-            if let Some(i) = (0..N as usize).find(|&i| got[i] != want[i]) {
+            if let Some(i) = (0..n as usize).find(|&i| got[i] != want[i]) {
                 return Err(format!(
                     "{}: element {i} is {} after {STEPS} steps, the host says {}",
                     variant.name(),
@@ -429,8 +436,8 @@ fn run() -> Result<(), Box<dyn Error>> {
 
     println!();
     println!(
-        "{STEPS} dependent kernels of {} blocks × {BLOCK} threads, end to end (median of {REPEATS}):",
-        N.div_ceil(BLOCK)
+        "{STEPS} dependent kernels of {} blocks × {BLOCK} threads, end to end (median of {repeats}):",
+        n.div_ceil(BLOCK)
     );
     println!("| variant | chain | per kernel | ratio to plain |");
     println!("|---|---|---|---|");
@@ -452,9 +459,9 @@ fn run() -> Result<(), Box<dyn Error>> {
     }
     println!();
     println!(
-        "checked: all {} variants × {} chains equal the host's result bit for bit ({N} elements)",
+        "checked: all {} variants × {} chains equal the host's result bit for bit ({n} elements)",
         Variant::ALL.len(),
-        REPEATS + 1
+        repeats + 1
     );
     Ok(())
 }

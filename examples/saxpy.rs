@@ -1,7 +1,7 @@
 //! y = a·x + y through a typed `#[kernel]` and `launch!` with one stream attribute and one launch
 //! attribute, checked against the same computation on the host.
 //!
-//! `cargo run --release --example saxpy`. Exit code 0 when the GPU's result matches, 2 on a
+//! `cargo run --release --example saxpy` (`CHEVRON_QUICK=1`: 2^14 elements instead of 2^20). Exit code 0 when the GPU's result matches, 2 on a
 //! machine without a CUDA driver (one `error: …` line), 1 for any other failure.
 
 mod common;
@@ -27,9 +27,10 @@ fn main() -> ExitCode {
 fn run() -> Result<(), Box<dyn Error>> {
     let ctx = chevron::context(0)?; // Error::NoDriver on a machine without a CUDA driver
     let stream = ctx.new_stream()?;
+    common::announce_quick();
     println!("device 0: {}", ctx.name()?);
 
-    let n: u32 = 1 << 20;
+    let n: u32 = common::size(1 << 20, 1 << 14);
     let a = 2.0f32;
     // Non-constant data, so a kernel that wrote one value everywhere could not match.
     let x_host: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 0.001 - 0.5).collect();

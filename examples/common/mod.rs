@@ -39,3 +39,12 @@ pub fn size<T>(full: T, small: T) -> T {
         full
     }
 }
+
+/// Under [`quick`], prints the line that says so; examples call it once the context exists (so
+/// that a machine without a driver still sees only the `error: …` line), before any other output.
+#[allow(dead_code)]
+pub fn announce_quick() {
+    if quick() {
+        println!("quick mode (CHEVRON_QUICK): small data, timings not meaningful");
+    }
+}
