@@ -103,9 +103,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     let repeats: usize = common::size(11, 2);
     let ctx = chevron::context(0)?;
     // After the context, so that without a driver the one `error: …` line is all there is.
-    if common::quick() {
-        println!("quick mode (CHEVRON_QUICK): small data, timings not meaningful");
-    }
+    common::announce_quick();
     let stream = ctx.new_stream()?;
     println!("device 0: {}", ctx.name()?);
     let sms =

@@ -93,9 +93,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     let repeats: usize = common::size(21, 2);
     let ctx = chevron::context(0)?;
     // After the context, so that without a driver the one `error: …` line is all there is.
-    if common::quick() {
-        println!("quick mode (CHEVRON_QUICK): small data, timings not meaningful");
-    }
+    common::announce_quick();
     println!("device 0: {}", ctx.name()?);
     let attr = |a| ctx.attribute(a);
     use sys::CUdevice_attribute as A;

@@ -55,9 +55,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     };
     let ctx = chevron::context(0)?;
     // After the context, so that without a driver the one `error: …` line is all there is.
-    if common::quick() {
-        println!("quick mode (CHEVRON_QUICK): small data, timings not meaningful");
-    }
+    common::announce_quick();
     println!("device 0: {}", ctx.name()?);
     let sms =
         ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;

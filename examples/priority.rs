@@ -71,9 +71,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     };
     let ctx = chevron::context(0)?;
     // After the context, so that without a driver the one `error: …` line is all there is.
-    if common::quick() {
-        println!("quick mode (CHEVRON_QUICK): small data, timings not meaningful");
-    }
+    common::announce_quick();
     println!("device 0: {}", ctx.name()?);
     // Every buffer is used on one stream only and read after it synchronizes.
     // SAFETY: see above.

@@ -81,9 +81,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     };
     let ctx = chevron::context(0)?;
     // After the context, so that without a driver the one `error: …` line is all there is.
-    if common::quick() {
-        println!("quick mode (CHEVRON_QUICK): small data, timings not meaningful");
-    }
+    common::announce_quick();
     println!("device 0: {}", ctx.name()?);
     // Each counter is used on its own stream only and read after that stream synchronizes, so
     // cudarc's cross-stream events (an event record per launch) are not needed; without them a
