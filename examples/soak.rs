@@ -100,15 +100,37 @@ fn run() -> Result<(), Box<dyn Error>> {
             return Err(format!("y[{i}] = {v} after {launches} launches, want {want}").into());
         }
     }
-    let growth = at_end as i64 - after_warmup as i64;
     println!(
         "soak: {launches} launches with attributes in {:.2} s ({:.2} µs each), results exact",
         took.as_secs_f64(),
         took.as_secs_f64() * 1e6 / launches as f64
     );
+    check_growth(
+        &format!("{WARMUP} launches"),
+        &format!("{launches} launches"),
+        after_warmup,
+        at_end,
+        quick,
+    )?;
+    graph_phase(&ctx, quick)
+}
+
+/// Captures [`GRAPH_A`]'s launches into a graph, replays it [`REPLAYS`] times (quick:
+/// [`QUICK_REPLAYS`]) on a stream of its own, checks the result exactly and the growth of the
+/// resident set from the first [`REPLAY_WARMUP`] replays to the end.
+/// Prints the resident memory after the warm-up (`after`) and at the end, and fails when it grew
+/// by [`MAX_GROWTH`] or more over `over` (not in quick mode, where the run is too short to tell).
+fn check_growth(
+    after: &str,
+    over: &str,
+    after_warmup: u64,
+    at_end: u64,
+    quick: bool,
+) -> Result<(), Box<dyn Error>> {
+    let growth = at_end as i64 - after_warmup as i64;
     println!(
-        "soak: resident memory after {WARMUP} launches {} KiB, at the end {} KiB, growth {} KiB \
-         (limit {} KiB)",
+        "soak: resident memory after {after} {} KiB, at the end {} KiB, growth {} KiB (limit {} \
+         KiB)",
         after_warmup >> 10,
         at_end >> 10,
         growth / 1024,
@@ -117,16 +139,11 @@ fn run() -> Result<(), Box<dyn Error>> {
     if quick {
         println!("soak: quick mode: resident-memory limit not enforced");
     } else if growth >= MAX_GROWTH as i64 {
-        return Err(
-            format!("resident memory grew by {growth} bytes over {launches} launches").into(),
-        );
+        return Err(format!("resident memory grew by {growth} bytes over {over}").into());
     }
-    graph_phase(&ctx, quick)
+    Ok(())
 }
 
-/// Captures [`GRAPH_A`]'s launches into a graph, replays it [`REPLAYS`] times (quick:
-/// [`QUICK_REPLAYS`]) on a stream of its own, checks the result exactly and the growth of the
-/// resident set from the first [`REPLAY_WARMUP`] replays to the end.
 fn graph_phase(ctx: &Arc<CudaContext>, quick: bool) -> Result<(), Box<dyn Error>> {
     let replays = if quick { QUICK_REPLAYS } else { REPLAYS };
     let stream = ctx.new_stream()?;
@@ -171,27 +188,17 @@ fn graph_phase(ctx: &Arc<CudaContext>, quick: bool) -> Result<(), Box<dyn Error>
             return Err(format!("y[{i}] = {v} after {replays} graph replays, want {want}").into());
         }
     }
-    let growth = at_end as i64 - after_warmup as i64;
     println!(
         "soak: {replays} graph replays of {} kernels in {:.2} s ({:.2} µs each), results exact",
         GRAPH_A.len(),
         took.as_secs_f64(),
         took.as_secs_f64() * 1e6 / replays as f64
     );
-    println!(
-        "soak: resident memory after {REPLAY_WARMUP} graph replays {} KiB, at the end {} KiB, \
-         growth {} KiB (limit {} KiB)",
-        after_warmup >> 10,
-        at_end >> 10,
-        growth / 1024,
-        MAX_GROWTH >> 10
-    );
-    if quick {
-        println!("soak: quick mode: resident-memory limit not enforced");
-    } else if growth >= MAX_GROWTH as i64 {
-        return Err(
-            format!("resident memory grew by {growth} bytes over {replays} graph replays").into(),
-        );
-    }
-    Ok(())
+    check_growth(
+        &format!("{REPLAY_WARMUP} graph replays"),
+        &format!("{replays} graph replays"),
+        after_warmup,
+        at_end,
+        quick,
+    )
 }

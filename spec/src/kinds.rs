@@ -242,6 +242,24 @@ pub const TABLE_BEGIN: &str = "<!-- kinds:begin -->";
 /// The marker that closes it.
 pub const TABLE_END: &str = "<!-- kinds:end -->";
 
+/// The launch-list cell of a table: `yes`, or `no` written as `no`, with the row's note.
+fn launch_cell(k: &Kind, no: &str) -> String {
+    let answer = if k.launch { "yes" } else { no };
+    if k.note.is_empty() {
+        answer.to_string()
+    } else {
+        format!("{answer}, {}", k.note)
+    }
+}
+
+/// The compute-capability cell of a table: `9.0+` or `any`.
+fn cc_cell(k: &Kind) -> String {
+    match k.min_cc {
+        Some((major, minor)) => format!("{major}.{minor}+"),
+        None => "any".to_string(),
+    }
+}
+
 /// The key table of the docs, as Markdown lines (without the markers): every kind, its value,
 /// its type and CUDA name, where the driver accepts it, the CUDA version that introduced it and
 /// the compute capability it needs. The README and the `launch!` docs hold exactly these lines;
@@ -254,15 +272,7 @@ pub fn markdown_table() -> Vec<String> {
         "|---|---|---|---|---|---|---|---|".to_string(),
     ];
     for k in KINDS {
-        let launch = if k.note.is_empty() {
-            yes_no(k.launch).to_string()
-        } else {
-            format!("{}, {}", yes_no(k.launch), k.note)
-        };
-        let cc = match k.min_cc {
-            Some((major, minor)) => format!("{major}.{minor}+"),
-            None => "any".to_string(),
-        };
+        let (launch, cc) = (launch_cell(k, yes_no(false)), cc_cell(k));
         lines.push(format!(
             "| `{}` | {} | `{}` (`{}`) | {} | {} | {} | {}+ | {} |",
             k.key,
@@ -292,15 +302,7 @@ pub fn attributes_table() -> Vec<String> {
         "|---|---|---|---|---|---|---|---|---|".to_string(),
     ];
     for k in KINDS {
-        let launch = if k.note.is_empty() {
-            yes_no(k.launch).to_string()
-        } else {
-            format!("{}, {}", yes_no(k.launch), k.note)
-        };
-        let cc = match k.min_cc {
-            Some((major, minor)) => format!("{major}.{minor}+"),
-            None => "any".to_string(),
-        };
+        let (launch, cc) = (launch_cell(k, yes_no(false)), cc_cell(k));
         lines.push(format!(
             "| [`{}`](#{}) | `{}` | `{}` ({}) | {} | {} | see [Graphs](#graphs) | {} | {}+ | {} |",
             k.key,
