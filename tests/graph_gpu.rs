@@ -1,12 +1,13 @@
 //! Graphs on the GPU: replayed results equal direct launches, typed updates take effect (scalars
 //! and buffers), replay on a second stream, a programmatic edge from `programmatic_serialization`,
-//! a device-updatable node, and replay and update allocating nothing after warm-up.
+//! device-updatable nodes updated by a kernel (outside the graph, and inside it), and replay and
+//! update allocating nothing after warm-up.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use chevron::cudarc::driver::CudaSlice;
-use chevron::{kernel, launch, Attribute, DeviceUpdatable, Graph};
+use chevron::{kernel, launch, Attribute, DeviceNode, DeviceUpdatable, Graph};
 
 struct Counting;
 
@@ -38,6 +39,12 @@ fn pdl_produce(data: &mut CudaSlice<u32>, n: u32);
 /// Waits for the producer (`griddepcontrol.wait`), then `out[i] = data[i] + 5`.
 #[kernel(ptx = "kernels/pdl_checks.ptx")]
 fn pdl_consume(data: &CudaSlice<u32>, out: &mut CudaSlice<u32>, n: u32);
+
+/// Rewrites `a`, `b` and `y` of a device-updatable `chain` node from the GPU
+/// (`cudaGraphKernelNodeSetParam`); `status` gets the device runtime's `cudaError_t`. Relocatable
+/// PTX calling the device runtime: linked with libcudadevrt.a when it loads.
+#[kernel(ptx = "kernels/device_update.ptx")]
+fn retarget(node: DeviceNode, a: f32, b: f32, y: &mut CudaSlice<f32>, status: &mut CudaSlice<i32>);
 
 #[kernel(ptx = "kernels/chain.ptx")]
 fn chain_copy(n: u32, a: f32, b: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
@@ -317,6 +324,113 @@ fn device_updatable_node_has_a_device_handle() -> TestResult {
     drop(graph);
     let got = stream.clone_dtoh(&y)?;
     assert_same("device-updatable node", &got, &affine(&start, 2.0, 1.0));
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_kernel_updates_a_node_from_the_device() -> TestResult {
+    let ctx = chevron::context(0)?;
+    let stream = ctx.new_stream()?;
+    let (first, second) = (data(3.0), data(-2.0));
+    let mut y1 = stream.clone_htod(&first)?;
+    let mut y2 = stream.clone_htod(&second)?;
+    let mut status = stream.clone_htod(&[-1i32])?;
+    let (mut graph, node) = Graph::capture(&stream, |capture| {
+        unsafe {
+            launch!(chain<<<4, 256, capture.stream(), device_updatable>>>(N, 2.0, 1.0, &mut y1))
+        }?;
+        capture.last_node()
+    })?;
+    let device = graph.device_node(&node)?;
+    println!("device node {:#x}", device.raw());
+    graph.replay(&stream)?; // y1 = first·2 + 1
+    graph.synchronize()?;
+    // From the GPU: a = 0.5, b = 3, y = y2; the next replay runs with those.
+    unsafe { launch!(retarget<<<1, 32, &stream>>>(device, 0.5, 3.0, &mut y2, &mut status)) }?;
+    let code = stream.clone_dtoh(&status)?[0];
+    println!("cudaGraphKernelNodeSetParam from the device returned {code}");
+    assert_eq!(code, 0, "the device runtime refused the update");
+    graph.replay(&stream)?; // y2 = second·0.5 + 3; y1 untouched
+    drop(graph);
+    assert_same(
+        "before the device update",
+        &stream.clone_dtoh(&y1)?,
+        &affine(&first, 2.0, 1.0),
+    );
+    assert_same(
+        "after the device update",
+        &stream.clone_dtoh(&y2)?,
+        &affine(&second, 0.5, 3.0),
+    );
+    // A node that is not device-updatable has no device handle.
+    let mut y3 = stream.clone_htod(&first)?;
+    let (plain, plain_node) = Graph::capture(&stream, |capture| {
+        unsafe { launch!(chain<<<4, 256, capture.stream()>>>(N, 2.0, 1.0, &mut y3)) }?;
+        capture.last_node()
+    })?;
+    let refused = plain.device_node(&plain_node).unwrap_err().to_string();
+    println!("{refused}");
+    assert!(refused.contains("not device-updatable"), "{refused}");
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn device_runtime_ptx_links_and_an_unresolved_call_is_a_link_error() -> TestResult {
+    let ctx = chevron::context(0)?;
+    println!("libcudadevrt: {}", chevron::cudadevrt()?.display());
+    let ptx = include_str!("../kernels/device_update.ptx");
+    chevron::load_ptx(&ctx, "device_update.ptx", ptx)?.load_function("retarget")?;
+    let missing = ptx.replace(
+        "cudaGraphKernelNodeSetParam",
+        "cudaGraphKernelNodeSetParamGone",
+    );
+    let e = chevron::load_ptx(&ctx, "missing.ptx", &missing).unwrap_err();
+    println!("{e}");
+    assert!(
+        matches!(e, chevron::Error::Link { .. }),
+        "not a link error: {e:?}"
+    );
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_graph_updates_its_own_node_for_the_next_replay() -> TestResult {
+    let ctx = chevron::context(0)?;
+    let stream = ctx.new_stream()?;
+    let (first, second) = (data(5.0), data(0.5));
+    let mut y1 = stream.clone_htod(&first)?;
+    let mut y2 = stream.clone_htod(&second)?;
+    let mut status = stream.clone_htod(&[-1i32])?;
+    // chain on y1, then a kernel that points the chain node at y2 with new scalars.
+    let (mut graph, ()) = Graph::capture(&stream, |capture| {
+        unsafe {
+            launch!(chain<<<4, 256, capture.stream(), device_updatable>>>(N, 4.0, -1.0, &mut y1))
+        }?;
+        let device = capture.device_node(&capture.last_node()?)?;
+        unsafe {
+            launch!(retarget<<<1, 32, capture.stream()>>>(device, 0.25, 2.0, &mut y2, &mut status))
+        }?;
+        Ok(())
+    })?;
+    graph.replay(&stream)?; // y1 = first·4 − 1, then the node is retargeted
+    graph.replay(&stream)?; // y2 = second·0.25 + 2
+    drop(graph);
+    let code = stream.clone_dtoh(&status)?[0];
+    println!("cudaGraphKernelNodeSetParam inside the graph returned {code}");
+    assert_eq!(code, 0, "the device runtime refused the update");
+    assert_same(
+        "first replay",
+        &stream.clone_dtoh(&y1)?,
+        &affine(&first, 4.0, -1.0),
+    );
+    assert_same(
+        "second replay",
+        &stream.clone_dtoh(&y2)?,
+        &affine(&second, 0.25, 2.0),
+    );
     Ok(())
 }
 

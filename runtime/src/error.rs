@@ -262,6 +262,35 @@ pub enum Error {
         limit: u32,
     },
 
+    /// The PTX calls the CUDA device runtime (see [`crate::ptx::device_runtime_calls`]) and
+    /// `libcudadevrt.a`, which it must be linked with, is not on this machine.
+    #[error(
+        "cannot load{kernel}: its PTX calls the CUDA device runtime, which needs libcudadevrt.a \
+         from a CUDA toolkit, and it is in none of these places: {searched}; set \
+         CHEVRON_CUDADEVRT to the file or CUDA_HOME to the toolkit"
+    )]
+    NoDeviceRuntime {
+        /// The kernel.
+        kernel: KernelName,
+        /// The paths tried, comma-separated.
+        searched: String,
+    },
+
+    /// The driver's linker failed to link PTX that calls the CUDA device runtime with
+    /// `libcudadevrt.a`.
+    #[error("{call} failed{kernel}: {source}: {log}")]
+    Link {
+        /// The kernel.
+        kernel: KernelName,
+        /// The linker entry point: `cuLinkAddData`, `cuLinkAddFile`, `cuLinkComplete`, ….
+        call: &'static str,
+        /// What was linked, and the linker's error log.
+        log: String,
+        /// The driver's code.
+        #[source]
+        source: DriverError,
+    },
+
     /// A kernel's declared Rust signature does not match its PTX entry.
     #[error("signature mismatch{kernel}: {message}")]
     Signature {

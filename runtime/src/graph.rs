@@ -158,6 +158,57 @@ impl GraphNode {
     }
 }
 
+/// The device-side handle of a kernel node captured with `device_updatable`
+/// (`CUgraphDeviceNode`, the `cudaGraphDeviceNode_t` of device code): pass it to a kernel,
+/// which changes the node's arguments, grid or enabled state with `cudaGraphKernelNodeSetParam`,
+/// `cudaGraphKernelNodeSetGridDim`, `cudaGraphKernelNodeSetEnabled` or
+/// `cudaGraphKernelNodeUpdatesApply`; the changes hold for the graph's later replays until a
+/// host update of the node. Such a kernel calls the CUDA device runtime: compile it with
+/// `nvcc -ptx -rdc=true`; chevron links it with `libcudadevrt.a` when it loads (see
+/// [`crate::load_ptx`]). Declared as a kernel parameter of type `DeviceNode`, it is the 64-bit
+/// handle by value.
+///
+/// From [`Capture::device_node`] (to launch the updating kernel in the same capture) or
+/// [`Graph::device_node`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(transparent)]
+pub struct DeviceNode(u64);
+
+impl DeviceNode {
+    /// The handle's bits, as device code receives them.
+    pub fn raw(self) -> u64 {
+        self.0
+    }
+}
+
+// SAFETY: a plain 64-bit value, passed by value like `cudaGraphDeviceNode_t`.
+unsafe impl cudarc::driver::DeviceRepr for DeviceNode {}
+
+/// The device handle of `node`, or `Error::Graph` when it was not captured with
+/// `device_updatable`.
+fn device_node_of(node: &GraphNode) -> Result<DeviceNode, Error> {
+    #[cfg(not(cuda_12040))]
+    let _ = node;
+    #[cfg(cuda_12040)]
+    {
+        let id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE;
+        // SAFETY: the node's graph is live (the caller holds it or its capture).
+        let value = unsafe { driver::kernel_node_attribute(node.node, id) }
+            .map_err(graph_err("cuGraphKernelNodeGetAttribute"))?;
+        // SAFETY: the driver filled the union's member for this attribute.
+        let updatable = unsafe { value.deviceUpdatableKernelNode };
+        if updatable.deviceUpdatable != 0 && !updatable.devNode.is_null() {
+            return Ok(DeviceNode(updatable.devNode as u64));
+        }
+    }
+    Err(Error::Graph {
+        kernel: KernelName(None),
+        message: "the node is not device-updatable: launch it with `device_updatable` inside \
+                  the capture (CUDA 12.4 or later)"
+            .to_string(),
+    })
+}
+
 /// One dependency of a captured graph, as [`Graph::edges`] lists them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GraphEdge {
@@ -209,6 +260,24 @@ impl Capture<'_> {
             node,
             params,
         })
+    }
+
+    /// The device handle of `node`, a kernel node of this capture launched with
+    /// `device_updatable`: for a kernel launched later in the same capture that updates it (the
+    /// update then holds from the replay after the one that made it). `Error::Graph` when the
+    /// node is not device-updatable or of another capture.
+    pub fn device_node(&self, node: &GraphNode) -> Result<DeviceNode, Error> {
+        let (_, id, _) = driver::capture_info(self.stream)
+            .map_err(|e| Error::driver("cuStreamGetCaptureInfo", KernelName(None), e))?;
+        if node.capture != id {
+            return Err(Error::Graph {
+                kernel: KernelName(None),
+                message: "the node belongs to another graph: use a node returned by \
+                          `last_node` in this capture"
+                    .to_string(),
+            });
+        }
+        device_node_of(node)
     }
 }
 
@@ -516,6 +585,17 @@ impl<'a> Graph<'a> {
         // SAFETY: the node belongs to this graph (checked), which is live.
         unsafe { driver::kernel_node_attribute(node.node, id) }
             .map_err(graph_err("cuGraphKernelNodeGetAttribute"))
+    }
+
+    /// The device handle of `node`, a kernel node launched with `device_updatable` in this
+    /// graph's capture, for a kernel that updates it from the GPU: see [`DeviceNode`].
+    /// `Error::Graph` when the node is of another graph or not device-updatable.
+    pub fn device_node(&self, node: &GraphNode) -> Result<DeviceNode, Error> {
+        self.check_node(node, KernelName(None))?;
+        self.ctx
+            .bind_to_thread()
+            .map_err(graph_err("cuCtxSetCurrent"))?;
+        device_node_of(node)
     }
 
     /// Every dependency between the graph's nodes, with its type (`cuGraphGetEdges`).

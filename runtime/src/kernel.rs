@@ -9,7 +9,6 @@ use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
-use cudarc::nvrtc::Ptx;
 
 use crate::config::LaunchConfig;
 use crate::dim::Dim3;
@@ -427,17 +426,7 @@ fn module_for(
     {
         return Ok(m.clone());
     }
-    let text = text()?;
-    if text.contains('\0') {
-        // cudarc would panic turning it into a C string.
-        return Err(Error::Signature {
-            kernel,
-            message: format!("{path} contains a NUL byte and is not valid PTX"),
-        });
-    }
-    let module = ctx
-        .load_module(Ptx::from_src(text))
-        .map_err(|e| Error::driver("cuModuleLoadData", kernel, e))?;
+    let module = crate::link::load(ctx, path, text()?, kernel)?;
     lock(&MODULES).push((key, path, module.clone()));
     Ok(module)
 }

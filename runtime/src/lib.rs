@@ -42,6 +42,7 @@ mod explain;
 mod graph;
 mod kernel;
 mod launch;
+mod link;
 mod occupancy;
 pub use chevron_cuda_spec::ptx;
 mod stream;
@@ -56,11 +57,12 @@ pub use chevron_cuda_spec::limits::{
 pub use config::{LaunchConfig, MAX_LAUNCH_ATTRIBUTES, MAX_STREAM_ATTRIBUTES};
 pub use dim::Dim3;
 pub use error::{Error, KernelName, Result};
-pub use graph::{Capture, Graph, GraphAttribute, GraphEdge, GraphNode};
+pub use graph::{Capture, DeviceNode, Graph, GraphAttribute, GraphEdge, GraphNode};
 pub use kernel::{compile_cuda, nvrtc_present, Kernel, KernelSource};
 pub use launch::{
     context, driver_present, ensure_driver, is_capturing, launch_function, launch_named,
 };
+pub use link::{cudadevrt, load_ptx, CUDADEVRT_VAR};
 pub use occupancy::{
     max_active_clusters, max_cooperative_grid, occupancy, Occupancy, OccupancyLimit,
 };

@@ -712,6 +712,40 @@ pub fn is_identifier(s: &str) -> bool {
     }
 }
 
+/// The CUDA device runtime functions a PTX module declares `.extern .func` and calls: those
+/// named `cuda…` or `__cuda…` (`cudaGraphKernelNodeSetParam`, `cudaLaunchDeviceV2`, …), which
+/// only `libcudadevrt` defines. Such a module is relocatable code (`nvcc -ptx -rdc=true`) and
+/// must be linked with that library before it loads; other externs (`vprintf`, `malloc`) the
+/// driver resolves itself. Each name once, in order of declaration; linear in the text.
+pub fn device_runtime_calls(ptx: &str) -> Vec<&str> {
+    let mut names: Vec<&str> = Vec::new();
+    let mut rest = ptx;
+    while let Some(at) = rest.find(".extern") {
+        let after = &rest[at + ".extern".len()..];
+        rest = after;
+        let Some(decl) = after.trim_start().strip_prefix(".func") else {
+            continue;
+        };
+        let mut decl = decl.trim_start();
+        if let Some(ret) = decl.strip_prefix('(') {
+            // The return parameter list: `(.param .b32 func_retval0)`.
+            match ret.find(')') {
+                Some(close) => decl = ret[close + 1..].trim_start(),
+                None => break,
+            }
+        }
+        let end = decl
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
+            .unwrap_or(decl.len());
+        let name = &decl[..end];
+        let runtime = name.starts_with("cuda") || name.starts_with("__cuda");
+        if runtime && !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
+}
+
 /// Parses every `.entry` of a PTX module.
 ///
 /// `.func`s and `.extern .entry` declarations are skipped. Errors name the
@@ -848,6 +882,26 @@ pub fn parse_entries(ptx: &str) -> Result<Vec<Entry>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn device_runtime_calls_are_the_cuda_externs() {
+        let ptx = ".version 9.0\n.target sm_90\n.address_size 64\n\
+            .extern .func  (.param .b32 func_retval0) cudaGraphKernelNodeSetParam\n(\n\
+            .param .b64 p0\n);\n\
+            .extern .func (.param .b32 r) vprintf(.param .b64 f, .param .b64 a);\n\
+            .extern .func __cudaCDP2Launch(.param .b64 x);\n\
+            .extern .func  (.param .b32 func_retval0) cudaGraphKernelNodeSetParam(.param .b64 p);\n\
+            .extern .shared .align 4 .b8 smem[];\n\
+            .visible .entry k() { ret; }\n";
+        assert_eq!(
+            device_runtime_calls(ptx),
+            ["cudaGraphKernelNodeSetParam", "__cudaCDP2Launch"]
+        );
+        assert!(device_runtime_calls(".visible .entry k() { ret; }").is_empty());
+        // Truncated declarations end the scan without panicking.
+        assert!(device_runtime_calls(".extern .func (.param .b32 r").is_empty());
+        assert!(device_runtime_calls(".extern").is_empty());
+    }
     use PtxType::*;
 
     fn parse(src: &str) -> Vec<Entry> {

@@ -1,0 +1,164 @@
+//! Loading PTX that calls the CUDA device runtime: such a module (`nvcc -ptx -rdc=true`, for
+//! kernels that update graph nodes from the device with `cudaGraphKernelNodeSetParam`, or launch
+//! kernels themselves) declares functions only `libcudadevrt.a` defines, which
+//! `cuModuleLoadData` cannot resolve. [`load_ptx`] links it with that library through the
+//! driver's linker (`cuLink*`) first; `#[kernel]` declarations do the same on their own.
+
+use std::ffi::CString;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+use cudarc::driver::{CudaContext, CudaModule};
+use cudarc::nvrtc::Ptx;
+
+use crate::driver;
+use crate::error::{Error, KernelName};
+use crate::launch::ensure_driver;
+
+/// The environment variable naming `libcudadevrt.a` itself, checked first.
+pub const CUDADEVRT_VAR: &str = "CHEVRON_CUDADEVRT";
+
+/// Environment variables naming a CUDA toolkit, checked in this order.
+const TOOLKIT_VARS: [&str; 4] = [
+    "CUDA_HOME",
+    "CUDA_PATH",
+    "CUDA_ROOT",
+    "CUDA_TOOLKIT_ROOT_DIR",
+];
+
+/// Toolkit directories tried after the variables.
+const TOOLKIT_DIRS: [&str; 2] = ["/usr/local/cuda", "/opt/cuda"];
+
+/// Where a toolkit keeps the library, relative to its root.
+const IN_TOOLKIT: [&str; 5] = [
+    "lib64/libcudadevrt.a",
+    "lib/libcudadevrt.a",
+    "targets/x86_64-linux/lib/libcudadevrt.a",
+    "targets/sbsa-linux/lib/libcudadevrt.a",
+    "lib/x64/cudadevrt.lib",
+];
+
+/// Where `libcudadevrt.a` is on this machine, the CUDA device runtime library that PTX calling
+/// device-runtime functions is linked with. Looked for, once per process, at `$CHEVRON_CUDADEVRT`,
+/// then in the toolkit named by `CUDA_HOME`, `CUDA_PATH`, `CUDA_ROOT` or
+/// `CUDA_TOOLKIT_ROOT_DIR`, then in `/usr/local/cuda`, `/opt/cuda`, and the toolkit of the
+/// `nvcc` on `PATH` (`lib64/`, `lib/`, `targets/*/lib/`), then in
+/// `/usr/lib/x86_64-linux-gnu`.
+///
+/// `Error::NoDeviceRuntime`, listing the places tried, when it is in none of them.
+pub fn cudadevrt() -> Result<PathBuf, Error> {
+    static FOUND: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    FOUND
+        .get_or_init(find_cudadevrt)
+        .clone()
+        .map_err(|searched| Error::NoDeviceRuntime {
+            kernel: KernelName(None),
+            searched,
+        })
+}
+
+fn find_cudadevrt() -> Result<PathBuf, String> {
+    let mut tried: Vec<PathBuf> = Vec::new();
+    if let Some(file) = std::env::var_os(CUDADEVRT_VAR) {
+        tried.push(PathBuf::from(file));
+    }
+    let mut roots: Vec<PathBuf> = TOOLKIT_VARS
+        .iter()
+        .filter_map(std::env::var_os)
+        .map(PathBuf::from)
+        .collect();
+    roots.extend(TOOLKIT_DIRS.iter().map(PathBuf::from));
+    if let Some(path) = std::env::var_os("PATH") {
+        // `…/bin/nvcc` → `…`
+        roots.extend(
+            std::env::split_paths(&path)
+                .filter(|dir| dir.join("nvcc").is_file() || dir.join("nvcc.exe").is_file())
+                .filter_map(|bin| bin.parent().map(PathBuf::from)),
+        );
+    }
+    for root in &roots {
+        tried.extend(IN_TOOLKIT.iter().map(|rel| root.join(rel)));
+    }
+    tried.push(PathBuf::from("/usr/lib/x86_64-linux-gnu/libcudadevrt.a"));
+    match tried.iter().find(|p| p.is_file()) {
+        Some(found) => Ok(found.clone()),
+        None => Err(tried
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")),
+    }
+}
+
+/// Loads PTX text into a module of `ctx`: `cuModuleLoadData` for ordinary PTX; PTX that calls
+/// the CUDA device runtime (relocatable code from `nvcc -ptx -rdc=true`, see
+/// [`ptx::device_runtime_calls`](crate::ptx::device_runtime_calls)) is first linked with
+/// [`cudadevrt`] by the driver's linker and the resulting cubin loaded. `name` names the PTX in
+/// the linker's messages.
+///
+/// ```no_run
+/// # fn main() -> Result<(), chevron_cuda_runtime::Error> {
+/// let ctx = chevron_cuda_runtime::context(0)?;
+/// let ptx = std::fs::read_to_string("kernels/device_update.ptx").expect("the PTX");
+/// let module = chevron_cuda_runtime::load_ptx(&ctx, "device_update.ptx", &ptx)?;
+/// let retarget = module.load_function("retarget")?;
+/// # let _ = retarget; Ok(()) }
+/// ```
+///
+/// `Error::NoDriver` without a CUDA driver; `Error::Signature` for text with a NUL byte;
+/// `Error::NoDeviceRuntime` when the module needs `libcudadevrt.a` and it is not found;
+/// `Error::Link` with the linker's log when linking fails; `Error::Driver` naming
+/// `cuModuleLoadData` when loading does.
+pub fn load_ptx(ctx: &Arc<CudaContext>, name: &str, ptx: &str) -> Result<Arc<CudaModule>, Error> {
+    ensure_driver()?;
+    load(ctx, name, ptx.to_string(), KernelName(None))
+}
+
+/// [`load_ptx`] for a kernel's module, taking the text.
+pub(crate) fn load(
+    ctx: &Arc<CudaContext>,
+    name: &str,
+    text: String,
+    kernel: KernelName,
+) -> Result<Arc<CudaModule>, Error> {
+    if text.contains('\0') {
+        // cudarc would panic turning it into a C string.
+        return Err(Error::Signature {
+            kernel,
+            message: format!("{name} contains a NUL byte and is not valid PTX"),
+        });
+    }
+    let calls = crate::ptx::device_runtime_calls(&text).join(", ");
+    if calls.is_empty() {
+        return ctx
+            .load_module(Ptx::from_src(text))
+            .map_err(|e| Error::driver("cuModuleLoadData", kernel, e));
+    }
+    let library = cudadevrt().map_err(|e| match e {
+        Error::NoDeviceRuntime { searched, .. } => Error::NoDeviceRuntime { kernel, searched },
+        other => other,
+    })?;
+    // Neither can hold a NUL: the text was checked, the path is a found file's.
+    let c_text = CString::new(text).map_err(|_| Error::Signature {
+        kernel,
+        message: format!("{name} contains a NUL byte and is not valid PTX"),
+    })?;
+    let c_name = CString::new(name.replace('\0', "")).unwrap_or_default();
+    let c_library = CString::new(library.to_string_lossy().into_owned()).unwrap_or_default();
+    ctx.bind_to_thread()
+        .map_err(|e| Error::driver("cuCtxSetCurrent", kernel, e))?;
+    let cubin = driver::link(&c_text, &c_name, &[c_library]).map_err(|f| Error::Link {
+        kernel,
+        call: f.call,
+        log: format!(
+            "{name} calls the CUDA device runtime ({}), linked with {}{}{}",
+            calls,
+            library.display(),
+            if f.log.is_empty() { "" } else { ":\n" },
+            f.log
+        ),
+        source: f.source,
+    })?;
+    ctx.load_module(Ptx::from_binary(cubin))
+        .map_err(|e| Error::driver("cuModuleLoadData", kernel, e))
+}
