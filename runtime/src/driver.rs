@@ -391,6 +391,19 @@ pub(crate) unsafe fn exec_set_kernel_params(
     check(unsafe { sys::cuGraphExecKernelNodeSetParams_v2(exec, node, params) })
 }
 
+/// `cuGraphKernelNodeSetParams`: sets a kernel node of a (not instantiated) graph; the driver
+/// copies the parameter values.
+///
+/// # Safety
+/// `node` is a live kernel node; `params.kernelParams` matches the function's parameters.
+pub(crate) unsafe fn kernel_node_set_params(
+    node: sys::CUgraphNode,
+    params: &sys::CUDA_KERNEL_NODE_PARAMS,
+) -> Result<(), DriverError> {
+    // SAFETY: forwarded from the caller.
+    check(unsafe { sys::cuGraphKernelNodeSetParams_v2(node, params) })
+}
+
 /// `cuGraphKernelNodeSetAttribute` (on the graph's node: it takes effect in the executable
 /// graph at the next instantiation).
 ///

@@ -255,6 +255,9 @@ impl Capture<'_> {
                 .map_err(graph_err("cuKernelGetFunction"))?;
             params.kern = core::ptr::null_mut();
         }
+        // The driver's parameter copy is not ours to keep: updates replace it.
+        params.kernelParams = core::ptr::null_mut();
+        params.extra = core::ptr::null_mut();
         Ok(GraphNode {
             capture: id,
             node,
@@ -484,7 +487,10 @@ impl<'a> Graph<'a> {
     /// Sets the parameters of kernel node `node` for the following replays, without
     /// instantiating again (`cuGraphExecKernelNodeSetParams`): the untyped form of the `update`
     /// function `#[kernel]` generates. `func` must be the node's function, `name` is for
-    /// messages. Allocates nothing.
+    /// messages. The graph's node gets the same parameters (`cuGraphKernelNodeSetParams`), so
+    /// that [`Graph::set_params_keeping`] and an instantiation again
+    /// ([`Graph::set_node_attribute`]) start from them, not from the captured ones. Allocates
+    /// nothing.
     ///
     /// `Error::Graph` when `node` is of another graph or another function.
     ///
@@ -500,15 +506,7 @@ impl<'a> Graph<'a> {
         params: &mut [*mut c_void],
     ) -> Result<(), Error> {
         let kernel = KernelName(name);
-        self.check_node(node, kernel)?;
-        if node.params.func != func.cu_function() {
-            return Err(Error::Graph {
-                kernel,
-                message: "the node launches another kernel: update it with that kernel's \
-                          `update`"
-                    .to_string(),
-            });
-        }
+        self.check_kernel_node(node, func, kernel)?;
         let mut raw = node.params;
         raw.kernelParams = params.as_mut_ptr();
         raw.extra = core::ptr::null_mut();
@@ -518,7 +516,94 @@ impl<'a> Graph<'a> {
         // SAFETY: `exec` was instantiated from the graph holding `node` (checked above); the
         // parameters are the caller's promise. The driver copies them before returning.
         unsafe { driver::exec_set_kernel_params(self.exec, node.node, &raw) }
-            .map_err(|e| Error::driver("cuGraphExecKernelNodeSetParams", kernel, e))
+            .map_err(|e| Error::driver("cuGraphExecKernelNodeSetParams", kernel, e))?;
+        // SAFETY: as above, for the graph's own node.
+        unsafe { driver::kernel_node_set_params(node.node, &raw) }
+            .map_err(|e| Error::driver("cuGraphKernelNodeSetParams", kernel, e))
+    }
+
+    /// [`Graph::set_params`] keeping some of the node's current arguments: for each `k` with
+    /// `keep[k]`, parameter `k` is the node's current value (the captured one, or the last
+    /// update's), read into `kept[k]` (a 64-bit device pointer: `keep` marks buffer parameters
+    /// only), and `params[k]` is ignored. The untyped form of the `update_scalars` function
+    /// `#[kernel]` generates. Allocates nothing.
+    ///
+    /// `Error::Graph` when `node` is of another graph or another function, or the slices'
+    /// lengths differ from each other.
+    ///
+    /// # Safety
+    /// As [`Graph::set_params`], and every kept parameter is 8 bytes.
+    pub unsafe fn set_params_keeping(
+        &mut self,
+        node: &GraphNode,
+        func: &CudaFunction,
+        name: Option<&'static str>,
+        params: &mut [*mut c_void],
+        keep: &[bool],
+        kept: &mut [u64],
+    ) -> Result<(), Error> {
+        let kernel = KernelName(name);
+        self.check_kernel_node(node, func, kernel)?;
+        if keep.len() != params.len() || kept.len() != params.len() {
+            return Err(Error::Graph {
+                kernel,
+                message: format!(
+                    "{} parameters, {} keep flags and {} kept slots: give one of each per \
+                     parameter",
+                    params.len(),
+                    keep.len(),
+                    kept.len()
+                ),
+            });
+        }
+        self.ctx
+            .bind_to_thread()
+            .map_err(|e| Error::driver("cuCtxSetCurrent", kernel, e))?;
+        // SAFETY: the node belongs to this graph (checked), which is live.
+        let current = unsafe { driver::kernel_node_params(node.node) }
+            .map_err(|e| Error::driver("cuGraphKernelNodeGetParams", kernel, e))?;
+        if current.kernelParams.is_null() {
+            return Err(Error::Graph {
+                kernel,
+                message: "the driver gave no parameters for the node: update all of them"
+                    .to_string(),
+            });
+        }
+        for (k, slot) in kept.iter_mut().enumerate() {
+            if keep[k] {
+                // SAFETY: the driver's array has one pointer per parameter of the node's
+                // function, which is `func` (checked), whose parameters `params` matches (the
+                // caller's promise), and each kept parameter is 8 bytes. The copy is taken
+                // before the node is set again, which frees the driver's copy.
+                *slot = unsafe { (*current.kernelParams.add(k) as *const u64).read_unaligned() };
+            }
+        }
+        for (k, param) in params.iter_mut().enumerate() {
+            if keep[k] {
+                *param = &mut kept[k] as *mut u64 as *mut c_void;
+            }
+        }
+        // SAFETY: forwarded from the caller.
+        unsafe { self.set_params(node, func, name, params) }
+    }
+
+    /// [`Graph::check_node`], and that the node launches `func`.
+    fn check_kernel_node(
+        &self,
+        node: &GraphNode,
+        func: &CudaFunction,
+        kernel: KernelName,
+    ) -> Result<(), Error> {
+        self.check_node(node, kernel)?;
+        if node.params.func != func.cu_function() {
+            return Err(Error::Graph {
+                kernel,
+                message: "the node launches another kernel: update it with that kernel's \
+                          `update`"
+                    .to_string(),
+            });
+        }
+        Ok(())
     }
 
     fn check_node(&self, node: &GraphNode, kernel: KernelName) -> Result<(), Error> {

@@ -444,7 +444,10 @@ fn graph_update(
          buffer can be given to many updates.\n\n # Errors\n `Error::Graph` when `{node}` is \
          of another graph or another kernel; `Error::Driver` when the driver rejects the update."
     );
+    let scalars = update_scalars(p, kernel, name, params, (&graph, &node));
     quote! {
+        #scalars
+
         #[doc = #doc]
         #[allow(clippy::too_many_arguments, dead_code)]
         #[inline]
@@ -460,6 +463,81 @@ fn graph_update(
             // SAFETY: the parameters match the PTX entry, as for `launch`; the rest is the
             // caller's promise.
             unsafe { #graph.set_params(#node, #func, #p::Some(#name), &mut #args) }
+        }
+    }
+}
+
+/// `update_scalars`, for kernels with buffer parameters: sets the node's scalar and value
+/// arguments and keeps its buffers (the captured ones, or the last update's), through
+/// `Graph::set_params_keeping`. Buffers stay borrowed by the graph from the capture, so a scalar
+/// change needs no second buffer.
+fn update_scalars(
+    p: &TokenStream,
+    kernel: &Ident,
+    name: &LitStr,
+    params: &[KernelParam],
+    (graph, node): (&Ident, &Ident),
+) -> TokenStream {
+    let is_buffer =
+        |q: &KernelParam| matches!(q.kind, ParamKind::BufferRead | ParamKind::BufferWrite);
+    if !params.iter().any(is_buffer) {
+        return TokenStream::new();
+    }
+    let func = hygienic("__chevron_func");
+    let args = hygienic("__chevron_params");
+    let kept = hygienic("__chevron_kept");
+    let mut decls = Vec::new();
+    let mut pointers = Vec::new();
+    let mut keep = Vec::new();
+    for q in params {
+        if is_buffer(q) {
+            pointers.push(quote!(::core::ptr::null_mut()));
+            keep.push(quote!(true));
+        } else {
+            let (i, ty) = (&q.ident, &q.ty);
+            decls.push(quote!(#i: #ty));
+            pointers.push(quote!(#p::param_ptr(&#i)));
+            keep.push(quote!(false));
+        }
+    }
+    let n = Literal::usize_unsuffixed(params.len());
+    let buffers: Vec<String> = params
+        .iter()
+        .filter(|q| is_buffer(q))
+        .map(|q| format!("`{}`", q.ident))
+        .collect();
+    let doc = format!(
+        " Sets the scalar and value arguments of `{kernel}`'s node `{node}` in `{graph}` for \
+         the following replays and keeps its buffers ({}) as they are: the captured ones, or \
+         the last `update`'s. Otherwise as `update`. Allocates nothing.\n\n # Safety\n As \
+         for `update`: the captured grid and these values must keep every access of the \
+         kernel inside its buffers.\n\n # Errors\n As for `update`.",
+        buffers.join(", ")
+    );
+    quote! {
+        #[doc = #doc]
+        #[allow(clippy::too_many_arguments, dead_code)]
+        #[inline]
+        pub unsafe fn update_scalars(
+            #graph: &mut #p::runtime::Graph<'_>,
+            #node: &#p::runtime::GraphNode,
+            #(#decls,)*
+        ) -> #p::Result<(), #p::Error> {
+            let #func = Self::__chevron_kernel().get(#graph.context())?;
+            let mut #args: [*mut #p::c_void; #n] = [#(#pointers),*];
+            let mut #kept = [0u64; #n];
+            // SAFETY: the parameters match the PTX entry, as for `launch`, and the kept ones are
+            // device pointers; the rest is the caller's promise.
+            unsafe {
+                #graph.set_params_keeping(
+                    #node,
+                    #func,
+                    #p::Some(#name),
+                    &mut #args,
+                    &[#(#keep),*],
+                    &mut #kept,
+                )
+            }
         }
     }
 }
