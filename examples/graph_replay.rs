@@ -1,10 +1,14 @@
 //! Graph replay against launching: a chain of N dependent tiny kernels (`y = y·a + b`, N = 1, 8,
-//! 64, 512) run four ways in interleaved rounds:
+//! 64, 512) run six ways in interleaved rounds:
 //!
 //! - raw: `cuLaunchKernelEx` through `chevron::cudarc::driver::sys`, same kernel and arguments
 //!   (the driver's floor: no event tracking, no attributes);
 //! - direct: chevron's typed `launch!`, one launch per kernel;
+//! - direct, PDL: the same with `chain_pdl` (the same math, after `griddepcontrol.wait`) and
+//!   `programmatic_serialization`, so each kernel may launch while the previous one runs;
 //! - replay: the chain captured once into a [`chevron::Graph`], replayed;
+//! - replay, PDL edges: the `chain_pdl` chain captured with `programmatic_serialization`, whose
+//!   dependencies become programmatic edges in the graph (checked: N − 1 of them), replayed;
 //! - update + replay: every node's arguments changed through the typed `chain::update` (new
 //!   `a` and `b`, and the buffer: rounds alternate between two), then replayed.
 //!
@@ -22,11 +26,15 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use chevron::cudarc::driver::{CudaSlice, CudaStream, DevicePtrMut};
-use chevron::{kernel, launch, sys, Graph, GraphNode, LaunchConfig};
+use chevron::{config, kernel, launch, sys, Graph, GraphNode, LaunchConfig};
 
 /// y = y·a + b
 #[kernel(ptx = "kernels/chain.ptx")]
 fn chain(n: u32, a: f32, b: f32, y: &mut CudaSlice<f32>);
+
+/// y = y·a + b after `griddepcontrol.wait`, for programmatic dependent launch
+#[kernel(ptx = "kernels/chain.ptx")]
+fn chain_pdl(n: u32, a: f32, b: f32, y: &mut CudaSlice<f32>);
 
 const LEN: u32 = 256;
 const CHAINS: &[usize] = &[1, 8, 64, 512];
@@ -39,6 +47,15 @@ const MIN_ROUNDS: usize = 15;
 const QUICK_CHAINS: &[usize] = &[1, 8, 64];
 const QUICK_LAUNCHES_PER_VARIANT: usize = 64;
 const QUICK_MIN_ROUNDS: usize = 2;
+/// The variants, in the order they run in each round and are printed.
+const VARIANTS: [&str; 6] = [
+    "raw",
+    "direct",
+    "direct, PDL",
+    "replay",
+    "replay, PDL edges",
+    "update + replay",
+];
 
 /// The arguments of kernel `k` of the chain in round `round`: `a` a power of two (so the GPU's
 /// fused multiply-add and the host's agree exactly), `b` varying with both.
@@ -108,16 +125,21 @@ fn run() -> Result<(), Box<dyn Error>> {
     let min_rounds = common::size(MIN_ROUNDS, QUICK_MIN_ROUNDS);
     println!("device 0: {}", ctx.name()?);
     let cfg = LaunchConfig::new(1, LEN);
+    // The first kernel of a round follows a synchronized stream, so the flag on it changes
+    // nothing; one config serves every launch, as `cfg` does for direct.
+    let cfg_pdl = config!(<<<1, LEN, programmatic_serialization>>>);
     let f = chain::function(&ctx)?;
     println!(
-        "{:>4}  {:<16} {:>12} {:>12}  {:>9} {:>9}  {:>9} {:>9}",
+        "{:>4}  {:<17} {:>12} {:>12}  {:>9} {:>9}  {:>9} {:>9}",
         "N", "variant", "host ns/k", "done ns/k", "host/dir", "done/dir", "host/raw", "done/raw"
     );
     for &n in chains {
         let rounds = (launches_per_variant / n).max(min_rounds);
         let mut y_raw = stream.clone_htod(&initial())?;
         let mut y_direct = stream.clone_htod(&initial())?;
+        let mut y_direct_pdl = stream.clone_htod(&initial())?;
         let mut y_replay = stream.clone_htod(&initial())?;
+        let mut y_replay_pdl = stream.clone_htod(&initial())?;
         // The update graph is captured on y_capture (never run: every round updates every node)
         // and its rounds alternate between two buffers.
         let mut y_capture = stream.clone_htod(&initial())?;
@@ -148,13 +170,35 @@ fn run() -> Result<(), Box<dyn Error>> {
         };
         let fixed: Vec<(f32, f32)> = (0..n).map(|k| args(k, 0)).collect();
 
-        // Capture both graphs once: the chain with round 0's arguments.
+        // Capture the graphs once: the chain with round 0's arguments.
         let (mut replay, ()) = Graph::capture(&stream, |capture| {
             for &(a, b) in &fixed {
                 unsafe { launch!(chain<<<1, LEN, capture.stream()>>>(len, a, b, &mut y_replay)) }?;
             }
             Ok(())
         })?;
+        // Every kernel after the first depends on its predecessor through a programmatic edge.
+        let (mut replay_pdl, ()) = Graph::capture(&stream, |capture| {
+            for (k, &(a, b)) in fixed.iter().enumerate() {
+                unsafe {
+                    launch!(chain_pdl<<<1, LEN, capture.stream(), programmatic_serialization = k > 0>>>(
+                        len, a, b, &mut y_replay_pdl))
+                }?;
+            }
+            Ok(())
+        })?;
+        let programmatic = replay_pdl
+            .edges()?
+            .iter()
+            .filter(|e| e.programmatic)
+            .count();
+        if programmatic != n - 1 {
+            return Err(format!(
+                "replay, PDL edges, N = {n}: {programmatic} programmatic edges, expected {}",
+                n - 1
+            )
+            .into());
+        }
         let (mut updated, nodes) = Graph::capture(&stream, |capture| {
             let mut nodes: Vec<GraphNode> = Vec::with_capacity(n);
             for &(a, b) in &fixed {
@@ -164,9 +208,10 @@ fn run() -> Result<(), Box<dyn Error>> {
             Ok(nodes)
         })?;
         replay.upload(&stream)?;
+        replay_pdl.upload(&stream)?;
         updated.upload(&stream)?;
 
-        let mut t: [[Vec<f64>; 2]; 4] = Default::default();
+        let mut t: [[Vec<f64>; 2]; VARIANTS.len()] = Default::default();
         for round in 0..rounds + 1 {
             let r = [
                 time(&stream, n, || {
@@ -201,7 +246,17 @@ fn run() -> Result<(), Box<dyn Error>> {
                     }
                     Ok(())
                 })?,
+                time(&stream, n, || {
+                    for &(a, b) in &fixed {
+                        unsafe {
+                            launch!(chain_pdl<<<config = cfg_pdl, &stream>>>(
+                                len, a, b, &mut y_direct_pdl))
+                        }?;
+                    }
+                    Ok(())
+                })?,
                 time(&stream, n, || Ok(replay.replay(&stream)?))?,
+                time(&stream, n, || Ok(replay_pdl.replay(&stream)?))?,
                 time(&stream, n, || {
                     let y = &mut y_update[round % 2];
                     for (k, node) in nodes.iter().enumerate() {
@@ -224,30 +279,29 @@ fn run() -> Result<(), Box<dyn Error>> {
             }
         }
         drop(replay); // waits for its last replay; ends the borrows of y_replay
+        drop(replay_pdl);
         drop(updated);
         let rounds_run = rounds + 1;
-        check("raw", n, &stream.clone_dtoh(&y_raw)?, &want_fixed)?;
-        check("direct", n, &stream.clone_dtoh(&y_direct)?, &want_fixed)?;
-        check("replay", n, &stream.clone_dtoh(&y_replay)?, &want_fixed)?;
+        let fixed_buffers = [&y_raw, &y_direct, &y_direct_pdl, &y_replay, &y_replay_pdl];
+        for (name, y) in VARIANTS.iter().zip(fixed_buffers) {
+            check(name, n, &stream.clone_dtoh(y)?, &want_fixed)?;
+        }
         for (y, want) in y_update.iter().zip(&want_update) {
             check("update + replay", n, &stream.clone_dtoh(y)?, want)?;
         }
 
         let m: Vec<[f64; 2]> = t.iter_mut().map(|[h, d]| [median(h), median(d)]).collect();
         let (raw, direct) = (m[0], m[1]);
-        for (name, [host, done]) in ["raw", "direct", "replay", "update + replay"]
-            .iter()
-            .zip(&m)
-        {
+        for (name, [host, done]) in VARIANTS.iter().zip(&m) {
             println!(
-                "{n:>4}  {name:<16} {host:>12.0} {done:>12.0}  {:>8.3}× {:>8.3}×  {:>8.3}× {:>8.3}×",
+                "{n:>4}  {name:<17} {host:>12.0} {done:>12.0}  {:>8.3}× {:>8.3}×  {:>8.3}× {:>8.3}×",
                 host / direct[0],
                 done / direct[1],
                 host / raw[0],
                 done / raw[1]
             );
         }
-        println!("{n:>4}  checked: 5 buffers equal the host's chain after {rounds_run} rounds");
+        println!("{n:>4}  checked: 7 buffers equal the host's chain after {rounds_run} rounds");
     }
     Ok(())
 }
