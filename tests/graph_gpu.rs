@@ -369,6 +369,10 @@ fn a_kernel_updates_a_node_from_the_device() -> TestResult {
         unsafe { launch!(chain<<<4, 256, capture.stream()>>>(N, 2.0, 1.0, &mut y3)) }?;
         capture.last_node()
     })?;
+    assert!(
+        plain.edges()?.is_empty(),
+        "a graph of one node has no edges"
+    );
     let refused = plain.device_node(&plain_node).unwrap_err().to_string();
     println!("{refused}");
     assert!(refused.contains("not device-updatable"), "{refused}");
@@ -477,6 +481,47 @@ fn replay_and_update_allocate_nothing_after_warm_up() -> TestResult {
         .collect();
     assert_same("updated chain", &got, &want);
     assert_eq!(allocations, 0, "replay or update allocated");
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn update_scalars_keeps_the_buffers_and_instantiating_again_keeps_updates() -> TestResult {
+    use chevron::MemSyncDomain;
+    let ctx = chevron::context(0)?;
+    let stream = ctx.new_stream()?;
+    let (start, other) = (data(2.0), data(7.0));
+    let mut y = stream.clone_htod(&start)?;
+    let mut z = stream.clone_htod(&other)?;
+    let (mut graph, node) = Graph::capture(&stream, |capture| {
+        unsafe { launch!(chain<<<4, 256, capture.stream()>>>(N, 2.0, 1.0, &mut y)) }?;
+        capture.last_node()
+    })?;
+    graph.replay(&stream)?; // y = start·2 + 1
+                            // New scalars, the captured buffer (still borrowed by the graph: it cannot be named here).
+    unsafe { chain::update_scalars(&mut graph, &node, N, 0.5, -1.0) }?;
+    graph.replay(&stream)?; // y = y·0.5 − 1
+                            // A new buffer, then new scalars keeping that one.
+    unsafe { chain::update(&mut graph, &node, N, 3.0, 0.0, &mut z) }?;
+    unsafe { chain::update_scalars(&mut graph, &node, N, 1.0, 4.0) }?;
+    graph.replay(&stream)?; // z = z + 4
+                            // Instantiating again (a node attribute) starts from the updated arguments.
+    graph.set_node_attribute(&node, MemSyncDomain::Remote)?;
+    graph.replay(&stream)?; // z = z + 4
+    drop(graph);
+    let want_y = affine(&affine(&start, 2.0, 1.0), 0.5, -1.0);
+    let want_z = affine(&affine(&other, 1.0, 4.0), 1.0, 4.0);
+    assert_same(
+        "update_scalars on the captured buffer",
+        &stream.clone_dtoh(&y)?,
+        &want_y,
+    );
+    assert_same(
+        "update_scalars after a buffer update",
+        &stream.clone_dtoh(&z)?,
+        &want_z,
+    );
+    println!("update_scalars kept the captured buffer, then the updated one, across instantiation");
     Ok(())
 }
 

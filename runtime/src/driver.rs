@@ -452,6 +452,10 @@ pub(crate) unsafe fn graph_edges(
                 &mut count,
             )
         })?;
+        if count == 0 {
+            // The driver refuses empty arrays (CUDA_ERROR_INVALID_VALUE): a graph of one node.
+            return Ok(Vec::new());
+        }
         let mut from = vec![core::ptr::null_mut(); count];
         let mut to = vec![core::ptr::null_mut(); count];
         // SAFETY: both arrays hold `count` nodes.
@@ -477,6 +481,10 @@ pub(crate) unsafe fn graph_edges(
                 &mut count,
             )
         })?;
+        if count == 0 {
+            // The driver refuses empty arrays (CUDA_ERROR_INVALID_VALUE): a graph of one node.
+            return Ok(Vec::new());
+        }
         let mut from = vec![core::ptr::null_mut(); count];
         let mut to = vec![core::ptr::null_mut(); count];
         // SAFETY: all-zero edge data is valid (a full dependency).

@@ -55,6 +55,7 @@
 //!   with `std::mem::forget`, which ends the borrows without waiting for the last replay.
 
 use core::ffi::c_void;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaStream};
@@ -134,6 +135,11 @@ pub struct Graph<'a> {
     /// Recorded on `last` when the next replay goes to another stream.
     order: CudaEvent,
     id: u64,
+    /// The arguments of the updated nodes as the executable graph has them (node → parameter
+    /// bytes, parameter sizes), where the graph's own nodes still hold the captured ones: read by
+    /// `set_params_keeping`, written into the graph's nodes before instantiating again. Storage
+    /// is reused, so updates after the first of each node allocate nothing.
+    updated: HashMap<usize, (Vec<u8>, &'static [u32])>,
     _body: Box<dyn Keep + 'a>,
 }
 
@@ -402,6 +408,7 @@ impl<'a> Graph<'a> {
                 pending: false,
                 order,
                 id,
+                updated: HashMap::new(),
                 _body: Box::new(body),
             },
             out,
@@ -487,10 +494,9 @@ impl<'a> Graph<'a> {
     /// Sets the parameters of kernel node `node` for the following replays, without
     /// instantiating again (`cuGraphExecKernelNodeSetParams`): the untyped form of the `update`
     /// function `#[kernel]` generates. `func` must be the node's function, `name` is for
-    /// messages. The graph's node gets the same parameters (`cuGraphKernelNodeSetParams`), so
-    /// that [`Graph::set_params_keeping`] and an instantiation again
-    /// ([`Graph::set_node_attribute`]) start from them, not from the captured ones. Allocates
-    /// nothing.
+    /// messages. The graph remembers the new arguments, so that [`Graph::set_params_keeping`]
+    /// and an instantiation again ([`Graph::set_node_attribute`]) start from them, not from the
+    /// captured ones. Allocates nothing after the first update of each node.
     ///
     /// `Error::Graph` when `node` is of another graph or another function.
     ///
@@ -517,9 +523,69 @@ impl<'a> Graph<'a> {
         // parameters are the caller's promise. The driver copies them before returning.
         unsafe { driver::exec_set_kernel_params(self.exec, node.node, &raw) }
             .map_err(|e| Error::driver("cuGraphExecKernelNodeSetParams", kernel, e))?;
-        // SAFETY: as above, for the graph's own node.
-        unsafe { driver::kernel_node_set_params(node.node, &raw) }
-            .map_err(|e| Error::driver("cuGraphKernelNodeSetParams", kernel, e))
+        let sizes = crate::kernel::function_info(func)
+            .params
+            .get_or_init(|| {
+                driver::param_sizes(func)
+                    .ok()
+                    .flatten()
+                    .map(Vec::into_boxed_slice)
+            })
+            .as_deref();
+        match sizes {
+            Some(sizes) if sizes.len() == params.len() => {
+                let (bytes, of) = self
+                    .updated
+                    .entry(node.node as usize)
+                    .or_insert_with(|| (Vec::new(), sizes));
+                *of = sizes;
+                bytes.clear();
+                for (param, &size) in params.iter().zip(sizes) {
+                    // SAFETY: parameter `k` points at `sizes[k]` bytes (the caller's promise
+                    // that `params` matches the function, whose sizes these are).
+                    bytes.extend_from_slice(unsafe {
+                        core::slice::from_raw_parts(*param as *const u8, size as usize)
+                    });
+                }
+                Ok(())
+            }
+            // No parameter sizes from this driver (before CUDA 12.4): the graph's node gets the
+            // arguments at once (one more driver call).
+            // SAFETY: as above, for the graph's own node.
+            _ => unsafe { driver::kernel_node_set_params(node.node, &raw) }
+                .map_err(|e| Error::driver("cuGraphKernelNodeSetParams", kernel, e)),
+        }
+    }
+
+    /// Writes the recorded arguments of updated nodes into the graph's nodes
+    /// (`cuGraphKernelNodeSetParams`), before the graph is instantiated again.
+    fn write_back_updates(&mut self) -> Result<(), Error> {
+        for (&node, (bytes, sizes)) in &mut self.updated {
+            let node = node as sys::CUgraphNode;
+            // SAFETY: the node belongs to this graph, which is live.
+            let mut raw = unsafe { driver::kernel_node_params(node) }
+                .map_err(graph_err("cuGraphKernelNodeGetParams"))?;
+            let mut pointers: Vec<*mut c_void> = Vec::with_capacity(sizes.len());
+            let mut at = 0usize;
+            for &size in sizes.iter() {
+                pointers.push(bytes[at..].as_mut_ptr() as *mut c_void);
+                at += size as usize;
+            }
+            raw.kernelParams = pointers.as_mut_ptr();
+            raw.extra = core::ptr::null_mut();
+            if raw.func.is_null() && !raw.kern.is_null() {
+                // SAFETY: as in `Capture::last_node`.
+                raw.func = unsafe { driver::kernel_function(raw.kern) }
+                    .map_err(graph_err("cuKernelGetFunction"))?;
+                raw.kern = core::ptr::null_mut();
+            }
+            // SAFETY: the bytes were recorded from parameters matching the node's function, in
+            // its parameter order and sizes.
+            unsafe { driver::kernel_node_set_params(node, &raw) }
+                .map_err(graph_err("cuGraphKernelNodeSetParams"))?;
+        }
+        self.updated.clear();
+        Ok(())
     }
 
     /// [`Graph::set_params`] keeping some of the node's current arguments: for each `k` with
@@ -569,13 +635,31 @@ impl<'a> Graph<'a> {
                     .to_string(),
             });
         }
+        let recorded = self.updated.get(&(node.node as usize));
+        let mut at = 0usize;
         for (k, slot) in kept.iter_mut().enumerate() {
-            if keep[k] {
+            match recorded {
+                // The last update's arguments.
+                Some((bytes, sizes)) => {
+                    if keep[k] {
+                        let value = bytes.get(at..at + 8).ok_or_else(|| Error::Graph {
+                            kernel,
+                            message: format!("parameter {k} is not 8 bytes: update it"),
+                        })?;
+                        *slot = u64::from_ne_bytes(value.try_into().unwrap_or([0; 8]));
+                    }
+                    at += sizes.get(k).copied().unwrap_or(0) as usize;
+                }
+                // The graph's node: the captured arguments.
                 // SAFETY: the driver's array has one pointer per parameter of the node's
                 // function, which is `func` (checked), whose parameters `params` matches (the
                 // caller's promise), and each kept parameter is 8 bytes. The copy is taken
-                // before the node is set again, which frees the driver's copy.
-                *slot = unsafe { (*current.kernelParams.add(k) as *const u64).read_unaligned() };
+                // before the node is set again.
+                None if keep[k] => {
+                    *slot =
+                        unsafe { (*current.kernelParams.add(k) as *const u64).read_unaligned() };
+                }
+                None => {}
             }
         }
         for (k, param) in params.iter_mut().enumerate() {
@@ -649,6 +733,7 @@ impl<'a> Graph<'a> {
             },
         )?;
         self.synchronize()?;
+        self.write_back_updates()?;
         let exec = driver::instantiate(self.graph, 0).map_err(graph_err("cuGraphInstantiate"))?;
         let old = core::mem::replace(&mut self.exec, exec);
         // SAFETY: no replay of the old executable graph runs (synchronized above).
