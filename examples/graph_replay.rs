@@ -1,5 +1,5 @@
 //! Graph replay against launching: a chain of N dependent tiny kernels (`y = y·a + b`, N = 1, 8,
-//! 64, 512) run six ways in interleaved rounds:
+//! 64, 512) run eight ways in interleaved rounds:
 //!
 //! - raw: `cuLaunchKernelEx` through `chevron::cudarc::driver::sys`, same kernel and arguments
 //!   (the driver's floor: no event tracking, no attributes);
@@ -10,7 +10,12 @@
 //! - replay, PDL edges: the `chain_pdl` chain captured with `programmatic_serialization`, whose
 //!   dependencies become programmatic edges in the graph (checked: N − 1 of them), replayed;
 //! - update + replay: every node's arguments changed through the typed `chain::update` (new
-//!   `a` and `b`, and the buffer: rounds alternate between two), then replayed.
+//!   `a` and `b`, and the buffer: rounds alternate between two), then replayed;
+//! - update_scalars + replay: every node's `a` and `b` changed through `chain::update_scalars`,
+//!   which keeps the captured buffer, then replayed;
+//! - raw update + replay: the update floor, `cuGraphExecKernelNodeSetParams` and `cuGraphLaunch`
+//!   through `sys` on the same kind of graph and arguments (alternating buffers, no event
+//!   tracking).
 //!
 //! Prints, per N, host ns per kernel (the enqueueing calls) and launch-to-done ns per kernel
 //! (first call to the stream being idle), as ratios to direct launches and to raw. Every buffer
@@ -48,13 +53,15 @@ const QUICK_CHAINS: &[usize] = &[1, 8, 64];
 const QUICK_LAUNCHES_PER_VARIANT: usize = 64;
 const QUICK_MIN_ROUNDS: usize = 2;
 /// The variants, in the order they run in each round and are printed.
-const VARIANTS: [&str; 6] = [
+const VARIANTS: [&str; 8] = [
     "raw",
     "direct",
     "direct, PDL",
     "replay",
     "replay, PDL edges",
     "update + replay",
+    "update_scalars + replay",
+    "raw update + replay",
 ];
 
 /// The arguments of kernel `k` of the chain in round `round`: `a` a power of two (so the GPU's
@@ -147,8 +154,15 @@ fn run() -> Result<(), Box<dyn Error>> {
             stream.clone_htod(&initial())?,
             stream.clone_htod(&initial())?,
         ];
+        let mut y_scalars = stream.clone_htod(&initial())?;
+        let mut y_capture_raw = stream.clone_htod(&initial())?;
+        let mut y_raw_update = [
+            stream.clone_htod(&initial())?,
+            stream.clone_htod(&initial())?,
+        ];
         let mut want_fixed = initial();
         let mut want_update = [initial(), initial()];
+        let mut want_scalars = initial();
         let len = LEN;
 
         // The raw floor's pointer, taken once (no event tracking in the timed loop).
@@ -156,6 +170,10 @@ fn run() -> Result<(), Box<dyn Error>> {
             let (p, _record) = y_raw.device_ptr_mut(&stream);
             p
         };
+        // The raw update floor's pointers, taken once as well.
+        let raw_update_ptrs = y_raw_update
+            .each_mut()
+            .map(|y| y.device_ptr_mut(&stream).0);
         let raw_cfg = sys::CUlaunchConfig {
             gridDimX: 1,
             gridDimY: 1,
@@ -207,9 +225,36 @@ fn run() -> Result<(), Box<dyn Error>> {
             }
             Ok(nodes)
         })?;
+        let (mut scalars, scalar_nodes) = Graph::capture(&stream, |capture| {
+            let mut nodes: Vec<GraphNode> = Vec::with_capacity(n);
+            for &(a, b) in &fixed {
+                unsafe { launch!(chain<<<1, LEN, capture.stream()>>>(len, a, b, &mut y_scalars)) }?;
+                nodes.push(capture.last_node()?);
+            }
+            Ok(nodes)
+        })?;
+        let (mut raw_updated, raw_nodes) = Graph::capture(&stream, |capture| {
+            let mut nodes: Vec<GraphNode> = Vec::with_capacity(n);
+            for &(a, b) in &fixed {
+                unsafe {
+                    launch!(chain<<<1, LEN, capture.stream()>>>(len, a, b, &mut y_capture_raw))
+                }?;
+                nodes.push(capture.last_node()?);
+            }
+            Ok(nodes)
+        })?;
+        // SAFETY: all-zero is a valid value of this plain C struct; the fields that matter are
+        // set below.
+        let mut raw_node: sys::CUDA_KERNEL_NODE_PARAMS = unsafe { std::mem::zeroed() };
+        raw_node.func = f.cu_function();
+        (raw_node.gridDimX, raw_node.gridDimY, raw_node.gridDimZ) = (1, 1, 1);
+        (raw_node.blockDimX, raw_node.blockDimY, raw_node.blockDimZ) = (LEN, 1, 1);
         replay.upload(&stream)?;
         replay_pdl.upload(&stream)?;
         updated.upload(&stream)?;
+        scalars.upload(&stream)?;
+        raw_updated.upload(&stream)?;
+        let raw_exec = raw_updated.cu_graph_exec();
 
         let mut t: [[Vec<f64>; 2]; VARIANTS.len()] = Default::default();
         for round in 0..rounds + 1 {
@@ -267,9 +312,47 @@ fn run() -> Result<(), Box<dyn Error>> {
                     }
                     Ok(updated.replay(&stream)?)
                 })?,
+                time(&stream, n, || {
+                    for (k, node) in scalar_nodes.iter().enumerate() {
+                        let (a, b) = args(k, round);
+                        // SAFETY: as for `update`; the captured buffer is kept.
+                        unsafe { chain::update_scalars(&mut scalars, node, len, a, b) }?;
+                    }
+                    Ok(scalars.replay(&stream)?)
+                })?,
+                time(&stream, n, || {
+                    let y = raw_update_ptrs[round % 2];
+                    for (k, node) in raw_nodes.iter().enumerate() {
+                        let (a, b) = args(k, round);
+                        let mut params = [
+                            &len as *const u32 as *mut _,
+                            &a as *const f32 as *mut _,
+                            &b as *const f32 as *mut _,
+                            &y as *const u64 as *mut _,
+                        ];
+                        let mut p = raw_node;
+                        p.kernelParams = params.as_mut_ptr();
+                        // SAFETY: the node is `chain`'s in this executable graph; the
+                        // parameters match it and the driver copies them.
+                        let rc = unsafe {
+                            sys::cuGraphExecKernelNodeSetParams_v2(raw_exec, node.raw(), &p)
+                        };
+                        if rc != sys::cudaError_enum::CUDA_SUCCESS {
+                            return Err(format!("cuGraphExecKernelNodeSetParams: {rc:?}").into());
+                        }
+                    }
+                    // SAFETY: the executable graph is live and of the stream's context; its
+                    // buffers stay alive and untouched by the host until it is dropped.
+                    let rc = unsafe { sys::cuGraphLaunch(raw_exec, stream.cu_stream()) };
+                    if rc != sys::cudaError_enum::CUDA_SUCCESS {
+                        return Err(format!("cuGraphLaunch: {rc:?}").into());
+                    }
+                    Ok(())
+                })?,
             ];
             host_chain(&mut want_fixed, n, |k| fixed[k]);
             host_chain(&mut want_update[round % 2], n, |k| args(k, round));
+            host_chain(&mut want_scalars, n, |k| args(k, round));
             if round >= 1 {
                 // Round 0 warms up (module load, graph upload, caches).
                 for (v, (host, done)) in t.iter_mut().zip(r) {
@@ -281,6 +364,10 @@ fn run() -> Result<(), Box<dyn Error>> {
         drop(replay); // waits for its last replay; ends the borrows of y_replay
         drop(replay_pdl);
         drop(updated);
+        drop(scalars);
+        // Its replays were launched around the Graph: wait for them before the buffers are read.
+        stream.synchronize()?;
+        drop(raw_updated);
         let rounds_run = rounds + 1;
         let fixed_buffers = [&y_raw, &y_direct, &y_direct_pdl, &y_replay, &y_replay_pdl];
         for (name, y) in VARIANTS.iter().zip(fixed_buffers) {
@@ -288,6 +375,15 @@ fn run() -> Result<(), Box<dyn Error>> {
         }
         for (y, want) in y_update.iter().zip(&want_update) {
             check("update + replay", n, &stream.clone_dtoh(y)?, want)?;
+        }
+        check(
+            "update_scalars + replay",
+            n,
+            &stream.clone_dtoh(&y_scalars)?,
+            &want_scalars,
+        )?;
+        for (y, want) in y_raw_update.iter().zip(&want_update) {
+            check("raw update + replay", n, &stream.clone_dtoh(y)?, want)?;
         }
 
         let m: Vec<[f64; 2]> = t.iter_mut().map(|[h, d]| [median(h), median(d)]).collect();
@@ -301,7 +397,7 @@ fn run() -> Result<(), Box<dyn Error>> {
                 done / raw[1]
             );
         }
-        println!("{n:>4}  checked: 7 buffers equal the host's chain after {rounds_run} rounds");
+        println!("{n:>4}  checked: 10 buffers equal the host's chain after {rounds_run} rounds");
     }
     Ok(())
 }
