@@ -63,6 +63,11 @@ mod report;
 ///   `saxpy::max_active_clusters(&ctx, &config)`: occupancy that honours the configuration (its
 ///   shared memory, and its launch attributes: a run-time `cluster` included), see
 ///   `chevron::occupancy`.
+/// - `saxpy::update(&mut graph, &node, n, a, &x, &mut y)`: an `unsafe fn` that sets the
+///   arguments of a `saxpy` node of a captured `chevron::Graph` for its following replays
+///   (`cuGraphExecKernelNodeSetParams`, no new instantiation); and, for kernels with buffer
+///   parameters, `saxpy::update_scalars(&mut graph, &node, n, a)`, which sets the other
+///   arguments and keeps the node's buffers.
 ///
 /// Dynamic shared memory over 48 KiB is opted into (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`)
 /// at the first launch that asks for it; more than the device allows one block is

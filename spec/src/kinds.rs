@@ -291,7 +291,7 @@ pub fn markdown_table() -> Vec<String> {
 
 /// The reference table of `ATTRIBUTES.md`, as Markdown lines (without its markers): every kind's
 /// key, runtime type, `CU_LAUNCH_ATTRIBUTE_*` name and id, where the driver accepts it (launch
-/// list, `cuStreamSetAttribute`; graph nodes are covered by the file's Graphs section), its value,
+/// list, `cuStreamSetAttribute`, `cuGraphKernelNodeSetAttribute`), its value,
 /// the CUDA version that introduced it and the compute capability it needs. A test in this crate
 /// checks the file against it.
 pub fn attributes_table() -> Vec<String> {
@@ -304,7 +304,7 @@ pub fn attributes_table() -> Vec<String> {
     for k in KINDS {
         let (launch, cc) = (launch_cell(k, yes_no(false)), cc_cell(k));
         lines.push(format!(
-            "| [`{}`](#{}) | `{}` | `{}` ({}) | {} | {} | see [Graphs](#graphs) | {} | {}+ | {} |",
+            "| [`{}`](#{}) | `{}` | `{}` ({}) | {} | {} | {} | {} | {}+ | {} |",
             k.key,
             k.key,
             k.type_name,
@@ -312,6 +312,7 @@ pub fn attributes_table() -> Vec<String> {
             k.id,
             launch,
             yes_no(k.stream),
+            yes_no(k.graph),
             k.value,
             version_name(k.since),
             cc
