@@ -637,6 +637,37 @@ fn signature_entry(q: &KernelParam, p: &TokenStream) -> TokenStream {
     quote!(#p::ParamSig { name: #name, ty: #ty_text, expected: #expected })
 }
 
+/// `update` and `update_scalars` of a rejected declaration, so that graph code calling them shows
+/// only the declaration's errors. Reference parameters count as buffers.
+fn stub_updates(p: &TokenStream, typed: &[&syn::PatType]) -> TokenStream {
+    let (graph, node) = (hygienic("__chevron_graph"), hygienic("__chevron_node"));
+    let scalars = typed
+        .iter()
+        .filter(|t| !matches!(&*t.ty, syn::Type::Reference(_)));
+    let doc = " Not generated: `#[kernel]` reported an error for this declaration.";
+    quote! {
+        #[doc = #doc]
+        #[allow(unused_variables, clippy::too_many_arguments, dead_code)]
+        pub unsafe fn update(
+            #graph: &mut #p::runtime::Graph<'_>,
+            #node: &#p::runtime::GraphNode,
+            #(#typed,)*
+        ) -> #p::Result<(), #p::Error> {
+            loop {}
+        }
+
+        #[doc = #doc]
+        #[allow(unused_variables, clippy::too_many_arguments, dead_code)]
+        pub unsafe fn update_scalars(
+            #graph: &mut #p::runtime::Graph<'_>,
+            #node: &#p::runtime::GraphNode,
+            #(#scalars,)*
+        ) -> #p::Result<(), #p::Error> {
+            loop {}
+        }
+    }
+}
+
 /// What a rejected declaration expands to: the same names with the parameters as written, so
 /// call sites type-check and only the real errors show.
 pub fn expand_stub(item: &KernelItem) -> TokenStream {
@@ -661,6 +692,11 @@ pub fn expand_stub(item: &KernelItem) -> TokenStream {
     } else {
         TokenStream::new()
     };
+    let stub_updates = if sig.generics.params.is_empty() {
+        stub_updates(&p, &typed)
+    } else {
+        TokenStream::new()
+    };
     let ty = kernel_type(&p, &scope, vis, ident);
     let occupancy = expand_occupancy(&p, ident, impl_attrs, true);
     quote! {
@@ -670,6 +706,8 @@ pub fn expand_stub(item: &KernelItem) -> TokenStream {
         #(#impl_attrs)*
         impl #ident<'_> {
             #stub_info
+
+            #stub_updates
 
             /// Not generated: `#[kernel]` reported an error for this declaration.
             #[allow(unused_variables, clippy::too_many_arguments, dead_code)]

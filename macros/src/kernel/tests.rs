@@ -100,6 +100,9 @@ fn saxpy_expands_to_a_type_with_launch_and_function() {
     let m = kernel(&file);
     assert_eq!(m.ty.ident, "saxpy");
     assert!(matches!(m.ty.vis, syn::Visibility::Public(_)));
+    // Graph updates: every argument, or the scalars only (graph, node, n, a).
+    assert_eq!(func(&m, "update").sig.inputs.len(), 6);
+    assert_eq!(func(&m, "update_scalars").sig.inputs.len(), 4);
     // Braced, so that the kernel's name takes no place in the value namespace.
     assert!(matches!(m.ty.fields, syn::Fields::Named(_)));
     let docs: Vec<String> =
@@ -294,6 +297,10 @@ fn errors_keep_a_stub_with_the_same_names() {
     for query in ["occupancy", "max_cooperative_grid", "max_active_clusters"] {
         func(&m, query);
     }
+    // Graph code keeps compiling against the declaration: both updates, the second without the
+    // reference parameters.
+    assert_eq!(func(&m, "update").sig.inputs.len(), 6);
+    assert_eq!(func(&m, "update_scalars").sig.inputs.len(), 4);
 }
 
 #[test]
