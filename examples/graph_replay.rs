@@ -1,5 +1,5 @@
 //! Graph replay against launching: a chain of N dependent tiny kernels (`y = y·a + b`, N = 1, 8,
-//! 64, 512) run eight ways in interleaved rounds:
+//! 64, 512) run nine ways in interleaved rounds:
 //!
 //! - raw: `cuLaunchKernelEx` through `chevron::cudarc::driver::sys`, same kernel and arguments
 //!   (the driver's floor: no event tracking, no attributes);
@@ -9,6 +9,9 @@
 //! - replay: the chain captured once into a [`chevron::Graph`], replayed;
 //! - replay, PDL edges: the `chain_pdl` chain captured with `programmatic_serialization`, whose
 //!   dependencies become programmatic edges in the graph (checked: N − 1 of them), replayed;
+//! - replay, empty kernels: a chain of N kernels that do nothing (`empty`, one block of 32
+//!   threads) captured and replayed: what the graph costs per node by itself, the floor under
+//!   the two replays above (nothing to check: it writes nothing);
 //! - update + replay: every node's arguments changed through the typed `chain::update` (new
 //!   `a` and `b`, and the buffer: rounds alternate between two), then replayed;
 //! - update_scalars + replay: every node's `a` and `b` changed through `chain::update_scalars`,
@@ -41,6 +44,10 @@ fn chain(n: u32, a: f32, b: f32, y: &mut CudaSlice<f32>);
 #[kernel(ptx = "kernels/chain.ptx")]
 fn chain_pdl(n: u32, a: f32, b: f32, y: &mut CudaSlice<f32>);
 
+/// Nothing: the per-node floor.
+#[kernel(ptx = "kernels/chain.ptx")]
+fn empty();
+
 const LEN: u32 = 256;
 const CHAINS: &[usize] = &[1, 8, 64, 512];
 /// Kernel launches per variant and chain length: enough rounds for a stable median, few enough
@@ -53,12 +60,13 @@ const QUICK_CHAINS: &[usize] = &[1, 8, 64];
 const QUICK_LAUNCHES_PER_VARIANT: usize = 64;
 const QUICK_MIN_ROUNDS: usize = 2;
 /// The variants, in the order they run in each round and are printed.
-const VARIANTS: [&str; 8] = [
+const VARIANTS: [&str; 9] = [
     "raw",
     "direct",
     "direct, PDL",
     "replay",
     "replay, PDL edges",
+    "replay, empty kernels",
     "update + replay",
     "update_scalars + replay",
     "raw update + replay",
@@ -137,7 +145,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     let cfg_pdl = config!(<<<1, LEN, programmatic_serialization>>>);
     let f = chain::function(&ctx)?;
     println!(
-        "{:>4}  {:<17} {:>12} {:>12}  {:>9} {:>9}  {:>9} {:>9}",
+        "{:>4}  {:<23} {:>12} {:>12}  {:>9} {:>9}  {:>9} {:>9}",
         "N", "variant", "host ns/k", "done ns/k", "host/dir", "done/dir", "host/raw", "done/raw"
     );
     for &n in chains {
@@ -171,9 +179,7 @@ fn run() -> Result<(), Box<dyn Error>> {
             p
         };
         // The raw update floor's pointers, taken once as well.
-        let raw_update_ptrs = y_raw_update
-            .each_mut()
-            .map(|y| y.device_ptr_mut(&stream).0);
+        let raw_update_ptrs = y_raw_update.each_mut().map(|y| y.device_ptr_mut(&stream).0);
         let raw_cfg = sys::CUlaunchConfig {
             gridDimX: 1,
             gridDimY: 1,
@@ -217,6 +223,12 @@ fn run() -> Result<(), Box<dyn Error>> {
             )
             .into());
         }
+        let (mut empties, ()) = Graph::capture(&stream, |capture| {
+            for _ in 0..n {
+                unsafe { launch!(empty<<<1, 32, capture.stream()>>>()) }?;
+            }
+            Ok(())
+        })?;
         let (mut updated, nodes) = Graph::capture(&stream, |capture| {
             let mut nodes: Vec<GraphNode> = Vec::with_capacity(n);
             for &(a, b) in &fixed {
@@ -251,6 +263,7 @@ fn run() -> Result<(), Box<dyn Error>> {
         (raw_node.blockDimX, raw_node.blockDimY, raw_node.blockDimZ) = (LEN, 1, 1);
         replay.upload(&stream)?;
         replay_pdl.upload(&stream)?;
+        empties.upload(&stream)?;
         updated.upload(&stream)?;
         scalars.upload(&stream)?;
         raw_updated.upload(&stream)?;
@@ -302,6 +315,7 @@ fn run() -> Result<(), Box<dyn Error>> {
                 })?,
                 time(&stream, n, || Ok(replay.replay(&stream)?))?,
                 time(&stream, n, || Ok(replay_pdl.replay(&stream)?))?,
+                time(&stream, n, || Ok(empties.replay(&stream)?))?,
                 time(&stream, n, || {
                     let y = &mut y_update[round % 2];
                     for (k, node) in nodes.iter().enumerate() {
@@ -363,6 +377,7 @@ fn run() -> Result<(), Box<dyn Error>> {
         }
         drop(replay); // waits for its last replay; ends the borrows of y_replay
         drop(replay_pdl);
+        drop(empties);
         drop(updated);
         drop(scalars);
         // Its replays were launched around the Graph: wait for them before the buffers are read.
@@ -390,7 +405,7 @@ fn run() -> Result<(), Box<dyn Error>> {
         let (raw, direct) = (m[0], m[1]);
         for (name, [host, done]) in VARIANTS.iter().zip(&m) {
             println!(
-                "{n:>4}  {name:<17} {host:>12.0} {done:>12.0}  {:>8.3}× {:>8.3}×  {:>8.3}× {:>8.3}×",
+                "{n:>4}  {name:<23} {host:>12.0} {done:>12.0}  {:>8.3}× {:>8.3}×  {:>8.3}× {:>8.3}×",
                 host / direct[0],
                 done / direct[1],
                 host / raw[0],

@@ -32,3 +32,7 @@ extern "C" __global__ void chain_pdl(unsigned int n, float a, float b, float* y)
         y[i] = y[i] * a + b;
     }
 }
+
+// empty: does nothing. A chain of these measures what a launch or a graph node costs by itself
+// (examples/graph_replay.rs: the floor under the chains above).
+extern "C" __global__ void empty() {}

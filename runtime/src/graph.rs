@@ -41,7 +41,8 @@
 //! - **Work enqueued before the capture is finished before the graph runs** (enforced at run
 //!   time): [`Graph::capture`] synchronizes the context first. Buffers given to an update are
 //!   ordered after their earlier uses on other streams through cudarc's events, on the stream of
-//!   the last replay.
+//!   the last replay; the update records no event of its own on them (the graph uses them later,
+//!   when it replays), so later uses are ordered by dropping the graph, which waits.
 //! - **cudarc's event tracking is paused while the body runs** (a cost): a stream that captures
 //!   cannot wait on events recorded outside the capture, and cudarc's buffers record such events
 //!   on every use. While the body runs, buffers used on other threads of the same context are not

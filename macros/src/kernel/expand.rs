@@ -417,15 +417,20 @@ fn graph_update(
         let sync = hygienic(&format!("__chevron_sync_{k}"));
         match q.kind {
             // Orders the buffer after its earlier uses on other streams (cudarc's events), on
-            // the stream the next replay follows.
+            // the stream the next replay follows; records no event (the graph runs later, and
+            // dropping it is what orders later uses).
             ParamKind::BufferRead => {
-                prepare.push(quote!(let (#ptr, #sync) = #p::DevicePtr::device_ptr(#i, &#stream);));
+                prepare.push(quote! {
+                    let (#ptr, #sync) = #p::DevicePtr::device_ptr(#i, &#stream);
+                    #p::skip_record(#sync);
+                });
                 pointers.push(quote!(#p::param_ptr(&#ptr)));
             }
             ParamKind::BufferWrite => {
-                prepare.push(
-                    quote!(let (#ptr, #sync) = #p::DevicePtrMut::device_ptr_mut(#i, &#stream);),
-                );
+                prepare.push(quote! {
+                    let (#ptr, #sync) = #p::DevicePtrMut::device_ptr_mut(#i, &#stream);
+                    #p::skip_record(#sync);
+                });
                 pointers.push(quote!(#p::param_ptr(&#ptr)));
             }
             _ => pointers.push(quote!(#p::param_ptr(&#i))),
