@@ -1,59 +1,4 @@
-//! CUDA graphs of typed launches: capture the launches made on a stream once, replay them at a
-//! fraction of the driver's per-launch cost, and change their arguments between replays without
-//! instantiating again.
-//!
-//! ```no_run
-//! # fn main() -> Result<(), chevron_cuda_runtime::Error> {
-//! use chevron_cuda_runtime::{context, launch_function, Graph, LaunchConfig};
-//! # use chevron_cuda_runtime::cudarc::nvrtc::Ptx;
-//! let ctx = context(0)?;
-//! let stream = ctx.new_stream()?;
-//! # let f = ctx.load_module(Ptx::from_file("kernels/tick.ptx"))?.load_function("tick")?;
-//! let cfg = LaunchConfig::new(1, 32);
-//! // Everything the body borrows (buffers, events, configs) stays borrowed for the graph's life.
-//! let (mut graph, node) = Graph::capture(&stream, |capture| {
-//!     let mut params: [*mut core::ffi::c_void; 0] = [];
-//!     unsafe { launch_function(capture.stream(), &f, &cfg, &mut params) }?;
-//!     capture.last_node()
-//! })?;
-//! for _ in 0..100 {
-//!     graph.replay(&stream)?;
-//! }
-//! # let _ = node;
-//! drop(graph); // waits for the last replay
-//! # Ok(()) }
-//! ```
-//!
-//! # The rules, and what enforces them
-//!
-//! - **A graph cannot outlive what its launches use** (enforced by the compiler): the capture
-//!   body is kept in the [`Graph`] and its type bounds the graph's lifetime, so every buffer,
-//!   view, event and config the body borrows stays borrowed, and everything it owns stays alive,
-//!   until the graph is dropped. Buffers the kernels write are borrowed `&mut` for that long, so
-//!   the host cannot read, write or free them while a replay might run; buffers they only read
-//!   are borrowed shared, so nothing can write them. Buffers given to a typed `update` are
-//!   borrowed for the graph's lifetime too.
-//! - **Dropping a graph waits for its last replay** (enforced at run time): when the borrows
-//!   end, no replay is running, so the host may read the results on any stream.
-//! - **Replays are ordered with each other** (enforced at run time): a replay on a different
-//!   stream than the previous one waits for it (an event), so two replays never write the same
-//!   buffers at once. [`Graph::replay`] takes `&mut self`.
-//! - **Work enqueued before the capture is finished before the graph runs** (enforced at run
-//!   time): [`Graph::capture`] synchronizes the context first. Buffers given to an update are
-//!   ordered after their earlier uses on other streams through cudarc's events, on the stream of
-//!   the last replay; the update records no event of its own on them (the graph uses them later,
-//!   when it replays), so later uses are ordered by dropping the graph, which waits.
-//! - **cudarc's event tracking is paused while the body runs** (a cost): a stream that captures
-//!   cannot wait on events recorded outside the capture, and cudarc's buffers record such events
-//!   on every use. While the body runs, buffers used on other threads of the same context are not
-//!   tracked either, and buffers *allocated* by any thread of the context in that time never are.
-//!   Capture where no other thread works on the same context (and one capture at a time per
-//!   context), or track those by hand.
-//! - **Not enforced**: what the kernels do with their arguments (launching and updating stay
-//!   `unsafe`, as launching does); buffers the body creates and drops inside itself (a freed
-//!   buffer the graph still uses): create them outside the body; buffers given to a typed
-//!   `update`, which are borrowed for the call only (see its safety section); and a graph leaked
-//!   with `std::mem::forget`, which ends the borrows without waiting for the last replay.
+//! CUDA graphs of typed launches: [`Graph`], its rules and its nodes.
 
 use core::ffi::c_void;
 use std::collections::HashMap;
@@ -120,11 +65,66 @@ graph_kinds!(
 trait Keep {}
 impl<T: ?Sized> Keep for T {}
 
-/// An instantiated CUDA graph, captured from launches on a stream by [`Graph::capture`].
+/// An instantiated CUDA graph, captured from launches on a stream by [`Graph::capture`]: capture
+/// the launches made on a stream once, replay them at a fraction of the driver's per-launch cost,
+/// and change their arguments between replays without instantiating again.
 ///
-/// `'a` is the lifetime of what the captured launches use: the graph cannot outlive it. See the
-/// [module docs](self) for the rules it enforces. Not `Send`: the driver's graph objects are
-/// not synchronized.
+/// ```no_run
+/// # fn main() -> Result<(), chevron_cuda_runtime::Error> {
+/// use chevron_cuda_runtime::{context, launch_function, Graph, LaunchConfig};
+/// # use chevron_cuda_runtime::cudarc::nvrtc::Ptx;
+/// let ctx = context(0)?;
+/// let stream = ctx.new_stream()?;
+/// # let f = ctx.load_module(Ptx::from_file("kernels/tick.ptx"))?.load_function("tick")?;
+/// let cfg = LaunchConfig::new(1, 32);
+/// // Everything the body borrows (buffers, events, configs) stays borrowed for the graph's life.
+/// let (mut graph, node) = Graph::capture(&stream, |capture| {
+///     let mut params: [*mut core::ffi::c_void; 0] = [];
+///     unsafe { launch_function(capture.stream(), &f, &cfg, &mut params) }?;
+///     capture.last_node()
+/// })?;
+/// for _ in 0..100 {
+///     graph.replay(&stream)?;
+/// }
+/// # let _ = node;
+/// drop(graph); // waits for the last replay
+/// # Ok(()) }
+/// ```
+///
+/// # The rules, and what enforces them
+///
+/// - **A graph cannot outlive what its launches use** (enforced by the compiler): the capture
+///   body is kept in the [`Graph`] and its type bounds the graph's lifetime, so every buffer,
+///   view, event and config the body borrows stays borrowed, and everything it owns stays alive,
+///   until the graph is dropped. Buffers the kernels write are borrowed `&mut` for that long, so
+///   the host cannot read, write or free them while a replay might run; buffers they only read
+///   are borrowed shared, so nothing can write them.
+/// - **Dropping a graph waits for its last replay** (enforced at run time): when the borrows
+///   end, no replay is running, so the host may read the results on any stream.
+/// - **Replays are ordered with each other** (enforced at run time): a replay on a different
+///   stream than the previous one waits for it (an event), so two replays never write the same
+///   buffers at once. [`Graph::replay`] takes `&mut self`.
+/// - **Work enqueued before the capture is finished before the graph runs** (enforced at run
+///   time): [`Graph::capture`] synchronizes the context first. Buffers given to an update are
+///   ordered after their earlier uses on other streams through cudarc's events, on the stream of
+///   the last replay; the update records no event of its own on them (the graph uses them later,
+///   when it replays), so later uses are ordered by dropping the graph, which waits.
+/// - **cudarc's event tracking is paused while the body runs** (a cost): a stream that captures
+///   cannot wait on events recorded outside the capture, and cudarc's buffers record such events
+///   on every use. While the body runs, buffers used on other threads of the same context are not
+///   tracked either, and buffers *allocated* by any thread of the context in that time never are.
+///   Capture where no other thread works on the same context (and one capture at a time per
+///   context), or track those by hand.
+/// - **Not enforced**: what the kernels do with their arguments (launching and updating stay
+///   `unsafe`, as launching does); buffers the body creates and drops inside itself (a freed
+///   buffer the graph still uses): create them outside the body; buffers given to a typed
+///   `update`, which are borrowed for the call only (see its safety section); buffers a kernel
+///   points a device-updatable node at ([`DeviceNode`]), which are raw pointers to the graph; and
+///   a graph leaked with `std::mem::forget`, which ends the borrows without waiting for the last
+///   replay.
+///
+/// `'a` is the lifetime of what the captured launches use: the graph cannot outlive it. Not
+/// `Send`: the driver's graph objects are not synchronized.
 pub struct Graph<'a> {
     graph: sys::CUgraph,
     exec: sys::CUgraphExec,
@@ -335,7 +335,7 @@ impl<'a> Graph<'a> {
     /// First synchronizes the context, so that work enqueued earlier is done; captures in
     /// `CU_STREAM_CAPTURE_MODE_RELAXED` mode (a kernel may be used for the first time, loading
     /// its module, inside the body) with cudarc's event tracking paused (see the
-    /// [module docs](self)). The graph replays on any stream of the context.
+    /// [`Graph`] docs). The graph replays on any stream of the context.
     ///
     /// `Error::Graph` when the stream is already capturing; `Error::Driver` naming
     /// `cuStreamEndCapture` when the driver invalidated the capture (an operation the capture
@@ -359,7 +359,7 @@ impl<'a> Graph<'a> {
             .new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))
             .map_err(graph_err("cuEventCreate"))?;
         let tracking = ctx.is_event_tracking();
-        // SAFETY: restored by the guard; see the module docs for what pausing means.
+        // SAFETY: restored by the guard; see the `Graph` docs for what pausing means.
         unsafe { ctx.disable_event_tracking() };
         let mut guard = CaptureGuard {
             stream,
