@@ -1,7 +1,8 @@
 // Device-side graph updates: `retarget` rewrites the arguments of a device-updatable `chain`
 // node (kernels/chain.cu) from the GPU. Calls into the CUDA device runtime, so it is compiled as
-// relocatable code (build.sh: -rdc=true) and linked with libcudadevrt when its module loads.
-#include <cuda_runtime.h>
+// relocatable code (build.sh: -rdc=true; NVRTC: chevron adds -rdc=true) and linked with
+// libcudadevrt when its module loads. No #include: nvcc includes cuda_runtime.h itself, and
+// NVRTC declares the device runtime with -rdc=true.
 
 // chain(unsigned int n, float a, float b, float* y): a at byte 4, b at 8, y at 16.
 extern "C" __global__ void retarget(cudaGraphDeviceNode_t node, float a, float b, float* y, int* status)

@@ -46,6 +46,17 @@ fn pdl_consume(data: &CudaSlice<u32>, out: &mut CudaSlice<u32>, n: u32);
 #[kernel(ptx = "kernels/device_update.ptx")]
 fn retarget(node: DeviceNode, a: f32, b: f32, y: &mut CudaSlice<f32>, status: &mut CudaSlice<i32>);
 
+/// `retarget` from its CUDA C, compiled by NVRTC at the first launch (again with -rdc=true, as
+/// it calls the device runtime) and linked with libcudadevrt.
+#[kernel(cuda = "kernels/device_update.cu", name = "retarget")]
+fn retarget_from_cuda_c(
+    node: DeviceNode,
+    a: f32,
+    b: f32,
+    y: &mut CudaSlice<f32>,
+    status: &mut CudaSlice<i32>,
+);
+
 #[kernel(ptx = "kernels/chain.ptx")]
 fn chain_copy(n: u32, a: f32, b: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
 
@@ -395,6 +406,40 @@ fn device_runtime_ptx_links_and_an_unresolved_call_is_a_link_error() -> TestResu
     assert!(
         matches!(e, chevron::Error::Link { .. }),
         "not a link error: {e:?}"
+    );
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_cuda_c_kernel_compiled_at_run_time_updates_a_node_from_the_device() -> TestResult {
+    let ctx = chevron::context(0)?;
+    let stream = ctx.new_stream()?;
+    let (first, second) = (data(1.5), data(-4.0));
+    let mut y1 = stream.clone_htod(&first)?;
+    let mut y2 = stream.clone_htod(&second)?;
+    let mut status = stream.clone_htod(&[-1i32])?;
+    let (mut graph, node) = Graph::capture(&stream, |capture| {
+        unsafe {
+            launch!(chain<<<4, 256, capture.stream(), device_updatable>>>(N, 2.0, 1.0, &mut y1))
+        }?;
+        capture.last_node()
+    })?;
+    let device = graph.device_node(&node)?;
+    graph.upload(&stream)?; // the executable graph is on the device before a kernel changes it
+    unsafe {
+        launch!(retarget_from_cuda_c<<<1, 32, &stream>>>(device, 0.75, -2.0, &mut y2, &mut status))
+    }?;
+    let code = stream.clone_dtoh(&status)?[0];
+    println!("NVRTC-compiled retarget: cudaGraphKernelNodeSetParam returned {code}");
+    assert_eq!(code, 0, "the device runtime refused the update");
+    graph.replay(&stream)?; // y2 = second·0.75 − 2; y1 untouched
+    drop(graph);
+    assert_same("untouched", &stream.clone_dtoh(&y1)?, &first);
+    assert_same(
+        "updated from CUDA C",
+        &stream.clone_dtoh(&y2)?,
+        &affine(&second, 0.75, -2.0),
     );
     Ok(())
 }

@@ -467,6 +467,9 @@ fn nvrtc_ptx(
 }
 
 /// Compiles CUDA C with NVRTC for compute capability `arch` (`--gpu-architecture=compute_XY`).
+/// A source that calls the CUDA device runtime, which NVRTC declares only for relocatable code,
+/// is compiled again with `-rdc=true` (its PTX is then linked with `libcudadevrt.a` when it
+/// loads, see [`crate::load_ptx`]).
 ///
 /// `Error::NoNvrtc` when the library is missing (where cudarc would panic), `Error::Compile`
 /// with NVRTC's log when the source does not compile.
@@ -488,12 +491,29 @@ pub fn compile_cuda(
         return Err(Error::NoNvrtc { kernel });
     }
     let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
-    let opts = CompileOptions {
-        name: Some(name.replace('\0', "")),
-        options: vec![format!("--gpu-architecture=compute_{}{}", arch.0, arch.1)],
-        ..Default::default()
+    let compile = |rdc: bool| {
+        let mut options = vec![format!("--gpu-architecture=compute_{}{}", arch.0, arch.1)];
+        if rdc {
+            options.push("-rdc=true".to_string());
+        }
+        let opts = CompileOptions {
+            name: Some(name.replace('\0', "")),
+            options,
+            ..Default::default()
+        };
+        compile_ptx_with_opts(source, opts)
     };
-    match compile_ptx_with_opts(source, opts) {
+    let mut result = compile(false);
+    if let Err(CompileError::CompileError { log, .. }) = &result {
+        // NVRTC declares the CUDA device runtime (`cudaGraphKernelNodeSetParam`, …) only for
+        // relocatable code: such a source compiles again with -rdc=true, and its PTX is linked
+        // with libcudadevrt when it loads.
+        let log = log.to_string_lossy();
+        if log.contains("identifier \"cuda") && log.contains("is undefined") {
+            result = compile(true);
+        }
+    }
+    match result {
         Ok(ptx) => Ok(ptx.to_src()),
         Err(CompileError::CompileError { log, options, .. }) => Err(Error::Compile {
             kernel,
