@@ -176,7 +176,9 @@ impl GraphNode {
 /// handle by value.
 ///
 /// From [`Capture::device_node`] (to launch the updating kernel in the same capture) or
-/// [`Graph::device_node`].
+/// [`Graph::device_node`]. A kernel outside the graph changes a graph that is on the device:
+/// [`Graph::upload`] or replay it first (as the GPU tests do). A host update of the node
+/// (`update`, [`Graph::set_params`]) replaces what the device set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(transparent)]
 pub struct DeviceNode(u64);
