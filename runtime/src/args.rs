@@ -254,16 +254,8 @@ fn check_params<const N: usize>(
     func: &CudaFunction,
     slots: &ArgSlots<'_, N>,
 ) -> Result<(), Error> {
-    let info = crate::kernel::function_info(func);
-    let sizes = info.params.get_or_init(|| {
-        // The call needs the function's context current; a failure leaves the launch
-        // unchecked, as before (the launch itself reports a broken context).
-        let _ = stream.context().bind_to_thread();
-        crate::driver::param_sizes(func)
-            .ok()
-            .flatten()
-            .map(Vec::into_boxed_slice)
-    });
+    // A failure leaves the launch unchecked (the launch itself reports a broken context).
+    let sizes = crate::kernel::function_info(func).param_sizes(stream.context(), func);
     if let Some(sizes) = sizes {
         let matches = sizes.len() == N
             && sizes

@@ -136,11 +136,11 @@ pub struct Graph<'a> {
     /// Recorded on `last` when the next replay goes to another stream.
     order: CudaEvent,
     id: u64,
-    /// The arguments of the updated nodes as the executable graph has them (node → parameter
-    /// bytes, parameter sizes), where the graph's own nodes still hold the captured ones: read by
-    /// `set_params_keeping`, written into the graph's nodes before instantiating again. Storage
-    /// is reused, so updates after the first of each node allocate nothing.
-    updated: HashMap<usize, (Vec<u8>, &'static [u32])>,
+    /// The arguments of the updated nodes as the executable graph has them, where the graph's
+    /// own nodes still hold the captured ones: read by `set_params_keeping`, written into the
+    /// graph's nodes before instantiating again. Keyed by node; storage is reused, so updates
+    /// after the first of each node allocate nothing.
+    updated: HashMap<usize, Recorded>,
     _body: Box<dyn Keep + 'a>,
 }
 
@@ -163,6 +163,27 @@ impl GraphNode {
     pub fn cu_function(&self) -> sys::CUfunction {
         self.params.func
     }
+
+    /// `Error::Graph` unless the node was captured in capture `id`.
+    fn check_capture(&self, id: u64, kernel: KernelName) -> Result<(), Error> {
+        if self.capture != id {
+            return Err(Error::Graph {
+                kernel,
+                message: "the node belongs to another graph: use a node returned by \
+                          `last_node` in this graph's capture"
+                    .to_string(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The last update of a node: its launch (function, grid, block, shared memory, as the node was
+/// captured) and its arguments' bytes, one parameter after another with `sizes`.
+struct Recorded {
+    params: sys::CUDA_KERNEL_NODE_PARAMS,
+    bytes: Vec<u8>,
+    sizes: &'static [u32],
 }
 
 /// The device-side handle of a kernel node captured with `device_updatable`
@@ -281,14 +302,7 @@ impl Capture<'_> {
     pub fn device_node(&self, node: &GraphNode) -> Result<DeviceNode, Error> {
         let (_, id, _) = driver::capture_info(self.stream)
             .map_err(|e| Error::driver("cuStreamGetCaptureInfo", KernelName(None), e))?;
-        if node.capture != id {
-            return Err(Error::Graph {
-                kernel: KernelName(None),
-                message: "the node belongs to another graph: use a node returned by \
-                          `last_node` in this capture"
-                    .to_string(),
-            });
-        }
+        node.check_capture(id, KernelName(None))?;
         device_node_of(node)
     }
 }
@@ -526,27 +540,22 @@ impl<'a> Graph<'a> {
         // parameters are the caller's promise. The driver copies them before returning.
         unsafe { driver::exec_set_kernel_params(self.exec, node.node, &raw) }
             .map_err(|e| Error::driver("cuGraphExecKernelNodeSetParams", kernel, e))?;
-        let sizes = crate::kernel::function_info(func)
-            .params
-            .get_or_init(|| {
-                driver::param_sizes(func)
-                    .ok()
-                    .flatten()
-                    .map(Vec::into_boxed_slice)
-            })
-            .as_deref();
-        match sizes {
+        match crate::kernel::function_info(func).param_sizes(&self.ctx, func) {
             Some(sizes) if sizes.len() == params.len() => {
-                let (bytes, of) = self
+                let recorded = self
                     .updated
                     .entry(node.node as usize)
-                    .or_insert_with(|| (Vec::new(), sizes));
-                *of = sizes;
-                bytes.clear();
+                    .or_insert_with(|| Recorded {
+                        params: node.params,
+                        bytes: Vec::new(),
+                        sizes,
+                    });
+                recorded.sizes = sizes;
+                recorded.bytes.clear();
                 for (param, &size) in params.iter().zip(sizes) {
                     // SAFETY: parameter `k` points at `sizes[k]` bytes (the caller's promise
                     // that `params` matches the function, whose sizes these are).
-                    bytes.extend_from_slice(unsafe {
+                    recorded.bytes.extend_from_slice(unsafe {
                         core::slice::from_raw_parts(*param as *const u8, size as usize)
                     });
                 }
@@ -563,28 +572,18 @@ impl<'a> Graph<'a> {
     /// Writes the recorded arguments of updated nodes into the graph's nodes
     /// (`cuGraphKernelNodeSetParams`), before the graph is instantiated again.
     fn write_back_updates(&mut self) -> Result<(), Error> {
-        for (&node, (bytes, sizes)) in &mut self.updated {
-            let node = node as sys::CUgraphNode;
-            // SAFETY: the node belongs to this graph, which is live.
-            let mut raw = unsafe { driver::kernel_node_params(node) }
-                .map_err(graph_err("cuGraphKernelNodeGetParams"))?;
-            let mut pointers: Vec<*mut c_void> = Vec::with_capacity(sizes.len());
+        for (&node, recorded) in &mut self.updated {
+            let mut pointers: Vec<*mut c_void> = Vec::with_capacity(recorded.sizes.len());
             let mut at = 0usize;
-            for &size in sizes.iter() {
-                pointers.push(bytes[at..].as_mut_ptr() as *mut c_void);
+            for &size in recorded.sizes {
+                pointers.push(recorded.bytes[at..].as_mut_ptr() as *mut c_void);
                 at += size as usize;
             }
+            let mut raw = recorded.params;
             raw.kernelParams = pointers.as_mut_ptr();
-            raw.extra = core::ptr::null_mut();
-            if raw.func.is_null() && !raw.kern.is_null() {
-                // SAFETY: as in `Capture::last_node`.
-                raw.func = unsafe { driver::kernel_function(raw.kern) }
-                    .map_err(graph_err("cuKernelGetFunction"))?;
-                raw.kern = core::ptr::null_mut();
-            }
-            // SAFETY: the bytes were recorded from parameters matching the node's function, in
-            // its parameter order and sizes.
-            unsafe { driver::kernel_node_set_params(node, &raw) }
+            // SAFETY: the node belongs to this graph, which is live; the bytes were recorded
+            // from parameters matching the node's function, in its parameter order and sizes.
+            unsafe { driver::kernel_node_set_params(node as sys::CUgraphNode, &raw) }
                 .map_err(graph_err("cuGraphKernelNodeSetParams"))?;
         }
         self.updated.clear();
@@ -628,41 +627,40 @@ impl<'a> Graph<'a> {
         self.ctx
             .bind_to_thread()
             .map_err(|e| Error::driver("cuCtxSetCurrent", kernel, e))?;
-        // SAFETY: the node belongs to this graph (checked), which is live.
-        let current = unsafe { driver::kernel_node_params(node.node) }
-            .map_err(|e| Error::driver("cuGraphKernelNodeGetParams", kernel, e))?;
-        if current.kernelParams.is_null() {
-            return Err(Error::Graph {
-                kernel,
-                message: "the driver gave no parameters for the node: update all of them"
-                    .to_string(),
-            });
-        }
-        let recorded = self.updated.get(&(node.node as usize));
-        let mut at = 0usize;
-        for (k, slot) in kept.iter_mut().enumerate() {
-            match recorded {
-                // The last update's arguments.
-                Some((bytes, sizes)) => {
-                    if keep[k] {
-                        let value = bytes.get(at..at + 8).ok_or_else(|| Error::Graph {
-                            kernel,
-                            message: format!("parameter {k} is not 8 bytes: update it"),
-                        })?;
-                        *slot = u64::from_ne_bytes(value.try_into().unwrap_or([0; 8]));
-                    }
-                    at += sizes.get(k).copied().unwrap_or(0) as usize;
+        if let Some(recorded) = self.updated.get(&(node.node as usize)) {
+            // The last update's arguments.
+            let mut at = 0usize;
+            for (k, slot) in kept.iter_mut().enumerate() {
+                if keep[k] {
+                    let value = recorded.bytes.get(at..at + 8).ok_or_else(|| Error::Graph {
+                        kernel,
+                        message: format!("parameter {k} is not 8 bytes: update it"),
+                    })?;
+                    *slot = u64::from_ne_bytes(value.try_into().unwrap_or([0; 8]));
                 }
-                // The graph's node: the captured arguments.
-                // SAFETY: the driver's array has one pointer per parameter of the node's
-                // function, which is `func` (checked), whose parameters `params` matches (the
-                // caller's promise), and each kept parameter is 8 bytes. The copy is taken
-                // before the node is set again.
-                None if keep[k] => {
+                at += recorded.sizes.get(k).copied().unwrap_or(0) as usize;
+            }
+        } else {
+            // The graph's node: the captured arguments.
+            // SAFETY: the node belongs to this graph (checked), which is live.
+            let current = unsafe { driver::kernel_node_params(node.node) }
+                .map_err(|e| Error::driver("cuGraphKernelNodeGetParams", kernel, e))?;
+            if current.kernelParams.is_null() {
+                return Err(Error::Graph {
+                    kernel,
+                    message: "the driver gave no parameters for the node: update all of them"
+                        .to_string(),
+                });
+            }
+            for (k, slot) in kept.iter_mut().enumerate() {
+                if keep[k] {
+                    // SAFETY: the driver's array has one pointer per parameter of the node's
+                    // function, which is `func` (checked), whose parameters `params` matches
+                    // (the caller's promise), and each kept parameter is 8 bytes. The copy is
+                    // taken before the node is set again.
                     *slot =
                         unsafe { (*current.kernelParams.add(k) as *const u64).read_unaligned() };
                 }
-                None => {}
             }
         }
         for (k, param) in params.iter_mut().enumerate() {
@@ -694,15 +692,7 @@ impl<'a> Graph<'a> {
     }
 
     fn check_node(&self, node: &GraphNode, kernel: KernelName) -> Result<(), Error> {
-        if node.capture != self.id {
-            return Err(Error::Graph {
-                kernel,
-                message: "the node belongs to another graph: use a node returned by \
-                          `last_node` in this graph's capture"
-                    .to_string(),
-            });
-        }
-        Ok(())
+        node.check_capture(self.id, kernel)
     }
 
     /// Sets launch attribute `attr` on kernel node `node` (`cuGraphKernelNodeSetAttribute`) and

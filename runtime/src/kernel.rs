@@ -556,6 +556,25 @@ impl FunctionInfo {
             params: OnceLock::new(),
         }
     }
+
+    /// `func`'s parameter sizes (`cuFuncGetParamInfo`, asked once; `ctx`, the function's
+    /// context, is made current for that call); `None` where the driver lacks the call. A
+    /// failure leaves them unknown, as if the call were missing.
+    pub(crate) fn param_sizes(
+        &'static self,
+        ctx: &CudaContext,
+        func: &CudaFunction,
+    ) -> Option<&'static [u32]> {
+        self.params
+            .get_or_init(|| {
+                let _ = ctx.bind_to_thread();
+                crate::driver::param_sizes(func)
+                    .ok()
+                    .flatten()
+                    .map(Vec::into_boxed_slice)
+            })
+            .as_deref()
+    }
 }
 
 /// Functions served without a lock; more go to a locked list.

@@ -47,14 +47,16 @@ const IN_TOOLKIT: [&str; 5] = [
 ///
 /// `Error::NoDeviceRuntime`, listing the places tried, when it is in none of them.
 pub fn cudadevrt() -> Result<PathBuf, Error> {
+    cudadevrt_for(KernelName(None))
+}
+
+/// [`cudadevrt`], with the kernel that needs it in the error.
+fn cudadevrt_for(kernel: KernelName) -> Result<PathBuf, Error> {
     static FOUND: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     FOUND
         .get_or_init(find_cudadevrt)
         .clone()
-        .map_err(|searched| Error::NoDeviceRuntime {
-            kernel: KernelName(None),
-            searched,
-        })
+        .map_err(|searched| Error::NoDeviceRuntime { kernel, searched })
 }
 
 fn find_cudadevrt() -> Result<PathBuf, String> {
@@ -121,12 +123,13 @@ pub(crate) fn load(
     text: String,
     kernel: KernelName,
 ) -> Result<Arc<CudaModule>, Error> {
+    let not_ptx = || Error::Signature {
+        kernel,
+        message: format!("{name} contains a NUL byte and is not valid PTX"),
+    };
     if text.contains('\0') {
         // cudarc would panic turning it into a C string.
-        return Err(Error::Signature {
-            kernel,
-            message: format!("{name} contains a NUL byte and is not valid PTX"),
-        });
+        return Err(not_ptx());
     }
     let calls = crate::ptx::device_runtime_calls(&text).join(", ");
     if calls.is_empty() {
@@ -134,15 +137,9 @@ pub(crate) fn load(
             .load_module(Ptx::from_src(text))
             .map_err(|e| Error::driver("cuModuleLoadData", kernel, e));
     }
-    let library = cudadevrt().map_err(|e| match e {
-        Error::NoDeviceRuntime { searched, .. } => Error::NoDeviceRuntime { kernel, searched },
-        other => other,
-    })?;
+    let library = cudadevrt_for(kernel)?;
     // Neither can hold a NUL: the text was checked, the path is a found file's.
-    let c_text = CString::new(text).map_err(|_| Error::Signature {
-        kernel,
-        message: format!("{name} contains a NUL byte and is not valid PTX"),
-    })?;
+    let c_text = CString::new(text).map_err(|_| not_ptx())?;
     let c_name = CString::new(name.replace('\0', "")).unwrap_or_default();
     let c_library = CString::new(library.to_string_lossy().into_owned()).unwrap_or_default();
     ctx.bind_to_thread()
