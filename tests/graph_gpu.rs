@@ -3,29 +3,13 @@
 //! device-updatable nodes updated by a kernel (outside the graph, and inside it), and replay and
 //! update allocating nothing after warm-up.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
-use chevron::cudarc::driver::CudaSlice;
-use chevron::{kernel, launch, Attribute, DeviceNode, DeviceUpdatable, Graph};
+use chevron::cudarc::driver::{CudaSlice, CudaStream};
+use chevron::{kernel, launch, Attribute, DeviceNode, DeviceUpdatable, Graph, GraphNode};
 
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards to the system allocator, counting calls.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+#[path = "common/counting.rs"]
+mod counting;
 
 /// y = y·a + b
 #[kernel(ptx = "kernels/chain.ptx")]
@@ -85,6 +69,31 @@ fn assert_same(what: &str, got: &[f32], want: &[f32]) {
             "{what}: [{i}] = {g}, want {w}"
         );
     }
+}
+
+/// A graph of one device-updatable `chain` node, `y = y·2 + 1`, and the node.
+fn updatable_chain<'a>(
+    stream: &Arc<CudaStream>,
+    y: &'a mut CudaSlice<f32>,
+) -> Result<(Graph<'a>, GraphNode), chevron::Error> {
+    Graph::capture(stream, move |capture| {
+        unsafe {
+            launch!(chain<<<4, 256, capture.stream(), device_updatable>>>(N, 2.0, 1.0, &mut *y))
+        }?;
+        capture.last_node()
+    })
+}
+
+/// Checks the `cudaError_t` a `retarget` launch wrote into `status`: `cudaSuccess`.
+fn assert_update_applied(
+    stream: &Arc<CudaStream>,
+    status: &CudaSlice<i32>,
+    what: &str,
+) -> TestResult {
+    let code = stream.clone_dtoh(status)?[0];
+    println!("{what} returned {code}");
+    assert_eq!(code, 0, "the device runtime refused the update");
+    Ok(())
 }
 
 /// The chain of the first tests: copy-scale x into y, then three in-place steps on y.
@@ -314,12 +323,7 @@ fn device_updatable_node_has_a_device_handle() -> TestResult {
     let stream = ctx.new_stream()?;
     let start = data(3.0);
     let mut y = stream.clone_htod(&start)?;
-    let (mut graph, node) = Graph::capture(&stream, |capture| {
-        unsafe {
-            launch!(chain<<<4, 256, capture.stream(), device_updatable>>>(N, 2.0, 1.0, &mut y))
-        }?;
-        capture.last_node()
-    })?;
+    let (mut graph, node) = updatable_chain(&stream, &mut y)?;
     let value = graph.node_attribute(&node, DeviceUpdatable::ID)?;
     // SAFETY: the driver filled the union's member for this kind.
     let (updatable, dev_node) = unsafe {
@@ -347,21 +351,18 @@ fn a_kernel_updates_a_node_from_the_device() -> TestResult {
     let mut y1 = stream.clone_htod(&first)?;
     let mut y2 = stream.clone_htod(&second)?;
     let mut status = stream.clone_htod(&[-1i32])?;
-    let (mut graph, node) = Graph::capture(&stream, |capture| {
-        unsafe {
-            launch!(chain<<<4, 256, capture.stream(), device_updatable>>>(N, 2.0, 1.0, &mut y1))
-        }?;
-        capture.last_node()
-    })?;
+    let (mut graph, node) = updatable_chain(&stream, &mut y1)?;
     let device = graph.device_node(&node)?;
     println!("device node {:#x}", device.raw());
     graph.replay(&stream)?; // y1 = first·2 + 1
     graph.synchronize()?;
     // From the GPU: a = 0.5, b = 3, y = y2; the next replay runs with those.
     unsafe { launch!(retarget<<<1, 32, &stream>>>(device, 0.5, 3.0, &mut y2, &mut status)) }?;
-    let code = stream.clone_dtoh(&status)?[0];
-    println!("cudaGraphKernelNodeSetParam from the device returned {code}");
-    assert_eq!(code, 0, "the device runtime refused the update");
+    assert_update_applied(
+        &stream,
+        &status,
+        "cudaGraphKernelNodeSetParam from the device",
+    )?;
     graph.replay(&stream)?; // y2 = second·0.5 + 3; y1 untouched
     drop(graph);
     assert_same(
@@ -419,20 +420,17 @@ fn a_cuda_c_kernel_compiled_at_run_time_updates_a_node_from_the_device() -> Test
     let mut y1 = stream.clone_htod(&first)?;
     let mut y2 = stream.clone_htod(&second)?;
     let mut status = stream.clone_htod(&[-1i32])?;
-    let (mut graph, node) = Graph::capture(&stream, |capture| {
-        unsafe {
-            launch!(chain<<<4, 256, capture.stream(), device_updatable>>>(N, 2.0, 1.0, &mut y1))
-        }?;
-        capture.last_node()
-    })?;
+    let (mut graph, node) = updatable_chain(&stream, &mut y1)?;
     let device = graph.device_node(&node)?;
     graph.upload(&stream)?; // the executable graph is on the device before a kernel changes it
     unsafe {
         launch!(retarget_from_cuda_c<<<1, 32, &stream>>>(device, 0.75, -2.0, &mut y2, &mut status))
     }?;
-    let code = stream.clone_dtoh(&status)?[0];
-    println!("NVRTC-compiled retarget: cudaGraphKernelNodeSetParam returned {code}");
-    assert_eq!(code, 0, "the device runtime refused the update");
+    assert_update_applied(
+        &stream,
+        &status,
+        "NVRTC-compiled retarget: cudaGraphKernelNodeSetParam",
+    )?;
     graph.replay(&stream)?; // y2 = second·0.75 − 2; y1 untouched
     drop(graph);
     assert_same("untouched", &stream.clone_dtoh(&y1)?, &first);
@@ -467,9 +465,11 @@ fn a_graph_updates_its_own_node_for_the_next_replay() -> TestResult {
     graph.replay(&stream)?; // y1 = first·4 − 1, then the node is retargeted
     graph.replay(&stream)?; // y2 = second·0.25 + 2
     drop(graph);
-    let code = stream.clone_dtoh(&status)?[0];
-    println!("cudaGraphKernelNodeSetParam inside the graph returned {code}");
-    assert_eq!(code, 0, "the device runtime refused the update");
+    assert_update_applied(
+        &stream,
+        &status,
+        "cudaGraphKernelNodeSetParam inside the graph",
+    )?;
     assert_same(
         "first replay",
         &stream.clone_dtoh(&y1)?,
@@ -511,10 +511,10 @@ fn replay_and_update_allocate_nothing_after_warm_up() -> TestResult {
     };
     run(&mut graph, 2)?; // warms up: the first replays on each stream
     graph.synchronize()?;
-    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    let before = counting::allocations();
     let rounds = 100;
     run(&mut graph, rounds)?;
-    let allocations = ALLOCATIONS.load(Ordering::SeqCst) - before;
+    let allocations = counting::allocations() - before;
     drop(graph);
     println!(
         "{rounds} rounds of 8 updates + 1 replay on alternating streams: {allocations} allocations"

@@ -2,30 +2,12 @@
 //! (cached function lookup, stack parameter array, fixed-size attribute array), not the untyped
 //! one. A counting global allocator proves it on the GPU.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use chevron::cudarc::driver::CudaSlice;
 use chevron::cudarc::nvrtc::Ptx;
 use chevron::{kernel, launch};
 
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards to the system allocator, counting calls.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+#[path = "common/counting.rs"]
+mod counting;
 
 #[kernel(ptx = "kernels/saxpy.ptx")]
 fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
@@ -56,9 +38,9 @@ fn launching_allocates_nothing_after_the_first_launch() -> Result<(), Box<dyn st
     };
     run(2)?; // loads the module, warms up
     stream.synchronize()?;
-    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    let before = counting::allocations();
     run(launches)?;
-    let after = ALLOCATIONS.load(Ordering::SeqCst);
+    let after = counting::allocations();
     stream.synchronize()?;
     let got = stream.clone_dtoh(&y)?;
     let want = (2 * (launches + 2)) as f32;
