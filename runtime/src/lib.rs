@@ -34,6 +34,7 @@ pub use half;
 
 mod args;
 mod attr;
+mod completion;
 mod config;
 mod dim;
 mod driver;
@@ -54,6 +55,7 @@ pub use chevron_cuda_spec::limits::{
     Violation, MAX_BLOCK_DIM, MAX_BLOCK_THREADS, MAX_CLUSTER_BLOCKS, MAX_GRID_DIM,
     MAX_SHARED_CARVEOUT, PORTABLE_CLUSTER_BLOCKS,
 };
+pub use completion::{completion, completion_with, Completion, Mechanism, SPIN_LIMIT};
 pub use config::{LaunchConfig, MAX_LAUNCH_ATTRIBUTES, MAX_STREAM_ATTRIBUTES};
 pub use dim::Dim3;
 pub use error::{Error, KernelName, Result};
