@@ -305,6 +305,9 @@ struct Pools {
     ctx: Arc<CudaContext>,
     events: Vec<CudaEvent>,
     flags: Vec<Flag>,
+    /// Pages of flags made; `flags` has capacity for all their flags, so returning one never
+    /// allocates.
+    pages: usize,
 }
 
 static POOLS: Mutex<Vec<Pools>> = Mutex::new(Vec::new());
@@ -318,6 +321,7 @@ fn pools_of<'a>(all: &'a mut Vec<Pools>, ctx: &Arc<CudaContext>) -> &'a mut Pool
                 ctx: ctx.clone(),
                 events: Vec::new(),
                 flags: Vec::new(),
+                pages: 0,
             });
             all.last_mut().expect("just pushed")
         }
@@ -333,6 +337,7 @@ pub(crate) fn take_event(ctx: &Arc<CudaContext>) -> Result<CudaEvent, DriverErro
     ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))
 }
 
+/// Returns an event to its context's pool (which grows, once, to the most events in use at once).
 pub(crate) fn give_back_event(ctx: &Arc<CudaContext>, event: CudaEvent) {
     pools_of(&mut lock(&POOLS), ctx).events.push(event);
 }
@@ -346,7 +351,8 @@ pub(crate) fn take_flag(ctx: &Arc<CudaContext>) -> Result<Flag, DriverError> {
         Some(flag) => flag,
         None => {
             let page = new_page()?;
-            pools.flags.reserve(FLAGS_PER_PAGE);
+            pools.pages += 1;
+            pools.flags.reserve(pools.pages * FLAGS_PER_PAGE);
             pools.flags.extend(page[1..].iter().copied());
             page[0]
         }
@@ -359,6 +365,7 @@ pub(crate) fn take_flag(ctx: &Arc<CudaContext>) -> Result<Flag, DriverError> {
     Ok(flag)
 }
 
+/// Returns a flag to its context's pool.
 pub(crate) fn give_back_flag(ctx: &Arc<CudaContext>, flag: Flag) {
     pools_of(&mut lock(&POOLS), ctx).flags.push(flag);
 }

@@ -35,8 +35,9 @@ pub(crate) struct Slot {
     waker: Mutex<Option<Waker>>,
 }
 
-/// Slots nobody holds.
-static FREE: Mutex<Vec<&'static Slot>> = Mutex::new(Vec::new());
+/// Slots nobody holds, and how many slots were ever made (the list's capacity covers them all,
+/// so that returning a slot never allocates).
+static FREE: Mutex<(Vec<&'static Slot>, usize)> = Mutex::new((Vec::new(), 0));
 
 /// A panic elsewhere while a lock was held leaves these consistent (each critical section is a
 /// push, a pop or a swap), so poisoning is ignored.
@@ -57,14 +58,16 @@ impl Slot {
     /// A pending slot held by `owners` parties, each of which calls [`Slot::release`] once.
     pub(crate) fn acquire(owners: u32) -> &'static Slot {
         let slot = {
-            let mut free = lock(&FREE);
+            let mut guard = lock(&FREE);
+            let (free, made) = &mut *guard;
             match free.pop() {
                 Some(slot) => slot,
                 None => {
                     // Made once and kept for the process: a callback may still point at a slot.
                     let chunk: &'static [Slot] =
                         Box::leak((0..CHUNK).map(|_| Slot::new()).collect::<Box<[Slot]>>());
-                    free.reserve(CHUNK);
+                    *made += CHUNK;
+                    free.reserve(*made);
                     free.extend(chunk[1..].iter());
                     &chunk[0]
                 }
@@ -150,7 +153,7 @@ impl Slot {
         let stale = lock(&self.waker).take();
         self.state.store(IDLE, Ordering::Release);
         // The free list's capacity covers every slot ever made, so this push allocates nothing.
-        lock(&FREE).push(self);
+        lock(&FREE).0.push(self);
         drop(stale);
     }
 
@@ -242,7 +245,7 @@ mod tests {
         assert_eq!(slot.state.load(Ordering::SeqCst), DONE);
         slot.release();
         assert_eq!(slot.state.load(Ordering::SeqCst), IDLE);
-        assert!(lock(&FREE).iter().any(|s| core::ptr::eq(*s, slot)));
+        assert!(lock(&FREE).0.iter().any(|s| core::ptr::eq(*s, slot)));
     }
 
     #[test]
