@@ -49,8 +49,12 @@ async fn serve(stream: Arc<CudaStream>, task: u32, requests: u32, mechanism: Mec
     let e = |e: &dyn std::fmt::Display| format!("task {task}: {e}");
     let mut out = stream.alloc_zeros::<u32>(N as usize).map_err(|x| e(&x))?;
     // SAFETY: u32 is valid for any bits; read only after the copy into it completed.
-    let mut host = unsafe { stream.context().alloc_pinned_with_flags::<u32>(N as usize, 0) }
-        .map_err(|x| e(&x))?;
+    let mut host = unsafe {
+        stream
+            .context()
+            .alloc_pinned_with_flags::<u32>(N as usize, 0)
+    }
+    .map_err(|x| e(&x))?;
     let mut latencies = Vec::with_capacity(requests as usize);
     let mut checked = 0u64;
     for r in 0..requests {
@@ -133,7 +137,10 @@ fn run() -> Result<(), Box<dyn Error>> {
                 .collect();
             let mut all = Vec::new();
             for t in tasks {
-                all.push(t.await.unwrap_or_else(|e| Err(format!("task panicked: {e}"))));
+                all.push(
+                    t.await
+                        .unwrap_or_else(|e| Err(format!("task panicked: {e}"))),
+                );
             }
             all
         });

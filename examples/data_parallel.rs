@@ -121,7 +121,11 @@ fn step(
     let cfg = config!(<<<features.div_ceil(256), 256>>>);
     for (stream, s) in streams.iter().zip(shards.iter_mut()) {
         // SAFETY: one thread per feature; the shard holds `samples` rows of `features` values.
-        unsafe { dp_grad::launch(stream, &cfg, s.samples, features, &s.w, &s.x, &s.y, &mut s.g) }?;
+        unsafe {
+            dp_grad::launch(
+                stream, &cfg, s.samples, features, &s.w, &s.x, &s.y, &mut s.g,
+            )
+        }?;
     }
     if let Some(comms) = comms {
         all_reduce(comms, shards)?;
@@ -248,7 +252,11 @@ fn run() -> Result<(), Box<dyn Error>> {
         "{} device(s): {}; NCCL {}",
         all.len(),
         all.iter()
-            .map(|d| format!("{} ({})", d.ordinal(), d.context().name().unwrap_or_default()))
+            .map(|d| format!(
+                "{} ({})",
+                d.ordinal(),
+                d.context().name().unwrap_or_default()
+            ))
             .collect::<Vec<_>>()
             .join(", "),
         if nccl {
@@ -348,7 +356,10 @@ fn run() -> Result<(), Box<dyn Error>> {
     println!("|---|---|---|---|---|---|---|---|");
     for (k, per_step, speedup, reduce, graphs, worst) in &rows {
         let (reduce, share) = match reduce {
-            Some(r) => (format!("{r:.3} ms"), format!("{:.0}%", 100.0 * r / per_step)),
+            Some(r) => (
+                format!("{r:.3} ms"),
+                format!("{:.0}%", 100.0 * r / per_step),
+            ),
             None => ("(no NCCL)".into(), "–".into()),
         };
         println!(

@@ -8,9 +8,9 @@
 //!
 //! Run on a CUDA machine: `cargo test --test completion_gpu -- --ignored --nocapture`.
 
+use std::future::Future;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::future::Future;
 use std::task::Context;
 use std::time::{Duration, Instant};
 
@@ -123,9 +123,15 @@ async fn serve(stream: Arc<CudaStream>, task: u32, rounds: u32, mechanism: Mecha
         let request = task * 1_000_003 + round;
         unsafe { launch!(respond<<<1, 256, &stream>>>(request, n, &mut out)) }.expect("launch");
         stream.memcpy_dtoh(&out, &mut host).expect("copy");
-        completion_with(&stream, mechanism).await.expect("completion");
+        completion_with(&stream, mechanism)
+            .await
+            .expect("completion");
         for (i, v) in host.as_slice().expect("read").iter().enumerate() {
-            assert_eq!(*v, mix(request, i as u32), "task {task} round {round} [{i}]");
+            assert_eq!(
+                *v,
+                mix(request, i as u32),
+                "task {task} round {round} [{i}]"
+            );
             checked += 1;
         }
     }
@@ -136,7 +142,9 @@ async fn serve(stream: Arc<CudaStream>, task: u32, rounds: u32, mechanism: Mecha
 #[ignore = "needs a CUDA GPU"]
 fn tokio_current_thread_serves_64_streams_from_one_thread() -> TestResult {
     let ctx = chevron::context(0)?;
-    let streams: Vec<_> = (0..64).map(|_| ctx.new_stream()).collect::<Result<_, _>>()?;
+    let streams: Vec<_> = (0..64)
+        .map(|_| ctx.new_stream())
+        .collect::<Result<_, _>>()?;
     let rt = tokio::runtime::Builder::new_current_thread().build()?;
     for mechanism in mechanisms() {
         let start = Instant::now();
@@ -203,7 +211,9 @@ fn a_completion_moved_to_another_thread_is_woken_there() -> TestResult {
         let mut count = stream.clone_htod(&[0u32])?;
         unsafe { launch!(spin_wait<<<1, 32, &stream>>>(2_000_000, &mut count)) }?;
         let done = completion_with(&stream, mechanism);
-        let waited = std::thread::spawn(move || block_on(done)).join().expect("thread");
+        let waited = std::thread::spawn(move || block_on(done))
+            .join()
+            .expect("thread");
         waited?;
         assert_eq!(stream.clone_dtoh(&count)?, [1], "{}", mechanism.name());
     }
@@ -242,7 +252,12 @@ fn dropping_a_completion_early_wakes_nobody_and_later_ones_still_work() -> TestR
             unsafe { launch!(spin_wait<<<1, 32, &stream>>>(100_000, &mut count)) }?;
             let done = completion_with(&stream, mechanism);
             block_on(done)?;
-            assert_eq!(stream.clone_dtoh(&count)?, [2 + round], "{}", mechanism.name());
+            assert_eq!(
+                stream.clone_dtoh(&count)?,
+                [2 + round],
+                "{}",
+                mechanism.name()
+            );
         }
         println!(
             "{}: 1001 completions dropped early, no wake; 100 later ones exact",
@@ -277,7 +292,10 @@ fn a_completion_of_a_capturing_stream_is_a_graph_error() -> TestResult {
         unsafe { launch!(spin_wait<<<1, 32, capture.stream()>>>(1000, &mut count)) }?;
         for mechanism in Mechanism::ALL {
             if mechanism.available().is_ok() {
-                seen.push((mechanism, block_on(completion_with(capture.stream(), mechanism))));
+                seen.push((
+                    mechanism,
+                    block_on(completion_with(capture.stream(), mechanism)),
+                ));
             }
         }
         Ok(())

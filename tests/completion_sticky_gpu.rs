@@ -74,7 +74,6 @@ fn a_failed_context_wakes_every_waiter_with_the_error() {
             text.starts_with("the work awaited on a stream of device 0 failed ("),
             "{text}"
         );
-        assert!(text.contains("CUDA_ERROR_LAUNCH_FAILED"), "{text}");
         assert!(text.contains("the process must exit"), "{text}");
     }
     println!("a completion made after the trap: {after}");

@@ -46,7 +46,12 @@ fn one_kernel_on_every_device_awaited_together() -> TestResult {
         let a = 2.0 + i as f32;
         let y = dev.stream().clone_dtoh(&ys[i])?;
         for (j, v) in y.iter().enumerate() {
-            assert_eq!(*v, a * (j % 1000) as f32 - 1.0, "device {}: y[{j}]", dev.ordinal());
+            assert_eq!(
+                *v,
+                a * (j % 1000) as f32 - 1.0,
+                "device {}: y[{j}]",
+                dev.ordinal()
+            );
         }
         assert_eq!(
             chevron::__private::modules_loaded(dev.context(), "/kernels/saxpy.ptx"),
@@ -64,7 +69,10 @@ fn one_kernel_on_every_device_awaited_together() -> TestResult {
             .map(|d| d.context().name().unwrap_or_default())
             .collect::<Vec<_>>()
             .join(", "),
-        functions.iter().map(|f| f.cu_function()).collect::<Vec<_>>()
+        functions
+            .iter()
+            .map(|f| f.cu_function())
+            .collect::<Vec<_>>()
     );
     Ok(())
 }
@@ -98,7 +106,12 @@ fn configs_are_checked_against_every_devices_limits_before_launching() -> TestRe
     for d in &set {
         let out = d.stream().clone_dtoh(&outs[d.index()])?;
         for (t, v) in out.iter().enumerate() {
-            assert_eq!(*v, input[(t + block as usize) % n as usize] * 3, "device {} [{t}]", d.ordinal());
+            assert_eq!(
+                *v,
+                input[(t + block as usize) % n as usize] * 3,
+                "device {} [{t}]",
+                d.ordinal()
+            );
         }
     }
     // One block more: refused before anything launches, naming the device and the numbers.
@@ -132,8 +145,13 @@ fn configs_are_checked_against_every_devices_limits_before_launching() -> TestRe
     let too_much = LaunchConfig::new(1, 256).shared(*optin.iter().max().unwrap() as u32 + 4);
     match set.check(bigshared::function, &too_much) {
         Err(e @ Error::OnDevice { .. }) => {
-            let Error::OnDevice { source, .. } = &e else { unreachable!() };
-            assert!(matches!(**source, Error::SharedMemoryTooLarge { .. }), "{e}");
+            let Error::OnDevice { source, .. } = &e else {
+                unreachable!()
+            };
+            assert!(
+                matches!(**source, Error::SharedMemoryTooLarge { .. }),
+                "{e}"
+            );
             println!("{e}");
         }
         other => panic!("{other:?}"),
@@ -174,7 +192,9 @@ fn nccl_all_reduce_over_the_set() -> TestResult {
     let n = 1 << 16;
     // Rank r holds r + 1 + i/n: the sum over ranks is known exactly.
     let mut bufs = set.map(|d| {
-        let v: Vec<f32> = (0..n).map(|i| (d.index() + 1) as f32 + i as f32 / n as f32).collect();
+        let v: Vec<f32> = (0..n)
+            .map(|i| (d.index() + 1) as f32 + i as f32 / n as f32)
+            .collect();
         Ok(d.stream().clone_htod(&v)?)
     })?;
     // One thread drives every rank: the collectives go in one group.
@@ -194,7 +214,11 @@ fn nccl_all_reduce_over_the_set() -> TestResult {
         let got = d.stream().clone_dtoh(&bufs[d.index()])?;
         for (i, v) in got.iter().enumerate() {
             let want = base + ranks as f32 * (i as f32 / n as f32);
-            assert!((v - want).abs() <= 1e-5 * want, "device {} [{i}]: {v} vs {want}", d.ordinal());
+            assert!(
+                (v - want).abs() <= 1e-5 * want,
+                "device {} [{i}]: {v} vs {want}",
+                d.ordinal()
+            );
         }
     }
     println!(

@@ -383,7 +383,8 @@ mod nccl {
         } else {
             Err(Error::Unavailable {
                 what: "NCCL",
-                why: "libnccl could not be loaded (no libnccl.so.2 on the library path)".to_string(),
+                why: "libnccl could not be loaded (no libnccl.so.2 on the library path)"
+                    .to_string(),
                 fix: "install NCCL (the libnccl2 package, or the nvidia-nccl-cu13 wheel with its \
                       `lib` directory on LD_LIBRARY_PATH)",
             })

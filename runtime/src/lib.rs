@@ -58,9 +58,9 @@ pub use chevron_cuda_spec::limits::{
 };
 pub use completion::{completion, completion_with, Completion, Mechanism, SPIN_LIMIT};
 pub use config::{LaunchConfig, MAX_LAUNCH_ATTRIBUTES, MAX_STREAM_ATTRIBUTES};
-pub use devices::{Completions, Device, DeviceSet};
 #[cfg(feature = "nccl")]
 pub use devices::{ensure_nccl, nccl_present};
+pub use devices::{Completions, Device, DeviceSet};
 pub use dim::Dim3;
 pub use error::{Error, KernelName, Result};
 pub use graph::{Capture, DeviceNode, Graph, GraphAttribute, GraphEdge, GraphNode};

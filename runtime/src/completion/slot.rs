@@ -87,7 +87,9 @@ impl Slot {
                 let code = self.code.load(Ordering::Relaxed);
                 // SAFETY: `code` holds the `u32` value of a `CUresult` the driver returned (see
                 // `complete`), a valid discriminant of the `#[repr(u32)]` enum.
-                Some(Err(unsafe { core::mem::transmute::<u32, sys::CUresult>(code) }))
+                Some(Err(unsafe {
+                    core::mem::transmute::<u32, sys::CUresult>(code)
+                }))
             }
             _ => None,
         }
