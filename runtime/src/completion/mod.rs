@@ -338,13 +338,13 @@ fn watch(
         watch,
         pace,
     };
-    reactor::register(entry).map_err(|(e, entry)| {
+    reactor::register(entry).map_err(|entry| {
         if let Watch::Event(event) = entry.watch {
             reactor::give_back_event(stream.context(), event);
         }
         slot.release();
         slot.release();
-        e
+        reactor::no_reactor()
     })
 }
 

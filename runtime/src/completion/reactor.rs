@@ -106,9 +106,10 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Hands `entry` to the reactor, starting its thread the first time. Allocates nothing once the
+/// Hands `entry` to the reactor, starting its thread the first time; gives it back when the
+/// thread could not be started ([`no_reactor`] is the error). Allocates nothing once the
 /// reactor's lists have grown to the most completions pending at once.
-pub(crate) fn register(entry: Entry) -> Result<(), (Error, Entry)> {
+pub(crate) fn register(entry: Entry) -> Result<(), Entry> {
     let reactor = REACTOR.get_or_init(|| {
         let incoming = Mutex::new(Vec::with_capacity(64));
         thread::Builder::new()
@@ -121,19 +122,21 @@ pub(crate) fn register(entry: Entry) -> Result<(), (Error, Entry)> {
             })
     });
     let Some(reactor) = reactor else {
-        return Err((
-            Error::Unavailable {
-                what: "the completion reactor thread",
-                why: "the thread could not be spawned".to_string(),
-                fix: "free thread resources, or use `Mechanism::Callback`, which needs no thread \
-                      of chevron's",
-            },
-            entry,
-        ));
+        return Err(entry);
     };
     lock(&reactor.incoming).push(entry);
     reactor.thread.unpark();
     Ok(())
+}
+
+/// Why [`register`] failed.
+pub(crate) fn no_reactor() -> Error {
+    Error::Unavailable {
+        what: "the completion reactor thread",
+        why: "the thread could not be spawned".to_string(),
+        fix: "free thread resources, or use `Mechanism::Callback`, which needs no thread of \
+              chevron's",
+    }
 }
 
 /// The reactor's loop.
