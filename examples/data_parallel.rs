@@ -19,7 +19,7 @@ mod common;
 use std::error::Error;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use chevron::cudarc::driver::{CudaSlice, CudaStream};
 use chevron::cudarc::nccl::{group_end, group_start, Comm, ReduceOp};
@@ -141,10 +141,17 @@ fn step(
 /// rank.
 fn all_reduce(comms: &[Comm], shards: &mut [Shard]) -> Result<(), chevron::Error> {
     group_start()?;
+    let mut result: Result<(), chevron::Error> = Ok(());
     for (comm, s) in comms.iter().zip(shards.iter_mut()) {
-        comm.all_reduce_in_place(&mut s.g, &ReduceOp::Sum)?;
+        if let Err(e) = comm.all_reduce_in_place(&mut s.g, &ReduceOp::Sum) {
+            result = Err(e.into());
+            break;
+        }
     }
-    group_end()?;
+    // Closed even after a failure: a group left open would hold back every later collective.
+    let end = group_end();
+    result?;
+    end?;
     Ok(())
 }
 
@@ -183,33 +190,47 @@ struct Run<'s> {
 }
 
 impl Run<'_> {
-    /// Runs `steps` steps on every device, replaying one graph per device (`use_graphs`) or
-    /// launching directly, and waits for every device.
+    /// Runs `warm` then `steps` steps on every device, replaying one graph per device
+    /// (`use_graphs`, captured once) or launching directly, waiting for every device after each
+    /// part; returns the time of the `steps` part.
     fn steps(
         &self,
         shards: &mut [Shard],
+        warm: usize,
         steps: usize,
         use_graphs: bool,
-    ) -> Result<(), chevron::Error> {
+    ) -> Result<Duration, chevron::Error> {
         let (streams, comms) = (self.streams, self.comms);
         let (features, scale) = (self.features, self.scale);
         if use_graphs {
             let mut graphs =
                 capture_all(streams, || step(streams, shards, comms, features, scale))?;
-            for _ in 0..steps {
-                for (graph, stream) in graphs.iter_mut().zip(streams) {
-                    graph.replay(stream)?;
+            let mut replay = |times: usize| -> Result<Duration, chevron::Error> {
+                let t = Instant::now();
+                for _ in 0..times {
+                    for (graph, stream) in graphs.iter_mut().zip(streams) {
+                        graph.replay(stream)?;
+                    }
                 }
-            }
-            self.set.completion().wait()?;
+                self.set.completion().wait()?;
+                Ok(t.elapsed())
+            };
+            replay(warm)?;
+            let took = replay(steps)?;
             drop(graphs);
+            Ok(took)
         } else {
-            for _ in 0..steps {
-                step(streams, shards, comms, features, scale)?;
-            }
-            self.set.completion().wait()?;
+            let mut direct = |times: usize| -> Result<Duration, chevron::Error> {
+                let t = Instant::now();
+                for _ in 0..times {
+                    step(streams, shards, comms, features, scale)?;
+                }
+                self.set.completion().wait()?;
+                Ok(t.elapsed())
+            };
+            direct(warm)?;
+            direct(steps)
         }
-        Ok(())
     }
 }
 
@@ -318,20 +339,18 @@ fn run() -> Result<(), Box<dyn Error>> {
         };
         // One step, checked: the all-reduce must have summed every shard's gradient. Captured
         // where the driver and NCCL allow it (a failed capture ran nothing), else direct.
-        let use_graphs = match run.steps(&mut shards, 1, true) {
-            Ok(()) => true,
+        let use_graphs = match run.steps(&mut shards, 0, 1, true) {
+            Ok(_) => true,
             Err(e) => {
                 println!("note: no graph capture on {k} device(s) ({e}): direct launches");
-                run.steps(&mut shards, 1, false)?;
+                run.steps(&mut shards, 0, 1, false)?;
                 false
             }
         };
         check(&set, &shards, &after_one, "after 1 step")?;
-        // One more step to warm up, then the timed ones.
-        run.steps(&mut shards, 1, use_graphs)?;
-        let t = Instant::now();
-        run.steps(&mut shards, steps, use_graphs)?;
-        let per_step = t.elapsed().as_secs_f64() * 1e3 / steps as f64;
+        // One more step to warm up, then the timed ones (capture excluded).
+        let took = run.steps(&mut shards, 1, steps, use_graphs)?;
+        let per_step = took.as_secs_f64() * 1e3 / steps as f64;
         let worst = check(&set, &shards, &after_all, "after all steps")?;
 
         // The all-reduce alone, as often as the steps ran it.
