@@ -182,6 +182,9 @@ fn run() {
                 Some(result) => {
                     let entry = pending.swap_remove(i);
                     finish(entry, result);
+                    // Dropping the entry's stream may have made another context current
+                    // (cudarc binds its context to destroy a stream).
+                    current_ctx = 0;
                     last_event = Instant::now();
                 }
                 None => {
