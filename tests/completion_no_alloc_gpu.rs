@@ -37,13 +37,14 @@ fn awaiting_allocates_nothing_after_warm_up() -> Result<(), Box<dyn std::error::
                 }
                 Ok(())
             };
-            round(50)?;
+            // Warm-up: the pools and the reactor's lists grow to their high-water mark.
+            round(300)?;
             // Let the reactor hand back what the warm-up used.
             std::thread::sleep(std::time::Duration::from_millis(5));
             let before = counting::allocations();
             round(1000)?;
             let allocated = counting::allocations() - before;
-            assert_eq!(stream.clone_dtoh(&count)?, [1050], "{}", mechanism.name());
+            assert_eq!(stream.clone_dtoh(&count)?, [1300], "{}", mechanism.name());
             report.push(format!(
                 "{} under {policy:?}: {allocated} allocations in 1000 awaited launches",
                 mechanism.name()

@@ -393,6 +393,9 @@ unsafe extern "C" fn on_host_func(user: *mut core::ffi::c_void) {
     let slot = unsafe { Slot::from_user_data(user) };
     slot.complete(Ok(()));
     slot.release();
+    // The reactor still holds the slot (it watches the stream for a failed context): let it
+    // hand the slot back now rather than at its next millisecond check.
+    reactor::nudge();
 }
 
 impl Completion {

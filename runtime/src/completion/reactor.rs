@@ -129,6 +129,14 @@ pub(crate) fn register(entry: Entry) -> Result<(), Entry> {
     Ok(())
 }
 
+/// Wakes the reactor if it sleeps, so that it collects a host-function completion whose
+/// function just ran. No CUDA call: a driver callback may call it.
+pub(crate) fn nudge() {
+    if let Some(Some(reactor)) = REACTOR.get() {
+        reactor.thread.unpark();
+    }
+}
+
 /// Why [`register`] failed.
 pub(crate) fn no_reactor() -> Error {
     Error::Unavailable {
