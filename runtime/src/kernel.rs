@@ -320,6 +320,10 @@ impl Kernel {
     /// (`__CHEVRON_INFO`); for CUDA C the rules come from NVRTC's output, read when the kernel
     /// was loaded (call this after [`Self::get`]). A few comparisons.
     ///
+    /// The config's own limits come first ([`LaunchConfig::validate`], as
+    /// [`Error::InvalidConfig`]): an extent that is no extent (a grid of `u64::MAX`, a block of
+    /// `-128`) is reported as itself, not as whatever placeholder a kernel rule would see.
+    ///
     /// ```
     /// use chevron_cuda_runtime::{Kernel, KernelInfo, LaunchConfig};
     /// static K: Kernel = Kernel::ptx("k", "k", "/k.ptx", ".entry k() .maxntid 64 { ret; }");
@@ -329,6 +333,12 @@ impl Kernel {
     /// ```
     #[inline]
     pub fn check_launch(&self, info: &KernelInfo, config: &LaunchConfig<'_>) -> Result<(), Error> {
+        if let Err(violation) = config.validate() {
+            return Err(Error::InvalidConfig {
+                kernel: KernelName(Some(self.name)),
+                violation,
+            });
+        }
         let info = if info.known {
             info
         } else {
@@ -379,7 +389,7 @@ impl Kernel {
         let d = |d: crate::Dim3| format!("({}, {}, {})", d.x, d.y, d.z);
         let this = match broken {
             Broken::Block => format!("block {}", d(config.block())),
-            Broken::Cluster | Broken::ClusterRank => match config.cluster() {
+            Broken::Cluster | Broken::ClusterRank | Broken::Unclustered => match config.cluster() {
                 Some(c) => format!("cluster {}", d(c)),
                 None => "no cluster".into(),
             },
