@@ -189,6 +189,12 @@ pub(super) fn analyze(toks: &[Tok<'_>], entries: &mut [Entry]) {
     while let Some(t) = toks.get(i) {
         i += 1;
         if depth > 0 {
+            // Most tokens of a body are registers, operands and other opcodes: skip them on
+            // their first byte (`{`, `}`, `griddepcontrol`, `%envreg…`, `atom`, `call`).
+            let first = t.text.as_bytes().first();
+            if !matches!(first, Some(b'{' | b'}' | b'g' | b'%' | b'a' | b'c')) {
+                continue;
+            }
             match t.text {
                 "{" => depth += 1,
                 "}" => {
