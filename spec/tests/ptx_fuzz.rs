@@ -464,8 +464,8 @@ fn reachable_facts(entry: &Unit, funcs: &[Unit]) -> ([Fact; 3], bool) {
     let mut seen = vec![false; funcs.len()];
     let mut stack: Vec<&Unit> = vec![entry];
     while let Some(u) = stack.pop() {
-        for k in 0..4 {
-            own[k] |= u.own[k];
+        for (all, one) in own.iter_mut().zip(u.own) {
+            *all |= one;
         }
         for call in &u.calls {
             match *call {

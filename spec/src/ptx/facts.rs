@@ -308,11 +308,9 @@ pub(super) fn analyze(toks: &[Tok<'_>], entries: &mut [Entry]) {
                 }
                 is_extern = false;
             }
-            ".alias" => {
-                // `.alias alias, aliasee;`
-                if text(i + 1) == "," {
-                    aliases.insert(text(i), text(i + 2));
-                }
+            // `.alias alias, aliasee;`
+            ".alias" if text(i + 1) == "," => {
+                aliases.insert(text(i), text(i + 2));
             }
             _ => {}
         }
@@ -321,9 +319,9 @@ pub(super) fn analyze(toks: &[Tok<'_>], entries: &mut [Entry]) {
     // Resolve the calls: an edge to a defined function, nothing for a system call, and an
     // unseen call for anything else.
     let mut callers: Vec<Vec<usize>> = vec![Vec::new(); units.len()];
-    for u in 0..units.len() {
+    for (u, unit) in units.iter_mut().enumerate() {
         let mut unseen = None;
-        for (target, line) in &units[u].calls {
+        for (target, line) in &unit.calls {
             let name = match target {
                 Target::Named(name) => resolve(name, &aliases),
                 Target::Indirect => {
@@ -342,8 +340,8 @@ pub(super) fn analyze(toks: &[Tok<'_>], entries: &mut [Entry]) {
             }
         }
         if let Some((callee, line)) = unseen {
-            units[u].found[UNSEEN] = Some((line, u));
-            units[u].unseen = Some((callee, line, u));
+            unit.found[UNSEEN] = Some((line, u));
+            unit.unseen = Some((callee, line, u));
         }
     }
 
