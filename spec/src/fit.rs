@@ -694,6 +694,12 @@ mod tests {
             "{}",
             k.message(Broken::NotCooperative)
         );
+        // Before sm_70 the arrival is a plain `atom.add` after a fence.
+        let legacy = ".version 6.0\n.target sm_60\n.entry k() { mov.u32 %r1, %envreg1;\n\
+                      membar.gl; atom.global.add.u32 %r2, [%rd1], %r3; ret; }";
+        assert_eq!(info(legacy, 0).grid_sync, Fact::Yes);
+        let modern = legacy.replace("sm_60", "sm_90");
+        assert_eq!(info(&modern, 0).grid_sync, Fact::No);
         // The workspace read without the barrier's arrival: no grid sync.
         let w = info(src, 1);
         assert_eq!((w.waits, w.grid_sync), (Fact::Yes, Fact::No));

@@ -128,8 +128,8 @@ pub struct BodyUses {
     /// A grid-wide barrier (`this_grid().sync()`), which only a cooperative launch provides: a
     /// read of the cooperative grid workspace (`%envreg1`/`%envreg2`) together with the
     /// barrier's arrival on it (`atom.add.release.gpu`, what `cooperative_groups` emits for
-    /// `grid.sync()` and `barrier_arrive()` on sm_70 and later), both anywhere the entry
-    /// reaches. A read alone is not one: `this_grid()` reads the workspace (under `-G` even
+    /// `grid.sync()` and `barrier_arrive()` on sm_70 and later; any `atom.add` for an older
+    /// `.target`), both anywhere the entry reaches. A read alone is not one: `this_grid()` reads the workspace (under `-G` even
     /// when the group only serves for indexing), and so does `is_valid()`. The site is the
     /// arrival's.
     pub grid_sync: Seen,
@@ -185,6 +185,17 @@ pub(super) fn analyze(toks: &[Tok<'_>], entries: &mut [Entry]) {
     let (mut depth, mut is_extern) = (0usize, false);
     let mut current: Option<usize> = None;
     let text = |j: usize| toks.get(j).map_or("", |t| t.text);
+    // Before sm_70, `cooperative_groups` arrives at the grid barrier with a fence and a plain
+    // `atomicAdd` (`atom.add`, no `.release.gpu`): for such a target any `atom.add` counts.
+    let legacy = toks
+        .iter()
+        .position(|t| t.text == ".target")
+        .and_then(|k| text(k + 1).strip_prefix("sm_"))
+        .and_then(|arch| {
+            let digits: String = arch.chars().take_while(char::is_ascii_digit).collect();
+            digits.parse::<u32>().ok()
+        })
+        .is_some_and(|arch| arch < 70);
     let mut i = 0;
     while let Some(t) = toks.get(i) {
         i += 1;
@@ -229,7 +240,7 @@ pub(super) fn analyze(toks: &[Tok<'_>], entries: &mut [Entry]) {
                         }
                         j += 1;
                     }
-                    if add && release && gpu {
+                    if add && (legacy || (release && gpu)) {
                         note(ARRIVE);
                     }
                 }
