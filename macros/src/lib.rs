@@ -38,7 +38,7 @@ mod report;
 /// | `name = "symbol"` | the `.entry` to use, e.g. a C++-mangled template instance; default: the function's name |
 /// | `pdl = "no_upstream_reads"` | the kernel reads nothing the previous kernel writes: `programmatic_serialization` is allowed though it never executes `griddepcontrol.wait` |
 /// | `cooperative = "optional"` | the kernel syncs the grid only when `this_grid().is_valid()`: plain launches are allowed |
-/// | `cooperative = "co_resident"` | the kernel needs its blocks resident together without syncing the grid: `cooperative` launches are allowed |
+/// | `cooperative = "co_resident"` | the kernel needs its blocks resident together, with or without a grid sync: it is launched only with `cooperative` |
 ///
 /// Exactly one of `ptx` and `cuda`. Paths are relative to the crate root. Without `name`, an
 /// entry named like the function is used, or else the single C++-mangled entry
@@ -118,8 +118,10 @@ mod report;
 /// defines `launch` and `function` so that its call sites do not add errors.
 ///
 /// The entry's launch rules are read too (the performance directives `.reqntid`, `.maxntid`,
-/// `.reqnctapercluster`, `.maxclusterrank`, and whether its body executes
-/// `griddepcontrol.wait` or syncs the grid): [`launch!`] checks literal launches against them
+/// `.reqnctapercluster`, `.maxclusterrank`, `.explicitcluster`, `.blocksareclusters`, and
+/// whether the kernel or any function it calls executes `griddepcontrol.wait` or syncs the grid;
+/// unknown, and so never held against a launch, where it calls code its PTX does not hold):
+/// [`launch!`] checks literal launches against them
 /// at compile time, and every launch is checked before it runs (`Error::KernelConstraint`).
 /// For `cuda = …` they come from `nvcc -ptx` where the build machine has nvcc, else from
 /// NVRTC's output at the first launch.
@@ -265,17 +267,19 @@ pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
 /// twice (also across two `stream(...)` groups), a bad value (`sync = Fast`, `cooperative = 1`,
 /// a negative extent), and literal values over the driver's limits: a block extent 0, x or y
 /// over 1024, z over 64, more than 1024 threads; a grid y or z over 65535; a cluster over 8
-/// blocks (16 with `non_portable_cluster`) or not dividing the grid; `preferred_cluster` without `cluster`, not a multiple of it
-/// or with another z; `shared_carveout` over 100. `<<<g, b, 0, s>>>` (CUDA's shared memory in
+/// blocks (16 with `non_portable_cluster`) or not dividing the grid; `preferred_cluster` without `cluster`, not a multiple of it,
+/// with another z or not dividing the grid; `shared_carveout` over 100. `<<<g, b, 0, s>>>` (CUDA's shared memory in
 /// the third position) is pointed out: the third position is the stream. Every mistake of an
 /// invocation is reported, each at its tokens. Values known only at run time get the same checks
 /// as [`Error::InvalidConfig`](../chevron/enum.Error.html) before the launch.
 ///
 /// Against the kernel's own PTX (typed launches, not `config = …`): a literal block that breaks
 /// `.reqntid`/`.maxntid`, a literal `cluster` other than the compiled-in `__cluster_dims__` or
-/// over `.maxclusterrank`, a literal grid that is not a whole number of compiled-in clusters,
-/// `programmatic_serialization` on a kernel that never executes `griddepcontrol.wait`, a
-/// grid-syncing kernel without `cooperative` and `cooperative` on one that never syncs the grid.
+/// over `.maxclusterrank`, no `cluster` for a kernel compiled with `__cluster_dims__()`, a
+/// literal grid that is not a whole number of compiled-in clusters (unless the grid counts
+/// clusters, `.blocksareclusters`), `programmatic_serialization` on a kernel that never executes
+/// `griddepcontrol.wait`, a grid-syncing (or `co_resident`) kernel without `cooperative` and
+/// `cooperative` on one that never syncs the grid.
 /// Each is a compile error at the launch naming the directive and the PTX line; run-time values
 /// get the same check as `Error::KernelConstraint`.
 #[proc_macro]

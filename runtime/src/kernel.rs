@@ -320,6 +320,10 @@ impl Kernel {
     /// (`__CHEVRON_INFO`); for CUDA C the rules come from NVRTC's output, read when the kernel
     /// was loaded (call this after [`Self::get`]). A few comparisons.
     ///
+    /// The config's own limits come first ([`LaunchConfig::validate`], as
+    /// [`Error::InvalidConfig`]): an extent that is no extent (a grid of `u64::MAX`, a block of
+    /// `-128`) is reported as itself, not as whatever placeholder a kernel rule would see.
+    ///
     /// ```
     /// use chevron_cuda_runtime::{Kernel, KernelInfo, LaunchConfig};
     /// static K: Kernel = Kernel::ptx("k", "k", "/k.ptx", ".entry k() .maxntid 64 { ret; }");
@@ -329,6 +333,12 @@ impl Kernel {
     /// ```
     #[inline]
     pub fn check_launch(&self, info: &KernelInfo, config: &LaunchConfig<'_>) -> Result<(), Error> {
+        if let Err(violation) = config.validate() {
+            return Err(Error::InvalidConfig {
+                kernel: KernelName(Some(self.name)),
+                violation,
+            });
+        }
         let info = if info.known {
             info
         } else {
@@ -379,7 +389,7 @@ impl Kernel {
         let d = |d: crate::Dim3| format!("({}, {}, {})", d.x, d.y, d.z);
         let this = match broken {
             Broken::Block => format!("block {}", d(config.block())),
-            Broken::Cluster | Broken::ClusterRank => match config.cluster() {
+            Broken::Cluster | Broken::ClusterRank | Broken::Unclustered => match config.cluster() {
                 Some(c) => format!("cluster {}", d(c)),
                 None => "no cluster".into(),
             },
@@ -748,5 +758,61 @@ mod tests {
         }
         let nul = compile_cuda("k.cu", "a\0b", (9, 0), KernelName(None));
         assert!(matches!(nul, Err(Error::Compile { .. })));
+    }
+
+    #[test]
+    fn invalid_extents_are_reported_before_any_kernel_rule() {
+        use crate::dim::Extent;
+        use crate::{Dim3, LaunchConfig};
+        use chevron_cuda_spec::fit::read_info;
+        use chevron_cuda_spec::limits::Violation;
+        // Compiled-in clusters of 2 and `.reqntid 64`: the kernel rules that a placeholder grid
+        // or block of (1, 1, 1) would break.
+        const PTX: &str = ".version 9.0\n.target sm_90\n.address_size 64\n\
+            .visible .entry k() .reqntid 64, 1, 1 .reqnctapercluster 2, 1, 1 { ret; }\n";
+        static K: Kernel = Kernel::ptx("k", "k", "/k/k.ptx", PTX);
+        let entries = ptx::parse_entries(PTX).expect("parses");
+        let info = read_info(&entries[0], "k", "k.ptx", false, fit::CooperativeUse::ByPtx).leak();
+        let dim = |x: Result<u32, crate::dim::ExtentError>| x.map(|x| Dim3::new(x, 1, 1));
+        let grid = LaunchConfig::__from_extents(dim(u64::MAX.extent()), dim(64u32.extent()));
+        match K.check_launch(&info, &grid) {
+            Err(Error::InvalidConfig { kernel, violation }) => {
+                assert_eq!(kernel, KernelName(Some("k")));
+                assert_eq!(
+                    violation,
+                    Violation::NotU32 {
+                        what: "grid",
+                        axis: None,
+                        value: i128::from(u64::MAX)
+                    }
+                );
+                assert_eq!(
+                    violation.to_string(),
+                    "grid is 18446744073709551615, which does not fit in `u32`"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        let block = LaunchConfig::__from_extents(dim(2u32.extent()), dim((-128i32).extent()));
+        match K.check_launch(&info, &block) {
+            Err(Error::InvalidConfig { violation, .. }) => {
+                assert_eq!(violation.to_string(), "block is -128: it is negative")
+            }
+            other => panic!("{other:?}"),
+        }
+        // Valid extents meet the kernel's rules, which name the launch's real values.
+        let odd = LaunchConfig::new(3u32, 64u32);
+        match K.check_launch(&info, &odd) {
+            Err(Error::KernelConstraint { message, .. }) => {
+                assert!(
+                    message.ends_with("(this launch: grid (3, 1, 1))"),
+                    "{message}"
+                )
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(K
+            .check_launch(&info, &LaunchConfig::new(4u32, 64u32))
+            .is_ok());
     }
 }

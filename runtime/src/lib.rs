@@ -51,7 +51,7 @@ mod stream;
 
 // Every public item of `attr` (the kinds' types and traits): a new kind needs no edit here.
 pub use attr::*;
-pub use chevron_cuda_spec::fit::{CooperativeUse, KernelInfo, LaunchFacts, Messages};
+pub use chevron_cuda_spec::fit::{CooperativeUse, Fact, KernelInfo, LaunchFacts, Messages};
 pub use chevron_cuda_spec::limits::{
     Violation, MAX_BLOCK_DIM, MAX_BLOCK_THREADS, MAX_CLUSTER_BLOCKS, MAX_GRID_DIM,
     MAX_SHARED_CARVEOUT, PORTABLE_CLUSTER_BLOCKS,
@@ -84,7 +84,7 @@ pub mod __private {
     pub use crate::kernel::{modules_loaded, Kernel};
     pub use crate::occupancy::Occupancy;
     pub use crate::ptx::{Expected, ParamSig};
-    pub use chevron_cuda_spec::fit::{CooperativeUse, KernelInfo, Messages};
+    pub use chevron_cuda_spec::fit::{CooperativeUse, Fact, KernelInfo, Messages};
     pub use cudarc::driver::{
         CudaContext, CudaFunction, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,
     };

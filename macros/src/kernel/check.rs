@@ -684,6 +684,10 @@ fn align(params: &[KernelParam], ptx: &[ptx::Param]) -> Option<Vec<(usize, usize
 /// Why a file given as `ptx = "…"` is not PTX, if it plainly is not: CUDA C, or text without
 /// the `.version` directive every PTX module begins with.
 fn not_ptx(rel: &str, text: &str) -> Option<String> {
+    if text.starts_with('\u{FEFF}') {
+        // PTX behind a byte order mark: the reader's error names the mark.
+        return None;
+    }
     if text.contains('\0') {
         return Some(format!("`{rel}` contains a NUL byte: it is not PTX text"));
     }

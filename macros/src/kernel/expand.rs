@@ -21,7 +21,7 @@ use syn::{Attribute, Ident, LitStr, Visibility};
 
 use super::ast::{KernelDecl, KernelItem, KernelParam, ParamKind, ResolvedSource};
 use super::check::expected;
-use chevron_cuda_spec::fit::{CooperativeUse, InfoText};
+use chevron_cuda_spec::fit::{CooperativeUse, Fact, InfoText};
 use chevron_cuda_spec::ptx::Expected;
 
 /// The items a checked declaration expands to: the type, its `impl`s and the assertions.
@@ -36,6 +36,17 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
         ..
     } = decl;
     let info = info_items(decl.info.as_ref(), decl.no_upstream_reads, decl.cooperative);
+    // Where the kernel calls code its PTX does not hold, the rules resting on absence stay
+    // quiet: the launch docs say which, and why.
+    let unseen_doc = decl
+        .info
+        .as_ref()
+        .map(|t| &t.messages[8])
+        .filter(|m| !m.is_empty())
+        .map(|m| {
+            let text = format!(" Not checked: {m}.");
+            quote!(#[doc = ""] #[doc = #text])
+        });
     let name = LitStr::new(&ident.to_string(), ident.span());
     let (stream, config) = internal_names(params.iter().map(|q| &q.ident));
     let func = hygienic("__chevron_func");
@@ -126,6 +137,7 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
             #info
 
             #(#[doc = #launch_doc])*
+            #unseen_doc
             #[allow(clippy::too_many_arguments)]
             #[inline]
             pub unsafe fn launch(
@@ -228,14 +240,23 @@ pub fn info_items(
                 Some(r) => quote!(#p::Some(#r)),
                 None => quote!(#p::None),
             };
-            let (waits, triggers, grid_sync) = (i.waits, i.triggers, i.grid_sync);
-            let [block, cl, rank_m, grid, pdl, not_coop, needless] = &text.messages;
+            let fact = |f: Fact| match f {
+                Fact::Yes => quote!(#p::Fact::Yes),
+                Fact::No => quote!(#p::Fact::No),
+                Fact::Unknown => quote!(#p::Fact::Unknown),
+            };
+            let (waits, triggers, grid_sync) = (fact(i.waits), fact(i.triggers), fact(i.grid_sync));
+            let (explicit, by_clusters) = (i.explicit_cluster, i.blocks_are_clusters);
+            let [block, cl, rank_m, unclustered, grid, pdl, not_coop, needless, unseen] =
+                &text.messages;
             quote!(#p::KernelInfo {
                 known: true,
                 reqntid: #reqntid,
                 maxntid: #maxntid,
                 cluster: #cluster,
                 max_cluster_rank: #rank,
+                explicit_cluster: #explicit,
+                blocks_are_clusters: #by_clusters,
                 waits: #waits,
                 triggers: #triggers,
                 grid_sync: #grid_sync,
@@ -245,10 +266,12 @@ pub fn info_items(
                     block: #block,
                     cluster: #cl,
                     cluster_rank: #rank_m,
+                    unclustered: #unclustered,
                     grid: #grid,
                     pdl_wait: #pdl,
                     not_cooperative: #not_coop,
                     needless_cooperative: #needless,
+                    unseen: #unseen,
                 },
             })
         }

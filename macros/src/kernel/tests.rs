@@ -545,3 +545,54 @@ fn launch_rules_const_holds_the_directives_and_messages() {
         "no run-time check"
     );
 }
+
+#[test]
+fn facts_over_the_call_graph_reach_the_info_and_the_docs() {
+    let doc_of = |f: &ImplItemFn| {
+        f.attrs
+            .iter()
+            .filter(|a| a.path().is_ident("doc"))
+            .map(text)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    // Relocatable code calling an `.extern .func`: unknown facts, said in the launch docs.
+    let file = expand(
+        src("ptx", "../spec/tests/fixtures/calls.ptx"),
+        quote!(
+            fn calls_extern(data: &mut CudaSlice<u32>, n: u32);
+        ),
+    );
+    assert!(errors(&file).is_empty(), "{:?}", errors(&file));
+    let all = text(&file);
+    assert!(
+        all.contains("grid_sync : :: chevron :: __private :: Fact :: Unknown"),
+        "{all}"
+    );
+    let docs = doc_of(func(&kernel(&file), "launch"));
+    assert!(
+        docs.contains(
+            "Not checked: kernel `calls_extern` calls `_Z8ext_stepPjj`, an `.extern .func`"
+        ),
+        "{docs}"
+    );
+    // A grid barrier in a helper: a definite yes, and nothing left unseen.
+    let file = expand(
+        src("ptx", "grid_helpers_debug.ptx"),
+        quote!(
+            fn helper_rotate(
+                a: &CudaSlice<i32>,
+                b: &mut CudaSlice<i32>,
+                c: &mut CudaSlice<i32>,
+                n: u32,
+            );
+        ),
+    );
+    assert!(errors(&file).is_empty(), "{:?}", errors(&file));
+    let all = text(&file);
+    assert!(
+        all.contains("grid_sync : :: chevron :: __private :: Fact :: Yes"),
+        "{all}"
+    );
+    assert!(!doc_of(func(&kernel(&file), "launch")).contains("Not checked"));
+}

@@ -355,15 +355,20 @@ fn fit_checks(path: &syn::Path, plan: &Plan) -> Vec<TokenStream> {
         let b = arr(b);
         out.push(one(plan.block.span(), quote!(check_block(#b))));
     }
-    if let Some(Setting {
-        value: Value::Expr(e),
-        ..
-    }) = setting("cluster")
-    {
-        if let Some(c) = literal_dims(e) {
-            let c = arr(c);
-            out.push(one(e.span(), quote!(check_cluster(#p::Some(#c)))));
+    match setting("cluster") {
+        Some(Setting {
+            value: Value::Expr(e),
+            ..
+        }) => {
+            if let Some(c) = literal_dims(e) {
+                let c = arr(c);
+                out.push(one(e.span(), quote!(check_cluster(#p::Some(#c)))));
+            }
         }
+        // No `cluster`: a kernel compiled with `.explicitcluster` and no cluster of its own
+        // cannot launch.
+        None => out.push(one(path.span(), quote!(check_cluster(#p::None)))),
+        Some(_) => {}
     }
     if let Some(g) = literal_dims(&plan.grid) {
         let g = arr(g);

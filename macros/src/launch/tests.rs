@@ -473,6 +473,20 @@ fn literal_cluster_rules() {
         e[0].starts_with("`preferred_cluster` needs `cluster`"),
         "{e:?}"
     );
+    // A multiple of the cluster must still divide the grid; one error per axis.
+    let e = errors(try_config(
+        quote!(<<<(6, 4), 64, cluster = 2, preferred_cluster = (4, 3)>>>),
+    ));
+    assert_eq!(
+        e,
+        [
+            "preferred_cluster x = 4 does not divide grid x = 6: the driver requires the grid to \
+             be a whole number of preferred clusters too",
+            "preferred_cluster y = 3 does not divide grid y = 4: the driver requires the grid to \
+             be a whole number of preferred clusters too"
+        ]
+    );
+    assert!(try_config(quote!(<<<(12, 4), 64, cluster = 2, preferred_cluster = (4, 2)>>>)).is_ok());
     // Non-literal values are left to the run-time check.
     assert!(try_config(quote!(<<<g, b, cluster = c, preferred_cluster = p>>>)).is_ok());
 }
@@ -510,10 +524,15 @@ fn literal_values_are_checked_against_the_kernels_rules_in_const_blocks() {
         quote!(k<<<g, b, s, cluster = c, cooperative = on>>>(x)),
     ));
     assert!(!all.contains("const {"), "{all}");
-    // Without the flags: only a grid-syncing kernel can fail (it needs `cooperative`).
+    // Without the flags and `cluster`: a grid-syncing kernel can fail (it needs
+    // `cooperative`), and one compiled with `.explicitcluster` alone (it needs a cluster).
     let all = text(&launch(quote!(k<<<g, b, s>>>(x))));
-    assert_eq!(all.matches("const {").count(), 1, "{all}");
+    assert_eq!(all.matches("const {").count(), 2, "{all}");
     assert!(all.contains("check_cooperative (false)"), "{all}");
+    assert!(
+        all.contains("check_cluster (:: chevron :: __private :: None)"),
+        "{all}"
+    );
     let all = text(&launch(quote!(k<<<config = cfg, s>>>(x))));
     assert!(!all.contains("__CHEVRON_INFO"), "{all}");
     // `dyn` launches have no kernel info.
