@@ -163,9 +163,10 @@ fn bind_for_launch(
     kernel: KernelName,
 ) -> Result<Binding, Error> {
     let ctx = stream.context();
-    let special = stream.cu_stream() as usize <= 2;
-    if BOUND.get() == ctx.cu_ctx() as usize && !(special && !config.stream_attributes().is_empty())
-    {
+    // The NULL stream, `CU_STREAM_LEGACY` (1) and `CU_STREAM_PER_THREAD` (2).
+    let names_current = stream.cu_stream() as usize <= 2;
+    let may_assume = !names_current || config.stream_attributes().is_empty();
+    if may_assume && BOUND.get() == ctx.cu_ctx() as usize {
         match ctx.check_err() {
             Ok(()) => Ok(Binding::Assumed),
             Err(e) => Err(crate::explain::driver_error(
