@@ -47,9 +47,9 @@ pub fn context(ordinal: usize) -> Result<Arc<CudaContext>, Error> {
     CudaContext::new(ordinal).map_err(|e| Error::driver("cuCtxCreate", KernelName(None), e))
 }
 
-/// Launches `func` on `stream` with `config`: makes the stream's context current on this thread,
-/// sets the config's stream attributes with `cuStreamSetAttribute`, then calls
-/// `cuLaunchKernelEx` with the config's attribute array.
+/// Launches `func` on `stream` with `config`: checks that the stream's context is current on
+/// this thread (binding it where needed), sets the config's stream attributes with
+/// `cuStreamSetAttribute`, then calls `cuLaunchKernelEx` with the config's attribute array.
 ///
 /// `params` holds one pointer per kernel parameter, each pointing at the parameter's value (for
 /// a device buffer, at its `CUdeviceptr`), as `cuLaunchKernelEx` expects.
@@ -63,7 +63,10 @@ pub fn context(ordinal: usize) -> Result<Arc<CudaContext>, Error> {
 /// (the driver is asked, `cuCtxGetCurrent`, only the first time on a thread and after another
 /// context was bound through chevron; a launch that fails because other code changed the current
 /// context since is bound and made once more), and, for dynamic shared memory or non-portable
-/// clusters, a lookup of what was already set on the function (set once per function).
+/// clusters, a lookup of what was already set on the function (set once per function). So a
+/// launch the driver accepts leaves the thread's current context as other code left it: code
+/// that calls the driver directly afterwards binds the context it needs itself (cudarc's calls
+/// do).
 ///
 /// # Safety
 /// `params` must match the kernel's parameters in number, order and layout, and the kernel must
