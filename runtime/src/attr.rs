@@ -200,12 +200,14 @@ fn empty() -> sys::CUlaunchAttributeValue {
 
 /// The first `N` bytes of a value union, to decode without reading an enum field that may hold a
 /// discriminant outside its Rust enum (the driver reports -1 for "unset").
+#[inline]
 fn bytes<const N: usize>(value: &sys::CUlaunchAttributeValue, at: usize) -> [u8; N] {
     // SAFETY: `pad` spans the whole union and every byte pattern is a valid `c_char`.
     let pad = unsafe { value.pad };
     core::array::from_fn(|i| pad[at + i] as u8)
 }
 
+#[inline]
 pub(crate) fn u32_at(value: &sys::CUlaunchAttributeValue, at: usize) -> u32 {
     u32::from_ne_bytes(bytes(value, at))
 }

@@ -3,7 +3,6 @@
 //! does not offer with launch attributes).
 
 use core::ffi::c_void;
-use std::sync::RwLock;
 
 use cudarc::driver::{result::DriverError, CudaFunction, CudaStream};
 
@@ -113,26 +112,12 @@ pub(crate) fn stream_capture_status(
     check(unsafe { sys::cuStreamIsCapturing(stream.cu_stream(), &mut status) }).map(|()| status)
 }
 
-/// Functions that have `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED` set, by handle.
-static NON_PORTABLE: RwLock<Vec<usize>> = RwLock::new(Vec::new());
-
-/// Sets `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED` on `func`, once per function:
-/// later calls only find it in a short list. Called only for launches that opted into a
-/// non-portable cluster and use one.
+/// Sets `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED` on `func` (the launch remembers
+/// it per function, in the function's entry).
 pub(crate) fn allow_non_portable_cluster(func: &CudaFunction) -> Result<(), DriverError> {
-    let handle = func.cu_function() as usize;
-    if NON_PORTABLE.read().is_ok_and(|set| set.contains(&handle)) {
-        return Ok(());
-    }
     let attr = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED;
     // SAFETY: the function handle is live for as long as `func`.
-    check(unsafe { sys::cuFuncSetAttribute(func.cu_function(), attr, 1) })?;
-    if let Ok(mut set) = NON_PORTABLE.write() {
-        if !set.contains(&handle) {
-            set.push(handle);
-        }
-    }
-    Ok(())
+    check(unsafe { sys::cuFuncSetAttribute(func.cu_function(), attr, 1) })
 }
 
 /// `cuOccupancyMaxActiveClusters` for `config` (its grid, block, shared memory and launch

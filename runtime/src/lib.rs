@@ -78,10 +78,12 @@ pub use stream::{set_stream_attribute, stream_attribute};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::args::{
-        launch_args, ArgSlot, ArgSlots, DeviceArg, Probe, RefFallback, ValueArg, ValueFallback,
+        check_arg_sizes, launch_args, ArgSlot, ArgSlots, DeviceArg, Probe, RefFallback, ValueArg,
+        ValueFallback,
     };
     pub use crate::dim::{Dim3, Extent, ExtentError, IntoDim};
     pub use crate::kernel::{modules_loaded, Kernel};
+    pub use crate::launch::prepare_launch;
     pub use crate::occupancy::Occupancy;
     pub use crate::ptx::{Expected, ParamSig};
     pub use chevron_cuda_spec::fit::{CooperativeUse, Fact, KernelInfo, Messages};

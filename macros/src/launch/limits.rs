@@ -253,7 +253,7 @@ mod tests {
         );
         let ok = try_config(quote!(<<<32, 128, cluster = 16, non_portable_cluster>>>)).unwrap();
         let text = ok.to_string().replace(' ', "");
-        assert!(text.contains(".non_portable_cluster()"), "{text}");
+        assert!(text.contains(".__set_non_portable_cluster()"), "{text}");
         let errs = errors(quote!(<<<(32, 4, 2), 128, cluster = (4, 4, 2), non_portable_cluster>>>));
         assert_eq!(
             errs,
