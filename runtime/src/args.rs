@@ -57,7 +57,18 @@ impl<'a> ArgSlot<'a> {
         }
     }
 
+    /// Records nothing on the buffer's event when dropped: for graph updates, which order the
+    /// graph after the buffer's earlier uses but do not use it now (see
+    /// `__private::skip_record`).
+    #[inline]
+    pub fn skip_record(&mut self) {
+        if let Some(SyncOnDrop::Record(target)) = &mut self._record {
+            *target = None;
+        }
+    }
+
     /// The pointer `cuLaunchKernelEx` expects for this parameter.
+    #[inline]
     pub fn param(&self) -> *mut c_void {
         if self.scalar.is_null() {
             &self.ptr as *const sys::CUdeviceptr as *mut c_void
