@@ -99,7 +99,11 @@ fn aliased_saxpy_matches_the_host() -> TestResult {
     // Through `launch!` too, with another scale.
     let b: Scale = -0.75;
     unsafe { launch!(saxpy<<<n.div_ceil(128), 128, &stream>>>(n, b, &x_dev, &mut y_dev)) }?;
-    let twice: Vec<f32> = x.iter().zip(&once).map(|(x, y)| b.mul_add(*x, *y)).collect();
+    let twice: Vec<f32> = x
+        .iter()
+        .zip(&once)
+        .map(|(x, y)| b.mul_add(*x, *y))
+        .collect();
     let got = stream.clone_dtoh(&y_dev)?;
     assert_close(&got[..n as usize], &twice, "y after launch!");
     assert_eq!(got[n as usize], POISON, "launch! wrote past n");
