@@ -58,8 +58,9 @@ impl<'a> ArgSlot<'a> {
     }
 
     /// Records nothing on the buffer's event when dropped: for graph updates, which order the
-    /// graph after the buffer's earlier uses but do not use it now (see
-    /// `__private::skip_record`).
+    /// graph after the buffer's earlier uses (the waits already happened) but do not use it
+    /// now, so an event recorded here would tell other streams the graph's use was over before
+    /// the graph ran.
     #[inline]
     pub fn skip_record(&mut self) {
         if let Some(SyncOnDrop::Record(target)) = &mut self._record {

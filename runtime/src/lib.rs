@@ -85,23 +85,6 @@ pub mod __private {
     };
     pub use std::sync::Arc;
 
-    /// Drops a buffer's guard from `DevicePtr`/`DevicePtrMut` without recording its event: for
-    /// graph updates, which order the graph after the buffer's earlier uses (the waits already
-    /// happened) but do not use it now, so an event recorded here would tell other streams the
-    /// graph's use was over before the graph ran.
-    #[inline]
-    pub fn skip_record(mut guard: cudarc::driver::SyncOnDrop<'_>) {
-        if let cudarc::driver::SyncOnDrop::Record(target) = &mut guard {
-            *target = None;
-        }
-    }
-
-    /// The pointer `cuLaunchKernelEx` expects for a parameter held in `value`.
-    #[inline(always)]
-    pub fn param_ptr<T>(value: &T) -> *mut core::ffi::c_void {
-        value as *const T as *mut core::ffi::c_void
-    }
-
     /// The parameter types of `#[kernel]` declarations (see the module's docs).
     pub use crate::param::*;
 }
