@@ -273,8 +273,9 @@ wordings! {
     /// `&R` for any other `R`.
     HostRef<R> {
         message = "`{Self}` points to host memory, which a kernel cannot read",
-        label = "pass the value itself: `{R}`",
-        note = "device buffers are `&CudaSlice<T>`, `&CudaView<'_, T>` or `&CudaViewMut<'_, T>`: copy an array to the device with `stream.clone_htod(&data)?`"
+        label = "not a device buffer",
+        note = "if `{R}` is a number or a `#[repr(C)]` struct, pass it by value: declare `{R}`",
+        note = "host data is copied to the device first (`stream.clone_htod(&data)?` gives a `CudaSlice<T>`) and declared as `&CudaSlice<T>`"
     }
 
     /// `&mut R` for any other `R`.
