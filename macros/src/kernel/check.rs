@@ -1,5 +1,6 @@
-//! Every rule of `#[kernel]`: the declaration's shape, its parameter types, and its signature
-//! against the PTX file. All problems are reported, not only the first.
+//! Every rule of `#[kernel]`: the declaration's shape, its parameters as written, and its
+//! signature against the PTX file (the count here; whether each type fits is asserted in the
+//! expansion, where rustc has resolved it). All problems are reported, not only the first.
 
 use std::path::{Path, PathBuf};
 
