@@ -104,7 +104,13 @@ mod report;
 /// | `bool` | one byte | `.u8`/`.s8`/`.b8` |
 /// | `&CudaSlice<T>`, `&CudaView<'_, T>` | device pointer, read | `.u64`/`.s64`/`.b64` |
 /// | `&mut CudaSlice<T>`, `&mut CudaViewMut<'_, T>` | device pointer, written | `.u64`/`.s64`/`.b64` |
-/// | any other `T: DeviceRepr` (a `#[repr(C)]` struct, `chevron::half::f16` or `bf16` with the `f16` feature) | the value's bytes | `.align A .b8 name[N]`, or a scalar; `size_of::<T>()` is asserted to be `N` at compile time |
+/// | any other `T: DeviceRepr` (a `#[repr(C)]` struct, `chevron::half::f16` or `bf16` with the `f16` feature) | the value's bytes | `.align A .b8 name[N]`, or a scalar; `size_of::<T>()` must be `N` |
+///
+/// Types are checked as rustc resolves them: an alias (`type Scale = f32`), a path
+/// (`std::primitive::f32`) or a renamed import (`use cudarc::driver::CudaSlice as DevBuf`) is the
+/// type it names. Each parameter expands to a const assertion of its type's PTX form against the
+/// PTX parameter in its place: a mismatch is a const-evaluation error over the parameter, with the
+/// PTX line and the fix.
 ///
 /// Host data (`&[T]`, `Vec<T>`, `&T` of a value) is rejected with the fix: copy it to the
 /// device (`stream.clone_htod(&v)?` gives a `CudaSlice<T>`) and take a buffer.
@@ -222,7 +228,8 @@ pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
 /// takes exactly the kernel's parameters): a wrong argument is rustc's own type error at that
 /// argument, and a wrong count is counted against the kernel's parameters. With `dyn`, each argument is passed like cudarc's
 /// `PushKernelArg::arg`: `&value` for numbers and `#[repr(C)]` structs implementing
-/// `DeviceRepr` (typed literals: `&2.0f32`, not `&2.0`), `&slice` / `&mut slice` or views for
+/// `DeviceRepr` (typed: `&2.0f32`, not `&2.0`, `&-2.5` or `&(1 << 20)`, whose types come from
+/// unsuffixed literals), `&slice` / `&mut slice` or views for
 /// device buffers (cudarc's event tracking orders them across streams).
 ///
 /// # Keys

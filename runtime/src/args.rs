@@ -57,7 +57,19 @@ impl<'a> ArgSlot<'a> {
         }
     }
 
+    /// Records nothing on the buffer's event when dropped: for graph updates, which order the
+    /// graph after the buffer's earlier uses (the waits already happened) but do not use it
+    /// now, so an event recorded here would tell other streams the graph's use was over before
+    /// the graph ran.
+    #[inline]
+    pub fn skip_record(&mut self) {
+        if let Some(SyncOnDrop::Record(target)) = &mut self._record {
+            *target = None;
+        }
+    }
+
     /// The pointer `cuLaunchKernelEx` expects for this parameter.
+    #[inline]
     pub fn param(&self) -> *mut c_void {
         if self.scalar.is_null() {
             &self.ptr as *const sys::CUdeviceptr as *mut c_void

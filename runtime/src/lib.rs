@@ -46,6 +46,7 @@ mod kernel;
 mod launch;
 mod link;
 mod occupancy;
+mod param;
 pub use chevron_cuda_spec::ptx;
 mod stream;
 
@@ -92,34 +93,6 @@ pub mod __private {
     };
     pub use std::sync::Arc;
 
-    /// Drops a buffer's guard from `DevicePtr`/`DevicePtrMut` without recording its event: for
-    /// graph updates, which order the graph after the buffer's earlier uses (the waits already
-    /// happened) but do not use it now, so an event recorded here would tell other streams the
-    /// graph's use was over before the graph ran.
-    #[inline]
-    pub fn skip_record(mut guard: cudarc::driver::SyncOnDrop<'_>) {
-        if let cudarc::driver::SyncOnDrop::Record(target) = &mut guard {
-            *target = None;
-        }
-    }
-
-    /// The pointer `cuLaunchKernelEx` expects for a parameter held in `value`.
-    #[inline(always)]
-    pub fn param_ptr<T>(value: &T) -> *mut core::ffi::c_void {
-        value as *const T as *mut core::ffi::c_void
-    }
-
-    /// Implemented for every type a kernel can take by value; only here to word the error for
-    /// types that cannot be passed that way.
-    #[diagnostic::on_unimplemented(
-        message = "`{Self}` cannot be passed to a kernel by value: it does not implement `DeviceRepr`",
-        label = "not `DeviceRepr`",
-        note = "for a `#[repr(C)]` struct laid out like the kernel's, add `unsafe impl DeviceRepr for {Self} {{}}`",
-        note = "device buffers are taken by reference: `&CudaSlice<T>`, `&mut CudaSlice<T>`, `&CudaView<'_, T>`, `&mut CudaViewMut<'_, T>`"
-    )]
-    pub trait KernelValue {}
-    impl<T: DeviceRepr> KernelValue for T {}
-
-    /// Compiles only when `T` can be passed to a kernel by value.
-    pub const fn assert_kernel_value<T: KernelValue>() {}
+    /// The parameter types of `#[kernel]` declarations (see the module's docs).
+    pub use crate::param::*;
 }

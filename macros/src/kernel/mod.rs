@@ -27,9 +27,10 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut cx = Errors::default();
     let args = parse::parse_args(args, &mut cx);
     match check::check(&args, &parsed, &mut cx) {
-        Some(decl) if cx.is_empty() => expand::expand_kernel(&decl),
-        _ => {
+        Ok(decl) => expand::expand_kernel(&decl),
+        Err(params) => {
             let mut out = expand::expand_stub(&parsed);
+            out.extend(expand::stub_checks(&parsed, &params));
             out.extend(report::into_tokens(
                 cx.propagate().map(|()| TokenStream::new()),
             ));
