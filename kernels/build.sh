@@ -10,7 +10,7 @@ dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 out="${1:-$dir}"
 mkdir -p "$out"
 NVCC="${NVCC:-nvcc}"
-RDC=" device_update "
+RDC=" device_update conditional jacobi "
 
 for src in "$dir"/*.cu; do
     name="$(basename "$src" .cu)"

@@ -15,6 +15,9 @@ use crate::driver;
 use crate::error::{Error, KernelName};
 use crate::sys;
 
+mod conditional;
+pub use conditional::{ConditionalHandle, ConditionalNodes, SwitchNodes};
+
 /// A launch-attribute kind the driver accepts on a graph kernel node
 /// (`cuGraphKernelNodeSetAttribute`): the spec table's `graph` column, checked below.
 #[diagnostic::on_unimplemented(
@@ -251,9 +254,16 @@ pub struct GraphEdge {
     pub programmatic: bool,
 }
 
-/// The stream a [`Graph::capture`] body launches on, and the nodes its launches add.
+/// The stream a [`Graph::capture`] body launches on, and the nodes its launches add; also the
+/// body of a conditional node ([`Capture::while_loop`] and the others).
 pub struct Capture<'s> {
     stream: &'s Arc<CudaStream>,
+    /// The id of the capture of the whole graph: what its nodes (those of bodies included) are
+    /// tagged with.
+    root: u64,
+    /// What the captures of the conditional bodies share with it.
+    #[cfg_attr(not(cuda_12030), allow(dead_code))]
+    shared: &'s conditional::Shared,
 }
 
 impl Capture<'_> {
@@ -266,7 +276,7 @@ impl Capture<'_> {
     ///
     /// `Error::Graph` when the last work captured on the stream is not a kernel launch.
     pub fn last_node(&self) -> Result<GraphNode, Error> {
-        let (_, id, node) = driver::capture_info(self.stream)
+        let (_, _, node) = driver::capture_info(self.stream)
             .map_err(|e| Error::driver("cuStreamGetCaptureInfo", KernelName(None), e))?;
         let not_kernel = || Error::Graph {
             kernel: KernelName(None),
@@ -288,8 +298,9 @@ impl Capture<'_> {
         // The driver's parameter copy is not ours to keep: updates replace it.
         params.kernelParams = core::ptr::null_mut();
         params.extra = core::ptr::null_mut();
+        // A body's stream captures with an id of its own; its nodes belong to the whole graph.
         Ok(GraphNode {
-            capture: id,
+            capture: self.root,
             node,
             params,
         })
@@ -300,9 +311,7 @@ impl Capture<'_> {
     /// update then holds from the replay after the one that made it). `Error::Graph` when the
     /// node is not device-updatable or of another capture.
     pub fn device_node(&self, node: &GraphNode) -> Result<DeviceNode, Error> {
-        let (_, id, _) = driver::capture_info(self.stream)
-            .map_err(|e| Error::driver("cuStreamGetCaptureInfo", KernelName(None), e))?;
-        node.check_capture(id, KernelName(None))?;
+        node.check_capture(self.root, KernelName(None))?;
         device_node_of(node)
     }
 }
@@ -374,6 +383,8 @@ impl<'a> Graph<'a> {
         let order = ctx
             .new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))
             .map_err(graph_err("cuEventCreate"))?;
+        // Declared before the guard, so that the bodies' streams outlive the capture.
+        let shared = conditional::Shared::new(ctx.clone());
         let tracking = ctx.is_event_tracking();
         // SAFETY: restored by the guard; see the `Graph` docs for what pausing means.
         unsafe { ctx.disable_event_tracking() };
@@ -396,7 +407,11 @@ impl<'a> Graph<'a> {
         guard.active = true;
         let (_, id, _) =
             driver::capture_info(stream).map_err(graph_err("cuStreamGetCaptureInfo"))?;
-        let mut capture = Capture { stream };
+        let mut capture = Capture {
+            stream,
+            root: id,
+            shared: &shared,
+        };
         let out = body(&mut capture)?;
         let graph = guard
             .end()

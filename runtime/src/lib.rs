@@ -57,7 +57,10 @@ pub use chevron_cuda_spec::limits::{
 pub use config::{LaunchConfig, MAX_LAUNCH_ATTRIBUTES, MAX_STREAM_ATTRIBUTES};
 pub use dim::Dim3;
 pub use error::{Error, KernelName, Result};
-pub use graph::{Capture, DeviceNode, Graph, GraphAttribute, GraphEdge, GraphNode};
+pub use graph::{
+    Capture, ConditionalHandle, ConditionalNodes, DeviceNode, Graph, GraphAttribute, GraphEdge,
+    GraphNode, SwitchNodes,
+};
 pub use kernel::{compile_cuda, nvrtc_present, Kernel, KernelSource};
 pub use launch::{
     context, driver_present, ensure_driver, is_capturing, launch_function, launch_named,
