@@ -59,7 +59,7 @@ pub use dim::Dim3;
 pub use error::{Error, KernelName, Result};
 pub use graph::{
     Capture, ConditionalHandle, ConditionalNodes, DeviceNode, Graph, GraphAttribute, GraphEdge,
-    GraphNode, SwitchNodes,
+    GraphNode, Ordered, OrderedBuffer, OrderedRead, SwitchNodes,
 };
 pub use kernel::{compile_cuda, nvrtc_present, Kernel, KernelSource};
 pub use launch::{

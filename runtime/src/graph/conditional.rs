@@ -14,6 +14,7 @@
 
 use core::marker::PhantomData;
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaContext, CudaStream};
@@ -81,8 +82,8 @@ pub trait SwitchNodes {}
 impl<T: ?Sized> SwitchNodes for T {}
 
 /// What a capture and the captures of its bodies share: the conditions made so far (with the
-/// graph each belongs to) and the streams the bodies were captured on, kept until the capture
-/// ends.
+/// graph each belongs to), the streams the bodies were captured on (kept until the capture
+/// ends), and the slot of each node `last_node` returned.
 pub(crate) struct Shared {
     #[cfg_attr(not(cuda_12030), allow(dead_code))]
     ctx: Arc<CudaContext>,
@@ -90,6 +91,8 @@ pub(crate) struct Shared {
     handles: RefCell<Vec<(u64, usize)>>,
     #[cfg_attr(not(cuda_12030), allow(dead_code))]
     streams: RefCell<Vec<Arc<CudaStream>>>,
+    /// Node → slot: the index its graph records the node's updates at.
+    slots: RefCell<HashMap<usize, u32>>,
 }
 
 impl Shared {
@@ -98,7 +101,16 @@ impl Shared {
             ctx,
             handles: RefCell::new(Vec::new()),
             streams: RefCell::new(Vec::new()),
+            slots: RefCell::new(HashMap::new()),
         }
+    }
+
+    /// The slot of `node`: the same for every `last_node` of one node, the next free one for a
+    /// new node.
+    pub(crate) fn slot(&self, node: crate::sys::CUgraphNode) -> u32 {
+        let mut slots = self.slots.borrow_mut();
+        let next = slots.len() as u32;
+        *slots.entry(node as usize).or_insert(next)
     }
 }
 
@@ -418,6 +430,8 @@ impl Capture<'_> {
             .map_err(|e| Error::driver("cuStreamCreate", KernelName(None), e))?;
         // Kept until the whole capture ends: destroying a stream mid-capture is not needed.
         self.shared.streams.borrow_mut().push(stream.clone());
+        // What a fresh stream reports (no policy): a body that changes it set `sync`.
+        let policy_before = crate::stream::stream_attribute::<crate::SyncPolicy>(&stream).ok();
         let mode = sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED;
         // SAFETY: the body graph is owned by the node just added, live, of this context.
         unsafe { driver::begin_capture_to_graph(&stream, graph, mode) }
@@ -446,7 +460,8 @@ impl Capture<'_> {
             NodeKind::Switch => format!("case {k} of a `switch` node"),
             other => format!("the body of a `{}` node", other.name()),
         };
-        if let Ok(Some(policy)) = crate::stream::stream_attribute::<crate::SyncPolicy>(&stream) {
+        let policy_after = crate::stream::stream_attribute::<crate::SyncPolicy>(&stream).ok();
+        if let (Some(Some(policy)), true) = (policy_after, policy_after != policy_before) {
             return Err(graph_error(format!(
                 "`sync = {policy:?}` was set on the stream of {which}: a body runs inside the \
                  graph on the GPU, where no host thread waits for its stream; set \
