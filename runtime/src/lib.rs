@@ -39,6 +39,7 @@ mod dim;
 mod driver;
 mod error;
 mod explain;
+mod function_attr;
 mod graph;
 mod kernel;
 mod launch;
@@ -57,6 +58,9 @@ pub use chevron_cuda_spec::limits::{
 pub use config::{LaunchConfig, MAX_LAUNCH_ATTRIBUTES, MAX_STREAM_ATTRIBUTES};
 pub use dim::Dim3;
 pub use error::{Error, KernelName, Result};
+pub use function_attr::{
+    function_attribute, set_function_attribute, FunctionAttribute, FunctionSharedMemoryMode,
+};
 pub use graph::{
     Capture, ConditionalHandle, ConditionalNodes, DeviceNode, Graph, GraphAttribute, GraphEdge,
     GraphNode, Ordered, OrderedBuffer, OrderedRead, SwitchNodes,
