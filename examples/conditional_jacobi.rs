@@ -125,7 +125,7 @@ fn residual(u: &[f32], rhs: &[f32]) -> f64 {
 
 /// The solution a run left: after `iters` sweeps, in `u1` when the last sweep was even.
 fn solution<'b>(iters: u32, u0: &'b [f32], u1: &'b [f32]) -> &'b [f32] {
-    if (iters - 1) % 2 == 0 {
+    if (iters - 1).is_multiple_of(2) {
         u1
     } else {
         u0

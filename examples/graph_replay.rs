@@ -349,13 +349,14 @@ fn run() -> Result<(), Box<dyn Error>> {
                 })?,
                 time(&stream, n, || {
                     // Ordered once (its cross-stream waits), then given to every node's update.
-                    let y = ordered.ordered(&mut y_ordered[round % 2])?;
-                    for (k, node) in ordered_nodes.iter().enumerate() {
-                        let (a, b) = args(k, round);
-                        // SAFETY: as for `update`.
-                        unsafe { chain::update_ordered(&mut ordered, node, len, a, b, &y) }?;
+                    {
+                        let y = ordered.ordered(&mut y_ordered[round % 2])?;
+                        for (k, node) in ordered_nodes.iter().enumerate() {
+                            let (a, b) = args(k, round);
+                            // SAFETY: as for `update`.
+                            unsafe { chain::update_ordered(&mut ordered, node, len, a, b, &y) }?;
+                        }
                     }
-                    drop(y);
                     Ok(ordered.replay(&stream)?)
                 })?,
                 time(&stream, n, || {

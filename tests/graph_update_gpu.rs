@@ -33,7 +33,11 @@ fn data(seed: f32) -> Vec<f32> {
 /// Node `k`'s arguments in round `round`: `a` a power of two, so the GPU's fused multiply-add
 /// and the host's agree exactly.
 fn args(k: usize, round: usize) -> (f32, f32) {
-    let a = if (k + round) % 2 == 0 { 0.5 } else { 2.0 };
+    let a = if (k + round).is_multiple_of(2) {
+        0.5
+    } else {
+        2.0
+    };
     (a, (k as f32) * 0.25 - round as f32)
 }
 
@@ -91,12 +95,13 @@ fn update_ordered_equals_update_and_the_host() -> TestResult {
             unsafe { chain::update(&mut g_plain, node, N, a, b, &mut plain[which]) }?;
         }
         g_plain.replay(&stream)?;
-        let y = g_ordered.ordered(&mut ordered[which])?;
-        for (k, node) in ordered_nodes.iter().enumerate() {
-            let (a, b) = args(k, round);
-            unsafe { chain::update_ordered(&mut g_ordered, node, N, a, b, &y) }?;
+        {
+            let y = g_ordered.ordered(&mut ordered[which])?;
+            for (k, node) in ordered_nodes.iter().enumerate() {
+                let (a, b) = args(k, round);
+                unsafe { chain::update_ordered(&mut g_ordered, node, N, a, b, &y) }?;
+            }
         }
-        drop(y);
         g_ordered.replay(&stream)?;
         host_round(&mut want[which], round);
     }

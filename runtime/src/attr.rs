@@ -812,7 +812,7 @@ impl PortableClusterSizeMode {
 /// (feature `cuda-13040`).
 ///
 /// The same values set the function attribute `CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE` (CUDA 13.4)
-/// through [`FunctionSharedMemoryMode`].
+/// through [`FunctionSharedMemoryMode`](crate::FunctionSharedMemoryMode).
 ///
 /// Below CUDA 13.4, `SharedMemoryMode::AllowOversized` and `SharedMemoryMode::PreferOversized`
 /// still name something, so that the error says what to do: constants of type

@@ -34,8 +34,9 @@ use crate::error::{Error, KernelName};
 /// `nvcc -ptx -rdc=true`; chevron links it with `libcudadevrt.a` when it loads (see
 /// [`crate::load_ptx`]).
 ///
-/// It borrows the capture that made it, so it cannot leave the body of [`Graph::capture`]
-/// (crate::Graph::capture): a handle used after its graph's capture does not compile. Inside
+/// It borrows the capture that made it, so it cannot leave the body of
+/// [`Graph::capture`](crate::Graph::capture): a handle used after its graph's capture does not
+/// compile. Inside
 /// the capture, a node takes only a condition made on its own graph (a body's nodes take
 /// conditions made by the body's [`Capture`]): anything else is `Error::Graph`. A kernel launched
 /// outside the graph with the handle is the one misuse nothing checks (the kernel's arguments are
