@@ -21,7 +21,13 @@
 use core::ffi::c_void;
 use std::hint::black_box;
 
-use chevron::__private::{check_arg_sizes, param_ptr, prepare_launch, ArgSlot, ArgSlots};
+use chevron::__private::{check_arg_sizes, prepare_launch, ArgSlot, ArgSlots};
+
+/// A parameter's address, as the driver reads it.
+#[inline(always)]
+fn param_ptr<T>(value: &T) -> *mut c_void {
+    value as *const T as *mut c_void
+}
 use chevron::cudarc::driver::{CudaSlice, SyncOnDrop};
 use chevron::{config, kernel, launch, sys, Error, Kernel, KernelName, LaunchConfig};
 

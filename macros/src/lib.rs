@@ -253,7 +253,7 @@ pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
 /// | `shared_carveout` | percent, 0 to 100 | `SharedCarveout` (`PREFERRED_SHARED_MEMORY_CARVEOUT`) | yes | no | yes | 12.5+ | any |
 /// | `nvlink_centric` | flag | `NvlinkCentric` (`NVLINK_UTIL_CENTRIC_SCHEDULING`) | yes | no | yes | 13.0+ | any |
 /// | `portable_cluster_size_mode` | `Default`/`RequirePortable`/`AllowNonPortable` or a `PortableClusterSizeMode` | `PortableClusterSizeMode` (`PORTABLE_CLUSTER_SIZE_MODE`) | yes | no | yes | 13.2+ | 9.0+ |
-/// | `shared_memory_mode` | `Default`/`RequirePortable`/`AllowNonPortable` or a `SharedMemoryMode` | `SharedMemoryMode` (`SHARED_MEMORY_MODE`) | yes | no | yes | 13.2+ | any |
+/// | `shared_memory_mode` | `Default`/`RequirePortable`/`AllowNonPortable` (13.4: `AllowOversized`/`PreferOversized`) or a `SharedMemoryMode` | `SharedMemoryMode` (`SHARED_MEMORY_MODE`) | yes | no | yes | 13.2+ | any |
 /// <!-- kinds:end -->
 ///
 /// A flag is written bare (`cooperative`) or with a `bool` expression (`cooperative = true`,

@@ -215,7 +215,7 @@ unsafe fn enqueue(
 ) -> Result<(), Failure> {
     let shared = config.shared_bytes();
     if shared > 0 {
-        ensure_shared(stream.context(), func, shared, kernel).map_err(Failure::Step)?;
+        ensure_shared(stream.context(), func, shared, kernel, config).map_err(Failure::Step)?;
     }
     if config.allows_non_portable_cluster() {
         let blocks = config.cluster().map_or(1, |c| volume([c.x, c.y, c.z]));
@@ -274,18 +274,22 @@ unsafe fn after_failure(
 /// Afterwards a launch asking for at most as much finds the function's entry and compares once.
 /// Raises of one function are serialised ([`crate::kernel::SharedOptIn`]), so concurrent
 /// launches asking different sizes leave it at the largest.
+/// With CUDA 13.4, a launch whose `shared_memory_mode` (or else the function's) allows oversized
+/// shared memory may go up to the device's oversized limit instead. The function's context must
+/// be current.
 #[inline]
 pub(crate) fn ensure_shared(
     ctx: &Arc<CudaContext>,
     func: &CudaFunction,
     shared: u32,
     kernel: KernelName,
+    config: &LaunchConfig<'_>,
 ) -> Result<(), Error> {
     let info = function_info(func);
     if info.shared.covers(shared) {
         return Ok(());
     }
-    opt_in_shared(ctx, func, info, shared, kernel)
+    opt_in_shared(ctx, func, info, shared, kernel, config)
 }
 
 #[cold]
@@ -296,6 +300,7 @@ fn opt_in_shared(
     info: &FunctionInfo,
     shared: u32,
     kernel: KernelName,
+    config: &LaunchConfig<'_>,
 ) -> Result<(), Error> {
     use sys::CUfunction_attribute::{
         CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES as MAX_DYNAMIC,
@@ -311,12 +316,28 @@ fn opt_in_shared(
         // have assumed it.
         bind(ctx, kernel)?;
         let static_bytes = attribute(STATIC)?;
-        let limit = ctx
+        #[cfg_attr(not(cuda_13040), allow(unused_mut))]
+        let mut limit = ctx
             .attribute(
                 sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
             )
             .map_err(|e| Error::driver("cuDeviceGetAttribute", kernel, e))?
             .max(0) as u32;
+        #[cfg(cuda_13040)]
+        if u64::from(static_bytes) + u64::from(shared) > u64::from(limit) {
+            let mode = config.launch_value(<crate::SharedMemoryMode as crate::Attribute>::KIND.id);
+            if crate::function_attr::oversized_allowed(
+                func,
+                mode.map(|v| crate::attr::u32_at(v, 0)),
+            ) {
+                use sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_OVERSIZED_SHARED_MEMORY_PER_BLOCK as OVERSIZED;
+                if let Ok(oversized) = ctx.attribute(OVERSIZED) {
+                    limit = limit.max(oversized.max(0) as u32);
+                }
+            }
+        }
+        #[cfg(not(cuda_13040))]
+        let _ = config;
         if u64::from(static_bytes) + u64::from(shared) > u64::from(limit) {
             return Err(Error::SharedMemoryTooLarge {
                 kernel,

@@ -41,6 +41,7 @@ mod dim;
 mod driver;
 mod error;
 mod explain;
+mod function_attr;
 mod graph;
 mod kernel;
 mod launch;
@@ -64,7 +65,13 @@ pub use devices::{ensure_nccl, nccl_present};
 pub use devices::{Completions, Device, DeviceSet};
 pub use dim::Dim3;
 pub use error::{Error, KernelName, Result};
-pub use graph::{Capture, DeviceNode, Graph, GraphAttribute, GraphEdge, GraphNode};
+pub use function_attr::{
+    function_attribute, set_function_attribute, FunctionAttribute, FunctionSharedMemoryMode,
+};
+pub use graph::{
+    Capture, ConditionalHandle, ConditionalNodes, DeviceNode, Graph, GraphAttribute, GraphEdge,
+    GraphNode, Ordered, OrderedBuffer, OrderedRead, SwitchNodes,
+};
 pub use kernel::{compile_cuda, nvrtc_present, Kernel, KernelSource};
 pub use launch::{
     context, driver_present, ensure_driver, is_capturing, launch_function, launch_named,

@@ -441,7 +441,10 @@ fn graph_update(
     let doc = format!(
         " Sets the arguments of `{kernel}`'s node `{node}` in `{graph}` for the following \
          replays, without instantiating the graph again (`cuGraphExecKernelNodeSetParams`); the \
-         node's grid, block and attributes stay as captured. Allocates nothing.\n\n # Safety\n \
+         node's grid, block and attributes stay as captured. Allocates nothing. Each buffer is \
+         ordered after its earlier uses on other streams at every call (two `cuStreamWaitEvent` \
+         for a written one); `update_ordered` takes buffers ordered once for many \
+         updates.\n\n # Safety\n \
          As for `launch`: the captured grid and these values must keep every access of the \
          kernel inside its buffers, and a buffer given here must stay alive, and untouched by \
          the host and other streams, while the graph may replay with it: until the node is \
@@ -451,8 +454,10 @@ fn graph_update(
          of another graph or another kernel; `Error::Driver` when the driver rejects the update."
     );
     let scalars = update_scalars(p, kernel, name, params, (&graph, &node));
+    let ordered = update_ordered(p, kernel, name, params, (&graph, &node));
     quote! {
         #scalars
+        #ordered
 
         #[doc = #doc]
         #[allow(clippy::too_many_arguments, dead_code)]
@@ -471,6 +476,115 @@ fn graph_update(
             unsafe { #graph.set_params(#node, #func, #p::Some(#name), &mut #args) }
         }
     }
+}
+
+/// `update_ordered`, for kernels with buffer parameters whose types name their element type:
+/// `update` with each buffer given as an `Ordered` (written and read buffers) or `OrderedRead`
+/// (read buffers) of the graph, made once by `graph.ordered(&mut buffer)` for any number of
+/// updates: the pointer is copied, without the per-update waits of `update`.
+fn update_ordered(
+    p: &TokenStream,
+    kernel: &Ident,
+    name: &LitStr,
+    params: &[KernelParam],
+    (graph, node): (&Ident, &Ident),
+) -> TokenStream {
+    // Written as references: device buffers (as for `update_scalars`).
+    let is_buffer = |q: &KernelParam| q.by_ref;
+    if !params.iter().any(is_buffer) {
+        return TokenStream::new();
+    }
+    let func = hygienic("__chevron_func");
+    let args = hygienic("__chevron_params");
+    let stream = hygienic("__chevron_stream");
+    let mut decls = Vec::new();
+    let mut prepare = vec![quote! {
+        let #stream = ::core::clone::Clone::clone(#graph.order_stream());
+    }];
+    let mut pointers = Vec::new();
+    for (k, q) in params.iter().enumerate() {
+        let (i, ty) = (&q.ident, &q.ty);
+        if is_buffer(q) {
+            // A type alias names no element type: no `update_ordered` then.
+            let Some(elem) = buffer_elem(ty) else {
+                return TokenStream::new();
+            };
+            let ptr = hygienic(&format!("__chevron_ptr_{k}"));
+            if matches!(ty, syn::Type::Reference(r) if r.mutability.is_some()) {
+                decls.push(quote!(#i: &#p::runtime::Ordered<'_, #elem>));
+            } else {
+                decls.push(quote!(#i: &impl #p::runtime::OrderedBuffer<#elem>));
+            }
+            prepare.push(quote! {
+                let #ptr = #p::runtime::OrderedBuffer::<#elem>::__chevron_ptr(#i, &*#graph)?;
+            });
+            pointers.push(quote!(&#ptr as *const _ as *mut #p::c_void));
+        } else {
+            decls.push(quote!(#i: #ty));
+            let (arg, slot) = slot_names(k);
+            let param = param_expr(q);
+            prepare.push(quote! {
+                let mut #arg = #i;
+                let mut #slot = (#param.slot)(&mut #arg, &#stream);
+                #slot.skip_record();
+            });
+            pointers.push(quote!(#slot.param()));
+        }
+    }
+    let n = Literal::usize_unsuffixed(params.len());
+    let doc = format!(
+        " `update` with ordered buffers: sets the arguments of `{kernel}`'s node `{node}` in \
+         `{graph}`, each buffer given as an `&Ordered` from `{graph}.ordered(&mut buffer)` (a \
+         buffer the kernel only reads may also be an `&OrderedRead` from \
+         `{graph}.ordered_read(&buffer)`), ordered after its earlier uses on other streams once, \
+         when it was made, for any number of updates: each update copies its pointer instead of \
+         waiting for its events again. The same ordering as `update`. Allocates nothing.\n\n \
+         # Safety\n As for `update`.\n\n # Errors\n As for `update`, and `Error::Graph` for an \
+         ordered buffer made by another graph."
+    );
+    quote! {
+        #[doc = #doc]
+        #[allow(clippy::too_many_arguments, dead_code)]
+        #[inline]
+        pub unsafe fn update_ordered(
+            #graph: &mut #p::runtime::Graph<'_>,
+            #node: &#p::runtime::GraphNode,
+            #(#decls,)*
+        ) -> #p::Result<(), #p::Error> {
+            let #func = Self::__chevron_kernel().get(#graph.context())?;
+            #(#prepare)*
+            let mut #args: [*mut #p::c_void; #n] = [#(#pointers),*];
+            // SAFETY: the parameters match the PTX entry, as for `launch`; the rest is the
+            // caller's promise.
+            unsafe { #graph.set_params(#node, #func, #p::Some(#name), &mut #args) }
+        }
+    }
+}
+
+/// `T` of a buffer parameter's type (`&CudaSlice<T>`, `&mut CudaViewMut<'_, T>`): the first
+/// type argument of the referenced path; `None` for a type without one (an alias).
+fn buffer_elem(ty: &syn::Type) -> Option<&syn::Type> {
+    let syn::Type::Reference(r) = ty else {
+        return None;
+    };
+    let mut elem = &*r.elem;
+    loop {
+        elem = match elem {
+            syn::Type::Group(g) => &g.elem,
+            syn::Type::Paren(p) => &p.elem,
+            _ => break,
+        };
+    }
+    let syn::Type::Path(p) = elem else {
+        return None;
+    };
+    let syn::PathArguments::AngleBracketed(args) = &p.path.segments.last()?.arguments else {
+        return None;
+    };
+    args.args.iter().find_map(|a| match a {
+        syn::GenericArgument::Type(t) => Some(t),
+        _ => None,
+    })
 }
 
 /// `update_scalars`, for kernels with buffer parameters: sets the node's scalar and value
@@ -730,6 +844,11 @@ fn stub_updates(p: &TokenStream, typed: &[&syn::PatType]) -> TokenStream {
     let scalars = typed
         .iter()
         .filter(|t| !matches!(&*t.ty, syn::Type::Reference(_)));
+    // Buffers as anything: the ordered types cannot be named from a rejected declaration.
+    let ordered = typed.iter().map(|t| match &*t.ty {
+        syn::Type::Reference(_) => quote!(_: impl ::core::marker::Sized),
+        ty => quote!(_: #ty),
+    });
     let doc = " Not generated: `#[kernel]` reported an error for this declaration.";
     quote! {
         #[doc = #doc]
@@ -748,6 +867,16 @@ fn stub_updates(p: &TokenStream, typed: &[&syn::PatType]) -> TokenStream {
             #graph: &mut #p::runtime::Graph<'_>,
             #node: &#p::runtime::GraphNode,
             #(#scalars,)*
+        ) -> #p::Result<(), #p::Error> {
+            loop {}
+        }
+
+        #[doc = #doc]
+        #[allow(unused_variables, clippy::too_many_arguments, dead_code)]
+        pub unsafe fn update_ordered(
+            #graph: &mut #p::runtime::Graph<'_>,
+            #node: &#p::runtime::GraphNode,
+            #(#ordered,)*
         ) -> #p::Result<(), #p::Error> {
             loop {}
         }

@@ -571,10 +571,15 @@ fn check_value(key: Key, attr: &Attr, cx: &mut Errors) -> Option<Value> {
                 if let Some(ident) = p.path.get_ident() {
                     let text = ident.to_string();
                     if variants.contains(&text.as_str()) {
+                        if let Some(message) = keys::variant_missing_in_version(name, &text) {
+                            cx.error(ident.span(), message);
+                            return None;
+                        }
                         return Some(Value::Variant(ident.clone()));
                     }
                     if text.starts_with(|c: char| c.is_ascii_uppercase()) {
-                        let hint = keys::nearest(&text, variants)
+                        let variants = keys::variants_in_version(name, variants);
+                        let hint = keys::nearest(&text, &variants)
                             .map_or(String::new(), |n| format!("did you mean `{n}`? "));
                         cx.error(
                             ident.span(),
