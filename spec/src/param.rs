@@ -7,9 +7,220 @@
 //! the PTX parameter the macro read, calling [`mismatch`] for the message. [`ptx::check_param`]
 //! applies the same rule at run time, for CUDA C compiled by NVRTC.
 //!
+//! Where the kernel's symbol carries its C++ signature (any kernel not declared `extern "C"`),
+//! each parameter's C++ type ([`CppParam`], from [`crate::cpp`]) is compared too, in the same
+//! const block: [`check`] applies every rule, the PTX one first.
+//!
 //! [`ptx::check_param`]: crate::ptx::check_param
 
 use crate::ptx::{Expected, PtxType};
+
+/// A C++ arithmetic type, or one of CUDA's 2-byte floats, as the Itanium ABI on a 64-bit
+/// target (LP64) lays it out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Num {
+    /// `bool`.
+    Bool,
+    /// `char`: 8 bits, whose signedness C++ leaves to the platform, so either Rust integer fits.
+    Char,
+    /// An integer: `int` is `Int { bits: 32, signed: true }`, `size_t` (`unsigned long`)
+    /// `Int { bits: 64, signed: false }`.
+    Int {
+        /// Width in bits.
+        bits: u32,
+        /// Signed (`int`, `long`) or unsigned (`unsigned`, `size_t`).
+        signed: bool,
+    },
+    /// `float` (32), `double` (64).
+    Float(u32),
+    /// `__half` (`half::f16`).
+    F16,
+    /// `__nv_bfloat16` (`half::bf16`).
+    BF16,
+}
+
+impl Num {
+    /// Size in bytes.
+    pub const fn bytes(self) -> u64 {
+        match self {
+            Num::Bool | Num::Char => 1,
+            Num::Int { bits, .. } | Num::Float(bits) => bits as u64 / 8,
+            Num::F16 | Num::BF16 => 2,
+        }
+    }
+
+    /// Whether a Rust number of class `rust` is this C++ type: equal, or either 8-bit integer
+    /// for `char`.
+    pub const fn accepts(self, rust: Num) -> bool {
+        match (self, rust) {
+            (Num::Char, Num::Int { bits: 8, .. }) | (Num::Char, Num::Char) => true,
+            (Num::Int { bits: a, signed: x }, Num::Int { bits: b, signed: y }) => a == b && x == y,
+            (Num::Float(a), Num::Float(b)) => a == b,
+            (Num::Bool, Num::Bool) | (Num::F16, Num::F16) | (Num::BF16, Num::BF16) => true,
+            _ => false,
+        }
+    }
+
+    /// The Rust type of this class, for messages: `` `i32` ``, `` `f16` ``.
+    pub const fn rust_name(self) -> &'static str {
+        match self {
+            Num::Bool => "`bool`",
+            Num::Char => "`i8` or `u8`",
+            Num::Int { bits, signed } => match (bits, signed) {
+                (8, true) => "`i8`",
+                (8, false) => "`u8`",
+                (16, true) => "`i16`",
+                (16, false) => "`u16`",
+                (32, true) => "`i32`",
+                (32, false) => "`u32`",
+                (64, true) => "`i64`",
+                (64, false) => "`u64`",
+                (_, true) => "a signed integer",
+                (_, false) => "an unsigned integer",
+            },
+            Num::Float(32) => "`f32`",
+            Num::Float(64) => "`f64`",
+            Num::Float(_) => "a float",
+            Num::F16 => "`f16`",
+            Num::BF16 => "`bf16`",
+        }
+    }
+
+    /// What a value of this class is, in words: "a signed 32-bit integer".
+    pub const fn words(self) -> &'static str {
+        match self {
+            Num::Bool => "a `bool`",
+            Num::Char => "an 8-bit integer",
+            Num::Int { bits, signed } => match (bits, signed) {
+                (8, true) => "a signed 8-bit integer",
+                (8, false) => "an unsigned 8-bit integer",
+                (16, true) => "a signed 16-bit integer",
+                (16, false) => "an unsigned 16-bit integer",
+                (32, true) => "a signed 32-bit integer",
+                (32, false) => "an unsigned 32-bit integer",
+                (64, true) => "a signed 64-bit integer",
+                (64, false) => "an unsigned 64-bit integer",
+                (_, true) => "a signed integer",
+                (_, false) => "an unsigned integer",
+            },
+            Num::Float(32) => "a 32-bit float",
+            Num::Float(64) => "a 64-bit float",
+            Num::Float(_) => "a float",
+            Num::F16 => "an `f16` (`__half`)",
+            Num::BF16 => "a `bf16` (`__nv_bfloat16`)",
+        }
+    }
+}
+
+/// What a type is in C++ terms, as far as chevron can tell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// Not known: on the Rust side a type chevron does not name (the user's own struct), on
+    /// the C++ side a struct, enum or class by name, which the PTX checks by size and
+    /// alignment only.
+    Unknown,
+    /// `void`, the pointee of a `void*`: any element fits.
+    Void,
+    /// A number.
+    Num(Num),
+    /// A CUDA vector type of `lanes` numbers: `float4` is `Vector(Num::Float(32), 4)`
+    /// (`chevron::vec::Float4`).
+    Vector(Num, u32),
+}
+
+impl Class {
+    /// Size in bytes of a number or vector; 0 for the others.
+    pub const fn bytes(self) -> u64 {
+        match self {
+            Class::Num(n) => n.bytes(),
+            Class::Vector(n, lanes) => n.bytes() * lanes as u64,
+            Class::Unknown | Class::Void => 0,
+        }
+    }
+
+    /// Alignment in bytes as CUDA lays it out (`float4`: 16, `float3`: 4); 0 where not known.
+    pub const fn align(self) -> u64 {
+        match self {
+            Class::Num(n) => n.bytes(),
+            Class::Vector(n, lanes) => {
+                let whole = n.bytes() * lanes as u64;
+                if lanes == 3 {
+                    n.bytes()
+                } else if whole > 16 {
+                    16
+                } else {
+                    whole
+                }
+            }
+            Class::Unknown | Class::Void => 0,
+        }
+    }
+}
+
+/// What a C++ kernel's symbol says about one of its parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CppParam {
+    /// Nothing: the kernel is `extern "C"`, or the type is one chevron does not check (a
+    /// reference, a function pointer).
+    Unknown,
+    /// `T*` or `T const*` (`pointee` is [`Class::Unknown`] for `T**`).
+    Pointer {
+        /// What it points to.
+        pointee: Class,
+        /// `T const*`: the kernel only reads through it.
+        is_const: bool,
+    },
+    /// `T` by value.
+    Value(Class),
+}
+
+/// What the kernel says about the parameter in a Rust parameter's place beyond its PTX type,
+/// and the declaration's opt-out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Facts {
+    /// The `.align` of a by-value `.b8 name[N]` parameter: the C++ type's alignment.
+    pub ptx_align: Option<u32>,
+    /// The parameter's C++ type, from the demangled symbol.
+    pub cpp: CppParam,
+    /// The kernel's PTX stores through the pointer (read where no C++ type says `const`).
+    pub written: bool,
+    /// `#[read_only]` on the parameter: the declaration vouches that the kernel does not
+    /// write through it, `const` or not.
+    pub read_only: bool,
+}
+
+impl Facts {
+    /// Nothing beyond the PTX type.
+    pub const NONE: Facts = Facts {
+        ptx_align: None,
+        cpp: CppParam::Unknown,
+        written: false,
+        read_only: false,
+    };
+}
+
+/// The words of each kind of mismatch after what the Rust type is, written by `#[kernel]`,
+/// which knows the file, the line and the C++ spelling.
+#[derive(Clone, Copy, Debug)]
+pub struct Texts<'a> {
+    /// "`` `a: Scale` is ``".
+    pub prefix: &'a str,
+    /// After a PTX mismatch: ", but the kernel takes a 32-bit integer here (…); declare it
+    /// as `u32` or `i32`".
+    pub ptx: &'a str,
+    /// After an alignment mismatch: ", but the kernel takes a 16-byte struct aligned to 16
+    /// bytes here (…); declare it as …".
+    pub layout: &'a str,
+    /// After a C++ type mismatch: ", but the kernel takes `float*` here (parameter 1 of
+    /// `scale(float*, int)`, …); declare it as `&mut CudaSlice<f32>`".
+    pub cpp: &'a str,
+    /// After "read-only (`&`)" for a pointer that is not `const`: ", but the kernel takes
+    /// `float*` here (…), not `float const*`: it may write through it; …".
+    pub not_const: &'a str,
+    /// After "read-only (`&`)" for a pointer the PTX stores through: ", but the kernel writes
+    /// through it (…); …".
+    pub written: &'a str,
+}
 
 /// What a Rust parameter type is, as the PTX sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,6 +234,13 @@ pub struct ParamForm {
     pub writes: bool,
     /// For a device buffer, the size of its element in bytes; 0 for a value.
     pub element_bytes: u64,
+    /// The C++ class of the value, or of a buffer's element: [`Class::Unknown`] for a type
+    /// chevron does not name.
+    pub class: Class,
+    /// Size in bytes of the value, or of a buffer's element.
+    pub bytes: u64,
+    /// Alignment in bytes of the value, or of a buffer's element.
+    pub align: u64,
 }
 
 impl ParamForm {
@@ -53,15 +271,46 @@ impl ParamForm {
             expected: Expected::Pointer,
             writes,
             element_bytes,
+            class: Class::Unknown,
+            bytes: element_bytes,
+            align: element_bytes,
         }
     }
 
+    /// The same form, of a value (or element) of `bytes` bytes aligned to `align`.
+    pub const fn with_layout(mut self, bytes: u64, align: u64) -> Self {
+        self.bytes = bytes;
+        self.align = align;
+        self
+    }
+
+    /// The same form, of a value (or element) of C++ class `class`.
+    pub const fn with_class(mut self, class: Class) -> Self {
+        self.class = class;
+        self
+    }
+
     const fn of(expected: Expected) -> Self {
+        let bytes = match expected {
+            Expected::Int(bits) | Expected::Float(bits) => bits as u64 / 8,
+            Expected::Bool => 1,
+            Expected::Pointer => 8,
+            Expected::Value(Some(n)) => n,
+            Expected::Value(None) => 0,
+        };
         Self {
             expected,
             writes: false,
             element_bytes: 0,
+            class: Class::Unknown,
+            bytes,
+            align: bytes,
         }
+    }
+
+    /// Whether this is a device buffer the kernel only reads (`&CudaSlice<T>`).
+    pub const fn is_read_only_buffer(&self) -> bool {
+        matches!(self.expected, Expected::Pointer) && !self.writes
     }
 }
 
@@ -116,6 +365,129 @@ pub const fn mismatch(
         return Message::new();
     }
     describe(Message::new().push(prefix), form.expected).push(suffix)
+}
+
+/// The message for a Rust parameter of form `form` in the place of a PTX parameter of type `ty`
+/// (`array_len` as for [`fits`]) of which `facts` says more: empty when every rule holds, else
+/// the first broken one's, in this order:
+///
+/// 1. the PTX type ([`mismatch`], with `texts.ptx`);
+/// 2. a by-value struct's alignment, where the PTX gives it (`.align 16 .b8 p[16]`);
+/// 3. the C++ type, where the symbol carries it: a pointer's element type (`float*` takes a
+///    buffer of `f32`, or a `u64` device address), a number's class, signedness and width
+///    (`int` takes `i32`, not `u32`), a vector type (`float4` takes `chevron::vec::Float4` or a
+///    16-byte, 16-aligned struct); a C++ struct by value is checked by size and alignment;
+/// 4. write access: a read-only buffer (`&CudaSlice<T>`) for a pointer that is not `const`,
+///    or that the PTX stores through, unless the parameter is `#[read_only]`. The reverse, a
+///    `&mut` buffer for a `const T*`, is allowed: cudarc then orders the launch as a write,
+///    which is never wrong, only stricter.
+pub const fn check(
+    form: ParamForm,
+    ty: PtxType,
+    array_len: Option<u32>,
+    facts: Facts,
+    texts: &Texts<'_>,
+) -> Message {
+    if !fits(form.expected, ty, array_len) {
+        return describe(Message::new().push(texts.prefix), form.expected).push(texts.ptx);
+    }
+    let by_value_struct = array_len.is_some() && !matches!(form.expected, Expected::Pointer);
+    if let (true, Some(align)) = (by_value_struct, facts.ptx_align) {
+        if form.align != align as u64 {
+            return Message::new()
+                .push(texts.prefix)
+                .push("a ")
+                .push_u64(form.bytes)
+                .push("-byte value aligned to ")
+                .push_u64(form.align)
+                .push(if form.align == 1 { " byte" } else { " bytes" })
+                .push(texts.layout);
+        }
+    }
+    if !cpp_fits(form, facts.cpp) {
+        return describe_rust(Message::new().push(texts.prefix), form).push(texts.cpp);
+    }
+    if form.is_read_only_buffer() && !facts.read_only {
+        let not_const = matches!(
+            facts.cpp,
+            CppParam::Pointer {
+                is_const: false,
+                ..
+            }
+        );
+        if not_const {
+            return Message::new()
+                .push(texts.prefix)
+                .push("read-only (`&`)")
+                .push(texts.not_const);
+        }
+        if facts.written && matches!(facts.cpp, CppParam::Unknown) {
+            return Message::new()
+                .push(texts.prefix)
+                .push("read-only (`&`)")
+                .push(texts.written);
+        }
+    }
+    Message::new()
+}
+
+/// Whether a Rust parameter of form `form` (which fits the PTX parameter) is the C++ type
+/// `cpp`; see [`check`], rule 3.
+pub const fn cpp_fits(form: ParamForm, cpp: CppParam) -> bool {
+    let buffer = matches!(form.expected, Expected::Pointer);
+    match cpp {
+        CppParam::Unknown => true,
+        CppParam::Pointer { pointee, .. } => {
+            if !buffer {
+                // A device address as a 64-bit integer, or a type chevron does not name (a
+                // `#[repr(transparent)]` wrapper of one).
+                return matches!(form.class, Class::Unknown)
+                    || matches!(form.class, Class::Num(Num::Int { bits: 64, .. }));
+            }
+            class_fits(form.class, form.bytes, form.align, pointee)
+        }
+        CppParam::Value(class) => !buffer && class_fits(form.class, form.bytes, form.align, class),
+    }
+}
+
+/// Whether a Rust value (or element) of class `rust`, `bytes` bytes aligned to `align`, is the
+/// C++ type of class `cpp`. A Rust type chevron does not name fits by size (and, for a vector,
+/// alignment); a C++ struct or `void` takes anything.
+pub const fn class_fits(rust: Class, bytes: u64, align: u64, cpp: Class) -> bool {
+    match (cpp, rust) {
+        (Class::Unknown | Class::Void, _) => true,
+        (Class::Num(c), Class::Num(r)) => c.accepts(r),
+        (Class::Vector(c, n), Class::Vector(r, m)) => n == m && c.accepts(r),
+        (Class::Num(_), Class::Unknown) => bytes == cpp.bytes(),
+        (Class::Vector(..), Class::Unknown) => bytes == cpp.bytes() && align == cpp.align(),
+        _ => false,
+    }
+}
+
+/// `message` followed by what the Rust side is in C++ terms: "a signed 32-bit integer", "a
+/// device buffer of `u32`", "a 16-byte value".
+pub const fn describe_rust(message: Message, form: ParamForm) -> Message {
+    let buffer = matches!(form.expected, Expected::Pointer);
+    let message = if buffer {
+        message.push("a device buffer of ")
+    } else {
+        message
+    };
+    match (form.class, buffer) {
+        (Class::Num(n), true) => message.push(n.rust_name()),
+        (Class::Num(n), false) => message.push(n.words()),
+        (Class::Vector(n, lanes), _) => message
+            .push(if buffer {
+                "vectors of "
+            } else {
+                "a vector of "
+            })
+            .push_u64(lanes as u64)
+            .push(" ")
+            .push(n.rust_name()),
+        (_, true) => message.push_u64(form.bytes).push("-byte elements"),
+        (_, false) => describe(message, form.expected),
+    }
 }
 
 /// `message` followed by what the Rust side is: "a 32-bit integer", "a 16-byte value".

@@ -7,6 +7,8 @@
 
 mod facts;
 
+use crate::cpp;
+
 pub use facts::{BodyUses, Callee, Fact, Seen, Site, UnseenCall};
 
 /// One `.entry` (kernel) in a PTX module.
@@ -14,6 +16,8 @@ pub use facts::{BodyUses, Callee, Fact, Seen, Site, UnseenCall};
 pub struct Entry {
     /// The entry's symbol name, as written (C++ names stay mangled).
     pub name: String,
+    /// The demangled C++ signature of a mangled symbol; `None` for `extern "C"` kernels.
+    pub signature: Option<crate::cpp::Signature>,
     /// The kernel's parameters, in order.
     pub params: Vec<Param>,
     /// 1-based line of the `.entry` directive.
@@ -172,12 +176,16 @@ impl PtxType {
 /// Result of looking a kernel up by name with [`find_entry`].
 #[derive(Debug)]
 pub enum Lookup<'a> {
-    /// An entry with exactly this name (e.g. an `extern "C"` kernel).
+    /// An entry with exactly this name (e.g. an `extern "C"` kernel, or a mangled symbol).
     Exact(&'a Entry),
-    /// The single C++-mangled entry `_Z<len><name>...`.
+    /// The single C++ entry whose demangled name matches (see [`cpp::Signature::matches`]),
+    /// or the single one of several whose parameters fit the declaration.
     Mangled(&'a Entry),
-    /// Several mangled entries match (overloads or template instances).
+    /// Several C++ entries match (overloads or template instances), and the declaration does
+    /// not tell them apart.
     Ambiguous(Vec<&'a Entry>),
+    /// Several C++ entries match by name, none of them with the declared parameters.
+    NoneFits(Vec<&'a Entry>),
     /// No entry matches.
     Missing,
 }
@@ -185,7 +193,7 @@ pub enum Lookup<'a> {
 /// Why [`resolve_entry`] found no single entry; the message names the candidates.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Unresolved {
-    /// Several C++ entries match: "`scale` matches 2 C++ kernels in `f.ptx`: …; pick one with
+    /// Several C++ entries match: "`scale` matches 2 C++ kernels in `f.ptx`: …; name one with
     /// `name = "…"`".
     Ambiguous(String),
     /// Nothing matches: "no kernel `x` in `f.ptx`; its kernels are: …" (callers add the fix).
@@ -199,17 +207,66 @@ pub fn resolve_entry<'a>(
     name: &str,
     file: &str,
 ) -> Result<&'a Entry, Unresolved> {
-    match find_entry(entries, name) {
+    resolve_entry_by(entries, name, file, |_| true)
+}
+
+/// [`find_entry_by`], with the messages of [`resolve_entry`]: C++ kernels are listed by their
+/// demangled signatures.
+pub fn resolve_entry_by<'a>(
+    entries: &'a [Entry],
+    name: &str,
+    file: &str,
+    fits: impl Fn(&Entry) -> bool,
+) -> Result<&'a Entry, Unresolved> {
+    let signatures = |found: &[&Entry]| {
+        name_list(
+            found
+                .iter()
+                .map(|e| e.display_name())
+                .collect::<Vec<_>>()
+                .iter()
+                .map(String::as_str),
+        )
+    };
+    match find_entry_by(entries, name, fits) {
         Lookup::Exact(e) | Lookup::Mangled(e) => Ok(e),
         Lookup::Ambiguous(found) => Err(Unresolved::Ambiguous(format!(
-            "`{name}` matches {} C++ kernels in {file}: {}; pick one with `name = \"…\"`",
+            "`{name}` matches {} C++ kernels in {file}: {}; name one with `name = \"{}\"`",
             found.len(),
-            name_list(found.iter().map(|e| e.name.as_str()))
+            signatures(&found),
+            distinguishing_name(&found)
+        ))),
+        Lookup::NoneFits(found) => Err(Unresolved::Ambiguous(format!(
+            "`{name}` matches {} C++ kernels in {file}, none of them with the declared \
+             parameters: {}; declare the parameters of one of them, or name it with \
+             `name = \"{}\"`",
+            found.len(),
+            signatures(&found),
+            distinguishing_name(&found)
         ))),
         Lookup::Missing => Err(Unresolved::Missing(format!(
             "no kernel `{name}` in {file}; its kernels are: {}",
-            name_list(closest_first(entries, name).into_iter())
+            name_list(closest_first(entries, name).iter().map(String::as_str))
         ))),
+    }
+}
+
+/// The shortest name that picks `found[0]` among `found`: its name with template arguments
+/// where that differs from the others', else its whole signature (overloads).
+fn distinguishing_name(found: &[&Entry]) -> String {
+    let Some(first) = found.first() else {
+        return String::new();
+    };
+    let Some(sig) = &first.signature else {
+        return first.name.clone();
+    };
+    let unique = found[1..]
+        .iter()
+        .all(|e| e.signature.as_ref().is_none_or(|s| s.name != sig.name));
+    if unique {
+        sig.name.clone()
+    } else {
+        sig.text()
     }
 }
 
@@ -217,11 +274,11 @@ pub fn resolve_entry<'a>(
 /// file of 10,000 kernels does not make a message of 100 KB.
 pub const LIST_CAP: usize = 16;
 
-/// The entry names in file order; when there are more than a message shows, those most like
-/// `name` first (containing it or contained in it, then by common prefix), so that the one
-/// meant is among those shown.
-fn closest_first<'a>(entries: &'a [Entry], name: &str) -> Vec<&'a str> {
-    let mut names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+/// The entries' names (demangled signatures for C++) in file order; when there are more than a
+/// message shows, those most like `name` first (containing it or contained in it, then by
+/// common prefix), so that the one meant is among those shown.
+fn closest_first(entries: &[Entry], name: &str) -> Vec<String> {
+    let mut names: Vec<String> = entries.iter().map(Entry::display_name).collect();
     if names.len() > LIST_CAP {
         let prefix = |n: &str| {
             n.bytes()
@@ -230,7 +287,7 @@ fn closest_first<'a>(entries: &'a [Entry], name: &str) -> Vec<&'a str> {
                 .count()
         };
         names.sort_by_key(|n| {
-            let contains = n.contains(name) || name.contains(*n);
+            let contains = n.contains(name) || name.contains(n.as_str());
             std::cmp::Reverse((contains, prefix(n)))
         });
     }
@@ -260,21 +317,54 @@ pub fn capped_list(items: impl Iterator<Item = String>, cap: usize) -> String {
     }
 }
 
-/// Finds the entry named `name` exactly, or, failing that, the C++-mangled
-/// entries whose name starts with `_Z<len(name)><name>`.
+/// Finds the entry named `name` exactly, or, failing that, the C++ entries whose demangled
+/// name matches it ([`cpp::Signature::matches`]: `softmax_kernel<128>`, `softmax_kernel`,
+/// `scale(float*, int)`, …).
 pub fn find_entry<'a>(entries: &'a [Entry], name: &str) -> Lookup<'a> {
+    find_entry_by(entries, name, |_| true)
+}
+
+/// [`find_entry`]; where several C++ entries match, those `fits` keeps (the declared
+/// parameters: their count, and the types their spelling shows) decide between them.
+pub fn find_entry_by<'a>(
+    entries: &'a [Entry],
+    name: &str,
+    fits: impl Fn(&Entry) -> bool,
+) -> Lookup<'a> {
     if let Some(e) = entries.iter().find(|e| e.name == name) {
         return Lookup::Exact(e);
     }
+    // Symbols the demangler does not read keep the rule of old: `_Z<len><name>…`.
     let prefix = format!("_Z{}{}", name.len(), name);
-    let mut found: Vec<&Entry> = entries
+    let found: Vec<&Entry> = entries
         .iter()
-        .filter(|e| e.name.starts_with(&prefix))
+        .filter(|e| match &e.signature {
+            Some(sig) => sig.matches(name),
+            None => e.name.starts_with(&prefix),
+        })
         .collect();
     match found.len() {
         0 => Lookup::Missing,
-        1 => Lookup::Mangled(found.remove(0)),
-        _ => Lookup::Ambiguous(found),
+        1 => Lookup::Mangled(found[0]),
+        _ => {
+            let fitting: Vec<&Entry> = found.iter().copied().filter(|e| fits(e)).collect();
+            match fitting.len() {
+                0 => Lookup::NoneFits(found),
+                1 => Lookup::Mangled(fitting[0]),
+                _ => Lookup::Ambiguous(fitting),
+            }
+        }
+    }
+}
+
+impl Entry {
+    /// How messages name the kernel: its demangled signature
+    /// (`softmax_kernel<128>(float*, float const*, int)`), or its symbol.
+    pub fn display_name(&self) -> String {
+        match &self.signature {
+            Some(sig) => sig.text(),
+            None => self.name.clone(),
+        }
     }
 }
 
@@ -851,6 +941,7 @@ pub fn parse_entries(ptx: &str) -> Result<Vec<Entry>, String> {
                     }
                     entries.push(Entry {
                         name: name.to_string(),
+                        signature: crate::cpp::demangle(name),
                         params,
                         line: t.line,
                         directives,
