@@ -50,6 +50,7 @@ mod occupancy;
 mod param;
 pub use chevron_cuda_spec::ptx;
 mod stream;
+pub mod vec;
 
 // Every public item of `attr` (the kinds' types and traits): a new kind needs no edit here.
 pub use attr::*;

@@ -18,6 +18,12 @@
 //! inherent const when `T: Scalar` and [`NotScalar`]'s `None` otherwise (an inherent associated
 //! item wins over a trait's when its bounds hold).
 //!
+//! What a type is in C++ terms ([`Class`]: `int`, `float`, `__half`, `float4`) is refined the
+//! same way, for the checks against a C++ kernel's demangled symbol: [`Of::<T>::CLASS`](Of)
+//! for a value of a [`KnownType`], [`Of::<&B>::ELEM`](Of) for a buffer of one. A type chevron
+//! does not name (the user's own struct) is [`Class::Unknown`] and checked by size and
+//! alignment.
+//!
 //! A type that is no kernel parameter fails a bound at the parameter. Which trait states that
 //! bound only changes the words of the error: the macro picks one from the spelling (`&[f32]`
 //! gets "points to host memory … `&CudaSlice<f32>`"), and every one of them holds exactly when
@@ -32,7 +38,9 @@ use cudarc::driver::{
 };
 
 use crate::args::ArgSlot;
-pub use chevron_cuda_spec::param::{mismatch, Message, ParamForm};
+pub use chevron_cuda_spec::param::{
+    check, mismatch, Class, CppParam, Facts, Message, Num, ParamForm, Texts,
+};
 pub use chevron_cuda_spec::ptx::PtxType;
 
 /// Marker of [`KernelParam`] for values (`T: DeviceRepr`).
@@ -64,8 +72,12 @@ pub trait KernelParam<M>: Sized + sealed::Sealed<M> {
 
 /// A device buffer a kernel may read: `CudaSlice<T>`, `CudaView<'_, T>`, `CudaViewMut<'_, T>`.
 pub trait DeviceBuffer {
+    /// The element type.
+    type Elem;
     /// The size of an element in bytes.
     const ELEMENT_BYTES: u64;
+    /// The alignment of an element in bytes.
+    const ELEMENT_ALIGN: u64;
     /// `DevicePtr::device_ptr`.
     fn __chevron_ptr<'a>(&'a self, stream: &'a CudaStream) -> (sys::CUdeviceptr, SyncOnDrop<'a>);
 }
@@ -82,7 +94,9 @@ pub trait DeviceBufferMut: DeviceBuffer {
 macro_rules! buffers {
     ($($ty:ty),*) => {$(
         impl<T> DeviceBuffer for $ty {
+            type Elem = T;
             const ELEMENT_BYTES: u64 = core::mem::size_of::<T>() as u64;
+            const ELEMENT_ALIGN: u64 = core::mem::align_of::<T>() as u64;
             #[inline]
             fn __chevron_ptr<'a>(
                 &'a self,
@@ -117,7 +131,10 @@ impl<T> DeviceBufferMut for CudaViewMut<'_, T> {
 
 impl<T: DeviceRepr> sealed::Sealed<ByValue> for T {}
 impl<T: DeviceRepr> KernelParam<ByValue> for T {
-    const FORM: ParamForm = ParamForm::value(core::mem::size_of::<T>() as u64);
+    const FORM: ParamForm = ParamForm::value(core::mem::size_of::<T>() as u64).with_layout(
+        core::mem::size_of::<T>() as u64,
+        core::mem::align_of::<T>() as u64,
+    );
 
     #[inline]
     fn __chevron_slot<'a>(&'a mut self, _stream: &'a CudaStream) -> ArgSlot<'a> {
@@ -129,7 +146,8 @@ impl<B: DeviceBuffer> sealed::Sealed<ByRef> for &B {}
 // Not listed as "other types implementing `KernelParam`" under an error: the wordings say it.
 #[diagnostic::do_not_recommend]
 impl<B: DeviceBuffer> KernelParam<ByRef> for &B {
-    const FORM: ParamForm = ParamForm::buffer(B::ELEMENT_BYTES, false);
+    const FORM: ParamForm =
+        ParamForm::buffer(B::ELEMENT_BYTES, false).with_layout(B::ELEMENT_BYTES, B::ELEMENT_ALIGN);
 
     #[inline]
     fn __chevron_slot<'a>(&'a mut self, stream: &'a CudaStream) -> ArgSlot<'a> {
@@ -141,7 +159,8 @@ impl<B: DeviceBuffer> KernelParam<ByRef> for &B {
 impl<B: DeviceBufferMut> sealed::Sealed<ByMut> for &mut B {}
 #[diagnostic::do_not_recommend]
 impl<B: DeviceBufferMut> KernelParam<ByMut> for &mut B {
-    const FORM: ParamForm = ParamForm::buffer(B::ELEMENT_BYTES, true);
+    const FORM: ParamForm =
+        ParamForm::buffer(B::ELEMENT_BYTES, true).with_layout(B::ELEMENT_BYTES, B::ELEMENT_ALIGN);
 
     #[inline]
     fn __chevron_slot<'a>(&'a mut self, stream: &'a CudaStream) -> ArgSlot<'a> {
@@ -176,8 +195,48 @@ scalars! {
     ParamForm::bool() => bool;
 }
 
-/// `Of::<T>::SCALAR`: `Some(T::FORM)` for a [`Scalar`] `T`, else `None` (through [`NotScalar`],
-/// which must be in scope).
+/// A type whose C++ counterpart chevron knows: the numbers (`i32` is `int`, `u64` is
+/// `unsigned long` or `size_t`), `bool`, `half::f16`/`bf16` (`__half`/`__nv_bfloat16`,
+/// feature `f16`) and the vector types of [`crate::vec`] (`Float4` is `float4`). A kernel
+/// parameter of another type (a `#[repr(C)]` struct) is checked against a C++ signature by
+/// size and alignment only.
+pub trait KnownType {
+    /// What it is in C++ terms.
+    const CLASS: Class;
+}
+
+macro_rules! known {
+    ($($class:expr => $($ty:ty),*;)*) => {$($(
+        impl KnownType for $ty {
+            const CLASS: Class = $class;
+        }
+    )*)*};
+}
+known! {
+    Class::Num(Num::Int { bits: 8, signed: false }) => u8;
+    Class::Num(Num::Int { bits: 8, signed: true }) => i8;
+    Class::Num(Num::Int { bits: 16, signed: false }) => u16;
+    Class::Num(Num::Int { bits: 16, signed: true }) => i16;
+    Class::Num(Num::Int { bits: 32, signed: false }) => u32;
+    Class::Num(Num::Int { bits: 32, signed: true }) => i32;
+    Class::Num(Num::Int { bits: 64, signed: false }) => u64;
+    Class::Num(Num::Int { bits: 64, signed: true }) => i64;
+    Class::Num(Num::Int { bits: usize::BITS, signed: false }) => usize;
+    Class::Num(Num::Int { bits: usize::BITS, signed: true }) => isize;
+    Class::Num(Num::Float(32)) => f32;
+    Class::Num(Num::Float(64)) => f64;
+    Class::Num(Num::Bool) => bool;
+}
+#[cfg(feature = "f16")]
+known! {
+    Class::Num(Num::F16) => half::f16;
+    Class::Num(Num::BF16) => half::bf16;
+}
+
+/// `Of::<T>::SCALAR`: `Some(T::FORM)` for a [`Scalar`] `T`, else `None`; `Of::<T>::CLASS`:
+/// `Some(T::CLASS)` for a [`KnownType`] `T`; `Of::<&B>::ELEM` (and `Of::<&mut B>::ELEM`): the
+/// class of a device buffer's elements, where they are a [`KnownType`]. The fallbacks are
+/// [`NotScalar`]'s, which must be in scope.
 pub struct Of<T: ?Sized>(PhantomData<fn() -> *const T>);
 
 impl<T: Scalar> Of<T> {
@@ -185,19 +244,57 @@ impl<T: Scalar> Of<T> {
     pub const SCALAR: Option<ParamForm> = Some(T::FORM);
 }
 
-/// The fallback of [`Of::SCALAR`] for types that are not [`Scalar`].
+impl<T: KnownType> Of<T> {
+    /// `T`'s C++ class.
+    pub const CLASS: Option<Class> = Some(T::CLASS);
+}
+
+impl<B: DeviceBuffer> Of<&B>
+where
+    B::Elem: KnownType,
+{
+    /// The C++ class of the buffer's elements.
+    pub const ELEM: Option<Class> = Some(<B::Elem as KnownType>::CLASS);
+}
+
+impl<B: DeviceBuffer> Of<&mut B>
+where
+    B::Elem: KnownType,
+{
+    /// The C++ class of the buffer's elements.
+    pub const ELEM: Option<Class> = Some(<B::Elem as KnownType>::CLASS);
+}
+
+/// The fallbacks of [`Of`]'s consts, for types that are none of those.
 pub trait NotScalar {
     /// Not a number nor `bool`.
     const SCALAR: Option<ParamForm> = None;
+    /// Not a [`KnownType`].
+    const CLASS: Option<Class> = None;
+    /// Not a buffer of a [`KnownType`].
+    const ELEM: Option<Class> = None;
 }
 
 impl<T: ?Sized> NotScalar for Of<T> {}
 
-/// The form of a parameter: the scalar one where there is one.
-pub const fn form(scalar: Option<ParamForm>, generic: ParamForm) -> ParamForm {
-    match scalar {
-        Some(form) => form,
+/// The form of a parameter: the scalar one where there is one, of the class `class` (a
+/// value's) or `elem` (a buffer's elements') where known.
+pub const fn form(
+    scalar: Option<ParamForm>,
+    class: Option<Class>,
+    elem: Option<Class>,
+    generic: ParamForm,
+) -> ParamForm {
+    let form = match scalar {
+        Some(form) => ParamForm {
+            expected: form.expected,
+            ..generic
+        },
         None => generic,
+    };
+    match (class, elem) {
+        (Some(class), _) | (None, Some(class)) => form.with_class(class),
+        (None, None) => form,
     }
 }
 
@@ -390,7 +487,12 @@ mod tests {
         ($ty:ty) => {{
             #[allow(unused_imports)]
             use NotScalar as _;
-            form(Of::<$ty>::SCALAR, param::<$ty, _>().form)
+            form(
+                Of::<$ty>::SCALAR,
+                Of::<$ty>::CLASS,
+                Of::<$ty>::ELEM,
+                param::<$ty, _>().form,
+            )
         }};
     }
 
@@ -440,6 +542,68 @@ mod tests {
 
     #[cfg(feature = "f16")]
     const _: () = assert!(same(form_of!(half::f16), ParamForm::value(2)));
+
+    const fn class_is(form: ParamForm, class: Class) -> bool {
+        match (form.class, class) {
+            (Class::Unknown, Class::Unknown) | (Class::Void, Class::Void) => true,
+            (Class::Num(a), Class::Num(b)) => num_is(a, b),
+            (Class::Vector(a, n), Class::Vector(b, m)) => n == m && num_is(a, b),
+            _ => false,
+        }
+    }
+
+    const fn num_is(a: Num, b: Num) -> bool {
+        match (a, b) {
+            (Num::Int { bits: x, signed: s }, Num::Int { bits: y, signed: t }) => {
+                x == y && s == t
+            }
+            (Num::Float(x), Num::Float(y)) => x == y,
+            (Num::Bool, Num::Bool) | (Num::F16, Num::F16) | (Num::BF16, Num::BF16) => true,
+            (Num::Char, Num::Char) => true,
+            _ => false,
+        }
+    }
+
+    const I32: Class = Class::Num(Num::Int {
+        bits: 32,
+        signed: true,
+    });
+    const U32: Class = Class::Num(Num::Int {
+        bits: 32,
+        signed: false,
+    });
+    const F32: Class = Class::Num(Num::Float(32));
+
+    // The C++ class, through aliases too: of a value, and of a buffer's elements.
+    type Signed = i32;
+    type IntBuf = CudaSlice<Signed>;
+    const _: () = {
+        assert!(class_is(form_of!(Signed), I32));
+        assert!(class_is(form_of!(u32), U32));
+        assert!(class_is(form_of!(Scale), F32));
+        assert!(class_is(form_of!(&IntBuf), I32));
+        assert!(class_is(form_of!(&mut DevBuf), F32));
+        assert!(class_is(form_of!(BufRef<'_>), Class::Num(Num::Int { bits: 16, signed: false })));
+        assert!(class_is(form_of!(&CudaView<'_, u32>), U32));
+        assert!(class_is(
+            form_of!(&mut CudaSlice<crate::vec::Float4>),
+            Class::Vector(Num::Float(32), 4)
+        ));
+        assert!(class_is(form_of!(Affine), Class::Unknown));
+        assert!(class_is(form_of!(&CudaSlice<Affine>), Class::Unknown));
+        // Layouts: a value's, and an element's.
+        assert!(form_of!(Affine).align == 8 && form_of!(Affine).bytes == 16);
+        assert!(form_of!(crate::vec::Float4).align == 16);
+        assert!(form_of!(&CudaSlice<crate::vec::Float3>).bytes == 12);
+        assert!(form_of!(&CudaSlice<crate::vec::Float3>).align == 4);
+        assert!(form_of!(u64).bytes == 8 && form_of!(u8).align == 1);
+    };
+
+    #[cfg(feature = "f16")]
+    const _: () = {
+        assert!(class_is(form_of!(half::f16), Class::Num(Num::F16)));
+        assert!(class_is(form_of!(&CudaSlice<half::bf16>), Class::Num(Num::BF16)));
+    };
 
     // The form differs from a float's exactly where the bug was: `Scale` for `.u32`.
     const _: () = assert!(!mismatch(form_of!(Scale), PtxType::U32, None, "", "").is_empty());

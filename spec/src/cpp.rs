@@ -202,7 +202,7 @@ impl Spelled {
         let mut other = false;
         let mut depth = 0i32;
         let mut word = String::new();
-        let mut flush =
+        let flush =
             |word: &mut String, words: &mut Vec<String>, level: usize, consts: &mut u64| {
                 if word.is_empty() {
                     return;

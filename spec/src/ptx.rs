@@ -7,7 +7,6 @@
 
 mod facts;
 
-use crate::cpp;
 
 pub use facts::{BodyUses, Callee, Fact, Seen, Site, UnseenCall};
 
@@ -178,7 +177,7 @@ impl PtxType {
 pub enum Lookup<'a> {
     /// An entry with exactly this name (e.g. an `extern "C"` kernel, or a mangled symbol).
     Exact(&'a Entry),
-    /// The single C++ entry whose demangled name matches (see [`cpp::Signature::matches`]),
+    /// The single C++ entry whose demangled name matches (see [`crate::cpp::Signature::matches`]),
     /// or the single one of several whose parameters fit the declaration.
     Mangled(&'a Entry),
     /// Several C++ entries match (overloads or template instances), and the declaration does
@@ -318,7 +317,7 @@ pub fn capped_list(items: impl Iterator<Item = String>, cap: usize) -> String {
 }
 
 /// Finds the entry named `name` exactly, or, failing that, the C++ entries whose demangled
-/// name matches it ([`cpp::Signature::matches`]: `softmax_kernel<128>`, `softmax_kernel`,
+/// name matches it ([`crate::cpp::Signature::matches`]: `softmax_kernel<128>`, `softmax_kernel`,
 /// `scale(float*, int)`, …).
 pub fn find_entry<'a>(entries: &'a [Entry], name: &str) -> Lookup<'a> {
     find_entry_by(entries, name, |_| true)
