@@ -2,6 +2,7 @@
 //! made of it ([`KernelDecl`]). Every node keeps the tokens or spans errors point at.
 
 use chevron_cuda_spec::fit::{CooperativeUse, InfoText};
+use chevron_cuda_spec::param::{Class, CppParam};
 use chevron_cuda_spec::ptx::{Expected, PtxType};
 use proc_macro2::Span;
 use syn::{Attribute, Ident, LitStr, Signature, Type, Visibility};
@@ -48,15 +49,25 @@ pub struct KernelItem {
     pub body: Option<Span>,
 }
 
-/// The typed parameters of a signature (a `self` receiver is rejected by `check`).
-pub fn typed_inputs(sig: &Signature) -> Vec<&syn::PatType> {
+/// The typed parameters of a signature (a `self` receiver is rejected by `check`), without
+/// chevron's own parameter attributes (`#[read_only]`), for re-emitting them.
+pub fn typed_inputs(sig: &Signature) -> Vec<syn::PatType> {
     sig.inputs
         .iter()
         .filter_map(|a| match a {
-            syn::FnArg::Typed(t) => Some(t),
+            syn::FnArg::Typed(t) => {
+                let mut t = t.clone();
+                t.attrs.retain(|a| !is_read_only(a));
+                Some(t)
+            }
             syn::FnArg::Receiver(_) => None,
         })
         .collect()
+}
+
+/// Whether `attr` is `#[read_only]`, the parameter attribute of `#[kernel]`.
+pub fn is_read_only(attr: &Attribute) -> bool {
+    attr.path().is_ident("read_only")
 }
 
 /// Which trait states a parameter's bound, for the words of the error when its type is no
@@ -97,8 +108,24 @@ pub struct KernelParam {
     /// declaration left out; `None` matches any.
     pub hint: Option<Expected>,
     pub wording: Wording,
+    /// What the spelling says in C++ terms, for telling overloads apart: a buffer or a value,
+    /// and its (element's) class where the spelling names a number, `f16`/`bf16` or a vector
+    /// type; `None` when it tells nothing (an alias).
+    pub spelled: Option<Spelled>,
+    /// `#[read_only]`: the kernel does not write through this buffer, though its pointer is
+    /// not `const` (or its PTX has a store through it).
+    pub read_only: bool,
     /// The PTX parameter in its place, once the entry is found and the counts agree.
     pub ptx: Option<PtxParam>,
+}
+
+/// What a parameter's spelling says in C++ terms (see [`KernelParam::spelled`]).
+#[derive(Clone, Copy)]
+pub struct Spelled {
+    /// `&…`/`&mut …` of a device buffer type.
+    pub buffer: bool,
+    /// The class of the value or of the buffer's elements; [`Class::Unknown`] when not named.
+    pub class: Class,
 }
 
 /// What a PTX parameter is, for the const assertion against the Rust type's form.
@@ -108,6 +135,17 @@ pub struct PtxParam {
     /// After "`a: Scale` is a 32-bit float": ", but the kernel takes a 32-bit integer here
     /// (kernels/saxpy.ptx:16: `.param .u32 saxpy_param_0,`); declare it as `u32` or `i32`".
     pub suffix: String,
+    /// The `.align` of a by-value struct (`.b8 name[N]`).
+    pub align: Option<u32>,
+    /// The C++ type, from the demangled symbol.
+    pub cpp: CppParam,
+    /// The PTX stores through it (read for `extern "C"` kernels).
+    pub written: bool,
+    /// The words after each other kind of mismatch (see `chevron_cuda_spec::param::Texts`).
+    pub layout: String,
+    pub cpp_suffix: String,
+    pub not_const: String,
+    pub written_suffix: String,
 }
 
 /// Where the kernel's code comes from, after checking.

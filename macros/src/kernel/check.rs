@@ -4,7 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
+use chevron_cuda_spec::cpp;
 use chevron_cuda_spec::fit::{read_info, InfoText};
+use chevron_cuda_spec::param::{class_fits, Class, CppParam, Num};
 use chevron_cuda_spec::ptx::{self, Entry, Expected, Unresolved};
 use proc_macro2::Span;
 use quote::ToTokens;
@@ -12,7 +14,8 @@ use syn::spanned::Spanned;
 use syn::{FnArg, GenericArgument, Pat, PathArguments, ReturnType, Type};
 
 use super::ast::{
-    KernelArgs, KernelDecl, KernelItem, KernelParam, PtxParam, ResolvedSource, SourceKind, Wording,
+    is_read_only, KernelArgs, KernelDecl, KernelItem, KernelParam, PtxParam, ResolvedSource,
+    SourceKind, Spelled, Wording,
 };
 use super::source;
 use crate::report::Errors;
@@ -335,6 +338,7 @@ fn check_params(item: &KernelItem, cx: &mut Errors) -> (Vec<KernelParam>, bool) 
         };
         let ty = &*typed.ty;
         let valid = refuse_unsized(ty, cx);
+        let read_only = check_read_only(typed, cx);
         match ident {
             Some(ident) if valid => out.push(KernelParam {
                 ident,
@@ -343,12 +347,39 @@ fn check_params(item: &KernelItem, cx: &mut Errors) -> (Vec<KernelParam>, bool) 
                 by_ref: matches!(strip(ty), Type::Reference(_)),
                 hint: hint(ty),
                 wording: wording(ty),
+                spelled: spelled(ty),
+                read_only,
                 ptx: None,
             }),
             _ => ok = false,
         }
     }
     (out, ok)
+}
+
+/// Reads `#[read_only]` on a parameter: a bare attribute, on a buffer not written `&mut`.
+fn check_read_only(typed: &syn::PatType, cx: &mut Errors) -> bool {
+    let mut found = false;
+    for attr in typed.attrs.iter().filter(|a| is_read_only(a)) {
+        if !matches!(attr.meta, syn::Meta::Path(_)) {
+            cx.push(syn::Error::new_spanned(
+                attr,
+                "`#[read_only]` takes no arguments: write `#[read_only] y: &CudaSlice<f32>`",
+            ));
+        } else if found {
+            cx.push(syn::Error::new_spanned(attr, "duplicate `#[read_only]`"));
+        } else if let Type::Reference(r) = strip(&typed.ty) {
+            if r.mutability.is_some() {
+                cx.push(syn::Error::new_spanned(
+                    attr,
+                    "`#[read_only]` on a `&mut` buffer: the kernel may write it as declared; \
+                     remove `#[read_only]`, or declare the buffer `&` if the kernel only reads it",
+                ));
+            }
+        }
+        found = true;
+    }
+    found
 }
 
 /// Refuses the types no alias or import can make a kernel parameter, which rustc would reject
@@ -519,6 +550,98 @@ fn hint(ty: &Type) -> Option<Expected> {
     }
 }
 
+/// What the spelling says in C++ terms (see [`Spelled`]): a primitive or half/vector type by
+/// value, or a device buffer of one.
+fn spelled(ty: &Type) -> Option<Spelled> {
+    match strip(ty) {
+        Type::Reference(r) => {
+            let seg = last_segment(&r.elem)?;
+            if !BUFFERS.contains(&seg.ident.to_string().as_str()) {
+                return None;
+            }
+            let class = type_arg(&r.elem).map_or(Class::Unknown, spelled_class);
+            Some(Spelled {
+                buffer: true,
+                class,
+            })
+        }
+        Type::Path(_) => {
+            let class = spelled_class(ty);
+            (class != Class::Unknown).then_some(Spelled {
+                buffer: false,
+                class,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The class a type's spelling names: a primitive (as [`hint`] reads one), `f16`/`bf16`, or a
+/// vector type of `chevron::vec` by its last segment.
+fn spelled_class(ty: &Type) -> Class {
+    let int = |bits, signed| Class::Num(Num::Int { bits, signed });
+    let Some(seg) = last_segment(ty) else {
+        return Class::Unknown;
+    };
+    let name = seg.ident.to_string();
+    let primitive = hint(ty).is_some();
+    let class = match name.as_str() {
+        "u8" if primitive => int(8, false),
+        "i8" if primitive => int(8, true),
+        "u16" if primitive => int(16, false),
+        "i16" if primitive => int(16, true),
+        "u32" if primitive => int(32, false),
+        "i32" if primitive => int(32, true),
+        "u64" | "usize" if primitive => int(64, false),
+        "i64" | "isize" if primitive => int(64, true),
+        "f32" if primitive => Class::Num(Num::Float(32)),
+        "f64" if primitive => Class::Num(Num::Float(64)),
+        "bool" if primitive => Class::Num(Num::Bool),
+        "f16" => Class::Num(Num::F16),
+        "bf16" => Class::Num(Num::BF16),
+        _ => {
+            let lanes = name.chars().last().and_then(|c| c.to_digit(10));
+            let num = match name.get(..name.len().saturating_sub(1)) {
+                Some("Float") => Num::Float(32),
+                Some("Double") => Num::Float(64),
+                Some("Int") => Num::Int {
+                    bits: 32,
+                    signed: true,
+                },
+                Some("UInt") => Num::Int {
+                    bits: 32,
+                    signed: false,
+                },
+                _ => return Class::Unknown,
+            };
+            match lanes {
+                Some(n @ 2..=4) => Class::Vector(num, n),
+                _ => Class::Unknown,
+            }
+        }
+    };
+    class
+}
+
+/// Whether a declared parameter spelled as `spelled` can be the C++ parameter `cpp`, for
+/// telling overloads apart (the const assertions check the types rustc resolves).
+fn spelled_fits(spelled: Spelled, cpp: CppParam) -> bool {
+    let class_ok = |cpp: Class| {
+        let rust = spelled.class;
+        rust == Class::Unknown || class_fits(rust, rust.bytes(), rust.align(), cpp)
+    };
+    match (spelled.buffer, cpp) {
+        (_, CppParam::Unknown) => true,
+        (true, CppParam::Pointer { pointee, .. }) => class_ok(pointee),
+        (true, CppParam::Value(_)) => false,
+        (false, CppParam::Pointer { .. }) => matches!(
+            spelled.class,
+            Class::Num(Num::Int { bits: 64, .. }) | Class::Unknown
+        ),
+        (false, CppParam::Value(class)) => class_ok(class),
+    }
+}
+
 /// The type as a user would write it: `&mut CudaSlice<f32>`, not `& mut CudaSlice < f32 >`.
 pub fn type_text(ty: &Type) -> String {
     let mut s = ty.to_token_stream().to_string();
@@ -573,7 +696,21 @@ fn check_ptx(
         Some(n) => (n.value(), n.span()),
         None => (item.sig.ident.to_string(), item.sig.ident.span()),
     };
-    let entry: &Entry = match ptx::resolve_entry(entries, &wanted, &format!("`{rel}`")) {
+    // Overloads and template instances are told apart by the declared parameters: their
+    // count, and the C++ types their spelling shows.
+    let fits = |e: &Entry| {
+        let Some(sig) = &e.signature else {
+            return false;
+        };
+        let types = sig.types();
+        types.len() == params.len()
+            && e.params.len() == params.len()
+            && params
+                .iter()
+                .zip(&types)
+                .all(|(q, cpp)| q.spelled.is_none_or(|s| spelled_fits(s, *cpp)))
+    };
+    let entry: &Entry = match ptx::resolve_entry_by(entries, &wanted, &format!("`{rel}`"), fits) {
         Ok(e) => e,
         Err(Unresolved::Ambiguous(message)) => {
             cx.error(name_span, message);
@@ -581,7 +718,8 @@ fn check_ptx(
         }
         Err(Unresolved::Missing(message)) => {
             let fix = if args.name.is_some() {
-                "use one of these names"
+                "use one of these names (a C++ kernel by its name, with or without template \
+                 arguments and parameter types)"
             } else {
                 "rename the function, or give the symbol with `name = \"…\"`"
             };
@@ -651,20 +789,94 @@ fn check_ptx(
         return None;
     }
     // Whether each type fits is asserted in the expansion, where rustc has resolved it.
-    for (param, ptx_param) in params.iter_mut().zip(&entry.params) {
+    let sig = entry.signature.as_ref();
+    let types = sig
+        .map(|s| s.types())
+        .filter(|t| t.len() == entry.params.len());
+    for (k, (param, ptx_param)) in params.iter_mut().zip(&entry.params).enumerate() {
+        let at = format!("{rel}:{}: `{}`", ptx_param.line, ptx_param.text);
+        let cpp = types.as_ref().map_or(CppParam::Unknown, |t| t[k]);
+        let cpp_text = match (sig, cpp) {
+            (Some(s), CppParam::Pointer { .. } | CppParam::Value(_)) => s.params.get(k),
+            _ => None,
+        };
+        let layout_words = |n: u64, a: Option<u32>| match a {
+            Some(a) => format!("{n} bytes aligned to {a}"),
+            None => format!("{n} bytes"),
+        };
+        let size = ptx_param.size_bytes();
+        let (suffix, cpp_suffix, layout, not_const) = match (sig, cpp_text) {
+            (Some(s), Some(text)) => {
+                let place = format!(
+                    "parameter {} of `{}`, {rel}:{}",
+                    k + 1,
+                    s.text(),
+                    ptx_param.line
+                );
+                let fix = cpp::rust_for(text);
+                let cpp_suffix =
+                    format!(", but the kernel takes `{text}` here ({place}); declare it as {fix}");
+                let layout = format!(
+                    ", but the kernel takes `{text}` here, {} ({place}); declare it as {fix}",
+                    layout_words(size, ptx_param.align)
+                );
+                let not_const = format!(
+                    ", but the kernel takes `{text}` here ({place}), not `{}`: it may write \
+                     through it; declare it as {fix}, or mark the parameter `#[read_only]` if \
+                     the kernel only reads it",
+                    with_const(text)
+                );
+                (cpp_suffix.clone(), cpp_suffix, layout, not_const)
+            }
+            _ => {
+                let suffix = format!(
+                    ", but the kernel takes {} here ({at}); declare it as {}",
+                    ptx_param.describe(),
+                    ptx_param.suggest()
+                );
+                let layout = format!(
+                    ", but the kernel takes a struct of {} here ({at}); declare it as a \
+                     `#[repr(C)]` type of the same layout",
+                    layout_words(size, ptx_param.align)
+                );
+                (suffix, String::new(), layout, String::new())
+            }
+        };
+        let written_suffix = format!(
+            ", but the kernel writes through it ({at}); declare it as {}, or mark the \
+             parameter `#[read_only]` if the kernel only reads it",
+            writable(&param.ty_text)
+        );
         param.ptx = Some(PtxParam {
             ty: ptx_param.ty,
             array_len: ptx_param.array_len,
-            suffix: format!(
-                ", but the kernel takes {} here ({rel}:{}: `{}`); declare it as {}",
-                ptx_param.describe(),
-                ptx_param.line,
-                ptx_param.text,
-                ptx_param.suggest()
-            ),
+            suffix,
+            align: ptx_param.align,
+            cpp,
+            written: false,
+            layout,
+            cpp_suffix,
+            not_const,
+            written_suffix,
         });
     }
     Some(entry.name.clone())
+}
+
+/// `float const*` for `float*`: the pointer made `const` at its first level.
+fn with_const(text: &str) -> String {
+    match text.rfind('*') {
+        Some(star) => format!("{} const*{}", text[..star].trim_end(), &text[star + 1..]),
+        None => format!("{text} const"),
+    }
+}
+
+/// The writable form of a buffer spelled `&T`: `` `&mut T` ``.
+fn writable(ty_text: &str) -> String {
+    match ty_text.strip_prefix('&') {
+        Some(rest) if !rest.starts_with("mut ") => format!("`&mut {rest}`"),
+        _ => "a `&mut` device buffer".into(),
+    }
 }
 
 /// How many PTX parameters a message lists before "and N more".

@@ -20,6 +20,7 @@ use syn::{Attribute, Ident, LitStr, Type, Visibility};
 
 use super::ast::{KernelDecl, KernelItem, KernelParam, ResolvedSource, Wording};
 use chevron_cuda_spec::fit::{CooperativeUse, Fact, InfoText};
+use chevron_cuda_spec::param::{Class, CppParam, Num};
 
 /// The items a checked declaration expands to: the type, its `impl`s and the assertions.
 pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
@@ -782,7 +783,12 @@ fn form_expr(q: &KernelParam) -> TokenStream {
     quote_spanned! {span=> {
         #[allow(unused_imports)]
         use #p::NotScalar as _;
-        #p::form(#p::Of::<#ty>::SCALAR, #param.form)
+        #p::form(
+            #p::Of::<#ty>::SCALAR,
+            #p::Of::<#ty>::CLASS,
+            #p::Of::<#ty>::ELEM,
+            #param.form,
+        )
     }}
 }
 
@@ -806,12 +812,16 @@ pub fn param_check(q: &KernelParam, attrs: &[&Attribute]) -> TokenStream {
     };
     let form = form_expr(q);
     let variant = Ident::new(&format!("{:?}", ptx.ty), first);
-    let array_len = match ptx.array_len {
+    let some = |n: Option<u32>| match n {
         Some(n) => quote_spanned!(first=> #p::Some(#n)),
         None => quote_spanned!(first=> #p::None),
     };
+    let (array_len, align) = (some(ptx.array_len), some(ptx.align));
+    let cpp = cpp_tokens(&p, ptx.cpp);
+    let (written, read_only) = (ptx.written, q.read_only);
     let prefix = format!("`{}: {}` is ", q.ident, q.ty_text);
-    let suffix = &ptx.suffix;
+    let (suffix, layout, cpp_suffix) = (&ptx.suffix, &ptx.layout, &ptx.cpp_suffix);
+    let (not_const, written_suffix) = (&ptx.not_const, &ptx.written_suffix);
     let message = Ident::new("__CHEVRON_MISMATCH", Span::mixed_site());
     // `panic!` from the parameter's name to its type's last token: the error covers the whole
     // parameter, `a: Scale`.
@@ -820,12 +830,64 @@ pub fn param_check(q: &KernelParam, attrs: &[&Attribute]) -> TokenStream {
     quote_spanned! {first=>
         #(#attrs)*
         const _: () = {
-            const #message: #p::Message =
-                #p::mismatch(#form, #p::PtxType::#variant, #array_len, #prefix, #suffix);
+            const #message: #p::Message = #p::check(
+                #form,
+                #p::PtxType::#variant,
+                #array_len,
+                #p::Facts {
+                    ptx_align: #align,
+                    cpp: #cpp,
+                    written: #written,
+                    read_only: #read_only,
+                },
+                &#p::Texts {
+                    prefix: #prefix,
+                    ptx: #suffix,
+                    layout: #layout,
+                    cpp: #cpp_suffix,
+                    not_const: #not_const,
+                    written: #written_suffix,
+                },
+            );
             if !#message.is_empty() {
                 #panic #panic_args
             }
         };
+    }
+}
+
+/// A `CppParam` as the expression that builds it.
+fn cpp_tokens(p: &TokenStream, cpp: CppParam) -> TokenStream {
+    let num = |n: Num| match n {
+        Num::Bool => quote!(#p::Num::Bool),
+        Num::Char => quote!(#p::Num::Char),
+        Num::Int { bits, signed } => quote!(#p::Num::Int { bits: #bits, signed: #signed }),
+        Num::Float(bits) => quote!(#p::Num::Float(#bits)),
+        Num::F16 => quote!(#p::Num::F16),
+        Num::BF16 => quote!(#p::Num::BF16),
+    };
+    let class = |c: Class| match c {
+        Class::Unknown => quote!(#p::Class::Unknown),
+        Class::Void => quote!(#p::Class::Void),
+        Class::Num(n) => {
+            let n = num(n);
+            quote!(#p::Class::Num(#n))
+        }
+        Class::Vector(n, lanes) => {
+            let n = num(n);
+            quote!(#p::Class::Vector(#n, #lanes))
+        }
+    };
+    match cpp {
+        CppParam::Unknown => quote!(#p::CppParam::Unknown),
+        CppParam::Pointer { pointee, is_const } => {
+            let pointee = class(pointee);
+            quote!(#p::CppParam::Pointer { pointee: #pointee, is_const: #is_const })
+        }
+        CppParam::Value(c) => {
+            let c = class(c);
+            quote!(#p::CppParam::Value(#c))
+        }
     }
 }
 
@@ -839,7 +901,7 @@ fn signature_entry(q: &KernelParam, p: &TokenStream) -> TokenStream {
 
 /// `update` and `update_scalars` of a rejected declaration, so that graph code calling them shows
 /// only the declaration's errors. Reference parameters count as buffers.
-fn stub_updates(p: &TokenStream, typed: &[&syn::PatType]) -> TokenStream {
+fn stub_updates(p: &TokenStream, typed: &[syn::PatType]) -> TokenStream {
     let (graph, node) = (hygienic("__chevron_graph"), hygienic("__chevron_node"));
     let scalars = typed
         .iter()
