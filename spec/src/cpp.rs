@@ -202,21 +202,20 @@ impl Spelled {
         let mut other = false;
         let mut depth = 0i32;
         let mut word = String::new();
-        let flush =
-            |word: &mut String, words: &mut Vec<String>, level: usize, consts: &mut u64| {
-                if word.is_empty() {
-                    return;
-                }
-                let w = std::mem::take(word);
-                match w.as_str() {
-                    "const" => *consts |= 1 << level.min(63),
-                    "volatile" | "__restrict__" | "__restrict" | "restrict" | "struct"
-                    | "class" | "enum" | "union" | "typename" => {}
-                    _ if level == 0 => words.push(w),
-                    // A name after a `*` (a parameter name in a hand-written list): ignored.
-                    _ => {}
-                }
-            };
+        let flush = |word: &mut String, words: &mut Vec<String>, level: usize, consts: &mut u64| {
+            if word.is_empty() {
+                return;
+            }
+            let w = std::mem::take(word);
+            match w.as_str() {
+                "const" => *consts |= 1 << level.min(63),
+                "volatile" | "__restrict__" | "__restrict" | "restrict" | "struct" | "class"
+                | "enum" | "union" | "typename" => {}
+                _ if level == 0 => words.push(w),
+                // A name after a `*` (a parameter name in a hand-written list): ignored.
+                _ => {}
+            }
+        };
         for ch in text.chars() {
             if depth > 0 {
                 word.push(ch);

@@ -6,7 +6,7 @@
 //! whole call graph (see [`BodyUses`]). Everything else is skipped.
 
 mod facts;
-
+mod writes;
 
 pub use facts::{BodyUses, Callee, Fact, Seen, Site, UnseenCall};
 
@@ -26,6 +26,11 @@ pub struct Entry {
     /// What it executes that matters to how it may be launched: its body and every function
     /// it calls, transitively.
     pub uses: BodyUses,
+    /// Per parameter, whether the entry writes through it (its value flows into the address of
+    /// a store, atomic or reduction, over the whole call graph): where it first does, no, or
+    /// unknown where the value leaves what the reader follows. What `#[kernel]` checks a
+    /// read-only buffer against when no C++ type says `const`.
+    pub writes: Vec<Seen>,
 }
 
 /// Three extents of a directive such as `.maxntid 256, 1, 1` (missing ones are 1), with the
@@ -945,6 +950,7 @@ pub fn parse_entries(ptx: &str) -> Result<Vec<Entry>, String> {
                         line: t.line,
                         directives,
                         uses: BodyUses::default(),
+                        writes: Vec::new(),
                     });
                 }
                 is_extern = false;
@@ -956,6 +962,7 @@ pub fn parse_entries(ptx: &str) -> Result<Vec<Entry>, String> {
         return Err("unterminated `{` block at end of PTX".into());
     }
     facts::analyze(&toks, &mut entries);
+    writes::analyze(&toks, &mut entries);
     Ok(entries)
 }
 

@@ -842,18 +842,38 @@ fn check_ptx(
                 (suffix, String::new(), layout, String::new())
             }
         };
-        let written_suffix = format!(
-            ", but the kernel writes through it ({at}); declare it as {}, or mark the \
-             parameter `#[read_only]` if the kernel only reads it",
-            writable(&param.ty_text)
-        );
+        // Where no C++ type says `const`, the PTX says whether the kernel stores through it.
+        let store = match (cpp, entry.writes.get(k)) {
+            (CppParam::Unknown, Some(ptx::Seen::Yes(site))) => Some(site),
+            _ => None,
+        };
+        let written_suffix = store.map_or_else(String::new, |site| {
+            let line = text
+                .lines()
+                .nth(site.line.saturating_sub(1))
+                .unwrap_or("")
+                .trim();
+            let line = line.split("//").next().unwrap_or(line);
+            let line = line.split_whitespace().collect::<Vec<_>>().join(" ");
+            let within = site.func.as_deref().map_or_else(String::new, |f| {
+                let f = f.split('$').next().unwrap_or(f);
+                format!(", in `{}`", cpp::display_name(f))
+            });
+            format!(
+                ", but the kernel writes through it ({rel}:{}: `{line}`{within}); declare it as \
+                 {}, or mark the parameter `#[read_only]` if that store never runs on this \
+                 buffer",
+                site.line,
+                writable(&param.ty_text)
+            )
+        });
         param.ptx = Some(PtxParam {
             ty: ptx_param.ty,
             array_len: ptx_param.array_len,
             suffix,
             align: ptx_param.align,
             cpp,
-            written: false,
+            written: store.is_some(),
             layout,
             cpp_suffix,
             not_const,
