@@ -136,7 +136,11 @@ mod report;
 ///   hence the `unsafe` on `launch`.
 #[proc_macro_attribute]
 pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
-    kernel::expand(args.into(), item.into()).into()
+    let site = proc_macro::Span::call_site();
+    let at = site
+        .local_file()
+        .map(|file| (file, site.line(), site.column()));
+    kernel::expand(args.into(), item.into(), at).into()
 }
 
 /// Launches a kernel with CUDA's `<<<…>>>` syntax; every attribute is checked for its place,

@@ -46,6 +46,7 @@ mod link;
 mod occupancy;
 pub use chevron_cuda_spec::ptx;
 mod stream;
+mod typed;
 
 // Every public item of `attr` (the kinds' types and traits): a new kind needs no edit here.
 pub use attr::*;
@@ -78,6 +79,7 @@ pub mod __private {
     pub use crate::kernel::{modules_loaded, Kernel};
     pub use crate::occupancy::Occupancy;
     pub use crate::ptx::{Expected, ParamSig};
+    pub use crate::typed::TypedKernel;
     pub use chevron_cuda_spec::fit::{CooperativeUse, KernelInfo, Messages};
     pub use cudarc::driver::{
         CudaContext, CudaFunction, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,

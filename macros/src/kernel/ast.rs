@@ -47,6 +47,11 @@ pub struct KernelItem {
     pub body: Option<Span>,
 }
 
+/// The kernel's name as its PTX entry and messages spell it: `match` for `fn r#match`.
+pub fn kernel_name(ident: &Ident) -> String {
+    syn::ext::IdentExt::unraw(ident).to_string()
+}
+
 /// The typed parameters of a signature (a `self` receiver is rejected by `check`).
 pub fn typed_inputs(sig: &Signature) -> Vec<&syn::PatType> {
     sig.inputs

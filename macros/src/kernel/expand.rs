@@ -36,7 +36,7 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
         ..
     } = decl;
     let info = info_items(decl.info.as_ref(), decl.no_upstream_reads, decl.cooperative);
-    let name = LitStr::new(&ident.to_string(), ident.span());
+    let name = LitStr::new(&super::ast::kernel_name(ident), ident.span());
     let (stream, config) = internal_names(params.iter().map(|q| &q.ident));
     let func = hygienic("__chevron_func");
     let args = hygienic("__chevron_params");
@@ -106,14 +106,17 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
     );
     let ty = kernel_type(&p, &scope, vis, ident);
     let occupancy = expand_occupancy(&p, ident, impl_attrs, false);
+    let typed = typed_impl(&p, ident, impl_attrs);
 
     let update = graph_update(&p, ident, &name, params);
 
     quote! {
         #ty
         #occupancy
+        #typed
 
         #(#impl_attrs)*
+        #[allow(deprecated)]
         impl #ident<'_> {
             /// The kernel's cache: its module and function per context, loaded on first use.
             #[doc(hidden)]
@@ -318,6 +321,26 @@ fn launcher(
     }
 }
 
+/// `TypedKernel`, through which `launch!` reaches the kernel: anything else in the kernel's
+/// place gets that trait's message.
+fn typed_impl(p: &TokenStream, ident: &Ident, impl_attrs: &[&Attribute]) -> TokenStream {
+    quote! {
+        #(#impl_attrs)*
+        #[allow(deprecated)]
+        impl #p::TypedKernel for #ident<'_> {
+            const INFO: #p::KernelInfo = Self::__CHEVRON_INFO;
+            type On<'a> = #ident<'a>;
+            #[inline]
+            fn __on<'a>(
+                stream: &'a #p::CudaStream,
+                config: &'a #p::LaunchConfig<'a>,
+            ) -> #ident<'a> {
+                #ident { stream, config }
+            }
+        }
+    }
+}
+
 /// The occupancy queries, in their own `impl`: `occupancy`, `max_cooperative_grid` and
 /// `max_active_clusters`, each honouring the launch configuration (shared memory opt-in, launch
 /// attributes). `stub`: bodies that never run, for a rejected declaration.
@@ -357,6 +380,7 @@ fn expand_occupancy(
     ));
     quote! {
         #(#impl_attrs)*
+        #[allow(deprecated)]
         impl #ident<'_> {
             #(#[doc = #occupancy_doc])*
             #[allow(dead_code, unused_variables)]
@@ -704,11 +728,14 @@ pub fn expand_stub(item: &KernelItem) -> TokenStream {
     };
     let ty = kernel_type(&p, &scope, vis, ident);
     let occupancy = expand_occupancy(&p, ident, impl_attrs, true);
+    let typed_kernel = typed_impl(&p, ident, impl_attrs);
     quote! {
         #ty
         #occupancy
+        #typed_kernel
 
         #(#impl_attrs)*
+        #[allow(deprecated)]
         impl #ident<'_> {
             #stub_info
 

@@ -2,6 +2,7 @@
 
 mod ast;
 mod check;
+mod context;
 mod expand;
 mod parse;
 mod source;
@@ -13,8 +14,11 @@ use proc_macro2::TokenStream;
 
 use crate::report::{self, Errors};
 
-/// Expands `#[kernel(...)]` on `item`.
-pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+/// Where the attribute is written: the source file, its 1-based line and column.
+pub type Site = Option<(std::path::PathBuf, usize, usize)>;
+
+/// Expands `#[kernel(...)]` on `item`, written at `site`.
+pub fn expand(args: TokenStream, item: TokenStream, site: Site) -> TokenStream {
     let parsed = match parse::parse_item(item.clone()) {
         Ok(parsed) => parsed,
         Err(e) => {
@@ -24,6 +28,14 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             return out;
         }
     };
+    // In an `impl`, a trait or an `extern` block the expansion (a type) cannot stand: chevron's
+    // one error instead of rustc's one per generated item.
+    let block = site.map_or(context::Enclosing::Unknown, |(file, line, column)| {
+        context::enclosing(&file, line, column)
+    });
+    if let Some(message) = block.error(&ast::kernel_name(&parsed.sig.ident)) {
+        return syn::Error::new(proc_macro2::Span::call_site(), message).to_compile_error();
+    }
     let mut cx = Errors::default();
     let args = parse::parse_args(args, &mut cx);
     match check::check(&args, &parsed, &mut cx) {

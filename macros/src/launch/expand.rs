@@ -251,10 +251,11 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
                 Some(_) => Vec::new(),
                 None => fit_checks(path, plan),
             };
+            let typed = quote_spanned!(path.span()=> <#path as #p::TypedKernel>);
             quote!({
                 #(#fit)*
                 #(#lets)*
-                #path::#on(#s, #config).#launch(#(#args),*)
+                #typed::#on(#s, #config).#launch(#(#args),*)
             })
         }
         Kernel::Dyn { dyn_span, .. } => {
@@ -341,7 +342,7 @@ fn fit_checks(path: &syn::Path, plan: &Plan) -> Vec<TokenStream> {
         let message = Ident::new("__chevron_message", Span::mixed_site());
         quote_spanned! {span=>
             const {
-                let #info = &#path::__CHEVRON_INFO;
+                let #info = &<#path as #p::TypedKernel>::INFO;
                 let #message = #info.verdict(#info.#call);
                 if !#message.is_empty() {
                     #p::panic!("{}", #message)
