@@ -36,6 +36,9 @@ pub struct KernelArgs {
     pub no_upstream_reads: bool,
     /// `cooperative = "optional"` or `"co_resident"`.
     pub cooperative: CooperativeUse,
+    /// `crate = "path"`: the path generated code names chevron by (default: the name the
+    /// crate's `Cargo.toml` gives the `chevron-cuda` dependency).
+    pub krate: Option<syn::Path>,
 }
 
 /// The declaration as written: `#[attrs] vis fn name(params);`.

@@ -79,7 +79,7 @@ pub fn check(args: &KernelArgs, item: &KernelItem, cx: &mut Errors) -> Option<Ke
     let info;
     let resolved = match source.kind {
         SourceKind::Cuda => {
-            info = nvcc_info(args, item, &rel, &abs, &text);
+            info = nvcc_info(args, item, &rel, &abs, &text, cx);
             ResolvedSource::Cuda {
                 abs_path,
                 entry: args.name.as_ref().map(|n| n.value()),
@@ -110,15 +110,27 @@ pub fn check(args: &KernelArgs, item: &KernelItem, cx: &mut Errors) -> Option<Ke
 /// `nvcc` (on `PATH`, or in `$CUDA_PATH/bin`, `/usr/local/cuda/bin`), so that `launch!` checks
 /// it at compile time too. `None` (the runtime then reads NVRTC's output before the first
 /// launch) when there is no nvcc, it fails, or `CHEVRON_NVCC=0`. The CUDA C's errors are left
-/// to NVRTC at run time, as without nvcc: the flags differ, and so could the verdict.
+/// to NVRTC at run time, as without nvcc: the flags differ, and so could the verdict. An nvcc
+/// that runs past its time bound is an error (see `nvcc.rs`).
 fn nvcc_info(
     args: &KernelArgs,
     item: &KernelItem,
     rel: &str,
     abs: &Path,
     text: &str,
+    cx: &mut Errors,
 ) -> Option<InfoText> {
-    let ptx_text = source::nvcc_ptx(abs, text)?;
+    let ptx_text = match super::nvcc::ptx(abs, text) {
+        Ok(ptx) => ptx?,
+        Err(message) => {
+            let span = args
+                .source
+                .as_ref()
+                .map_or_else(Span::call_site, |s| s.path.span());
+            cx.error(span, message);
+            return None;
+        }
+    };
     let entries = ptx::parse_entries(&ptx_text).ok()?;
     let wanted = match &args.name {
         Some(n) => n.value(),

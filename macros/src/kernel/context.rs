@@ -399,7 +399,7 @@ mod tests {
             ),
             (format!("extern \"C\" {{ {decl} }}"), Enclosing::Extern),
             (format!("mod m {{ {decl} }}"), Enclosing::Other),
-            (format!("{decl}"), Enclosing::Other),
+            (decl.to_string(), Enclosing::Other),
             (format!("fn main() {{ {decl} }}"), Enclosing::Other),
             (
                 format!("impl S {{ fn f() {{ {decl} }} }}"),

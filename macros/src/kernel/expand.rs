@@ -26,7 +26,7 @@ use chevron_cuda_spec::ptx::Expected;
 
 /// The items a checked declaration expands to: the type, its `impl`s and the assertions.
 pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
-    let p = quote!(::chevron::__private);
+    let p = crate::krate::private();
     let KernelDecl {
         attrs,
         vis,
@@ -208,7 +208,7 @@ pub fn info_items(
     no_upstream_reads: bool,
     cooperative: CooperativeUse,
 ) -> TokenStream {
-    let p = quote!(::chevron::__private);
+    let p = crate::krate::private();
     let cooperative = match cooperative {
         CooperativeUse::ByPtx => quote!(#p::CooperativeUse::ByPtx),
         CooperativeUse::Optional => quote!(#p::CooperativeUse::Optional),
@@ -629,7 +629,7 @@ fn assertions(q: &KernelParam, attrs: &[&Attribute]) -> TokenStream {
     let ty = &q.ty;
     let span = ty.span();
     // Every token on the type, so rustc's error points at the parameter's type.
-    let p = quote_spanned!(span=> ::chevron::__private);
+    let p = crate::krate::private_at(span);
     let mut out = quote_spanned! {span=>
         #(#attrs)*
         const _: () = #p::assert_kernel_value::<#ty>();
@@ -700,7 +700,7 @@ fn stub_updates(p: &TokenStream, typed: &[&syn::PatType]) -> TokenStream {
 /// What a rejected declaration expands to: the same names with the parameters as written, so
 /// call sites type-check and only the real errors show.
 pub fn expand_stub(item: &KernelItem) -> TokenStream {
-    let p = quote!(::chevron::__private);
+    let p = crate::krate::private();
     let KernelItem {
         attrs, vis, sig, ..
     } = item;

@@ -4,6 +4,7 @@ mod ast;
 mod check;
 mod context;
 mod expand;
+mod nvcc;
 mod parse;
 mod source;
 
@@ -38,10 +39,19 @@ pub fn expand(args: TokenStream, item: TokenStream, site: Site) -> TokenStream {
     }
     let mut cx = Errors::default();
     let args = parse::parse_args(args, &mut cx);
-    match check::check(&args, &parsed, &mut cx) {
+    let krate = match &args.krate {
+        Some(path) => quote::ToTokens::to_token_stream(path),
+        None => crate::krate::from_manifest(),
+    };
+    crate::krate::scope(krate, || expand_checked(&args, &parsed, cx))
+}
+
+/// The expansion of a parsed declaration: the kernel, or a stub and the errors.
+fn expand_checked(args: &ast::KernelArgs, parsed: &ast::KernelItem, mut cx: Errors) -> TokenStream {
+    match check::check(args, parsed, &mut cx) {
         Some(decl) if cx.is_empty() => expand::expand_kernel(&decl),
         _ => {
-            let mut out = expand::expand_stub(&parsed);
+            let mut out = expand::expand_stub(parsed);
             out.extend(report::into_tokens(
                 cx.propagate().map(|()| TokenStream::new()),
             ));

@@ -82,7 +82,7 @@ fn lets(stmts: &[Stmt]) -> Vec<(String, String)> {
 
 /// How the builder chain of every expansion starts.
 const FROM_EXTENTS: &str = "::chevron::__private::LaunchConfig::__from_extents(\
-    ::chevron::__private::IntoDim::into_dim(";
+    <_as::chevron::__private::IntoDim>::into_dim(";
 
 #[test]
 fn typed_launch_calls_the_kernels_launcher_with_the_config() {
@@ -94,7 +94,9 @@ fn typed_launch_calls_the_kernels_launcher_with_the_config() {
     assert_eq!(methods, ["with_stream", "with"]);
     assert_eq!(
         path_text(base),
-        format!("{FROM_EXTENTS}__chevron_grid),::chevron::__private::IntoDim::into_dim(256u32))")
+        format!(
+            "{FROM_EXTENTS}__chevron_grid),<_as::chevron::__private::IntoDim>::into_dim(256u32))"
+        )
     );
     assert!(
         path_text(config).contains(".with_stream(::chevron::__private::runtime::SyncPolicy::Spin)")
@@ -301,9 +303,9 @@ fn values_take_the_form_of_their_key() {
     let rt = "::chevron::__private::runtime::";
     for piece in [
         format!(
-            "{FROM_EXTENTS}(8u32,2u32)),::chevron::__private::IntoDim::into_dim((16u32,16u32)))"
+            "{FROM_EXTENTS}(8u32,2u32)),<_as::chevron::__private::IntoDim>::into_dim((16u32,16u32)))"
         ),
-        ".__shared_extent(::chevron::__private::Extent::extent(__chevron_shared))".to_string(),
+        ".__shared_extent(<_as::chevron::__private::Extent>::extent(__chevron_shared))".to_string(),
         format!(".with({rt}ClusterDim::from_dim(2u32))"),
         format!(".with({rt}PreferredClusterDim::from_dim((4u32,1u32,1u32)))"),
         format!(".with({rt}Priority(-1))"),
@@ -349,7 +351,7 @@ fn config_is_a_builder_expression() {
     assert_eq!(methods, ["with"]);
     assert_eq!(
         path_text(base),
-        format!("{FROM_EXTENTS}64u32),::chevron::__private::IntoDim::into_dim(256u32))")
+        format!("{FROM_EXTENTS}64u32),<_as::chevron::__private::IntoDim>::into_dim(256u32))")
     );
     // With expressions, a block binding them first.
     let stmts = block(try_config(quote!(<<<g, b, stream(sync = p)>>>)).unwrap());
