@@ -42,6 +42,7 @@ mod report;
 /// | `pdl = "no_upstream_reads"` | the kernel reads nothing the previous kernel writes: `programmatic_serialization` is allowed though it never executes `griddepcontrol.wait` |
 /// | `cooperative = "optional"` | the kernel syncs the grid only when `this_grid().is_valid()`: plain launches are allowed |
 /// | `cooperative = "co_resident"` | the kernel needs its blocks resident together without syncing the grid: `cooperative` launches are allowed |
+/// | `crate = "path"` | the path the generated code names chevron by; default: the name your `Cargo.toml` gives the `chevron-cuda` dependency (`chevron`, or `gpu` for `gpu = { package = "chevron-cuda" }`); needed only where chevron comes through another crate's re-export |
 ///
 /// Exactly one of `ptx` and `cuda`. Paths are relative to the crate root. Without `name`, an
 /// entry named like the function is used, or else the single C++-mangled entry
@@ -129,6 +130,9 @@ mod report;
 ///
 /// # Limitations
 ///
+/// - A declaration goes in a module or a function body, not in an `impl`, a trait or an
+///   `extern` block (it declares a type); a parameter takes no `#[cfg]` (declare one kernel per
+///   configuration) and the declaration no generics or lifetime parameters.
 /// - Parameter types are resolved where the declaration is written: at module level, or inside a
 ///   function body with the body's own `use`s and items (the type and its `impl` are items of
 ///   that scope).
