@@ -86,7 +86,8 @@ pub use chevron_cuda_macros::kernel;
 /// takes exactly the kernel's parameters): a wrong argument is rustc's own type error at that
 /// argument, and a wrong count is counted against the kernel's parameters. With `dyn`, each argument is passed like cudarc's
 /// `PushKernelArg::arg`: `&value` for numbers and `#[repr(C)]` structs implementing
-/// `DeviceRepr` (typed literals: `&2.0f32`, not `&2.0`), `&slice` / `&mut slice` or views for
+/// `DeviceRepr` (typed: `&2.0f32`, not `&2.0`, `&-2.5` or `&(1 << 20)`, whose types come from
+/// unsuffixed literals), `&slice` / `&mut slice` or views for
 /// device buffers (cudarc's event tracking orders them across streams).
 ///
 /// # Keys
@@ -110,7 +111,7 @@ pub use chevron_cuda_macros::kernel;
 /// | `shared_carveout` | percent, 0 to 100 | `SharedCarveout` (`PREFERRED_SHARED_MEMORY_CARVEOUT`) | yes | no | yes | 12.5+ | any |
 /// | `nvlink_centric` | flag | `NvlinkCentric` (`NVLINK_UTIL_CENTRIC_SCHEDULING`) | yes | no | yes | 13.0+ | any |
 /// | `portable_cluster_size_mode` | `Default`/`RequirePortable`/`AllowNonPortable` or a `PortableClusterSizeMode` | `PortableClusterSizeMode` (`PORTABLE_CLUSTER_SIZE_MODE`) | yes | no | yes | 13.2+ | 9.0+ |
-/// | `shared_memory_mode` | `Default`/`RequirePortable`/`AllowNonPortable` or a `SharedMemoryMode` | `SharedMemoryMode` (`SHARED_MEMORY_MODE`) | yes | no | yes | 13.2+ | any |
+/// | `shared_memory_mode` | `Default`/`RequirePortable`/`AllowNonPortable` (13.4: `AllowOversized`/`PreferOversized`) or a `SharedMemoryMode` | `SharedMemoryMode` (`SHARED_MEMORY_MODE`) | yes | no | yes | 13.2+ | any |
 /// <!-- kinds:end -->
 ///
 /// A flag is written bare (`cooperative`) or with a `bool` expression (`cooperative = true`,
@@ -131,17 +132,19 @@ pub use chevron_cuda_macros::kernel;
 /// twice (also across two `stream(...)` groups), a bad value (`sync = Fast`, `cooperative = 1`,
 /// a negative extent), and literal values over the driver's limits: a block extent 0, x or y
 /// over 1024, z over 64, more than 1024 threads; a grid y or z over 65535; a cluster over 8
-/// blocks (16 with `non_portable_cluster`) or not dividing the grid; `preferred_cluster` without `cluster`, not a multiple of it
-/// or with another z; `shared_carveout` over 100. `<<<g, b, 0, s>>>` (CUDA's shared memory in
+/// blocks (16 with `non_portable_cluster`) or not dividing the grid; `preferred_cluster` without `cluster`, not a multiple of it,
+/// with another z or not dividing the grid; `shared_carveout` over 100. `<<<g, b, 0, s>>>` (CUDA's shared memory in
 /// the third position) is pointed out: the third position is the stream. Every mistake of an
 /// invocation is reported, each at its tokens. Values known only at run time get the same checks
 /// as [`Error::InvalidConfig`](crate::Error::InvalidConfig) before the launch.
 ///
 /// Against the kernel's own PTX (typed launches, not `config = …`): a literal block that breaks
 /// `.reqntid`/`.maxntid`, a literal `cluster` other than the compiled-in `__cluster_dims__` or
-/// over `.maxclusterrank`, a literal grid that is not a whole number of compiled-in clusters,
-/// `programmatic_serialization` on a kernel that never executes `griddepcontrol.wait`, a
-/// grid-syncing kernel without `cooperative` and `cooperative` on one that never syncs the grid.
+/// over `.maxclusterrank`, no `cluster` for a kernel compiled with `__cluster_dims__()`, a
+/// literal grid that is not a whole number of compiled-in clusters (unless the grid counts
+/// clusters, `.blocksareclusters`), `programmatic_serialization` on a kernel that never executes
+/// `griddepcontrol.wait`, a grid-syncing (or `co_resident`) kernel without `cooperative` and
+/// `cooperative` on one that never syncs the grid.
 /// Each is a compile error at the launch naming the directive and the PTX line; run-time values
 /// get the same check as `Error::KernelConstraint`.
 ///

@@ -41,7 +41,7 @@ mod report;
 /// | `name = "symbol"` | the `.entry` to use, e.g. a C++-mangled template instance; default: the function's name |
 /// | `pdl = "no_upstream_reads"` | the kernel reads nothing the previous kernel writes: `programmatic_serialization` is allowed though it never executes `griddepcontrol.wait` |
 /// | `cooperative = "optional"` | the kernel syncs the grid only when `this_grid().is_valid()`: plain launches are allowed |
-/// | `cooperative = "co_resident"` | the kernel needs its blocks resident together without syncing the grid: `cooperative` launches are allowed |
+/// | `cooperative = "co_resident"` | the kernel needs its blocks resident together, with or without a grid sync: it is launched only with `cooperative` |
 /// | `crate = "path"` | the path the generated code names chevron by; default: the name your `Cargo.toml` gives the `chevron-cuda` dependency (`chevron`, or `gpu` for `gpu = { package = "chevron-cuda" }`); needed only where chevron comes through another crate's re-export |
 ///
 /// Exactly one of `ptx` and `cuda`. Paths are relative to the crate root. Without `name`, an
@@ -108,7 +108,13 @@ mod report;
 /// | `bool` | one byte | `.u8`/`.s8`/`.b8` |
 /// | `&CudaSlice<T>`, `&CudaView<'_, T>` | device pointer, read | `.u64`/`.s64`/`.b64` |
 /// | `&mut CudaSlice<T>`, `&mut CudaViewMut<'_, T>` | device pointer, written | `.u64`/`.s64`/`.b64` |
-/// | any other `T: DeviceRepr` (a `#[repr(C)]` struct, `chevron::half::f16` or `bf16` with the `f16` feature) | the value's bytes | `.align A .b8 name[N]`, or a scalar; `size_of::<T>()` is asserted to be `N` at compile time |
+/// | any other `T: DeviceRepr` (a `#[repr(C)]` struct, `chevron::half::f16` or `bf16` with the `f16` feature) | the value's bytes | `.align A .b8 name[N]`, or a scalar; `size_of::<T>()` must be `N` |
+///
+/// Types are checked as rustc resolves them: an alias (`type Scale = f32`), a path
+/// (`std::primitive::f32`) or a renamed import (`use cudarc::driver::CudaSlice as DevBuf`) is the
+/// type it names. Each parameter expands to a const assertion of its type's PTX form against the
+/// PTX parameter in its place: a mismatch is a const-evaluation error over the parameter, with the
+/// PTX line and the fix.
 ///
 /// Host data (`&[T]`, `Vec<T>`, `&T` of a value) is rejected with the fix: copy it to the
 /// device (`stream.clone_htod(&v)?` gives a `CudaSlice<T>`) and take a buffer.
@@ -122,8 +128,10 @@ mod report;
 /// defines `launch` and `function` so that its call sites do not add errors.
 ///
 /// The entry's launch rules are read too (the performance directives `.reqntid`, `.maxntid`,
-/// `.reqnctapercluster`, `.maxclusterrank`, and whether its body executes
-/// `griddepcontrol.wait` or syncs the grid): [`launch!`] checks literal launches against them
+/// `.reqnctapercluster`, `.maxclusterrank`, `.explicitcluster`, `.blocksareclusters`, and
+/// whether the kernel or any function it calls executes `griddepcontrol.wait` or syncs the grid;
+/// unknown, and so never held against a launch, where it calls code its PTX does not hold):
+/// [`launch!`] checks literal launches against them
 /// at compile time, and every launch is checked before it runs (`Error::KernelConstraint`).
 /// For `cuda = …` they come from `nvcc -ptx` where the build machine has nvcc, else from
 /// NVRTC's output at the first launch.

@@ -55,6 +55,18 @@ fn seeds() -> Vec<(String, String)> {
                 .into(),
         ),
         (
+            // Aliases, paths and renamed imports: what the types are is for rustc to say.
+            format!("ptx = \"{k}/saxpy.ptx\""),
+            "fn saxpy(n: Count, a: std::primitive::f32, x: &DevBuf, y: &mut DeviceBuffer<f32>);"
+                .into(),
+        ),
+        (
+            format!("ptx = \"{k}/params.ptx\""),
+            "fn all_types(a: ::core::primitive::u8, b: i8, c: u16, d: i16, e: types::U32, \
+             f: i32, g: u64, h: <W as Tr>::Out, i: Scale, j: m!(f64), k: bool, out: Out<'_>);"
+                .into(),
+        ),
+        (
             format!("ptx = \"{k}/params.ptx\""),
             "fn all_types(a: u8, b: i8, c: u16, d: i16, e: u32, f: i32, g: u64, h: i64, \
              i: f32, j: f64, k: bool, out: &mut CudaViewMut<'_, f64>);"
@@ -81,6 +93,25 @@ fn pieces() -> Vec<String> {
         "_",
         "u128",
         "f16",
+        "Scale",
+        "std::primitive::f32",
+        "::core::primitive::u64",
+        "types::Wide",
+        "DevBuf",
+        "&DevBuf",
+        "&mut DeviceBuffer<f32>",
+        "Input<'_>",
+        "<T as Tr>::Out",
+        "m!(u32)",
+        "&Vec<_>",
+        "&[f32]",
+        "&mut Vec<u8>",
+        "Box<[i8]>",
+        "&String",
+        "&mut CudaView<'_, f32>",
+        "CudaSlice<f32>",
+        "[f32]",
+        "str",
         "[u8; 4294967295]",
         "&&CudaSlice<f32>",
         "*const f32",

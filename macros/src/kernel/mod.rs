@@ -46,12 +46,13 @@ pub fn expand(args: TokenStream, item: TokenStream, site: Site) -> TokenStream {
     crate::krate::scope(krate, || expand_checked(&args, &parsed, cx))
 }
 
-/// The expansion of a parsed declaration: the kernel, or a stub and the errors.
+/// The expansion of a parsed declaration: the kernel, or a stub, its checks and the errors.
 fn expand_checked(args: &ast::KernelArgs, parsed: &ast::KernelItem, mut cx: Errors) -> TokenStream {
     match check::check(args, parsed, &mut cx) {
-        Some(decl) if cx.is_empty() => expand::expand_kernel(&decl),
-        _ => {
+        Ok(decl) => expand::expand_kernel(&decl),
+        Err(params) => {
             let mut out = expand::expand_stub(parsed);
+            out.extend(expand::stub_checks(parsed, &params));
             out.extend(report::into_tokens(
                 cx.propagate().map(|()| TokenStream::new()),
             ));

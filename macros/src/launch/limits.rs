@@ -5,7 +5,7 @@
 
 use chevron_cuda_spec::limits::{
     check_block_threads, check_cluster_blocks, check_cluster_divides, check_extent,
-    check_preferred_axis, DimKind, Violation,
+    check_preferred_axis, check_preferred_divides, DimKind, Violation,
 };
 use proc_macro2::Span;
 use syn::spanned::Spanned;
@@ -275,14 +275,17 @@ pub fn check_clusters(plan: &Plan, grid: &LitDim, cx: &mut Errors) {
             return;
         };
         let p = dim_of(pref, &mut quiet);
-        for (axis, (pc, cc)) in p.comps.iter().zip(c.comps).enumerate() {
-            if let (Some((pv, ps)), Some((cv, _))) = (pc, cc) {
-                let (Ok(pv), Ok(cv)) = (u32::try_from(*pv), u32::try_from(cv)) else {
-                    continue;
-                };
-                if let Err(v) = check_preferred_axis(axis, pv, cv) {
-                    report(*ps, &v, cx);
-                }
+        for (axis, ((pc, cc), gc)) in p.comps.iter().zip(c.comps).zip(grid.comps).enumerate() {
+            let Some((pv, ps)) = pc else { continue };
+            let Ok(pv) = u32::try_from(*pv) else { continue };
+            let value = |c: Option<(u64, Span)>| c.and_then(|(v, _)| u32::try_from(v).ok());
+            // One error per axis: against the cluster first, then the grid.
+            let against_cluster = value(cc).map_or(Ok(()), |cv| check_preferred_axis(axis, pv, cv));
+            let result = against_cluster.and_then(|()| {
+                value(gc).map_or(Ok(()), |gv| check_preferred_divides(axis, pv, gv))
+            });
+            if let Err(v) = result {
+                report(*ps, &v, cx);
             }
         }
     }
@@ -339,7 +342,7 @@ mod tests {
         );
         let ok = try_config(quote!(<<<32, 128, cluster = 16, non_portable_cluster>>>)).unwrap();
         let text = ok.to_string().replace(' ', "");
-        assert!(text.contains(".non_portable_cluster()"), "{text}");
+        assert!(text.contains(".__set_non_portable_cluster()"), "{text}");
         let errs = errors(quote!(<<<(32, 4, 2), 128, cluster = (4, 4, 2), non_portable_cluster>>>));
         assert_eq!(
             errs,

@@ -23,6 +23,7 @@ mod limits;
 mod parse;
 #[cfg(test)]
 mod tests;
+mod untyped;
 
 /// Expands `launch!`: the input, after the `$crate ;` the facade's wrapper puts first.
 pub fn expand_launch(input: TokenStream) -> TokenStream {
