@@ -554,9 +554,7 @@ mod tests {
 
     const fn num_is(a: Num, b: Num) -> bool {
         match (a, b) {
-            (Num::Int { bits: x, signed: s }, Num::Int { bits: y, signed: t }) => {
-                x == y && s == t
-            }
+            (Num::Int { bits: x, signed: s }, Num::Int { bits: y, signed: t }) => x == y && s == t,
             (Num::Float(x), Num::Float(y)) => x == y,
             (Num::Bool, Num::Bool) | (Num::F16, Num::F16) | (Num::BF16, Num::BF16) => true,
             (Num::Char, Num::Char) => true,
@@ -583,7 +581,13 @@ mod tests {
         assert!(class_is(form_of!(Scale), F32));
         assert!(class_is(form_of!(&IntBuf), I32));
         assert!(class_is(form_of!(&mut DevBuf), F32));
-        assert!(class_is(form_of!(BufRef<'_>), Class::Num(Num::Int { bits: 16, signed: false })));
+        assert!(class_is(
+            form_of!(BufRef<'_>),
+            Class::Num(Num::Int {
+                bits: 16,
+                signed: false
+            })
+        ));
         assert!(class_is(form_of!(&CudaView<'_, u32>), U32));
         assert!(class_is(
             form_of!(&mut CudaSlice<crate::vec::Float4>),
@@ -602,7 +606,10 @@ mod tests {
     #[cfg(feature = "f16")]
     const _: () = {
         assert!(class_is(form_of!(half::f16), Class::Num(Num::F16)));
-        assert!(class_is(form_of!(&CudaSlice<half::bf16>), Class::Num(Num::BF16)));
+        assert!(class_is(
+            form_of!(&CudaSlice<half::bf16>),
+            Class::Num(Num::BF16)
+        ));
     };
 
     // The form differs from a float's exactly where the bug was: `Scale` for `.u32`.

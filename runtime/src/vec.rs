@@ -115,7 +115,12 @@ mod tests {
     #[test]
     fn layouts_are_cudas() {
         fn layout<T: KnownType>() -> (usize, usize, u64, u64) {
-            (size_of::<T>(), align_of::<T>(), T::CLASS.bytes(), T::CLASS.align())
+            (
+                size_of::<T>(),
+                align_of::<T>(),
+                T::CLASS.bytes(),
+                T::CLASS.align(),
+            )
         }
         assert_eq!(layout::<Float2>(), (8, 8, 8, 8));
         assert_eq!(layout::<Float3>(), (12, 4, 12, 4));
