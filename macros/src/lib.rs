@@ -27,7 +27,7 @@ mod report;
 /// #[kernel(cuda = "kernels/histogram.cu")] // CUDA C, compiled by NVRTC at first use
 /// fn histogram(bins: &mut CudaSlice<u32>, data: &CudaView<'_, u8>, len: u32);
 ///
-/// #[kernel(ptx = "kernels/templates.ptx", name = "_Z4gemmILi128EEvPKfS1_Pfiii")]
+/// #[kernel(ptx = "kernels/templates.ptx", name = "gemm<128>")] // a C++ template instance
 /// fn gemm128(a: &CudaSlice<f32>, b: &CudaSlice<f32>, c: &mut CudaSlice<f32>, m: i32, n: i32, k: i32);
 /// # fn main() {}
 /// ```
@@ -38,16 +38,19 @@ mod report;
 /// | --- | --- |
 /// | `ptx = "path"` | PTX from `nvcc -ptx`; read and checked at compile time, embedded with `include_str!` (editing it rebuilds) |
 /// | `cuda = "path"` | CUDA C, embedded and compiled by NVRTC the first time the kernel is used in a process, for the device's compute capability; its PTX is checked against the declaration before the first launch |
-/// | `name = "symbol"` | the `.entry` to use, e.g. a C++-mangled template instance; default: the function's name |
+/// | `name = "…"` | the `.entry` to use: its symbol, or a C++ kernel's name as it is demangled, with or without template arguments and parameter types (`"gemm<128>"`, `"scale(float*, int)"`; whitespace and `const float*`/`float const*` do not matter); default: the function's name |
 /// | `pdl = "no_upstream_reads"` | the kernel reads nothing the previous kernel writes: `programmatic_serialization` is allowed though it never executes `griddepcontrol.wait` |
 /// | `cooperative = "optional"` | the kernel syncs the grid only when `this_grid().is_valid()`: plain launches are allowed |
 /// | `cooperative = "co_resident"` | the kernel needs its blocks resident together, with or without a grid sync: it is launched only with `cooperative` |
 /// | `crate = "path"` | the path the generated code names chevron by; default: the name your `Cargo.toml` gives the `chevron-cuda` dependency (`chevron`, or `gpu` for `gpu = { package = "chevron-cuda" }`); needed only where chevron comes through another crate's re-export |
 ///
 /// Exactly one of `ptx` and `cuda`. Paths are relative to the crate root. Without `name`, an
-/// entry named like the function is used, or else the single C++-mangled entry
-/// `_Z<len><name>…` (a plain `__global__` function without `extern "C"`); when several match
-/// (overloads, template instances), the error lists them.
+/// entry named like the function is used, or else the C++ kernel of that name (a plain
+/// `__global__` function without `extern "C"`, in any namespace). Where several C++ kernels
+/// match (overloads, template instances), the declared parameters choose: their count and the
+/// C++ types their spelling shows (`&mut CudaSlice<f64>` is a `double*`); when they do not tell
+/// the candidates apart, or none fits, the error lists every candidate's demangled signature
+/// and the `name = "…"` that picks one.
 ///
 /// # What it generates
 ///
@@ -103,12 +106,44 @@ mod report;
 ///
 /// | Rust type | passed as | PTX |
 /// | --- | --- | --- |
-/// | `u8 i8 u16 i16 u32 i32 u64 i64 usize isize` | the value | `.uN`/`.sN`/`.bN` of the same width (signedness is not checked) |
+/// | `u8 i8 u16 i16 u32 i32 u64 i64 usize isize` | the value | `.uN`/`.sN`/`.bN` of the same width (signedness is checked against a C++ signature) |
 /// | `f32`, `f64` | the value | `.f32`, `.f64` (or `.b32`, `.b64`) |
 /// | `bool` | one byte | `.u8`/`.s8`/`.b8` |
 /// | `&CudaSlice<T>`, `&CudaView<'_, T>` | device pointer, read | `.u64`/`.s64`/`.b64` |
 /// | `&mut CudaSlice<T>`, `&mut CudaViewMut<'_, T>` | device pointer, written | `.u64`/`.s64`/`.b64` |
-/// | any other `T: DeviceRepr` (a `#[repr(C)]` struct, `chevron::half::f16` or `bf16` with the `f16` feature) | the value's bytes | `.align A .b8 name[N]`, or a scalar; `size_of::<T>()` must be `N` |
+/// | any other `T: DeviceRepr` (a `#[repr(C)]` struct, `chevron::half::f16` or `bf16` with the `f16` feature, a `chevron::vec` vector type) | the value's bytes | `.align A .b8 name[N]`, or a scalar; `size_of::<T>()` must be `N` and `align_of::<T>()` must be `A` |
+///
+/// # C++ kernels
+///
+/// A kernel that is not `extern "C"` has a mangled symbol that spells its C++ signature
+/// (`_Z14softmax_kernelILi128EEvPfPKfi` is `softmax_kernel<128>(float*, float const*, int)`);
+/// each parameter is then checked against its C++ type too, in the same const assertion:
+///
+/// | C++ | Rust |
+/// | --- | --- |
+/// | `int`, `unsigned int`, `short`, `unsigned char` … | `i32`, `u32`, `i16`, `u8` … (signedness and width) |
+/// | `long`, `long long` / `unsigned long` (`size_t`), `unsigned long long` | `i64` (`isize`) / `u64` (`usize`) |
+/// | `char` | `i8` or `u8` |
+/// | `float`, `double`, `bool` | `f32`, `f64`, `bool` |
+/// | `__half`, `__nv_bfloat16` | `chevron::half::f16`, `bf16` |
+/// | `float4`, `int2`, `uint4`, `double2` … | `chevron::vec::Float4`, `Int2`, `UInt4`, `Double2` …, or a struct of the same size and alignment |
+/// | a struct or enum by value | any type of its size and alignment |
+/// | `T const*` | `&CudaSlice<T>` (or `&CudaView`), or `&mut` |
+/// | `T*` | `&mut CudaSlice<T>` (or `&mut CudaViewMut`); `&` only with `#[read_only]` |
+/// | `void*`, `Struct*` | a buffer of any element type |
+/// | any pointer | a `u64`/`i64` device address |
+///
+/// A read-only buffer (`&CudaSlice<T>`) for a pointer that is not `const` is an error: the
+/// kernel may write it, and cudarc would order the launch as a read. Where the kernel only
+/// reads it, say so on the parameter: `#[read_only] x: &CudaSlice<f32>`. The reverse, `&mut`
+/// for a `T const*`, is allowed: the launch is then ordered as a write, which is never wrong,
+/// only stricter than needed.
+///
+/// For an `extern "C"` kernel, whose symbol carries no types, the PTX decides: a parameter
+/// whose value flows into the address of a store, atomic or reduction (through the registers,
+/// the stack slots of `-G` builds and the functions it calls) is written, and declaring it `&`
+/// is the same error with the same opt-out. Where the pointer reaches code the PTX does not
+/// hold, nothing is refused.
 ///
 /// Types are checked as rustc resolves them: an alias (`type Scale = f32`), a path
 /// (`std::primitive::f32`) or a renamed import (`use cudarc::driver::CudaSlice as DevBuf`) is the
@@ -121,9 +156,10 @@ mod report;
 ///
 /// # Checked at compile time
 ///
-/// For `ptx = …`: the entry exists, the parameter count, and each parameter's width and class
-/// (integer, float, pointer, by-value bytes); a mismatch points at the Rust parameter and quotes
-/// the PTX line. Always: no body, generics, `async`, `const`, ABI, `self`, variadics, return
+/// For `ptx = …`: the entry exists, the parameter count, each parameter's width and class
+/// (integer, float, pointer, by-value bytes and alignment), its C++ type where the symbol
+/// carries one, and write access (see above); a mismatch points at the Rust parameter and
+/// quotes the PTX line or the C++ signature. Always: no body, generics, `async`, `const`, ABI, `self`, variadics, return
 /// type or patterns; every problem is reported at once, and a rejected declaration still
 /// defines `launch` and `function` so that its call sites do not add errors.
 ///

@@ -297,12 +297,15 @@ impl Kernel {
         let entries = ptx::parse_entries(ptx_text)
             .map_err(|e| signature(format!("cannot read NVRTC's PTX for {path}: {e}")))?;
         let wanted = self.entry.unwrap_or(self.name);
-        let entry = ptx::resolve_entry(&entries, wanted, path).map_err(|u| {
+        // Overloads and template instances are told apart by the declared parameter count.
+        let fits = |e: &ptx::Entry| e.params.len() == self.signature.len();
+        let entry = ptx::resolve_entry_by(&entries, wanted, path, fits).map_err(|u| {
             signature(match u {
                 Unresolved::Ambiguous(m) => m,
                 Unresolved::Missing(m) => format!(
-                    "{m} (a kernel needs `extern \"C\" __global__`, or `name = \"…\"` with its \
-                     mangled name)"
+                    "{m} (a kernel is found by its name, `extern \"C\"` or C++; a C++ \
+                     template instance by `name = \"kernel<128>\"` where the source \
+                     instantiates it)"
                 ),
             })
         })?;

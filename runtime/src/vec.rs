@@ -59,7 +59,9 @@ macro_rules! vectors {
         }
 
         // SAFETY: `#[repr(C)]` plain numbers, laid out as CUDA's type of the same name; all
-        // zeros is a valid value.
+        // zeros is a valid value. Not listed among "other types implementing `DeviceRepr`"
+        // under an error about a type that is not.
+        #[diagnostic::do_not_recommend]
         unsafe impl DeviceRepr for $name {}
         unsafe impl ValidAsZeroBits for $name {}
 

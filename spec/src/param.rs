@@ -396,7 +396,7 @@ pub const fn check(
         if form.align != align as u64 {
             return Message::new()
                 .push(texts.prefix)
-                .push("a ")
+                .push(article(form.bytes))
                 .push_u64(form.bytes)
                 .push("-byte value aligned to ")
                 .push_u64(form.align)
@@ -494,14 +494,35 @@ pub const fn describe_rust(message: Message, form: ParamForm) -> Message {
 pub const fn describe(message: Message, expected: Expected) -> Message {
     match expected {
         Expected::Int(bits) => message
-            .push("a ")
+            .push(article(bits as u64))
             .push_u64(bits as u64)
             .push("-bit integer"),
-        Expected::Float(bits) => message.push("a ").push_u64(bits as u64).push("-bit float"),
+        Expected::Float(bits) => message
+            .push(article(bits as u64))
+            .push_u64(bits as u64)
+            .push("-bit float"),
         Expected::Bool => message.push("a `bool` (8-bit)"),
         Expected::Pointer => message.push("a device pointer (64-bit)"),
-        Expected::Value(Some(n)) => message.push("a ").push_u64(n).push("-byte value"),
+        Expected::Value(Some(n)) => message.push(article(n)).push_u64(n).push("-byte value"),
         Expected::Value(None) => message.push("a value"),
+    }
+}
+
+/// "an " before a number read with a vowel first (8, 11, 18, 80…), else "a ".
+pub const fn article(n: u64) -> &'static str {
+    // The leading group of three digits is read first: "eleven thousand", "eight hundred".
+    let mut head = n;
+    while head >= 1000 {
+        head /= 1000;
+    }
+    let mut lead = head;
+    while lead >= 10 {
+        lead /= 10;
+    }
+    if lead == 8 || head == 11 || head == 18 {
+        "an "
+    } else {
+        "a "
     }
 }
 
@@ -647,6 +668,27 @@ mod tests {
             "`a: Scale` is a `bool` (8-bit), but …"
         );
         assert!(m(ParamForm::int(32), U32, None).is_empty());
+    }
+
+    #[test]
+    fn articles() {
+        for (n, a) in [
+            (8, "an "),
+            (16, "a "),
+            (11, "an "),
+            (18, "an "),
+            (80, "an "),
+            (64, "a "),
+            (1, "a "),
+            (100, "a "),
+            (800, "an "),
+            (11_000, "an "),
+            (18_500, "an "),
+            (110, "a "),
+            (1_100, "a "),
+        ] {
+            assert_eq!(article(n), a, "{n}");
+        }
     }
 
     #[test]

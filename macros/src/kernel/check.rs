@@ -265,7 +265,8 @@ fn check_shape(item: &KernelItem, cx: &mut Errors) {
                  (`&CudaView<'_, f32>`)"
             } else {
                 "a kernel cannot be generic: each PTX entry is one instance; declare each \
-                 template instance as its own kernel with `name = \"…\"` (its mangled name)"
+                 template instance as its own kernel with `name = \"…\"` (its C++ name, such \
+                 as `name = \"gemm<128>\"`)"
             },
         ));
     }

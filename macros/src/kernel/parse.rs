@@ -115,9 +115,13 @@ fn parse_arg(
             }
         }
         "name" => {
-            let name = string_value(&meta, "name", "_Z4gemmILi128EEvPKfS1_Pfiii")?;
+            let name = string_value(&meta, "name", "gemm<128>")?;
             if name.value().is_empty() {
-                cx.error(name.span(), "`name` needs the kernel's symbol, e.g. `name = \"_Z4gemmILi128EEvPKfS1_Pfiii\"`");
+                cx.error(
+                    name.span(),
+                    "`name` needs the kernel's name: its symbol, or a C++ kernel's name with or \
+                     without template arguments and parameter types, e.g. `name = \"gemm<128>\"`",
+                );
             }
             if out.name.is_some() {
                 cx.push(meta.error("duplicate `name`"));
