@@ -1050,6 +1050,65 @@ mod tests {
             Lookup::Exact(_)
         ));
         assert!(matches!(find_entry(&es, "gem"), Lookup::Missing));
+        // Demangled names: with or without template arguments and parameter types.
+        for name in [
+            "gemm<128>",
+            "gemm <128>",
+            "gemm<128>(const float*, const float*, float*, int, int, int)",
+        ] {
+            assert!(
+                matches!(find_entry(&es, name), Lookup::Mangled(e) if e.name == "_Z4gemmILi128EEvPKfS1_Pfiii"),
+                "{name}"
+            );
+        }
+        assert!(matches!(find_entry(&es, "gemm<64>"), Lookup::Missing));
+        assert!(
+            matches!(find_entry(&es, "scale<double>"), Lookup::Mangled(e) if e.name == "_Z5scaleIdEvPT_S0_j")
+        );
+        assert!(matches!(
+            find_entry(&es, "scale(float*, float, unsigned)"),
+            Lookup::Mangled(e) if e.name == "_Z5scaleIfEvPT_S0_j"
+        ));
+        // Overloads told apart by the declaration, or not.
+        let double = |e: &Entry| {
+            e.signature
+                .as_ref()
+                .is_some_and(|s| s.params[0] == "double*")
+        };
+        assert!(matches!(
+            find_entry_by(&es, "scale", double),
+            Lookup::Mangled(e) if e.name == "_Z5scaleIdEvPT_S0_j"
+        ));
+        assert!(
+            matches!(find_entry_by(&es, "scale", |_| false), Lookup::NoneFits(v) if v.len() == 2)
+        );
+        let Err(Unresolved::Ambiguous(m)) = resolve_entry(&es, "scale", "`t.ptx`") else {
+            panic!("scale is ambiguous")
+        };
+        assert_eq!(
+            m,
+            "`scale` matches 2 C++ kernels in `t.ptx`: `scale<float>(float*, float, unsigned int)`, \
+             `scale<double>(double*, double, unsigned int)`; name one with `name = \"scale<float>\"`"
+        );
+        let Err(Unresolved::Ambiguous(m)) = resolve_entry_by(&es, "scale", "`t.ptx`", |_| false)
+        else {
+            panic!("no scale fits")
+        };
+        assert!(
+            m.contains("none of them with the declared parameters"),
+            "{m}"
+        );
+        let Err(Unresolved::Missing(m)) = resolve_entry(&es, "gemm<64>", "`t.ptx`") else {
+            panic!("gemm<64> is missing")
+        };
+        assert!(
+            m.contains("`gemm<128>(float const*, float const*, float*, int, int, int)`"),
+            "{m}"
+        );
+        assert!(
+            m.contains("`offset_add(float*, float, unsigned int)`"),
+            "{m}"
+        );
     }
 
     #[test]

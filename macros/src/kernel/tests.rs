@@ -127,7 +127,12 @@ fn saxpy_expands_to_a_type_with_launch_and_function() {
         ("`x: &CudaSlice<f32>` is ", "PtxType :: U64"),
         ("`y: &mut CudaSlice<f32>` is ", "PtxType :: U64"),
     ]) {
-        assert!(c.contains("mismatch ("), "{c}");
+        assert!(c.contains("check ("), "{c}");
+        // An `extern "C"` kernel: no C++ type; saxpy's PTX stores through `y` alone.
+        assert!(
+            c.contains("cpp : :: chevron :: __private :: CppParam :: Unknown"),
+            "{c}"
+        );
         assert!(c.contains(&format!("\"{prefix}\"")), "{prefix}: {c}");
         assert!(c.contains(ptx), "{ptx}: {c}");
         assert!(c.contains("saxpy.ptx:"), "{c}");
@@ -419,7 +424,8 @@ fn cuda_source_carries_its_signature_for_the_run_time_check() {
         "{all}"
     );
     assert!(all.contains("Of :: < u32 > :: SCALAR"), "{all}");
-    assert!(all.contains(". form) } . expected"), "{all}");
+    assert!(all.contains("Of :: < u32 > :: CLASS"), "{all}");
+    assert!(all.contains(". form ,) } . expected"), "{all}");
     assert!(all.contains("ty : \"&CudaView<'_, u8>\""), "{all}");
     // Without PTX at compile time, each type is still bound to be a kernel parameter.
     assert_eq!(kernel(&file).consts.len(), 3);
@@ -556,15 +562,77 @@ fn entry_lookup_errors() {
         "{missing:?}"
     );
 
+    // Two instances whose declared parameters do not tell them apart (aliases): both
+    // listed by their demangled signatures.
     let ambiguous = errors(&expand(
         src("ptx", "templates.ptx"),
         quote!(
-            fn scale(x: &mut CudaSlice<f32>, f: f32, n: u32);
+            fn scale(x: &mut Buf, f: Factor, n: u32);
         ),
     ));
     assert!(
-        ambiguous[0].contains("`_Z5scaleIfEvPT_S0_j`, `_Z5scaleIdEvPT_S0_j`"),
+        ambiguous[0].contains(
+            "`scale<float>(float*, float, unsigned int)`, \
+             `scale<double>(double*, double, unsigned int)`; name one with"
+        ),
         "{ambiguous:?}"
+    );
+    // The spelled types pick one.
+    for (decl, entry) in [
+        (
+            quote!(
+                fn scale(x: &mut CudaSlice<f32>, f: f32, n: u32);
+            ),
+            "_Z5scaleIfEvPT_S0_j",
+        ),
+        (
+            quote!(
+                fn scale(x: &mut CudaSlice<f64>, f: Factor, n: u32);
+            ),
+            "_Z5scaleIdEvPT_S0_j",
+        ),
+        (
+            quote!(
+                fn scale(x: &mut Buf, f: f64, n: u32);
+            ),
+            "_Z5scaleIdEvPT_S0_j",
+        ),
+    ] {
+        let out = expand(src("ptx", "templates.ptx"), decl);
+        let all = text(&out);
+        assert!(errors(&out).is_empty(), "{all}");
+        assert!(all.contains(&format!("\"{entry}\"")), "{entry}: {all}");
+    }
+    // A C++ signature: each parameter's type from the symbol, in its const block.
+    let out = expand(
+        src("ptx", "templates.ptx"),
+        quote!(
+            fn gemm(
+                a: &CudaSlice<f32>,
+                b: &CudaSlice<f32>,
+                c: &mut CudaSlice<f32>,
+                m: i32,
+                n: i32,
+                k: i32,
+            );
+        ),
+    );
+    let consts: Vec<String> = kernel(&out).consts.iter().map(|c| text(&c.expr)).collect();
+    assert!(
+        consts[0].contains("CppParam :: Pointer { pointee : :: chevron :: __private :: Class :: Num (:: chevron :: __private :: Num :: Float (32u32)) , is_const : true }"),
+        "{}",
+        consts[0]
+    );
+    assert!(consts[2].contains("is_const : false"), "{}", consts[2]);
+    assert!(
+        consts[3].contains("Num :: Int { bits : 32u32 , signed : true }"),
+        "{}",
+        consts[3]
+    );
+    assert!(
+        consts[2].contains("not `float const*`: it may write through it"),
+        "{}",
+        consts[2]
     );
 
     let count = errors(&expand(
