@@ -843,26 +843,42 @@ fn check_ptx(
         };
         let size = ptx_param.size_bytes();
         let (suffix, cpp_suffix, layout, not_const) = match (sig, cpp_text) {
-            (Some(s), Some(text)) => {
+            (Some(s), Some(spelled)) => {
                 let place = format!(
                     "parameter {} of `{}`, {rel}:{}",
                     k + 1,
                     s.text(),
                     ptx_param.line
                 );
-                let fix = cpp::rust_for(text);
-                let cpp_suffix =
-                    format!(", but the kernel takes `{text}` here ({place}); declare it as {fix}");
+                let fix = cpp::rust_for(spelled);
+                let cpp_suffix = format!(
+                    ", but the kernel takes `{spelled}` here ({place}); declare it as {fix}"
+                );
                 let layout = format!(
-                    ", but the kernel takes `{text}` here, {} ({place}); declare it as {fix}",
+                    ", but the kernel takes `{spelled}` here, {} ({place}); declare it as {fix}",
                     layout_words(size, ptx_param.align)
                 );
-                let not_const = format!(
-                    ", but the kernel takes `{text}` here ({place}), not `{}`: it may write \
-                     through it; declare it as {fix}, or mark the parameter `#[read_only]` if \
-                     the kernel only reads it",
-                    with_const(text)
-                );
+                // What the PTX shows of it sharpens the fix.
+                let not_const = match entry.writes.get(k) {
+                    Some(ptx::Seen::Yes(site)) => format!(
+                        ", but the kernel takes `{spelled}` here ({place}), not `{}`, and writes \
+                         through it ({}); declare it as {fix}",
+                        with_const(spelled),
+                        store_place(site, &rel, text)
+                    ),
+                    Some(ptx::Seen::No) => format!(
+                        ", but the kernel takes `{spelled}` here ({place}), not `{}`: it may write \
+                         through it; declare it as {fix}, or mark the parameter `#[read_only]` \
+                         (this PTX has no store through it)",
+                        with_const(spelled)
+                    ),
+                    _ => format!(
+                        ", but the kernel takes `{spelled}` here ({place}), not `{}`: it may write \
+                         through it; declare it as {fix}, or mark the parameter `#[read_only]` \
+                         if the kernel only reads it",
+                        with_const(spelled)
+                    ),
+                };
                 (cpp_suffix.clone(), cpp_suffix, layout, not_const)
             }
             _ => {
@@ -885,22 +901,10 @@ fn check_ptx(
             _ => None,
         };
         let written_suffix = store.map_or_else(String::new, |site| {
-            let line = text
-                .lines()
-                .nth(site.line.saturating_sub(1))
-                .unwrap_or("")
-                .trim();
-            let line = line.split("//").next().unwrap_or(line);
-            let line = line.split_whitespace().collect::<Vec<_>>().join(" ");
-            let within = site.func.as_deref().map_or_else(String::new, |f| {
-                let f = f.split('$').next().unwrap_or(f);
-                format!(", in `{}`", cpp::display_name(f))
-            });
             format!(
-                ", but the kernel writes through it ({rel}:{}: `{line}`{within}); declare it as \
-                 {}, or mark the parameter `#[read_only]` if that store never runs on this \
-                 buffer",
-                site.line,
+                ", but the kernel writes through it ({}); declare it as {}, or mark the \
+                 parameter `#[read_only]` if that store never runs on this buffer",
+                store_place(site, &rel, text),
                 writable(&param.ty_text)
             )
         });
@@ -918,6 +922,24 @@ fn check_ptx(
         });
     }
     Some(entry.name.clone())
+}
+
+/// Where a store is, for messages: "kernels/saxpy.ptx:47: `st.global.f32 [%rd7], %f4;`", and
+/// ", in `put(float*, int, float)`" when it is in a function the kernel calls.
+fn store_place(site: &ptx::Site, rel: &str, text: &str) -> String {
+    let line = text
+        .lines()
+        .nth(site.line.saturating_sub(1))
+        .unwrap_or("")
+        .trim();
+    let line = line.split("//").next().unwrap_or(line);
+    let line = line.split_whitespace().collect::<Vec<_>>().join(" ");
+    let within = site.func.as_deref().map_or_else(String::new, |f| {
+        // Relocatable code calls module-local copies: `_Z3putPfif$6`.
+        let f = f.split('$').next().unwrap_or(f);
+        format!(", in `{}`", cpp::display_name(f))
+    });
+    format!("{rel}:{}: `{line}`{within}", site.line)
 }
 
 /// `float const*` for `float*`: the pointer made `const` at its first level.
