@@ -143,7 +143,8 @@ mod report;
 /// whose value flows into the address of a store, atomic or reduction (through the registers,
 /// the stack slots of `-G` builds and the functions it calls) is written, and declaring it `&`
 /// is the same error with the same opt-out. Where the pointer reaches code the PTX does not
-/// hold, nothing is refused.
+/// hold, nothing is refused. A `cuda = "…"` kernel is checked by the same rules against
+/// NVRTC's output before its first launch (`Error::Signature`).
 ///
 /// Types are checked as rustc resolves them: an alias (`type Scale = f32`), a path
 /// (`std::primitive::f32`) or a renamed import (`use cudarc::driver::CudaSlice as DevBuf`) is the

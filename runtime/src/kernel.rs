@@ -311,6 +311,10 @@ impl Kernel {
         })?;
         ptx::check_signature(self.signature, entry)
             .map_err(|m| signature(format!("{path} (compiled by NVRTC): {m}")))?;
+        // A C++ kernel's types from its symbol, and what the PTX writes through: the checks
+        // `#[kernel]` makes at compile time for a PTX file.
+        let file = format!("NVRTC's PTX of {path}");
+        ptx::check_cpp(self.signature, entry, &file, ptx_text).map_err(signature)?;
         // The directives do not depend on the compute capability: the first compile's serve.
         let _ = self.nvrtc_entry.set(entry.clone());
         Ok(entry.name.clone())
@@ -695,6 +699,7 @@ fn function_info_cold(key: usize) -> &'static FunctionInfo {
 mod tests {
     use super::*;
     use crate::ptx::{Expected, ParamSig};
+    use chevron_cuda_spec::param::{Class, Num, ParamForm};
 
     /// Threads raising one function's shared memory to different sizes at once, against a fake
     /// driver attribute that reads, yields and then writes (the window where the unserialised
@@ -782,22 +787,14 @@ mod tests {
         assert!(opt_in.covers(90 * 1024));
     }
 
+    const fn sig(name: &'static str, ty: &'static str, form: ParamForm) -> ParamSig {
+        ParamSig::new(name, ty, form, false)
+    }
+
     const HISTOGRAM: &[ParamSig] = &[
-        ParamSig {
-            name: "bins",
-            ty: "&mut CudaSlice<u32>",
-            expected: Expected::Pointer,
-        },
-        ParamSig {
-            name: "data",
-            ty: "&CudaView<'_, u8>",
-            expected: Expected::Pointer,
-        },
-        ParamSig {
-            name: "len",
-            ty: "u32",
-            expected: Expected::Int(32),
-        },
+        sig("bins", "&mut CudaSlice<u32>", ParamForm::buffer(4, true)),
+        sig("data", "&CudaView<'_, u8>", ParamForm::buffer(1, false)),
+        sig("len", "u32", ParamForm::of(Expected::Int(32))),
     ];
 
     // What NVRTC makes of kernels/histogram.cu (entry and parameters as nvcc writes them).
@@ -826,17 +823,49 @@ mod tests {
         const FLOAT: &[ParamSig] = &[
             HISTOGRAM[0],
             HISTOGRAM[1],
-            ParamSig {
-                name: "len",
-                ty: "f32",
-                expected: Expected::Float(32),
-            },
+            sig("len", "f32", ParamForm::of(Expected::Float(32))),
         ];
         static FLOATY: Kernel = Kernel::cuda("histogram", None, "/k/histogram.cu", "", FLOAT);
         let err = FLOATY.check_nvrtc_output(HISTOGRAM_PTX).unwrap_err();
         assert!(
             err.to_string().contains("`len: f32` is a 32-bit float"),
             "{err}"
+        );
+
+        // A C++ kernel: its types from the symbol, with the compile-time rule's words.
+        const CPP_PTX: &str = ".version 8.0\n.target sm_90\n.address_size 64\n\
+            .visible .entry _Z10offset_addPffj(\n\t.param .u64 p0,\n\t.param .f32 p1,\n\
+            \t.param .u32 p2\n)\n{\n\tret;\n}\n";
+        const F32: Class = Class::Num(Num::Float(32));
+        const READ_ONLY: &[ParamSig] = &[
+            sig(
+                "y",
+                "&CudaSlice<f32>",
+                ParamForm::buffer(4, false).with_class(F32),
+            ),
+            sig(
+                "v",
+                "f32",
+                ParamForm::of(Expected::Float(32)).with_class(F32),
+            ),
+            sig("n", "u32", ParamForm::of(Expected::Int(32))),
+        ];
+        static CPP: Kernel = Kernel::cuda("offset_add", None, "/k/t.cu", "", READ_ONLY);
+        let err = CPP.check_nvrtc_output(CPP_PTX).unwrap_err().to_string();
+        assert!(
+            err.contains("`y: &CudaSlice<f32>` is read-only (`&`), but the kernel takes `float*`"),
+            "{err}"
+        );
+        assert!(err.contains("NVRTC's PTX of /k/t.cu"), "{err}");
+        const OPTED: &[ParamSig] = &[
+            ParamSig::new("y", "&CudaSlice<f32>", READ_ONLY[0].form, true),
+            READ_ONLY[1],
+            READ_ONLY[2],
+        ];
+        static CPP_OPTED: Kernel = Kernel::cuda("offset_add", None, "/k/t.cu", "", OPTED);
+        assert_eq!(
+            CPP_OPTED.check_nvrtc_output(CPP_PTX).unwrap(),
+            "_Z10offset_addPffj"
         );
 
         static MISSING: Kernel = Kernel::cuda("hist", None, "/k/histogram.cu", "", HISTOGRAM);

@@ -409,6 +409,28 @@ pub struct ParamSig {
     pub ty: &'static str,
     /// What it needs from the PTX.
     pub expected: Expected,
+    /// Its whole form, for the C++ and write checks ([`check_cpp`]).
+    pub form: crate::param::ParamForm,
+    /// Declared `#[read_only]`.
+    pub read_only: bool,
+}
+
+impl ParamSig {
+    /// The parameter `name: ty` of form `form`.
+    pub const fn new(
+        name: &'static str,
+        ty: &'static str,
+        form: crate::param::ParamForm,
+        read_only: bool,
+    ) -> ParamSig {
+        ParamSig {
+            name,
+            ty,
+            expected: form.expected,
+            form,
+            read_only,
+        }
+    }
 }
 
 impl Param {
@@ -851,6 +873,45 @@ pub fn device_runtime_calls(ptx: &str) -> Vec<&str> {
     names
 }
 
+/// Checks a declared signature that [`check_signature`] accepted against what `entry`'s symbol
+/// and PTX say beyond the PTX types: each parameter's C++ type, a by-value struct's alignment
+/// and write access ([`crate::param::check`], the rule `#[kernel]` asserts at compile time for
+/// PTX files). `file` names the PTX in messages; `ptx_text` is the PTX, for quoting stores.
+/// Every difference is reported, one per line.
+pub fn check_cpp(
+    params: &[ParamSig],
+    entry: &Entry,
+    file: &str,
+    ptx_text: &str,
+) -> Result<(), String> {
+    let problems: Vec<String> = params
+        .iter()
+        .zip(&entry.params)
+        .enumerate()
+        .filter_map(|(k, (sig, param))| {
+            let words = crate::param::ParamWords::of(entry, k, file, ptx_text, sig.ty);
+            let prefix = format!("`{}: {}` is ", sig.name, sig.ty);
+            let facts = crate::param::Facts {
+                read_only: sig.read_only,
+                ..words.facts
+            };
+            let message = crate::param::check(
+                sig.form,
+                param.ty,
+                param.array_len,
+                facts,
+                &words.texts(&prefix),
+            );
+            (!message.is_empty()).then(|| message.as_str().to_string())
+        })
+        .collect();
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n"))
+    }
+}
+
 /// Parses every `.entry` of a PTX module.
 ///
 /// `.extern .entry` declarations are skipped; `.func` bodies are read for what the entries
@@ -1264,7 +1325,7 @@ mod tests {
     }
 
     fn sig(name: &'static str, ty: &'static str, expected: Expected) -> ParamSig {
-        ParamSig { name, ty, expected }
+        ParamSig::new(name, ty, crate::param::ParamForm::of(expected), false)
     }
 
     #[test]
@@ -1280,6 +1341,100 @@ mod tests {
         // Signedness is not checked: `i32` fits `.u32`.
         let signed = [sig("n", "i32", Expected::Int(32)), ok[1], ok[2], ok[3]];
         assert_eq!(check_signature(&signed, &es[0]), Ok(()));
+    }
+
+    #[test]
+    fn cpp_types_and_writes_are_checked_as_at_compile_time() {
+        use crate::param::{Class, Num, ParamForm};
+        let text = include_str!("../../kernels/templates.ptx");
+        let es = parse(text);
+        let e = es
+            .iter()
+            .find(|e| e.name == "_Z10offset_addPffj")
+            .expect("offset_add");
+        let f32_class = Class::Num(Num::Float(32));
+        let form = |f: ParamForm, class| f.with_class(class);
+        let ok = [
+            ParamSig::new(
+                "y",
+                "&mut CudaSlice<f32>",
+                form(ParamForm::buffer(4, true), f32_class),
+                false,
+            ),
+            ParamSig::new("v", "f32", form(ParamForm::float(32), f32_class), false),
+            ParamSig::new(
+                "n",
+                "u32",
+                form(
+                    ParamForm::int(32),
+                    Class::Num(Num::Int {
+                        bits: 32,
+                        signed: false,
+                    }),
+                ),
+                false,
+            ),
+        ];
+        assert_eq!(check_cpp(&ok, e, "t.ptx", text), Ok(()));
+        let bad = [
+            ParamSig::new(
+                "y",
+                "&CudaSlice<f32>",
+                form(ParamForm::buffer(4, false), f32_class),
+                false,
+            ),
+            ok[1],
+            ParamSig::new(
+                "n",
+                "i32",
+                form(
+                    ParamForm::int(32),
+                    Class::Num(Num::Int {
+                        bits: 32,
+                        signed: true,
+                    }),
+                ),
+                false,
+            ),
+        ];
+        let err = check_cpp(&bad, e, "t.ptx", text).expect_err("two mismatches");
+        let lines: Vec<&str> = err.lines().collect();
+        assert_eq!(lines.len(), 2, "{err}");
+        assert!(lines[0].starts_with("`y: &CudaSlice<f32>` is read-only (`&`), but the kernel takes `float*` here (parameter 1 of `offset_add(float*, float, unsigned int)`"), "{err}");
+        assert!(
+            lines[1].starts_with(
+                "`n: i32` is a signed 32-bit integer, but the kernel takes `unsigned int` here"
+            ),
+            "{err}"
+        );
+        // `#[read_only]` is the opt-out.
+        let opted = [
+            ParamSig {
+                read_only: true,
+                ..bad[0]
+            },
+            ok[1],
+            ok[2],
+        ];
+        assert_eq!(check_cpp(&opted, e, "t.ptx", text), Ok(()));
+        // An `extern "C"` kernel: the PTX's stores.
+        let text = include_str!("../../kernels/saxpy.ptx");
+        let es = parse(text);
+        let saxpy = [
+            sig("n", "u32", Expected::Int(32)),
+            sig("a", "f32", Expected::Float(32)),
+            ParamSig::new("x", "&CudaSlice<f32>", ParamForm::buffer(4, false), false),
+            ParamSig::new("y", "&CudaSlice<f32>", ParamForm::buffer(4, false), false),
+        ];
+        let err = check_cpp(&saxpy, &es[0], "s.ptx", text).expect_err("y is written");
+        assert!(
+            err.starts_with(
+                "`y: &CudaSlice<f32>` is read-only (`&`), but the kernel writes through it (s.ptx:"
+            ),
+            "{err}"
+        );
+        assert!(err.contains("`st.global.f32 [%rd"), "{err}");
+        assert!(err.contains("declare it as `&mut CudaSlice<f32>`"), "{err}");
     }
 
     #[test]

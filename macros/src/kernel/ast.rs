@@ -2,7 +2,7 @@
 //! made of it ([`KernelDecl`]). Every node keeps the tokens or spans errors point at.
 
 use chevron_cuda_spec::fit::{CooperativeUse, InfoText};
-use chevron_cuda_spec::param::{Class, CppParam};
+use chevron_cuda_spec::param::{Class, ParamWords};
 use chevron_cuda_spec::ptx::{Expected, PtxType};
 use proc_macro2::Span;
 use syn::{Attribute, Ident, LitStr, Signature, Type, Visibility};
@@ -140,20 +140,11 @@ pub struct Spelled {
 pub struct PtxParam {
     pub ty: PtxType,
     pub array_len: Option<u32>,
-    /// After "`a: Scale` is a 32-bit float": ", but the kernel takes a 32-bit integer here
-    /// (kernels/saxpy.ptx:16: `.param .u32 saxpy_param_0,`); declare it as `u32` or `i32`".
-    pub suffix: String,
-    /// The `.align` of a by-value struct (`.b8 name[N]`).
-    pub align: Option<u32>,
-    /// The C++ type, from the demangled symbol.
-    pub cpp: CppParam,
-    /// The PTX stores through it (read for `extern "C"` kernels).
-    pub written: bool,
-    /// The words after each other kind of mismatch (see `chevron_cuda_spec::param::Texts`).
-    pub layout: String,
-    pub cpp_suffix: String,
-    pub not_const: String,
-    pub written_suffix: String,
+    /// What the kernel says of it beyond the PTX type (its C++ type, alignment, whether the PTX
+    /// stores through it), and the words after "`a: Scale` is a 32-bit float" for each kind of
+    /// mismatch: ", but the kernel takes a 32-bit integer here (kernels/saxpy.ptx:16:
+    /// `.param .u32 saxpy_param_0,`); declare it as `u32` or `i32`".
+    pub words: ParamWords,
 }
 
 /// Where the kernel's code comes from, after checking.

@@ -4,9 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use chevron_cuda_spec::cpp;
 use chevron_cuda_spec::fit::{read_info, InfoText};
-use chevron_cuda_spec::param::{class_fits, Class, CppParam, Num};
+use chevron_cuda_spec::param::{class_fits, Class, CppParam, Num, ParamWords};
 use chevron_cuda_spec::ptx::{self, Entry, Expected, Unresolved};
 use proc_macro2::Span;
 use quote::ToTokens;
@@ -826,136 +825,14 @@ fn check_ptx(
         return None;
     }
     // Whether each type fits is asserted in the expansion, where rustc has resolved it.
-    let sig = entry.signature.as_ref();
-    let types = sig
-        .map(|s| s.types())
-        .filter(|t| t.len() == entry.params.len());
     for (k, (param, ptx_param)) in params.iter_mut().zip(&entry.params).enumerate() {
-        let at = format!("{rel}:{}: `{}`", ptx_param.line, ptx_param.text);
-        let cpp = types.as_ref().map_or(CppParam::Unknown, |t| t[k]);
-        let cpp_text = match (sig, cpp) {
-            (Some(s), CppParam::Pointer { .. } | CppParam::Value(_)) => s.params.get(k),
-            _ => None,
-        };
-        let layout_words = |n: u64, a: Option<u32>| match a {
-            Some(a) => format!("{n} bytes aligned to {a}"),
-            None => format!("{n} bytes"),
-        };
-        let size = ptx_param.size_bytes();
-        let (suffix, cpp_suffix, layout, not_const) = match (sig, cpp_text) {
-            (Some(s), Some(spelled)) => {
-                let place = format!(
-                    "parameter {} of `{}`, {rel}:{}",
-                    k + 1,
-                    s.text(),
-                    ptx_param.line
-                );
-                let fix = cpp::rust_for(spelled);
-                let cpp_suffix = format!(
-                    ", but the kernel takes `{spelled}` here ({place}); declare it as {fix}"
-                );
-                let layout = format!(
-                    ", but the kernel takes `{spelled}` here, {} ({place}); declare it as {fix}",
-                    layout_words(size, ptx_param.align)
-                );
-                // What the PTX shows of it sharpens the fix.
-                let not_const = match entry.writes.get(k) {
-                    Some(ptx::Seen::Yes(site)) => format!(
-                        ", but the kernel takes `{spelled}` here ({place}), not `{}`, and writes \
-                         through it ({}); declare it as {fix}",
-                        with_const(spelled),
-                        store_place(site, &rel, text)
-                    ),
-                    Some(ptx::Seen::No) => format!(
-                        ", but the kernel takes `{spelled}` here ({place}), not `{}`: it may write \
-                         through it; declare it as {fix}, or mark the parameter `#[read_only]` \
-                         (this PTX has no store through it)",
-                        with_const(spelled)
-                    ),
-                    _ => format!(
-                        ", but the kernel takes `{spelled}` here ({place}), not `{}`: it may write \
-                         through it; declare it as {fix}, or mark the parameter `#[read_only]` \
-                         if the kernel only reads it",
-                        with_const(spelled)
-                    ),
-                };
-                (cpp_suffix.clone(), cpp_suffix, layout, not_const)
-            }
-            _ => {
-                let suffix = format!(
-                    ", but the kernel takes {} here ({at}); declare it as {}",
-                    ptx_param.describe(),
-                    ptx_param.suggest()
-                );
-                let layout = format!(
-                    ", but the kernel takes a struct of {} here ({at}); declare it as a \
-                     `#[repr(C)]` type of the same layout",
-                    layout_words(size, ptx_param.align)
-                );
-                (suffix, String::new(), layout, String::new())
-            }
-        };
-        // Where no C++ type says `const`, the PTX says whether the kernel stores through it.
-        let store = match (cpp, entry.writes.get(k)) {
-            (CppParam::Unknown, Some(ptx::Seen::Yes(site))) => Some(site),
-            _ => None,
-        };
-        let written_suffix = store.map_or_else(String::new, |site| {
-            format!(
-                ", but the kernel writes through it ({}); declare it as {}, or mark the \
-                 parameter `#[read_only]` if that store never runs on this buffer",
-                store_place(site, &rel, text),
-                writable(&param.ty_text)
-            )
-        });
         param.ptx = Some(PtxParam {
             ty: ptx_param.ty,
             array_len: ptx_param.array_len,
-            suffix,
-            align: ptx_param.align,
-            cpp,
-            written: store.is_some(),
-            layout,
-            cpp_suffix,
-            not_const,
-            written_suffix,
+            words: ParamWords::of(entry, k, &rel, text, &param.ty_text),
         });
     }
     Some(entry.name.clone())
-}
-
-/// Where a store is, for messages: "kernels/saxpy.ptx:47: `st.global.f32 [%rd7], %f4;`", and
-/// ", in `put(float*, int, float)`" when it is in a function the kernel calls.
-fn store_place(site: &ptx::Site, rel: &str, text: &str) -> String {
-    let line = text
-        .lines()
-        .nth(site.line.saturating_sub(1))
-        .unwrap_or("")
-        .trim();
-    let line = line.split("//").next().unwrap_or(line);
-    let line = line.split_whitespace().collect::<Vec<_>>().join(" ");
-    let within = site.func.as_deref().map_or_else(String::new, |f| {
-        // Relocatable code calls module-local copies: `_Z3putPfif$6`.
-        let f = f.split('$').next().unwrap_or(f);
-        format!(", in `{}`", cpp::display_name(f))
-    });
-    format!("{rel}:{}: `{line}`{within}", site.line)
-}
-
-/// `float const*` for `float*`: the pointer made `const` at its first level.
-fn with_const(text: &str) -> String {
-    match text.rfind('*') {
-        Some(star) => format!("{} const*{}", text[..star].trim_end(), &text[star + 1..]),
-        None => format!("{text} const"),
-    }
-}
-
-/// The writable form of a buffer spelled `&T`: `` `&mut T` ``.
-fn writable(ty_text: &str) -> String {
-    match ty_text.strip_prefix('&') {
-        Some(rest) if !rest.starts_with("mut ") => format!("`&mut {rest}`"),
-        _ => "a `&mut` device buffer".into(),
-    }
 }
 
 /// How many PTX parameters a message lists before "and N more".

@@ -841,12 +841,13 @@ pub fn param_check(q: &KernelParam, attrs: &[&Attribute]) -> TokenStream {
         Some(n) => quote_spanned!(first=> #p::Some(#n)),
         None => quote_spanned!(first=> #p::None),
     };
-    let (array_len, align) = (some(ptx.array_len), some(ptx.align));
-    let cpp = cpp_tokens(&p, ptx.cpp);
-    let (written, read_only) = (ptx.written, q.read_only);
+    let words = &ptx.words;
+    let (array_len, align) = (some(ptx.array_len), some(words.facts.ptx_align));
+    let cpp = cpp_tokens(&p, words.facts.cpp);
+    let (written, read_only) = (words.facts.written, q.read_only);
     let prefix = format!("`{}: {}` is ", q.ident, q.ty_text);
-    let (suffix, layout, cpp_suffix) = (&ptx.suffix, &ptx.layout, &ptx.cpp_suffix);
-    let (not_const, written_suffix) = (&ptx.not_const, &ptx.written_suffix);
+    let (suffix, layout, cpp_suffix) = (&words.ptx, &words.layout, &words.cpp);
+    let (not_const, written_suffix) = (&words.not_const, &words.written);
     let message = Ident::new("__CHEVRON_MISMATCH", Span::mixed_site());
     // `panic!` from the parameter's name to its type's last token: the error covers the whole
     // parameter, `a: Scale`.
@@ -921,7 +922,8 @@ fn signature_entry(q: &KernelParam, p: &TokenStream) -> TokenStream {
     let name = q.ident.to_string();
     let ty_text = &q.ty_text;
     let form = form_expr(q);
-    quote!(#p::ParamSig { name: #name, ty: #ty_text, expected: #form.expected })
+    let read_only = q.read_only;
+    quote!(#p::ParamSig::new(#name, #ty_text, #form, #read_only))
 }
 
 /// `update` and `update_scalars` of a rejected declaration, so that graph code calling them shows
