@@ -127,7 +127,7 @@ mod report;
 /// | `float`, `double`, `bool` | `f32`, `f64`, `bool` |
 /// | `__half`, `__nv_bfloat16` | `chevron::half::f16`, `bf16` |
 /// | `float4`, `int2`, `uint4`, `double2` … | `chevron::vec::Float4`, `Int2`, `UInt4`, `Double2` …, or a struct of the same size and alignment |
-/// | a struct or enum by value | any type of its size and alignment |
+/// | a struct or enum by value | any type of its size and alignment (names are not compared: a Rust type need not share its C++ name) |
 /// | `T const*` | `&CudaSlice<T>` (or `&CudaView`), or `&mut` |
 /// | `T*` | `&mut CudaSlice<T>` (or `&mut CudaViewMut`); `&` only with `#[read_only]` |
 /// | `void*`, `Struct*` | a buffer of any element type |
