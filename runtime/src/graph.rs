@@ -6,60 +6,10 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaStream};
 
-use crate::attr::{
-    AccessPolicyWindow, Attribute, ClusterDim, ClusterScheduling, Cooperative, DeviceUpdatable,
-    MemSyncDomain, MemSyncDomainMap, NvlinkCentric, PortableClusterSizeMode, Priority, Reached,
-    SharedCarveout, SharedMemoryMode,
-};
+use crate::attr::{GraphAttribute, Reached};
 use crate::driver;
 use crate::error::{Error, KernelName};
 use crate::sys;
-
-/// A launch-attribute kind the driver accepts on a graph kernel node
-/// (`cuGraphKernelNodeSetAttribute`): the spec table's `graph` column, checked below.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be set on a graph kernel node: the driver rejects it there",
-    label = "not accepted by `cuGraphKernelNodeSetAttribute`",
-    note = "set it on the launch inside the capture instead (`programmatic_serialization` there becomes a programmatic edge of the graph)"
-)]
-pub trait GraphAttribute: Attribute {}
-
-macro_rules! graph_kinds {
-    ($($ty:ty),* $(,)?) => {
-        $(
-            impl GraphAttribute for $ty {}
-            const _: () = assert!(<$ty as Attribute>::KIND.graph);
-        )*
-        // Every kind of the table's `graph` column has the trait.
-        const _: () = assert!(graph_rows() == [$(stringify!($ty)),*].len());
-    };
-}
-
-const fn graph_rows() -> usize {
-    let (kinds, mut i, mut n) = (chevron_cuda_spec::kinds::KINDS, 0, 0);
-    while i < kinds.len() {
-        if kinds[i].graph {
-            n += 1;
-        }
-        i += 1;
-    }
-    n
-}
-
-graph_kinds!(
-    AccessPolicyWindow,
-    Cooperative,
-    ClusterDim,
-    ClusterScheduling,
-    Priority,
-    MemSyncDomainMap,
-    MemSyncDomain,
-    DeviceUpdatable,
-    SharedCarveout,
-    NvlinkCentric,
-    PortableClusterSizeMode,
-    SharedMemoryMode,
-);
 
 /// Type-erases the capture body: the graph keeps it, and with it everything it borrows or owns.
 trait Keep {}

@@ -63,7 +63,7 @@ pub use devices::{ensure_nccl, nccl_present};
 pub use devices::{Completions, Device, DeviceSet};
 pub use dim::Dim3;
 pub use error::{Error, KernelName, Result};
-pub use graph::{Capture, DeviceNode, Graph, GraphAttribute, GraphEdge, GraphNode};
+pub use graph::{Capture, DeviceNode, Graph, GraphEdge, GraphNode};
 pub use kernel::{compile_cuda, nvrtc_present, Kernel, KernelSource};
 pub use launch::{
     context, driver_present, ensure_driver, is_capturing, launch_function, launch_named,

@@ -5,11 +5,12 @@
 use std::sync::Arc;
 
 use chevron_cuda_runtime::cudarc::driver::{
-    CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut,
+    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut,
 };
 use chevron_cuda_runtime::cudarc::nvrtc::Ptx;
 use chevron_cuda_runtime::sys;
 use chevron_cuda_runtime::*;
+use chevron_cuda_spec::kinds::Position;
 
 const SAXPY: &str = include_str!("../../kernels/saxpy.ptx");
 const CLUSTER: &str = include_str!("../../kernels/cluster.ptx");
@@ -503,33 +504,11 @@ fn non_portable_cluster_without_opt_in_is_a_typed_error() -> TestResult {
     Ok(())
 }
 
-/// A valid value of each kind, for the raw matrix test.
-fn sample(
-    kind: &KindInfo,
-    event: &CudaEvent,
-    window: AccessPolicyWindow,
-) -> sys::CUlaunchAttributeValue {
-    // By key: every type exists with every CUDA feature (only its `ID` needs the version).
-    match kind.key {
-        "access_policy_window" => window.value(),
-        "cooperative" => Cooperative.value(),
-        "sync" => SyncPolicy::Spin.value(),
-        "cluster" => ClusterDim::new(2, 1, 1).value(),
-        "cluster_scheduling" => ClusterScheduling::Spread.value(),
-        "programmatic_serialization" => ProgrammaticSerialization.value(),
-        "programmatic_event" => ProgrammaticEvent::new(event).value(),
-        "priority" => Priority(0).value(),
-        "mem_sync_domain_map" => MemSyncDomainMap::default().value(),
-        "mem_sync_domain" => MemSyncDomain::Default.value(),
-        "preferred_cluster" => PreferredClusterDim::new(4, 1, 1).value(),
-        "completion_event" => CompletionEvent(event).value(),
-        "device_updatable" => DeviceUpdatable.value(),
-        "shared_carveout" => SharedCarveout::percent(50).value(),
-        "nvlink_centric" => NvlinkCentric.value(),
-        "portable_cluster_size_mode" => PortableClusterSizeMode::RequirePortable.value(),
-        "shared_memory_mode" => SharedMemoryMode::Default.value(),
-        other => panic!("no sample for {other}"),
-    }
+/// A valid value of each kind, for the raw matrix tests: each type's sample, beside the type.
+fn sample(kind: &KindInfo, samples: &Samples<'_>) -> sys::CUlaunchAttributeValue {
+    samples
+        .value(kind.id)
+        .unwrap_or_else(|| panic!("no sample for {} with an event", kind.key))
 }
 
 fn driver_version() -> u32 {
@@ -550,11 +529,15 @@ fn placement_table_matches_the_driver() -> TestResult {
     let f = function(&ctx, SAXPY, "saxpy");
     let buf = ctx.default_stream().alloc_zeros::<f32>(1024)?;
     let window = AccessPolicyWindow::over(&buf, &ctx.default_stream());
+    let samples = Samples {
+        event: Some(&event),
+        window: (window.base, window.num_bytes),
+    };
     let mut mismatches = Vec::new();
     let driver = driver_version();
     println!("driver CUDA version {driver}, built for {CUDA_VERSION}");
     for kind in KINDS {
-        let value = sample(kind, &event, window);
+        let value = sample(kind, &samples);
         let id = raw_id(kind.id).expect("every kind of KINDS has an id in this build");
         // Launch: saxpy with n = 0 on 8 blocks, this kind alone (the preferred cluster with the
         // cluster dimension it refines).
@@ -617,14 +600,14 @@ fn placement_table_matches_the_driver() -> TestResult {
             assert_eq!(launch_rc, sys::cudaError_enum::CUDA_ERROR_NOT_SUPPORTED);
             false
         } else {
-            kind.launch
+            kind.accepts(Position::Launch)
         };
         // A driver older than the CUDA version that introduced a kind does not know it: the
         // recorded answer is that it rejects the kind in both places.
         let (launch_expected, stream_expected) = if kind.since > driver {
             (false, false)
         } else {
-            (launch_expected, kind.stream)
+            (launch_expected, kind.accepts(Position::Stream))
         };
         if launch_ok != launch_expected || stream_ok != stream_expected {
             mismatches.push(format!(
@@ -650,12 +633,16 @@ fn graph_node_placement_matches_the_driver() -> TestResult {
     let f = function(&ctx, SAXPY, "saxpy");
     let buf = ctx.default_stream().alloc_zeros::<f32>(1024)?;
     let window = AccessPolicyWindow::over(&buf, &ctx.default_stream());
+    let samples = Samples {
+        event: Some(&event),
+        window: (window.base, window.num_bytes),
+    };
     let driver = driver_version();
     println!("driver CUDA version {driver}, built for {CUDA_VERSION}");
     let mut mismatches = Vec::new();
     let mut accepted = 0;
     for kind in KINDS {
-        let value = sample(kind, &event, window);
+        let value = sample(kind, &samples);
         let id = raw_id(kind.id).expect("every kind of KINDS has an id in this build");
         let stream = ctx.new_stream()?;
         let cfg = LaunchConfig::new(8, 32);
@@ -693,7 +680,7 @@ fn graph_node_placement_matches_the_driver() -> TestResult {
             alone
         );
         // A driver older than the kind's CUDA version does not know it.
-        let expected = kind.graph && kind.since <= driver;
+        let expected = kind.accepts(Position::GraphNode) && kind.since <= driver;
         if ok != expected {
             mismatches.push(format!(
                 "{}: expected graph node {expected} (driver {driver}), driver says {rc:?}",

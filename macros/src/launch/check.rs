@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 
+use chevron_cuda_spec::kinds::Position;
 use chevron_cuda_spec::limits::check_carveout;
 use chevron_cuda_spec::ptx::{capped_list, name_list};
 use proc_macro2::{Span, TokenStream};
@@ -365,7 +366,7 @@ fn check_items(items: &[&Item], plan: &mut Plan, cx: &mut Errors) {
                     unknown_key(attr, false, cx);
                     continue;
                 };
-                if !key.info.launch {
+                if !key.info.accepts(Position::Launch) {
                     cx.error(
                         attr.key.span(),
                         format!(
@@ -405,7 +406,7 @@ fn check_items(items: &[&Item], plan: &mut Plan, cx: &mut Errors) {
                         unknown_key(attr, true, cx);
                         continue;
                     };
-                    if !key.info.stream {
+                    if !key.info.accepts(Position::Stream) {
                         cx.error(
                             attr.key.span(),
                             format!(

@@ -4,7 +4,7 @@
 //! reaches them as the same `cuda-*` feature the facade forwards.
 
 pub use chevron_cuda_spec::kinds::ValueForm;
-use chevron_cuda_spec::kinds::{self, Kind};
+use chevron_cuda_spec::kinds::{self, Kind, Position};
 
 /// The DSL keyword for dynamic shared memory (not an attribute kind: a field of the launch).
 pub const SHARED: &str = "shared";
@@ -15,51 +15,16 @@ pub const STREAM: &str = "stream";
 pub const NON_PORTABLE_CLUSTER: &str = "non_portable_cluster";
 
 /// The CUDA version the user selected: the oldest `cuda-*` feature on (with two on, the runtime
-/// refuses to build anyway), or the newest version when none is (the macros on their own).
+/// refuses to build anyway), or the newest version when none is (the macros on their own), as
+/// the build script read it.
 pub const fn selected_cuda() -> u32 {
-    if cfg!(feature = "cuda-12000") {
-        return 12000;
+    let digits = env!("CHEVRON_CUDA_VERSION").as_bytes();
+    let (mut version, mut i) = (0, 0);
+    while i < digits.len() {
+        version = version * 10 + (digits[i] - b'0') as u32;
+        i += 1;
     }
-    if cfg!(feature = "cuda-12010") {
-        return 12010;
-    }
-    if cfg!(feature = "cuda-12020") {
-        return 12020;
-    }
-    if cfg!(feature = "cuda-12030") {
-        return 12030;
-    }
-    if cfg!(feature = "cuda-12040") {
-        return 12040;
-    }
-    if cfg!(feature = "cuda-12050") {
-        return 12050;
-    }
-    if cfg!(feature = "cuda-12060") {
-        return 12060;
-    }
-    if cfg!(feature = "cuda-12080") {
-        return 12080;
-    }
-    if cfg!(feature = "cuda-12090") {
-        return 12090;
-    }
-    if cfg!(feature = "cuda-13000") {
-        return 13000;
-    }
-    if cfg!(feature = "cuda-13010") {
-        return 13010;
-    }
-    if cfg!(feature = "cuda-13020") {
-        return 13020;
-    }
-    if cfg!(feature = "cuda-13030") {
-        return 13030;
-    }
-    if cfg!(feature = "cuda-13040") {
-        return 13040;
-    }
-    13040
+    version
 }
 
 /// One key: the spec's row and the DSL's value form.
@@ -121,7 +86,13 @@ pub fn valid_here(stream: bool) -> Vec<&'static str> {
         kinds::KINDS
             .iter()
             .filter(|k| k.in_version(selected_cuda()))
-            .filter(|k| if stream { k.stream } else { k.launch })
+            .filter(|k| {
+                k.accepts(if stream {
+                    Position::Stream
+                } else {
+                    Position::Launch
+                })
+            })
             .map(|k| k.key),
     );
     if !stream {
