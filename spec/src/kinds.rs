@@ -110,6 +110,25 @@ impl Position {
         }
     }
 
+    /// The position's column in `ATTRIBUTES.md`: `stream`.
+    pub const fn title(self) -> &'static str {
+        match self {
+            Self::Launch => "launch",
+            Self::Stream => "stream",
+            Self::GraphNode => "graph node",
+        }
+    }
+
+    /// The position's column in the key table of the README and the `launch!` docs, named as
+    /// the DSL writes it: `` `stream(...)` ``.
+    pub const fn dsl_title(self) -> &'static str {
+        match self {
+            Self::Launch => "launch list",
+            Self::Stream => "`stream(...)`",
+            Self::GraphNode => "graph node",
+        }
+    }
+
     const fn bit(self) -> u8 {
         1 << self as u8
     }
@@ -460,18 +479,40 @@ pub const TABLE_BEGIN: &str = "<!-- kinds:begin -->";
 /// The marker that closes it.
 pub const TABLE_END: &str = "<!-- kinds:end -->";
 
-/// The launch-list cell of a table: `yes`, or `no` written as `no`, with the row's note.
-fn launch_cell(k: &Kind, no: &str) -> String {
-    let answer = if k.accepts(Position::Launch) {
-        "yes"
-    } else {
-        no
-    };
-    if k.note.is_empty() {
-        answer.to_string()
-    } else {
-        format!("{answer}, {}", k.note)
-    }
+/// The placement cells of a table, one per position: `yes`, or `no` (the launch column's `no`
+/// written as `launch_no`), with the row's note in the launch column.
+fn position_cells(k: &Kind, launch_no: &str) -> String {
+    let cells: Vec<String> = Position::ALL
+        .iter()
+        .map(|&p| {
+            let answer = match (k.accepts(p), p) {
+                (true, _) => "yes",
+                (false, Position::Launch) => launch_no,
+                (false, _) => "no",
+            };
+            if p == Position::Launch && !k.note.is_empty() {
+                format!("{answer}, {}", k.note)
+            } else {
+                answer.to_string()
+            }
+        })
+        .collect();
+    cells.join(" | ")
+}
+
+/// The header and rule of a table whose position columns are titled by `title`.
+fn header(before: &[&str], title: fn(Position) -> &'static str, after: &[&str]) -> [String; 2] {
+    let titles = Position::ALL.iter().map(|p| title(*p));
+    let cells: Vec<&str> = before
+        .iter()
+        .copied()
+        .chain(titles)
+        .chain(after.iter().copied())
+        .collect();
+    [
+        format!("| {} |", cells.join(" | ")),
+        format!("|{}", "---|".repeat(cells.len())),
+    ]
 }
 
 /// The compute-capability cell of a table: `9.0+` or `any`.
@@ -487,33 +528,22 @@ fn cc_cell(k: &Kind) -> String {
 /// the compute capability it needs. The README and the `launch!` docs hold exactly these lines;
 /// a test checks them.
 pub fn markdown_table() -> Vec<String> {
-    let yes_no = |b: bool| if b { "yes" } else { "**no**" };
-    let mut lines = vec![
-        "| key | value | kind (`CU_LAUNCH_ATTRIBUTE_…`) | launch list | `stream(...)` | graph node | CUDA | compute capability |"
-            .to_string(),
-        "|---|---|---|---|---|---|---|---|".to_string(),
-    ];
+    let mut lines = header(
+        &["key", "value", "kind (`CU_LAUNCH_ATTRIBUTE_…`)"],
+        Position::dsl_title,
+        &["CUDA", "compute capability"],
+    )
+    .to_vec();
     for k in KINDS {
-        let (launch, cc) = (launch_cell(k, yes_no(false)), cc_cell(k));
         lines.push(format!(
-            "| `{}` | {} | `{}` (`{}`) | {} | {} | {} | {}+ | {} |",
+            "| `{}` | {} | `{}` (`{}`) | {} | {}+ | {} |",
             k.key,
             k.value,
             k.type_name,
             k.cuda_name.trim_start_matches("CU_LAUNCH_ATTRIBUTE_"),
-            launch,
-            if k.accepts(Position::Stream) {
-                "yes"
-            } else {
-                "no"
-            },
-            if k.accepts(Position::GraphNode) {
-                "yes"
-            } else {
-                "no"
-            },
+            position_cells(k, "**no**"),
             version_name(k.since),
-            cc
+            cc_cell(k)
         ));
     }
     lines
@@ -525,27 +555,24 @@ pub fn markdown_table() -> Vec<String> {
 /// the CUDA version that introduced it and the compute capability it needs. A test in this crate
 /// checks the file against it.
 pub fn attributes_table() -> Vec<String> {
-    let yes_no = |b: bool| if b { "yes" } else { "no" };
-    let mut lines = vec![
-        "| key | Rust type | `CU_LAUNCH_ATTRIBUTE_…` (id) | launch | stream | graph node | value | CUDA | compute capability |"
-            .to_string(),
-        "|---|---|---|---|---|---|---|---|---|".to_string(),
-    ];
+    let mut lines = header(
+        &["key", "Rust type", "`CU_LAUNCH_ATTRIBUTE_…` (id)"],
+        Position::title,
+        &["value", "CUDA", "compute capability"],
+    )
+    .to_vec();
     for k in KINDS {
-        let (launch, cc) = (launch_cell(k, yes_no(false)), cc_cell(k));
         lines.push(format!(
-            "| [`{}`](#{}) | `{}` | `{}` ({}) | {} | {} | {} | {} | {}+ | {} |",
+            "| [`{}`](#{}) | `{}` | `{}` ({}) | {} | {} | {}+ | {} |",
             k.key,
             k.key,
             k.type_name,
             k.cuda_name.trim_start_matches("CU_LAUNCH_ATTRIBUTE_"),
             k.id,
-            launch,
-            yes_no(k.accepts(Position::Stream)),
-            yes_no(k.accepts(Position::GraphNode)),
+            position_cells(k, "no"),
             k.value,
             version_name(k.since),
-            cc
+            cc_cell(k)
         ));
     }
     lines

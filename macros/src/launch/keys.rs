@@ -27,6 +27,69 @@ pub const fn selected_cuda() -> u32 {
     version
 }
 
+/// A place of `launch!`/`config!` where attributes are written: the launch list, and one group
+/// `KEYWORD(…)` for each other [`Position`] the grammar has. Checking, duplicates, messages and
+/// the generated builder call all follow the place; a position the DSL can write is one entry
+/// here.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Place {
+    /// Where the driver takes what is written here.
+    pub position: Position,
+    /// The group's keyword (`stream`), or `None` for the launch list.
+    pub keyword: Option<&'static str>,
+    /// How the group is named in messages and key lists: `stream(...)`.
+    pub syntax: &'static str,
+    /// The `LaunchConfig` method that adds a kind here (`with_stream`).
+    pub method: &'static str,
+    /// What an attribute written here is called: "stream" in "unknown stream attribute".
+    pub noun: &'static str,
+    /// An example of the group's contents, for messages: `sync = Spin, priority = 0`.
+    pub example: &'static str,
+    /// What follows "… go in parentheses, `stream(sync = Spin, …)`" for a bare keyword.
+    pub bare_note: &'static str,
+}
+
+/// The launch list: the entries of `cuLaunchKernelEx`'s attribute array.
+pub const LIST: Place = Place {
+    position: Position::Launch,
+    keyword: None,
+    syntax: "",
+    method: "with",
+    noun: "launch",
+    example: "",
+    bare_note: "",
+};
+
+/// The groups, one per position written as `KEYWORD(…)` in the launch list.
+pub const GROUPS: &[Place] = &[Place {
+    position: Position::Stream,
+    keyword: Some(STREAM),
+    syntax: "stream(...)",
+    method: "with_stream",
+    noun: "stream",
+    example: "sync = Spin, priority = 0",
+    bare_note: "; the stream itself is the third position",
+}];
+
+impl Place {
+    /// The group named `keyword`.
+    pub fn group(keyword: &str) -> Option<&'static Place> {
+        GROUPS.iter().find(|g| g.keyword == Some(keyword))
+    }
+
+    /// The place where the DSL writes kinds of `position`, if it has one.
+    pub fn of(position: Position) -> Option<&'static Place> {
+        std::iter::once(&LIST)
+            .chain(GROUPS)
+            .find(|p| p.position == position)
+    }
+
+    /// The first example setting: `sync = Spin`.
+    pub fn first_example(&self) -> &'static str {
+        self.example.split(", ").next().unwrap_or("")
+    }
+}
+
 /// One key: the spec's row and the DSL's value form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Key {
@@ -59,12 +122,12 @@ pub fn missing_in_version(name: &str) -> Option<String> {
     (!info.in_version(selected_cuda())).then(|| info.missing_message())
 }
 
-/// Whether `name` is a key of any CUDA version or a DSL keyword (`shared`, `stream`,
+/// Whether `name` is a key of any CUDA version or a DSL keyword (`shared`, a group keyword,
 /// `non_portable_cluster`).
 pub fn is_known(name: &str) -> bool {
     name == SHARED
-        || name == STREAM
         || name == NON_PORTABLE_CLUSTER
+        || Place::group(name).is_some()
         || kinds::by_key(name).is_some()
 }
 
@@ -74,28 +137,23 @@ pub fn is_flag(name: &str) -> bool {
     name == NON_PORTABLE_CLUSTER || kinds::by_key(name).is_some_and(|k| k.form == ValueForm::Flag)
 }
 
-/// What may be written in the launch list (or, with `stream == true`, inside `stream(...)`),
-/// in the table's order, for "expected one of" messages.
-pub fn valid_here(stream: bool) -> Vec<&'static str> {
+/// What may be written at `place`, in the table's order, for "expected one of" messages: in the
+/// launch list also `shared`, the groups and `non_portable_cluster`.
+pub fn valid_here(place: &Place) -> Vec<&'static str> {
+    let list = place.keyword.is_none();
     let mut keys: Vec<&'static str> = Vec::new();
-    if !stream {
+    if list {
         keys.push(SHARED);
-        keys.push("stream(...)");
+        keys.extend(GROUPS.iter().map(|g| g.syntax));
     }
     keys.extend(
         kinds::KINDS
             .iter()
             .filter(|k| k.in_version(selected_cuda()))
-            .filter(|k| {
-                k.accepts(if stream {
-                    Position::Stream
-                } else {
-                    Position::Launch
-                })
-            })
+            .filter(|k| k.accepts(place.position))
             .map(|k| k.key),
     );
-    if !stream {
+    if list {
         keys.push(NON_PORTABLE_CLUSTER);
     }
     keys
@@ -145,7 +203,7 @@ mod tests {
         assert!(missing_in_version("cooperative").is_none());
         assert!(missing_in_version("fast").is_none());
         assert!(
-            is_known("shared_memory_mode") && !valid_here(false).contains(&"shared_memory_mode")
+            is_known("shared_memory_mode") && !valid_here(&LIST).contains(&"shared_memory_mode")
         );
     }
 
@@ -160,8 +218,8 @@ mod tests {
 
     #[test]
     fn placement_lists_follow_the_runtime() {
-        let launch = valid_here(false);
-        let stream = valid_here(true);
+        let launch = valid_here(&LIST);
+        let stream = valid_here(&GROUPS[0]);
         assert!(launch.contains(&"cooperative") && !launch.contains(&"sync"));
         assert!(stream.contains(&"sync") && !stream.contains(&"cooperative"));
         assert!(stream.contains(&"priority") && launch.contains(&"priority"));
@@ -169,8 +227,40 @@ mod tests {
     }
 
     #[test]
+    fn places_are_one_per_position() {
+        let places: Vec<&Place> = std::iter::once(&LIST).chain(GROUPS).collect();
+        for (i, a) in places.iter().enumerate() {
+            assert_eq!(Place::of(a.position), Some(*a));
+            for b in &places[i + 1..] {
+                assert_ne!(a.position, b.position);
+            }
+        }
+        assert_eq!(
+            Place::of(Position::GraphNode),
+            None,
+            "not written in `launch!`"
+        );
+        for g in GROUPS {
+            let keyword = g.keyword.expect("a group has a keyword");
+            assert_eq!(Place::group(keyword), Some(g));
+            assert_eq!(g.syntax, format!("{keyword}(...)"));
+            assert!(kinds::by_key(keyword).is_none() && is_known(keyword));
+            // The example in its messages is valid there.
+            for setting in g.example.split(", ") {
+                let key = setting.split(" = ").next().unwrap_or_default();
+                assert!(
+                    lookup(key).is_some_and(|k| k.info.accepts(g.position)),
+                    "{setting}"
+                );
+            }
+        }
+        assert!(Place::group("shared").is_none());
+        assert_eq!(GROUPS[0].first_example(), "sync = Spin");
+    }
+
+    #[test]
     fn suggestions() {
-        let launch = valid_here(false);
+        let launch = valid_here(&LIST);
         assert_eq!(nearest("coperative", &launch), Some("cooperative"));
         assert_eq!(nearest("clustr", &launch), Some("cluster"));
         assert_eq!(nearest("prio", &launch), None);

@@ -3,6 +3,7 @@
 //! known only at run time get the same rules from `LaunchConfig::validate`. Here each violation
 //! is reported at the literal that decides it.
 
+use chevron_cuda_spec::kinds::Position;
 use chevron_cuda_spec::limits::{
     check_block_threads, check_cluster_blocks, check_cluster_divides, check_extent,
     check_preferred_axis, check_preferred_divides, DimKind, Violation,
@@ -153,7 +154,7 @@ pub fn check_grid(grid: &LitDim, cx: &mut Errors) {
 }
 
 pub fn check_clusters(plan: &Plan, grid: &LitDim, cx: &mut Errors) {
-    let find = |key: &str| plan.launch.iter().find(|s| s.key.name() == key);
+    let find = |key: &str| plan.at(Position::Launch).find(|s| s.key.name() == key);
     let mut quiet = Errors::default();
     let dim_of = |s: &Setting, cx: &mut Errors| match &s.value {
         Value::Expr(e) => lit_dim(e, s.key.name(), cx),
