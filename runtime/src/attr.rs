@@ -22,7 +22,7 @@
 use crate::config::LaunchConfig;
 use crate::dim::Dim3;
 use crate::sys;
-use chevron_cuda_spec::kinds::{self as spec, ConstStr, Kind, MESSAGE_BYTES};
+use chevron_cuda_spec::kinds::{self as spec, Kind};
 use cudarc::driver::{CudaEvent, CudaStream, DevicePtr};
 
 mod sealed {
@@ -200,7 +200,8 @@ macro_rules! kind {
             const ID: sys::CUlaunchAttributeID = sys::CUlaunchAttributeID::$cuda;
             #[cfg(not($since))]
             const ID: sys::CUlaunchAttributeID = {
-                const MISSING: ConstStr<MESSAGE_BYTES> = row($id).missing_message_const();
+                const MISSING: spec::ConstStr<{ spec::MESSAGE_BYTES }> =
+                    row($id).missing_message_const();
                 panic!("{}", MISSING.as_str())
             };
             const KIND: &'static Kind = row($id);

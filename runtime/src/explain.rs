@@ -1,9 +1,12 @@
 //! What a failed launch means, with the numbers. Everything here runs on the error path only,
 //! after `cuLaunchKernelEx` has failed, so a launch that succeeds pays for none of it.
 
-use cudarc::driver::{result::DriverError, CudaContext, CudaFunction, CudaStream};
+use cudarc::driver::result::{self as cu, DriverError};
+use cudarc::driver::{CudaContext, CudaFunction, CudaStream};
 
-use crate::attr::{Attribute, CompletionEvent, DeviceUpdatable, Priority, ProgrammaticEvent};
+use crate::attr::{
+    kind_info, u32_at, Attribute, CompletionEvent, DeviceUpdatable, Priority, ProgrammaticEvent,
+};
 use crate::config::LaunchConfig;
 use crate::driver;
 use crate::error::{Error, KernelName};
@@ -106,18 +109,11 @@ pub(crate) fn explain(
             };
         }
     }
-    if let Some(value) = config.launch_value(Priority::KIND.id) {
-        let priority = crate::attr::u32_at(value, 0) as i32;
-        if let Ok((least, greatest)) = driver::stream_priority_range() {
-            if priority > least || priority < greatest {
-                return Error::PriorityOutOfRange {
-                    kernel,
-                    priority,
-                    least,
-                    greatest,
-                };
-            }
-        }
+    if let Some(error) = config
+        .launch_value(Priority::KIND.id)
+        .and_then(|value| priority_out_of_range(value, kernel))
+    {
+        return error;
     }
     // The driver takes an event in a launch only if it was created with timing disabled; it
     // says nothing more than CUDA_ERROR_INVALID_VALUE or (driver 580, a timing event in
@@ -138,6 +134,44 @@ pub(crate) fn explain(
         attributes: config.describe_attributes(),
         source,
     }
+}
+
+/// What a failed `cuStreamSetAttribute` (`call`) or `cuStreamGetAttribute` of kind `id` means:
+/// for a priority outside the device's range, that range; otherwise [`Error::Driver`] naming the
+/// kind. `value` is what was set, if anything was.
+pub(crate) fn stream_attribute_error(
+    call: &'static str,
+    id: sys::CUstreamAttrID,
+    value: Option<&sys::CUstreamAttrValue>,
+    kernel: KernelName,
+    source: DriverError,
+) -> Error {
+    if id == Priority::ID {
+        if let Some(error) = value.and_then(|v| priority_out_of_range(v, kernel)) {
+            return error;
+        }
+    }
+    Error::Driver {
+        call,
+        kernel,
+        attributes: kind_info(id)
+            .map(|k| format!("stream {} ({})", k.key, k.cuda_name))
+            .unwrap_or_default(),
+        source,
+    }
+}
+
+/// [`Error::PriorityOutOfRange`] when the priority in `value` is outside the current context's
+/// range (`cuCtxGetStreamPriorityRange`), in a launch or on a stream alike.
+fn priority_out_of_range(value: &sys::CUlaunchAttributeValue, kernel: KernelName) -> Option<Error> {
+    let priority = u32_at(value, 0) as i32;
+    let (least, greatest) = cu::stream::get_priority_range().ok()?;
+    (priority > least || priority < greatest).then_some(Error::PriorityOutOfRange {
+        kernel,
+        priority,
+        least,
+        greatest,
+    })
 }
 
 /// [`Error::Driver`] for a failed `call`, or [`Error::ContextUnusable`] when the code is a
@@ -206,7 +240,8 @@ fn foreign_in(function: &str, own_ctx: &str) -> Option<usize> {
 
 /// Whether `cuOccupancyMaxActiveClusters` says no cluster of this shape fits on the device.
 fn not_resident(stream: &CudaStream, func: &CudaFunction, config: &LaunchConfig<'_>) -> bool {
-    matches!(driver::max_active_clusters_of(stream, func, config), Ok(0))
+    let raw = config.raw(stream.cu_stream());
+    matches!(driver::max_active_clusters(func, &raw), Ok(0))
 }
 
 fn cluster_not_resident(

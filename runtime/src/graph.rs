@@ -10,6 +10,7 @@ use crate::attr::{GraphAttribute, Reached};
 use crate::driver;
 use crate::error::{Error, KernelName};
 use crate::sys;
+use cudarc::driver::result as cu;
 
 /// Type-erases the capture body: the graph keeps it, and with it everything it borrows or owns.
 trait Keep {}
@@ -268,7 +269,8 @@ struct CaptureGuard<'s> {
 impl CaptureGuard<'_> {
     fn end(&mut self) -> Result<sys::CUgraph, sys::CUresult> {
         self.active = false;
-        let result = driver::end_capture(self.stream).map_err(|e| e.0);
+        // SAFETY: the stream is live.
+        let result = unsafe { cu::stream::end_capture(self.stream.cu_stream()) }.map_err(|e| e.0);
         if self.tracking {
             // SAFETY: restores what it was before the capture; buffers allocated meanwhile stay
             // untracked, as documented.
@@ -288,6 +290,9 @@ impl Drop for CaptureGuard<'_> {
         }
     }
 }
+
+/// `cuGraphInstantiateWithFlags` flags: none.
+const INSTANTIATE: sys::CUgraphInstantiate_flags = sys::CUgraphInstantiate_flags(0);
 
 fn graph_err(call: &'static str) -> impl Fn(cudarc::driver::result::DriverError) -> Error {
     move |e| Error::driver(call, KernelName(None), e)
@@ -336,7 +341,8 @@ impl<'a> Graph<'a> {
         // Relaxed: a kernel's first use inside the body loads its module, which the stricter
         // modes forbid while a capture runs.
         let mode = sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED;
-        if let Err(e) = driver::begin_capture(stream, mode) {
+        // SAFETY: the stream is live.
+        if let Err(e) = unsafe { cu::stream::begin_capture(stream.cu_stream(), mode) } {
             if tracking {
                 // SAFETY: as in the guard.
                 unsafe { ctx.enable_event_tracking() };
@@ -358,7 +364,8 @@ impl<'a> Graph<'a> {
                 message: "the capture recorded no graph".to_string(),
             });
         }
-        let exec = match driver::instantiate(graph, 0) {
+        // SAFETY: the graph is live.
+        let exec = match unsafe { cu::graph::instantiate(graph, INSTANTIATE) } {
             Ok(exec) => exec,
             Err(e) => {
                 // SAFETY: the graph was never instantiated and nothing else holds it.
@@ -388,7 +395,8 @@ impl<'a> Graph<'a> {
     pub fn replay(&mut self, stream: &Arc<CudaStream>) -> Result<(), Error> {
         self.switch_to(stream)?;
         // SAFETY: `exec` is live and of the stream's context (checked by `switch_to`).
-        unsafe { driver::graph_launch(self.exec, stream) }.map_err(graph_err("cuGraphLaunch"))?;
+        unsafe { cu::graph::launch(self.exec, stream.cu_stream()) }
+            .map_err(graph_err("cuGraphLaunch"))?;
         self.pending = true;
         Ok(())
     }
@@ -398,7 +406,8 @@ impl<'a> Graph<'a> {
     pub fn upload(&mut self, stream: &Arc<CudaStream>) -> Result<(), Error> {
         self.switch_to(stream)?;
         // SAFETY: as in `replay`.
-        unsafe { driver::graph_upload(self.exec, stream) }.map_err(graph_err("cuGraphUpload"))?;
+        unsafe { cu::graph::upload(self.exec, stream.cu_stream()) }
+            .map_err(graph_err("cuGraphUpload"))?;
         self.pending = true;
         Ok(())
     }
@@ -677,7 +686,9 @@ impl<'a> Graph<'a> {
         )?;
         self.synchronize()?;
         self.write_back_updates()?;
-        let exec = driver::instantiate(self.graph, 0).map_err(graph_err("cuGraphInstantiate"))?;
+        // SAFETY: the graph is live.
+        let exec = unsafe { cu::graph::instantiate(self.graph, INSTANTIATE) }
+            .map_err(graph_err("cuGraphInstantiate"))?;
         let old = core::mem::replace(&mut self.exec, exec);
         // SAFETY: no replay of the old executable graph runs (synchronized above).
         unsafe { driver::graph_destroy(old, core::ptr::null_mut()) }

@@ -4,12 +4,13 @@ use core::ffi::c_void;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+use cudarc::driver::result as cu;
 use cudarc::driver::{CudaContext, CudaFunction, CudaStream};
 
 use crate::config::LaunchConfig;
 use crate::driver;
 use crate::error::{Error, KernelName};
-use crate::explain::explain;
+use crate::explain::{explain, stream_attribute_error};
 use crate::kernel::{function_info, FunctionInfo};
 use crate::sys;
 use chevron_cuda_spec::limits::{volume, PORTABLE_CLUSTER_BLOCKS};
@@ -100,7 +101,9 @@ pub unsafe fn launch_named(
         }
     }
     for (id, value) in config.stream_attributes() {
-        driver::set_stream_attribute(stream, *id, value, kernel)?;
+        driver::set_stream_attribute(stream, *id, value).map_err(|source| {
+            stream_attribute_error("cuStreamSetAttribute", *id, Some(value), kernel, source)
+        })?;
     }
     let raw = config.raw(stream.cu_stream());
     // SAFETY: `raw` points at live arrays; `params` is the caller's promise.
@@ -143,7 +146,8 @@ fn opt_in_shared(
         CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES as STATIC,
     };
     let attribute = |attr| {
-        driver::function_attribute(func, attr)
+        // SAFETY: the function handle is live for as long as `func`.
+        unsafe { cu::function::get_function_attribute(func.cu_function(), attr) }
             .map(|v| v.max(0) as u32)
             .map_err(|e| Error::driver("cuFuncGetAttribute", kernel, e))
     };
@@ -161,12 +165,15 @@ fn opt_in_shared(
         });
     }
     if shared > attribute(MAX_DYNAMIC)? {
-        driver::set_max_dynamic_shared(func, shared).map_err(|e| Error::Driver {
-            call: "cuFuncSetAttribute",
-            kernel,
-            attributes: "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES".to_string(),
-            source: e,
-        })?;
+        let value = i32::try_from(shared).unwrap_or(i32::MAX);
+        // SAFETY: the function handle is live for as long as `func`.
+        unsafe { cu::function::set_function_attribute(func.cu_function(), MAX_DYNAMIC, value) }
+            .map_err(|e| Error::Driver {
+                call: "cuFuncSetAttribute",
+                kernel,
+                attributes: "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES".to_string(),
+                source: e,
+            })?;
     }
     info.dynamic_shared.fetch_max(shared, Ordering::Relaxed);
     Ok(())
@@ -174,6 +181,7 @@ fn opt_in_shared(
 
 /// Whether `stream` is capturing a graph.
 pub fn is_capturing(stream: &CudaStream) -> bool {
-    driver::stream_capture_status(stream)
+    // SAFETY: the stream is live.
+    unsafe { cu::stream::is_capturing(stream.cu_stream()) }
         .is_ok_and(|s| s == sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_ACTIVE)
 }

@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use cudarc::driver::result as cu;
 use cudarc::driver::{CudaContext, CudaFunction};
 
 use crate::config::LaunchConfig;
@@ -185,7 +186,8 @@ fn limit(
 ) -> Result<Option<OccupancyLimit>, Error> {
     use sys::CUfunction_attribute as F;
     let attribute = |attr| {
-        driver::function_attribute(func, attr)
+        // SAFETY: the function handle is live for as long as `func`.
+        unsafe { cu::function::get_function_attribute(func.cu_function(), attr) }
             .map(|v| v.max(0) as u64)
             .map_err(|e| Error::driver("cuFuncGetAttribute", kernel, e))
     };

@@ -25,6 +25,7 @@ use core::task::{Context, Poll, Waker};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use cudarc::driver::result as cu;
 use cudarc::driver::{CudaStream, DriverError};
 
 use crate::error::{Error, KernelName};
@@ -131,7 +132,7 @@ const V2: &str = "`Mechanism::HostFuncV2` (cuLaunchHostFunc_v2)";
 const V2_FIX: &str = "use another `Mechanism` (`Mechanism::HostFunc` is the same without the \
                       sync mode)";
 
-#[cfg(not(any(feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040")))]
+#[cfg(not(cuda_13020))]
 fn host_func_v2_available() -> Result<(), Error> {
     Err(Error::Unavailable {
         what: V2,
@@ -142,7 +143,7 @@ fn host_func_v2_available() -> Result<(), Error> {
     })
 }
 
-#[cfg(any(feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040"))]
+#[cfg(cuda_13020)]
 fn host_func_v2_available() -> Result<(), Error> {
     crate::ensure_driver()?;
     if driver::has_host_func_v2() {
@@ -257,10 +258,12 @@ fn start(stream: &Arc<CudaStream>, mechanism: Mechanism) -> Result<State, Error>
                 .to_string(),
         });
     }
-    let policy = SyncPolicy::from_stream_value(&crate::driver::stream_attribute(
-        stream,
-        <SyncPolicy as crate::Attribute>::ID,
-    )?);
+    let id = <SyncPolicy as crate::Attribute>::ID;
+    let policy = SyncPolicy::from_stream_value(
+        &crate::driver::stream_attribute(stream, id).map_err(|source| {
+            crate::explain::stream_attribute_error("cuStreamGetAttribute", id, None, kernel, source)
+        })?,
+    );
     let pace = Pace::of(policy);
     let device = ctx.ordinal();
     let raw = stream.cu_stream();
@@ -294,7 +297,7 @@ fn start(stream: &Arc<CudaStream>, mechanism: Mechanism) -> Result<State, Error>
         Mechanism::Event => {
             let event = reactor::take_event(ctx).map_err(fail("cuEventCreate"))?;
             // SAFETY: the event and the stream are live and of the same context.
-            if let Err(e) = unsafe { driver::record(event.cu_event(), raw) } {
+            if let Err(e) = unsafe { cu::event::record(event.cu_event(), raw) } {
                 reactor::give_back_event(ctx, event);
                 return Err(fail("cuEventRecord")(e));
             }
@@ -355,7 +358,7 @@ fn enqueue_host_func(
     pace: Pace,
 ) -> Result<(), (&'static str, DriverError)> {
     let user = slot.as_user_data();
-    #[cfg(any(feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040"))]
+    #[cfg(cuda_13020)]
     if mechanism == Mechanism::HostFuncV2 {
         let spin = matches!(pace, Pace::Spin | Pace::Yield);
         // SAFETY: the stream is live; the slot outlives the call (never freed); `available`
@@ -365,7 +368,7 @@ fn enqueue_host_func(
     }
     let _ = (mechanism, pace);
     // SAFETY: as above.
-    unsafe { driver::launch_host_func(stream, Some(on_host_func), user) }
+    unsafe { cu::stream::launch_host_function(stream, on_host_func, user) }
         .map_err(|e| ("cuLaunchHostFunc", e))
 }
 
