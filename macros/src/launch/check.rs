@@ -7,15 +7,15 @@ use std::collections::HashMap;
 use chevron_cuda_spec::kinds::Position;
 use chevron_cuda_spec::limits::check_carveout;
 use chevron_cuda_spec::ptx::{capped_list, name_list};
-use proc_macro2::{Span, TokenStream};
-use quote::ToTokens;
+use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Expr, Lit};
 
 use super::ast::{Attr, Chevrons, Entry, Item, Plan, Setting, Slot, Value};
 use super::keys::{self, Key, Place, ValueForm, GROUPS, LIST, NON_PORTABLE_CLUSTER, SHARED};
-use super::limits::{check_block, check_clusters, check_grid, lit_dim, lit_u64};
+use super::limits::{check_block, check_clusters, check_grid, lit_dim};
 use crate::report::Errors;
+use crate::tokens::{lit_u64, snippet, unparen};
 
 /// Which macro is being checked; decides the positions.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -615,29 +615,6 @@ fn check_value(key: Key, attr: &Attr, cx: &mut Errors) -> Option<Value> {
         }
         ValueForm::I32 | ValueForm::Event | ValueForm::Expr => Some(Value::Expr(value.clone())),
     }
-}
-
-/// Sees through parentheses and invisible groups (from `macro_rules!` fragments).
-pub fn unparen(expr: &Expr) -> &Expr {
-    match expr {
-        Expr::Paren(p) => unparen(&p.expr),
-        Expr::Group(g) => unparen(&g.expr),
-        other => other,
-    }
-}
-
-/// Source-like text of some tokens, for messages.
-pub fn snippet(tokens: &impl ToTokens) -> String {
-    let ts: TokenStream = tokens.to_token_stream();
-    let text = ts.to_string();
-    text.replace(" :: ", "::")
-        .replace(":: ", "::")
-        .replace(" . ", ".")
-        .replace("& ", "&")
-        .replace(" (", "(")
-        .replace("( ", "(")
-        .replace(" )", ")")
-        .replace(" ,", ",")
 }
 
 /// Untyped (`dyn`) launches pass each argument as a pointer to its bytes, so the Rust type of a

@@ -18,9 +18,8 @@ use syn::spanned::Spanned;
 use syn::{Expr, Lit, LitInt};
 
 use super::ast::{Kernel, LaunchInput, Plan, Setting, Slot, Value};
-use super::check::unparen;
 use super::keys::{Place, ValueForm, GROUPS, LIST};
-use super::limits::lit_u64;
+use crate::tokens::{lit_u64, unparen};
 
 /// A generated local: invisible to user code, reported at `at`.
 fn local(name: &str, at: Span) -> Ident {

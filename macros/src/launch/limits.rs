@@ -13,18 +13,8 @@ use syn::spanned::Spanned;
 use syn::{Expr, Lit, UnOp};
 
 use super::ast::{Plan, Setting, Value};
-use super::check::{snippet, unparen};
 use crate::report::Errors;
-
-/// An unsuffixed or `u32`-suffixed integer literal's value.
-pub fn lit_u64(expr: &Expr) -> Option<(u64, Span)> {
-    match unparen(expr) {
-        Expr::Lit(syn::ExprLit {
-            lit: Lit::Int(i), ..
-        }) => Some((i.base10_parse::<u64>().ok()?, i.span())),
-        _ => None,
-    }
-}
+use crate::tokens::{snippet, unparen};
 
 /// The extents of a dim known from literals; `None` where an expression decides at run time.
 pub struct LitDim {
