@@ -19,7 +19,6 @@
 //! hold the hyphen). Its [`Attribute::ID`] fails to evaluate with "`nvlink_centric` needs CUDA
 //! 13.0: use feature cuda-13000 or later", for code that reaches the id another way.
 
-use crate::config::LaunchConfig;
 use crate::dim::Dim3;
 use crate::sys;
 use chevron_cuda_spec::kinds::{self as spec, Kind};
@@ -179,8 +178,9 @@ const fn row(id: u32) -> &'static Kind {
 }
 
 /// What the kinds' test samples are built from: the GPU tests pass a real event (created with
-/// timing disabled) and a device buffer; a CPU test passes no event and any address. Not a
-/// public API.
+/// timing disabled) and a device buffer; a CPU test passes no event and any address. Each kind's
+/// `sample` is beside its type; `samples.rs` turns them into values and configs. Not a public
+/// API.
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug)]
 pub struct Samples<'a> {
@@ -261,17 +261,6 @@ macro_rules! form {
     ($form:ident, $ty:ident $generics:tt) => {};
 }
 
-/// A sample's `cfg.with(…)`/`cfg.with_stream(…)` for each position a config holds.
-macro_rules! fill {
-    ($cfg:ident, $sample:ident, Launch) => {
-        $cfg = $cfg.with($sample);
-    };
-    ($cfg:ident, $sample:ident, Stream) => {
-        $cfg = $cfg.with_stream($sample);
-    };
-    ($cfg:ident, $sample:ident, GraphNode) => {};
-}
-
 macro_rules! kinds {
     ($($key:ident: $ty:ident $(<$lt:lifetime>)? = $cuda:ident ($id:literal),
         at [$($position:ident),*], form $form:ident $([$($variant:literal),*])?,
@@ -294,29 +283,6 @@ macro_rules! kinds {
                     $id => Some(sys::CUlaunchAttributeID::$cuda),
                 )*
                 _ => None,
-            }
-        }
-
-        impl<'a> Samples<'a> {
-            /// The value union of kind `id`'s sample, for calling the driver directly; `None`
-            /// for an event kind without an event, or an id that is no kind.
-            pub fn value(&self, id: u32) -> Option<sys::CUlaunchAttributeValue> {
-                match id {
-                    $($id => $ty::sample(self).map(|sample| sample.value()),)*
-                    _ => None,
-                }
-            }
-
-            /// `config` with the sample of every kind of this build it can hold: each launch
-            /// kind in the attribute array, each stream kind among the stream attributes.
-            pub fn fill(&self, mut config: LaunchConfig<'a>) -> LaunchConfig<'a> {
-                $(
-                    #[cfg($since)]
-                    if let Some(sample) = $ty::sample(self) {
-                        $(fill!(config, sample, $position);)*
-                    }
-                )*
-                config
             }
         }
     };
@@ -413,7 +379,7 @@ impl AccessPolicyWindow {
         self
     }
 
-    fn sample(samples: &Samples<'_>) -> Option<Self> {
+    pub(crate) fn sample(samples: &Samples<'_>) -> Option<Self> {
         Some(Self::new(samples.window.0, samples.window.1))
     }
 
@@ -465,7 +431,7 @@ macro_rules! flag {
                 word(1)
             }
 
-            fn sample(_: &Samples<'_>) -> Option<Self> {
+            pub(crate) fn sample(_: &Samples<'_>) -> Option<Self> {
                 Some(Self)
             }
         }
@@ -496,7 +462,7 @@ impl DeviceUpdatable {
         word(1)
     }
 
-    fn sample(_: &Samples<'_>) -> Option<Self> {
+    pub(crate) fn sample(_: &Samples<'_>) -> Option<Self> {
         Some(Self)
     }
 }
@@ -529,7 +495,7 @@ pub enum SyncPolicy {
 }
 
 impl SyncPolicy {
-    fn sample(_: &Samples<'_>) -> Option<Self> {
+    pub(crate) fn sample(_: &Samples<'_>) -> Option<Self> {
         Some(Self::Spin)
     }
 
@@ -573,7 +539,7 @@ pub enum ClusterScheduling {
 }
 
 impl ClusterScheduling {
-    fn sample(_: &Samples<'_>) -> Option<Self> {
+    pub(crate) fn sample(_: &Samples<'_>) -> Option<Self> {
         Some(Self::Spread)
     }
 
@@ -601,7 +567,7 @@ pub enum MemSyncDomain {
 }
 
 impl MemSyncDomain {
-    fn sample(_: &Samples<'_>) -> Option<Self> {
+    pub(crate) fn sample(_: &Samples<'_>) -> Option<Self> {
         Some(Self::Default)
     }
 
@@ -647,7 +613,7 @@ macro_rules! dim_kind {
                 Self(dim.into())
             }
 
-            fn sample(_: &Samples<'_>) -> Option<Self> {
+            pub(crate) fn sample(_: &Samples<'_>) -> Option<Self> {
                 Some(Self::new($x, 1, 1))
             }
 
@@ -687,7 +653,7 @@ dim_kind!(
 pub struct Priority(pub i32);
 
 impl Priority {
-    fn sample(_: &Samples<'_>) -> Option<Self> {
+    pub(crate) fn sample(_: &Samples<'_>) -> Option<Self> {
         Some(Self(0))
     }
 
@@ -714,7 +680,7 @@ pub struct MemSyncDomainMap {
 }
 
 impl MemSyncDomainMap {
-    fn sample(_: &Samples<'_>) -> Option<Self> {
+    pub(crate) fn sample(_: &Samples<'_>) -> Option<Self> {
         Some(Self::default())
     }
 
@@ -746,7 +712,7 @@ impl SharedCarveout {
         Self(percent)
     }
 
-    fn sample(_: &Samples<'_>) -> Option<Self> {
+    pub(crate) fn sample(_: &Samples<'_>) -> Option<Self> {
         Some(Self::percent(50))
     }
 
@@ -775,7 +741,7 @@ impl<'a> ProgrammaticEvent<'a> {
         }
     }
 
-    fn sample(samples: &Samples<'a>) -> Option<Self> {
+    pub(crate) fn sample(samples: &Samples<'a>) -> Option<Self> {
         samples.event.map(Self::new)
     }
 
@@ -804,7 +770,7 @@ impl<'a> From<&'a CudaEvent> for ProgrammaticEvent<'a> {
 pub struct CompletionEvent<'a>(pub &'a CudaEvent);
 
 impl<'a> CompletionEvent<'a> {
-    fn sample(samples: &Samples<'a>) -> Option<Self> {
+    pub(crate) fn sample(samples: &Samples<'a>) -> Option<Self> {
         samples.event.map(Self)
     }
 
@@ -841,7 +807,7 @@ pub enum PortableClusterSizeMode {
 }
 
 impl PortableClusterSizeMode {
-    fn sample(_: &Samples<'_>) -> Option<Self> {
+    pub(crate) fn sample(_: &Samples<'_>) -> Option<Self> {
         Some(Self::RequirePortable)
     }
 
@@ -871,7 +837,7 @@ pub enum SharedMemoryMode {
 }
 
 impl SharedMemoryMode {
-    fn sample(_: &Samples<'_>) -> Option<Self> {
+    pub(crate) fn sample(_: &Samples<'_>) -> Option<Self> {
         Some(Self::Default)
     }
 

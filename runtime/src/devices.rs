@@ -17,6 +17,13 @@ use crate::explain::driver_error;
 use crate::launch::{context, ensure_driver, ensure_shared};
 use crate::occupancy::{max_active_clusters_named, occupancy_named};
 
+// The set and its completions can move to other threads and be awaited there, unpinned.
+const _: () = {
+    const fn send_sync_unpin<T: Send + Sync + Unpin>() {}
+    send_sync_unpin::<Completions>();
+    send_sync_unpin::<DeviceSet>();
+};
+
 /// One device of a [`DeviceSet`]: its primary context and a stream of its own.
 #[derive(Debug)]
 pub struct Device {

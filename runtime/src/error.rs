@@ -359,9 +359,28 @@ pub enum Error {
     },
 }
 
+/// Errors after which the context is unusable: the driver returns the same code from every
+/// later call in it, in this process (the CUDA driver API's "sticky" errors).
+pub(crate) fn is_sticky(code: cudarc::driver::sys::CUresult) -> bool {
+    use cudarc::driver::sys::cudaError_enum as E;
+    matches!(
+        code,
+        E::CUDA_ERROR_ILLEGAL_ADDRESS
+            | E::CUDA_ERROR_LAUNCH_TIMEOUT
+            | E::CUDA_ERROR_ASSERT
+            | E::CUDA_ERROR_HARDWARE_STACK_ERROR
+            | E::CUDA_ERROR_ILLEGAL_INSTRUCTION
+            | E::CUDA_ERROR_MISALIGNED_ADDRESS
+            | E::CUDA_ERROR_INVALID_ADDRESS_SPACE
+            | E::CUDA_ERROR_INVALID_PC
+            | E::CUDA_ERROR_LAUNCH_FAILED
+            | E::CUDA_ERROR_ECC_UNCORRECTABLE
+    )
+}
+
 /// The end of an [`Error::StreamFailed`] message: what a sticky error means.
 fn sticky_suffix(source: &DriverError) -> &'static str {
-    if crate::explain::is_sticky(source.0) {
+    if is_sticky(source.0) {
         "; the CUDA context is unusable after this error: every later call in it fails the same \
          way, so the process must exit to use the GPU again (run `compute-sanitizer` to find the \
          faulting kernel)"
@@ -434,3 +453,18 @@ impl Error {
 
 /// Result with [`Error`].
 pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cudarc::driver::sys::cudaError_enum as E;
+
+    #[test]
+    fn sticky_codes_are_the_faults_of_a_kernel() {
+        assert!(is_sticky(E::CUDA_ERROR_LAUNCH_FAILED));
+        assert!(is_sticky(E::CUDA_ERROR_ILLEGAL_ADDRESS));
+        assert!(!is_sticky(E::CUDA_ERROR_INVALID_VALUE));
+        assert!(!is_sticky(E::CUDA_ERROR_INVALID_CLUSTER_SIZE));
+        assert!(!is_sticky(E::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE));
+    }
+}

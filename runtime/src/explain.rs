@@ -9,7 +9,7 @@ use crate::attr::{
 };
 use crate::config::LaunchConfig;
 use crate::driver;
-use crate::error::{Error, KernelName};
+use crate::error::{is_sticky, Error, KernelName};
 use crate::launch::is_capturing;
 use crate::sys;
 use chevron_cuda_spec::kinds::KINDS as SPEC_KINDS;
@@ -193,24 +193,6 @@ pub(crate) fn driver_error(
     }
 }
 
-/// Errors after which the context is unusable: the driver returns the same code from every
-/// later call in it, in this process (the CUDA driver API's "sticky" errors).
-pub(crate) fn is_sticky(code: sys::CUresult) -> bool {
-    matches!(
-        code,
-        E::CUDA_ERROR_ILLEGAL_ADDRESS
-            | E::CUDA_ERROR_LAUNCH_TIMEOUT
-            | E::CUDA_ERROR_ASSERT
-            | E::CUDA_ERROR_HARDWARE_STACK_ERROR
-            | E::CUDA_ERROR_ILLEGAL_INSTRUCTION
-            | E::CUDA_ERROR_MISALIGNED_ADDRESS
-            | E::CUDA_ERROR_INVALID_ADDRESS_SPACE
-            | E::CUDA_ERROR_INVALID_PC
-            | E::CUDA_ERROR_LAUNCH_FAILED
-            | E::CUDA_ERROR_ECC_UNCORRECTABLE
-    )
-}
-
 /// `Some(device of the function's context)` when `func` was loaded in another context than
 /// `ctx`, `None` when it was loaded in `ctx` or that cannot be told.
 ///
@@ -260,15 +242,6 @@ fn cluster_not_resident(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sticky_codes_are_the_faults_of_a_kernel() {
-        assert!(is_sticky(E::CUDA_ERROR_LAUNCH_FAILED));
-        assert!(is_sticky(E::CUDA_ERROR_ILLEGAL_ADDRESS));
-        assert!(!is_sticky(E::CUDA_ERROR_INVALID_VALUE));
-        assert!(!is_sticky(E::CUDA_ERROR_INVALID_CLUSTER_SIZE));
-        assert!(!is_sticky(E::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE));
-    }
 
     /// cudarc 0.19's derived `Debug` of a `CudaFunction`, as it prints it.
     const FUNCTION: &str = "CudaFunction { cu_function: 0x5633a1b2c3d0, module: CudaModule { \

@@ -46,6 +46,7 @@ mod kernel;
 mod launch;
 mod link;
 mod occupancy;
+mod samples;
 pub use chevron_cuda_spec::ptx;
 mod stream;
 

@@ -166,8 +166,6 @@ fn host_func_v2_available() -> Result<(), Error> {
 const _: () = {
     const fn send_sync_unpin<T: Send + Sync + Unpin>() {}
     send_sync_unpin::<Completion>();
-    send_sync_unpin::<crate::devices::Completions>();
-    send_sync_unpin::<crate::devices::DeviceSet>();
 };
 
 /// A future that completes once the work enqueued on a stream before it was made is done:
