@@ -255,7 +255,7 @@ fn check_params<const N: usize>(
     slots: &ArgSlots<'_, N>,
 ) -> Result<(), Error> {
     // A failure leaves the launch unchecked (the launch itself reports a broken context).
-    let sizes = crate::kernel::function_info(func).param_sizes(stream.context(), func);
+    let sizes = crate::function::function_info(func).param_sizes(stream.context(), func);
     if let Some(sizes) = sizes {
         let matches = sizes.len() == N
             && sizes

@@ -12,9 +12,10 @@ use cudarc::driver::{CudaContext, CudaFunction, CudaStream};
 use crate::attr::Cooperative;
 use crate::completion::{completion, Completion};
 use crate::config::LaunchConfig;
+use crate::device::{context, ensure_driver};
 use crate::error::{Error, KernelName};
 use crate::explain::driver_error;
-use crate::launch::{context, ensure_driver, ensure_shared};
+use crate::function::ensure_shared;
 use crate::occupancy::{max_active_clusters_named, occupancy_named};
 
 // The set and its completions can move to other threads and be awaited there, unpinned.

@@ -5,7 +5,6 @@
 //! build script's `cfg`s (`cfg(cuda_12030)`: CUDA 12.3 or later), as everywhere in the crate.
 
 use core::ffi::c_void;
-use std::sync::RwLock;
 
 use cudarc::driver::result::{self as cu, DriverError};
 use cudarc::driver::{CudaFunction, CudaStream};
@@ -60,28 +59,6 @@ pub(crate) fn stream_attribute(
     unsafe { sys::cuStreamGetAttribute(stream.cu_stream(), id, &mut value) }
         .result()
         .map(|()| value)
-}
-
-/// Functions that have `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED` set, by handle.
-static NON_PORTABLE: RwLock<Vec<usize>> = RwLock::new(Vec::new());
-
-/// Sets `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED` on `func`, once per function:
-/// later calls only find it in a short list. Called only for launches that opted into a
-/// non-portable cluster and use one.
-pub(crate) fn allow_non_portable_cluster(func: &CudaFunction) -> Result<(), DriverError> {
-    let handle = func.cu_function() as usize;
-    if NON_PORTABLE.read().is_ok_and(|set| set.contains(&handle)) {
-        return Ok(());
-    }
-    let attr = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED;
-    // SAFETY: the function handle is live for as long as `func`.
-    unsafe { cu::function::set_function_attribute(func.cu_function(), attr, 1) }?;
-    if let Ok(mut set) = NON_PORTABLE.write() {
-        if !set.contains(&handle) {
-            set.push(handle);
-        }
-    }
-    Ok(())
 }
 
 /// The size in bytes of each of `func`'s parameters, from `cuFuncGetParamInfo` (CUDA 12.4):

@@ -8,9 +8,9 @@ use crate::attr::{
     kind_info, u32_at, Attribute, CompletionEvent, DeviceUpdatable, Priority, ProgrammaticEvent,
 };
 use crate::config::LaunchConfig;
+use crate::device::is_capturing;
 use crate::driver;
 use crate::error::{is_sticky, Error, KernelName};
-use crate::launch::is_capturing;
 use crate::sys;
 use chevron_cuda_spec::kinds::KINDS as SPEC_KINDS;
 use chevron_cuda_spec::limits::PORTABLE_CLUSTER_BLOCKS;

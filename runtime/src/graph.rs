@@ -318,7 +318,7 @@ impl<'a> Graph<'a> {
     {
         let ctx = stream.context().clone();
         ctx.bind_to_thread().map_err(graph_err("cuCtxSetCurrent"))?;
-        if crate::launch::is_capturing(stream) {
+        if crate::device::is_capturing(stream) {
             return Err(Error::Graph {
                 kernel: KernelName(None),
                 message: "the stream is already capturing a graph: end that capture first"
@@ -499,7 +499,7 @@ impl<'a> Graph<'a> {
         // parameters are the caller's promise. The driver copies them before returning.
         unsafe { driver::exec_set_kernel_params(self.exec, node.node, &raw) }
             .map_err(|e| Error::driver("cuGraphExecKernelNodeSetParams", kernel, e))?;
-        match crate::kernel::function_info(func).param_sizes(&self.ctx, func) {
+        match crate::function::function_info(func).param_sizes(&self.ctx, func) {
             Some(sizes) if sizes.len() == params.len() => {
                 let recorded = self
                     .updated

@@ -5,15 +5,14 @@
 //! (loading the module, NVRTC, resolving the function, more contexts than slots) happens on a
 //! cold path behind one process-wide mutex.
 
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
 
 use crate::config::LaunchConfig;
+use crate::device::ensure_driver;
 use crate::dim::Dim3;
 use crate::error::{Error, KernelName};
-use crate::launch::ensure_driver;
 use crate::occupancy::{self, Occupancy};
 use crate::ptx::{self, ParamSig, Unresolved};
 use chevron_cuda_spec::fit::{self, Broken, KernelInfo, LaunchFacts};
@@ -538,100 +537,6 @@ pub fn compile_cuda(
             log: format!("{other}"),
         }),
     }
-}
-
-/// What the runtime learns once per `CUfunction` from the driver (shared memory opt-in,
-/// parameter sizes), for typed and `dyn` launches alike.
-///
-/// Keyed by the function handle in a fixed table read without a lock: a lookup is a few atomic
-/// loads. Entries are never removed. `#[kernel]` modules are never unloaded, so their handles
-/// are never reused; a handle of a module the user loaded, dropped and replaced could come back
-/// for another function and find the old entry: a shared-memory opt-in then looks done (the
-/// driver refuses the launch: an error, not a wrong launch) and the `dyn` parameter check
-/// compares with the old function's sizes.
-pub(crate) struct FunctionInfo {
-    key: AtomicUsize,
-    /// The largest `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` checked and set so far;
-    /// launches asking for at most this much need nothing more.
-    pub(crate) dynamic_shared: AtomicU32,
-    /// Each parameter's size from `cuFuncGetParamInfo`; `None` where that call is missing.
-    pub(crate) params: OnceLock<Option<Box<[u32]>>>,
-}
-
-impl FunctionInfo {
-    const fn new(key: usize) -> Self {
-        Self {
-            key: AtomicUsize::new(key),
-            dynamic_shared: AtomicU32::new(0),
-            params: OnceLock::new(),
-        }
-    }
-
-    /// `func`'s parameter sizes (`cuFuncGetParamInfo`, asked once; `ctx`, the function's
-    /// context, is made current for that call); `None` where the driver lacks the call. A
-    /// failure leaves them unknown, as if the call were missing.
-    pub(crate) fn param_sizes(
-        &'static self,
-        ctx: &CudaContext,
-        func: &CudaFunction,
-    ) -> Option<&'static [u32]> {
-        self.params
-            .get_or_init(|| {
-                let _ = ctx.bind_to_thread();
-                crate::driver::param_sizes(func)
-                    .ok()
-                    .flatten()
-                    .map(Vec::into_boxed_slice)
-            })
-            .as_deref()
-    }
-}
-
-/// Functions served without a lock; more go to a locked list.
-const INFO_SLOTS: usize = 64;
-
-static INFO: [FunctionInfo; INFO_SLOTS] = [const { FunctionInfo::new(0) }; INFO_SLOTS];
-static INFO_OVERFLOW: Mutex<Vec<&'static FunctionInfo>> = Mutex::new(Vec::new());
-
-/// The entry of `func`, created on first use.
-#[inline]
-pub(crate) fn function_info(func: &CudaFunction) -> &'static FunctionInfo {
-    let key = func.cu_function() as usize;
-    for entry in &INFO {
-        match entry.key.load(Ordering::Acquire) {
-            k if k == key => return entry,
-            // Entries fill in order, so the first empty one ends the search.
-            0 => break,
-            _ => {}
-        }
-    }
-    function_info_cold(key)
-}
-
-#[cold]
-fn function_info_cold(key: usize) -> &'static FunctionInfo {
-    let mut overflow = lock(&INFO_OVERFLOW);
-    for entry in &INFO {
-        match entry.key.load(Ordering::Acquire) {
-            k if k == key => return entry,
-            0 => {
-                // Writers hold INFO_OVERFLOW; the other fields are already initialized, so
-                // publishing the key publishes a complete entry.
-                entry.key.store(key, Ordering::Release);
-                return entry;
-            }
-            _ => {}
-        }
-    }
-    if let Some(entry) = overflow
-        .iter()
-        .find(|e| e.key.load(Ordering::Relaxed) == key)
-    {
-        return entry;
-    }
-    let entry: &'static FunctionInfo = Box::leak(Box::new(FunctionInfo::new(key)));
-    overflow.push(entry);
-    entry
 }
 
 #[cfg(test)]

@@ -1,51 +1,15 @@
 //! The launch call: stream attributes, then `cuLaunchKernelEx` with the attribute array.
 
 use core::ffi::c_void;
-use std::sync::atomic::Ordering;
-use std::sync::Arc;
 
-use cudarc::driver::result as cu;
-use cudarc::driver::{CudaContext, CudaFunction, CudaStream};
+use cudarc::driver::{CudaFunction, CudaStream};
 
 use crate::config::LaunchConfig;
 use crate::driver;
 use crate::error::{Error, KernelName};
 use crate::explain::{explain, stream_attribute_error};
-use crate::kernel::{function_info, FunctionInfo};
-use crate::sys;
+use crate::function::{allow_non_portable_cluster, ensure_shared};
 use chevron_cuda_spec::limits::{volume, PORTABLE_CLUSTER_BLOCKS};
-
-/// Whether the CUDA driver library can be loaded; checked once per process.
-pub fn driver_present() -> bool {
-    use std::sync::OnceLock;
-    static PRESENT: OnceLock<bool> = OnceLock::new();
-    *PRESENT.get_or_init(driver::culib_present)
-}
-
-/// `Err(Error::NoDriver)` unless the driver library can be loaded. Call before anything that
-/// would make cudarc load it (cudarc panics when it is missing).
-pub fn ensure_driver() -> Result<(), Error> {
-    if driver_present() {
-        Ok(())
-    } else {
-        Err(Error::NoDriver)
-    }
-}
-
-/// Opens the primary context of device `ordinal`: `Error::NoDriver` on a machine without a CUDA
-/// driver, where cudarc's `CudaContext::new` would panic.
-///
-/// ```
-/// match chevron_cuda_runtime::context(0) {
-///     Ok(ctx) => println!("{}", ctx.name().unwrap_or_default()),
-///     Err(chevron_cuda_runtime::Error::NoDriver) => println!("no GPU here"),
-///     Err(e) => println!("{e}"),
-/// }
-/// ```
-pub fn context(ordinal: usize) -> Result<Arc<CudaContext>, Error> {
-    ensure_driver()?;
-    CudaContext::new(ordinal).map_err(|e| Error::driver("cuCtxCreate", KernelName(None), e))
-}
 
 /// Launches `func` on `stream` with `config`: binds the stream's context to the thread, sets the
 /// config's stream attributes with `cuStreamSetAttribute`, then calls `cuLaunchKernelEx` with the
@@ -96,7 +60,7 @@ pub unsafe fn launch_named(
     if config.allows_non_portable_cluster() {
         let blocks = config.cluster().map_or(1, |c| volume([c.x, c.y, c.z]));
         if blocks > u128::from(PORTABLE_CLUSTER_BLOCKS) {
-            driver::allow_non_portable_cluster(func)
+            allow_non_portable_cluster(func)
                 .map_err(|e| Error::driver("cuFuncSetAttribute", kernel, e))?;
         }
     }
@@ -111,77 +75,4 @@ pub unsafe fn launch_named(
         Ok(()) => Ok(()),
         Err(source) => Err(explain(stream, func, kernel, config, source)),
     }
-}
-
-/// Makes `shared` bytes of dynamic shared memory available to `func`: above the driver's default
-/// (48 KiB minus the kernel's static shared memory) it needs
-/// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`, set here the first time a launch asks for
-/// that much; static + dynamic over the device's opt-in limit is refused with the numbers.
-/// Afterwards a launch asking for at most as much finds the function's entry and compares once.
-/// The function's context must be current.
-#[inline]
-pub(crate) fn ensure_shared(
-    ctx: &Arc<CudaContext>,
-    func: &CudaFunction,
-    shared: u32,
-    kernel: KernelName,
-) -> Result<(), Error> {
-    let info = function_info(func);
-    if shared <= info.dynamic_shared.load(Ordering::Relaxed) {
-        return Ok(());
-    }
-    opt_in_shared(ctx, func, info, shared, kernel)
-}
-
-#[cold]
-fn opt_in_shared(
-    ctx: &Arc<CudaContext>,
-    func: &CudaFunction,
-    info: &FunctionInfo,
-    shared: u32,
-    kernel: KernelName,
-) -> Result<(), Error> {
-    use sys::CUfunction_attribute::{
-        CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES as MAX_DYNAMIC,
-        CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES as STATIC,
-    };
-    let attribute = |attr| {
-        // SAFETY: the function handle is live for as long as `func`.
-        unsafe { cu::function::get_function_attribute(func.cu_function(), attr) }
-            .map(|v| v.max(0) as u32)
-            .map_err(|e| Error::driver("cuFuncGetAttribute", kernel, e))
-    };
-    let static_bytes = attribute(STATIC)?;
-    let limit = ctx
-        .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
-        .map_err(|e| Error::driver("cuDeviceGetAttribute", kernel, e))?
-        .max(0) as u32;
-    if u64::from(static_bytes) + u64::from(shared) > u64::from(limit) {
-        return Err(Error::SharedMemoryTooLarge {
-            kernel,
-            static_bytes,
-            dynamic_bytes: shared,
-            limit,
-        });
-    }
-    if shared > attribute(MAX_DYNAMIC)? {
-        let value = i32::try_from(shared).unwrap_or(i32::MAX);
-        // SAFETY: the function handle is live for as long as `func`.
-        unsafe { cu::function::set_function_attribute(func.cu_function(), MAX_DYNAMIC, value) }
-            .map_err(|e| Error::Driver {
-                call: "cuFuncSetAttribute",
-                kernel,
-                attributes: "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES".to_string(),
-                source: e,
-            })?;
-    }
-    info.dynamic_shared.fetch_max(shared, Ordering::Relaxed);
-    Ok(())
-}
-
-/// Whether `stream` is capturing a graph.
-pub fn is_capturing(stream: &CudaStream) -> bool {
-    // SAFETY: the stream is live.
-    unsafe { cu::stream::is_capturing(stream.cu_stream()) }
-        .is_ok_and(|s| s == sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_ACTIVE)
 }

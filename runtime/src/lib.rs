@@ -36,11 +36,13 @@ mod args;
 mod attr;
 mod completion;
 mod config;
+mod device;
 mod devices;
 mod dim;
 mod driver;
 mod error;
 mod explain;
+mod function;
 mod graph;
 mod kernel;
 mod launch;
@@ -59,6 +61,7 @@ pub use chevron_cuda_spec::limits::{
 };
 pub use completion::{completion, completion_with, Completion, Mechanism, SPIN_LIMIT};
 pub use config::{LaunchConfig, MAX_LAUNCH_ATTRIBUTES, MAX_STREAM_ATTRIBUTES};
+pub use device::{context, driver_present, ensure_driver, is_capturing};
 #[cfg(feature = "nccl")]
 pub use devices::{ensure_nccl, nccl_present};
 pub use devices::{Completions, Device, DeviceSet};
@@ -66,9 +69,7 @@ pub use dim::Dim3;
 pub use error::{Error, KernelName, Result};
 pub use graph::{Capture, DeviceNode, Graph, GraphEdge, GraphNode};
 pub use kernel::{compile_cuda, nvrtc_present, Kernel, KernelSource};
-pub use launch::{
-    context, driver_present, ensure_driver, is_capturing, launch_function, launch_named,
-};
+pub use launch::{launch_function, launch_named};
 pub use link::{cudadevrt, load_ptx, CUDADEVRT_VAR};
 pub use occupancy::{
     max_active_clusters, max_cooperative_grid, occupancy, Occupancy, OccupancyLimit,

@@ -11,9 +11,9 @@ use std::sync::{Arc, OnceLock};
 use cudarc::driver::{CudaContext, CudaModule};
 use cudarc::nvrtc::Ptx;
 
+use crate::device::ensure_driver;
 use crate::driver;
 use crate::error::{Error, KernelName};
-use crate::launch::ensure_driver;
 
 /// The environment variable naming `libcudadevrt.a` itself, checked first.
 pub const CUDADEVRT_VAR: &str = "CHEVRON_CUDADEVRT";

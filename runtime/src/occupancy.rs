@@ -11,10 +11,11 @@ use cudarc::driver::result as cu;
 use cudarc::driver::{CudaContext, CudaFunction};
 
 use crate::config::LaunchConfig;
+use crate::device::ensure_driver;
 use crate::dim::Dim3;
 use crate::driver;
 use crate::error::{Error, KernelName};
-use crate::launch::{ensure_driver, ensure_shared};
+use crate::function::ensure_shared;
 use crate::sys;
 
 use sys::CUdevice_attribute as A;

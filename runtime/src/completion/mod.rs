@@ -145,7 +145,7 @@ fn host_func_v2_available() -> Result<(), Error> {
 
 #[cfg(cuda_13020)]
 fn host_func_v2_available() -> Result<(), Error> {
-    crate::ensure_driver()?;
+    crate::device::ensure_driver()?;
     if driver::has_host_func_v2() {
         return Ok(());
     }
@@ -248,7 +248,7 @@ fn start(stream: &Arc<CudaStream>, mechanism: Mechanism) -> Result<State, Error>
     let kernel = KernelName(None);
     ctx.bind_to_thread()
         .map_err(|e| driver_error("cuCtxSetCurrent", kernel, ctx, e))?;
-    if crate::launch::is_capturing(stream) {
+    if crate::device::is_capturing(stream) {
         return Err(Error::Graph {
             kernel,
             message: "cannot await a stream that is capturing a graph (its work runs when the \
