@@ -16,7 +16,7 @@ out="${1:-$dir}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 NVCC="${NVCC:-nvcc}"
-RDC=" device_update calls "
+RDC=" device_update calls conditional jacobi "
 DEBUG=" grid_helpers pdl_helpers calls grid_forms "
 
 # build SRC_DIR OUT_DIR: every SRC_DIR/*.cu to OUT_DIR/NAME.ptx (and NAME_debug.ptx).

@@ -17,4 +17,4 @@ if [ "${1:-}" != "tables" ]; then
     TRYBUILD=overwrite cargo test -q --test ui_versions --no-default-features --features cuda-12000
 fi
 echo "changed (read every snapshot before committing):"
-git status --short -- README.md ATTRIBUTES.md macros/src/lib.rs ui-tests
+git status --short -- README.md ATTRIBUTES.md src/lib.rs ui-tests

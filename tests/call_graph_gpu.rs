@@ -340,14 +340,14 @@ fn invalid_run_time_extents_are_reported_as_themselves() -> TestResult {
     );
     assert_eq!(
         violation.to_string(),
-        "grid is 18446744073709551615, which does not fit in `u32`"
+        "grid x is 18446744073709551615, which does not fit in `u32`"
     );
     let negative = std::hint::black_box(-128i32);
     let violation = invalid(
         unsafe { launch!(clustered_rank<<<8, negative, &stream>>>(&mut out)) },
         "block of -128",
     );
-    assert_eq!(violation.to_string(), "block is -128: it is negative");
+    assert_eq!(violation.to_string(), "block x is -128: it is negative");
     assert!(stream.clone_dtoh(&out)?.iter().all(|v| *v == POISON_U32));
     Ok(())
 }

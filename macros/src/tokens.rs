@@ -29,7 +29,7 @@ pub fn snippet(tokens: &impl ToTokens) -> String {
         .replace(" ,", ",")
 }
 
-/// An unsuffixed or `u32`-suffixed integer literal's value.
+/// An integer literal's value (for reading, not checking: `launch::limits::lit_number` checks).
 pub fn lit_u64(expr: &Expr) -> Option<(u64, Span)> {
     match unparen(expr) {
         Expr::Lit(syn::ExprLit {

@@ -20,7 +20,7 @@ macro_rules! fill {
 
 macro_rules! samples {
     ($($key:ident: $ty:ident $(<$lt:lifetime>)? = $cuda:ident ($id:literal),
-        at [$($position:ident),*], form $form:ident $([$($variant:literal),*])?,
+        at [$($position:ident),*], form $form:ident $([$($variant:literal $(since $variant_since:ident)?),*])?,
         since $since:ident, cc $cc:tt, value $value:literal $(, note $note:literal)?;)*) => {
         impl<'a> Samples<'a> {
             /// The value union of kind `id`'s sample, for calling the driver directly; `None`

@@ -405,16 +405,21 @@ macro_rules! for_each_kind {
                 since cuda_13020, cc (9, 0),
                 value "`Default`/`RequirePortable`/`AllowNonPortable` or a `PortableClusterSizeMode`";
             shared_memory_mode: SharedMemoryMode = CU_LAUNCH_ATTRIBUTE_SHARED_MEMORY_MODE (18),
-                at [Launch, GraphNode], form Enum ["Default", "RequirePortable", "AllowNonPortable"],
+                at [Launch, GraphNode],
+                form Enum ["Default", "RequirePortable", "AllowNonPortable",
+                    // CU_SHARED_MEMORY_MODE_ALLOW_OVERSIZED_SHARED_MEMORY (3) and
+                    // CU_SHARED_MEMORY_MODE_PREFER_OVERSIZED_SHARED_MEMORY (4).
+                    "AllowOversized" since cuda_13040, "PreferOversized" since cuda_13040],
                 since cuda_13020, cc any,
-                value "`Default`/`RequirePortable`/`AllowNonPortable` or a `SharedMemoryMode`";
+                value "`Default`/`RequirePortable`/`AllowNonPortable` (13.4: `AllowOversized`/`PreferOversized`) or a `SharedMemoryMode`";
         }
     };
 }
 
 macro_rules! kinds {
     ($($key:ident: $ty:ident $(<$lt:lifetime>)? = $cuda:ident ($id:literal),
-        at [$($position:ident),*], form $form:ident $([$($variant:literal),*])?,
+        at [$($position:ident),*],
+        form $form:ident $([$($variant:literal $(since $variant_since:ident)?),*])?,
         since $since:ident, cc $cc:tt, value $value:literal $(, note $note:literal)?;)*) => {
         /// Every kind of every supported CUDA version, in the driver's id order: the rows of
         /// [`for_each_kind!`](crate::for_each_kind).
@@ -432,6 +437,13 @@ macro_rules! kinds {
                 note: kinds!(@note $($note)?),
             },
         )*];
+
+        /// Enum values of a kind that came with a later CUDA version than the kind: `(key,
+        /// variant, version)`, the row's `"Variant" since cuda_NNNNN`. A variant not listed is as
+        /// old as its kind.
+        pub const LATER_VARIANTS: &[(&str, &str, u32)] = &[$($($($(
+            (stringify!($key), $variant, cuda::$variant_since),
+        )?)*)?)*];
     };
     (@cc any) => { None };
     (@cc ($major:literal, $minor:literal)) => { Some(($major, $minor)) };
@@ -440,6 +452,28 @@ macro_rules! kinds {
 }
 
 for_each_kind!(kinds);
+
+/// The CUDA version that introduced value `variant` of kind `key`: the kind's own unless
+/// [`LATER_VARIANTS`] lists it.
+pub fn variant_since(key: &str, variant: &str) -> Option<u32> {
+    let kind = by_key(key)?;
+    Some(
+        LATER_VARIANTS
+            .iter()
+            .find(|(k, v, _)| *k == key && *v == variant)
+            .map_or(kind.since, |&(_, _, since)| since),
+    )
+}
+
+/// The message for a value used with a CUDA feature that lacks it:
+/// ``"`AllowOversized` (`shared_memory_mode`) needs CUDA 13.4: use feature cuda-13040 or later"``.
+pub fn variant_missing_message(key: &str, variant: &str, since: u32) -> String {
+    format!(
+        "`{variant}` (`{key}`) needs CUDA {}: use feature {} or later",
+        version_name(since),
+        feature_name(since)
+    )
+}
 
 /// The row of the kind with driver id `id`, in any supported version.
 pub const fn by_id(id: u32) -> Option<&'static Kind> {
@@ -667,6 +701,37 @@ mod tests {
         assert_eq!(
             Position::GraphNode.driver_call(),
             "cuGraphKernelNodeSetAttribute"
+        );
+    }
+
+    #[test]
+    fn later_variants_are_variants_of_their_kind() {
+        for &(key, variant, since) in LATER_VARIANTS {
+            let kind = by_key(key).expect("a kind");
+            let ValueForm::Enum(variants) = kind.form else {
+                panic!("{key} is not an enum kind");
+            };
+            assert!(variants.contains(&variant), "{key}: {variant}");
+            assert!(since > kind.since && CUDA_VERSIONS.contains(&since));
+            assert!(
+                kind.value.contains(variant),
+                "{key}: the docs name {variant}"
+            );
+        }
+        assert_eq!(
+            variant_since("shared_memory_mode", "AllowOversized"),
+            Some(13040)
+        );
+        assert_eq!(
+            variant_since("shared_memory_mode", "AllowNonPortable"),
+            Some(13020)
+        );
+        assert_eq!(variant_since("sync", "Spin"), Some(12000));
+        assert_eq!(variant_since("fast", "Spin"), None);
+        assert_eq!(
+            variant_missing_message("shared_memory_mode", "PreferOversized", 13040),
+            "`PreferOversized` (`shared_memory_mode`) needs CUDA 13.4: use feature cuda-13040 or \
+             later"
         );
     }
 

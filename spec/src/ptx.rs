@@ -6,6 +6,7 @@
 //! whole call graph (see [`BodyUses`]). Everything else is skipped.
 
 mod facts;
+pub(crate) mod rule;
 
 pub use facts::{BodyUses, Callee, Fact, Seen, Site, UnseenCall};
 
@@ -145,8 +146,16 @@ impl PtxType {
     }
 
     /// Width in bits (1 for `.pred`).
-    pub fn bits(self) -> u32 {
-        self.entry().2
+    pub const fn bits(self) -> u32 {
+        // A loop, not `entry()`: const code (`param::fits`) calls this.
+        let mut i = 0;
+        while i < TYPES.len() {
+            if TYPES[i].0 as u8 == self as u8 {
+                return TYPES[i].2;
+            }
+            i += 1;
+        }
+        0
     }
 
     /// Whether this is a floating-point type (`.f16`, `.f32`, `.f64`).
@@ -292,14 +301,9 @@ pub enum Expected {
 impl Expected {
     /// What the Rust side is, for messages: "a 32-bit integer".
     pub fn describe(self) -> String {
-        match self {
-            Expected::Int(bits) => format!("a {bits}-bit integer"),
-            Expected::Float(bits) => format!("a {bits}-bit float"),
-            Expected::Bool => "a `bool` (8-bit)".into(),
-            Expected::Pointer => "a device pointer (64-bit)".into(),
-            Expected::Value(Some(n)) => format!("a {n}-byte value"),
-            Expected::Value(None) => "a value".into(),
-        }
+        rule::describe(rule::Message::new(), self)
+            .as_str()
+            .to_string()
     }
 }
 
@@ -365,23 +369,8 @@ impl Param {
 /// The error says what differs, without naming the Rust parameter or the line (see
 /// [`check_signature`] for the full message).
 pub fn check_param(expected: Expected, param: &Param) -> Result<Option<u64>, String> {
-    use PtxType::*;
-    let (ty, bits, array) = (param.ty, param.ty.bits(), param.array_len.is_some());
-    let int_like = matches!(
-        ty,
-        U8 | U16 | U32 | U64 | S8 | S16 | S32 | S64 | B8 | B16 | B32 | B64
-    );
-    let ok = match expected {
-        Expected::Int(w) => !array && int_like && bits == w,
-        Expected::Bool => !array && int_like && bits == 8,
-        Expected::Float(w) => {
-            !array && matches!(ty, F16 | F32 | F64 | B16 | B32 | B64) && bits == w
-        }
-        Expected::Pointer => !array && matches!(ty, U64 | S64 | B64),
-        Expected::Value(None) => ty != Pred,
-        Expected::Value(Some(n)) => ty != Pred && param.size_bytes() == n,
-    };
-    if ok {
+    // One rule for both: `#[kernel]` applies it in const code (`param::fits`).
+    if rule::fits(expected, param.ty, param.array_len) {
         return Ok(match expected {
             Expected::Value(None) => Some(param.size_bytes()),
             _ => None,
