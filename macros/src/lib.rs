@@ -9,6 +9,7 @@ use proc_macro::TokenStream;
 mod kernel;
 mod launch;
 mod report;
+mod warn;
 
 /// Declares a CUDA kernel with a typed Rust signature, checked against its PTX entry at compile
 /// time.

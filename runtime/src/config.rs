@@ -45,7 +45,7 @@ const EMPTY_ATTR: sys::CUlaunchAttribute = sys::CUlaunchAttribute {
 /// there replaces it, so the driver never sees a kind twice (it would silently accept that).
 ///
 /// ```
-/// use chevron_cuda_runtime::{ClusterDim, Cooperative, LaunchConfig, SyncPolicy};
+/// use chevron::{ClusterDim, Cooperative, LaunchConfig, SyncPolicy};
 ///
 /// let cfg = LaunchConfig::new((64, 1, 1), 256)
 ///     .shared(1024)
@@ -60,12 +60,12 @@ const EMPTY_ATTR: sys::CUlaunchAttribute = sys::CUlaunchAttribute {
 /// A kind in the wrong place does not compile:
 ///
 /// ```compile_fail
-/// use chevron_cuda_runtime::{LaunchConfig, SyncPolicy};
+/// use chevron::{LaunchConfig, SyncPolicy};
 /// let cfg = LaunchConfig::new(1, 1).with(SyncPolicy::Spin); // stream only
 /// ```
 ///
 /// ```compile_fail
-/// use chevron_cuda_runtime::{Cooperative, LaunchConfig};
+/// use chevron::{Cooperative, LaunchConfig};
 /// let cfg = LaunchConfig::new(1, 1).with_stream(Cooperative); // launch only
 /// ```
 ///
@@ -157,7 +157,7 @@ impl<'a> LaunchConfig<'a> {
     /// decides the actual maximum (16 on an H100/H200).
     ///
     /// ```
-    /// use chevron_cuda_runtime::{ClusterDim, LaunchConfig};
+    /// use chevron::{ClusterDim, LaunchConfig};
     /// let cfg = LaunchConfig::new(32, 128).with(ClusterDim::new(16, 1, 1));
     /// assert!(cfg.validate().is_err());
     /// assert!(cfg.non_portable_cluster().validate().is_ok());

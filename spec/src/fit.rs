@@ -275,6 +275,10 @@ pub struct InfoText {
     pub info: KernelInfo,
     /// The messages, in the order of [`Messages`]' fields.
     pub messages: [String; 7],
+    /// The warning for a `programmatic_event` launch, when the entry never executes
+    /// `griddepcontrol.launch_dependents`: its event then fires only when the kernel ends.
+    /// `None` when it does, or may (its body calls other functions).
+    pub no_trigger: Option<String>,
 }
 
 fn dims_text(d: [u32; 3]) -> String {
@@ -380,7 +384,19 @@ pub fn read_info(
          `#[kernel(…, cooperative = \"co_resident\")]`",
         entry.line
     );
+    let no_trigger = (u.griddep_launch_dependents.is_none() && u.call.is_none()).then(|| {
+        format!(
+            "kernel `{name}` never executes `griddepcontrol.launch_dependents` ({file}, entry at \
+             line {}): with `programmatic_event` its event fires only when the kernel ends, so \
+             the dependent kernel gains no overlap; call \
+             `cudaTriggerProgrammaticLaunchCompletion()` in the kernel once its dependents may \
+             start, or add `#[allow(deprecated)]` to the function of this launch if ordering \
+             at the end is what you want",
+            entry.line
+        )
+    });
     InfoText {
+        no_trigger,
         info,
         messages: [
             block,
@@ -457,6 +473,22 @@ mod tests {
         assert_eq!(i.check_cluster(Some([2, 2, 1])), Ok(()));
         assert_eq!(i.check_cluster(Some([8, 1, 1])), Err(Broken::ClusterRank));
         assert_eq!(i.check_grid([7, 1, 1]), Ok(()));
+    }
+
+    #[test]
+    fn programmatic_event_warning_only_where_the_body_proves_no_trigger() {
+        let src = ".entry t() { griddepcontrol.launch_dependents; ret; }\n\
+                   .entry n() { ret; }\n\
+                   .entry c() { call.uni f, (); ret; }";
+        let es = parse_entries(src).expect("PTX parses");
+        let warn = |k: usize| {
+            read_info(&es[k], &es[k].name, "k.ptx", false, CooperativeUse::ByPtx).no_trigger
+        };
+        assert_eq!(warn(0), None);
+        let n = warn(1).expect("no trigger in `n`");
+        assert!(n.starts_with("kernel `n` never executes `griddepcontrol.launch_dependents` (k.ptx, entry at line 2)"), "{n}");
+        // A call may trigger: unknown, so no warning.
+        assert_eq!(warn(2), None);
     }
 
     #[test]

@@ -68,6 +68,9 @@ pub struct BodyUses {
     /// `cooperative_groups::this_grid()` (and so `this_grid().sync()`) uses; only a cooperative
     /// launch provides it.
     pub grid_sync: Option<usize>,
+    /// A `call` (of a `.func` or an external function): the entry then executes more than its
+    /// body shows, so an instruction missing from the body may still run.
+    pub call: Option<usize>,
 }
 
 /// One `.param` of an entry.
@@ -781,6 +784,7 @@ pub fn parse_entries(ptx: &str) -> Result<Vec<Entry>, String> {
                         Some(&mut e.uses.griddep_launch_dependents)
                     }
                     ("%envreg1" | "%envreg2", _) => Some(&mut e.uses.grid_sync),
+                    ("call", _) => Some(&mut e.uses.call),
                     _ => None,
                 };
                 if let Some(slot) = slot {
@@ -1022,6 +1026,19 @@ mod tests {
             .uses
             .grid_sync
             .is_none());
+        // nvcc's `call.uni` of the device runtime, in `retarget` only; none in saxpy.
+        let src = include_str!("../../kernels/device_update.ptx");
+        let retarget = parse(src).into_iter().find(|e| e.name == "retarget");
+        let first_call = src.lines().position(|l| l.trim_start().starts_with("call"));
+        assert_eq!(
+            retarget.expect("retarget").uses.call,
+            first_call.map(|p| p + 1)
+        );
+        assert!(first_call.is_some());
+        assert_eq!(
+            parse(include_str!("../../kernels/saxpy.ptx"))[0].uses.call,
+            None
+        );
     }
 
     #[test]

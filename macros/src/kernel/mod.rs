@@ -12,6 +12,8 @@ mod tests;
 use proc_macro2::TokenStream;
 
 use crate::report::{self, Errors};
+use ast::ResolvedSource;
+pub use source::NvccOutcome;
 
 /// Expands `#[kernel(...)]` on `item`.
 pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -27,7 +29,11 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut cx = Errors::default();
     let args = parse::parse_args(args, &mut cx);
     match check::check(&args, &parsed, &mut cx) {
-        Some(decl) if cx.is_empty() => expand::expand_kernel(&decl),
+        Some(decl) if cx.is_empty() => {
+            let mut out = expand::expand_kernel(&decl);
+            out.extend(run_time_only_warning(&args, &decl));
+            out
+        }
         _ => {
             let mut out = expand::expand_stub(&parsed);
             out.extend(report::into_tokens(
@@ -36,6 +42,23 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             out
         }
     }
+}
+
+/// The warning of a `cuda = "…"` declaration checked only at run time (see
+/// [`crate::warn::run_time_only`]).
+fn run_time_only_warning(args: &ast::KernelArgs, decl: &ast::KernelDecl) -> TokenStream {
+    let (ResolvedSource::Cuda { abs_path, .. }, None, Some(lit)) = (
+        &decl.source,
+        &decl.info,
+        args.source.as_ref().map(|s| &s.path),
+    ) else {
+        return TokenStream::new();
+    };
+    let outcome = match source::nvcc_outcome(std::path::Path::new(abs_path)) {
+        NvccOutcome::Ran => NvccOutcome::NoEntry,
+        other => other,
+    };
+    crate::warn::run_time_only(&decl.ident, &lit.value(), lit.span(), outcome, &decl.attrs)
 }
 
 #[cfg(test)]

@@ -136,27 +136,63 @@ pub fn parse_ptx(path: &Path, text: &str) -> Arc<Parsed> {
     parsed
 }
 
+/// What became of `nvcc -ptx` for a `cuda = "…"` file, for the warning when its rules are known
+/// only at run time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NvccOutcome {
+    /// nvcc made PTX (`#[kernel]` reads the entry's rules from it).
+    Ran,
+    /// `CHEVRON_NVCC=0`: not run, on purpose.
+    Disabled,
+    /// No nvcc on `PATH`, in `$CUDA_PATH/bin` or `/usr/local/cuda/bin`.
+    NotFound,
+    /// nvcc ran and failed.
+    Failed,
+    /// nvcc's PTX could not be read or lacks the entry (set by the caller, which looks for it).
+    NoEntry,
+}
+
+type NvccCache = Mutex<Option<HashMap<PathBuf, (String, Result<String, NvccOutcome>)>>>;
+
+/// nvcc's result per path and content in this process.
+static NVCC: NvccCache = Mutex::new(None);
+
+fn nvcc_disabled() -> bool {
+    std::env::var_os("CHEVRON_NVCC").is_some_and(|v| v == "0")
+}
+
 /// `nvcc -ptx -arch=sm_90` of a CUDA C file, once per path and content in this process;
-/// `None` without nvcc, when it fails, or with `CHEVRON_NVCC=0`.
+/// `None` without nvcc, when it fails, or with `CHEVRON_NVCC=0` ([`nvcc_outcome`] says which).
 pub fn nvcc_ptx(path: &Path, text: &str) -> Option<String> {
-    type NvccCache = Mutex<Option<HashMap<PathBuf, (String, Option<String>)>>>;
-    static NVCC: NvccCache = Mutex::new(None);
-    if std::env::var_os("CHEVRON_NVCC").is_some_and(|v| v == "0") {
+    if nvcc_disabled() {
         return None;
     }
     let mut guard = NVCC.lock().unwrap_or_else(PoisonError::into_inner);
     let cache = guard.get_or_insert_with(HashMap::new);
     if let Some((cached, ptx)) = cache.get(path) {
         if cached == text {
-            return ptx.clone();
+            return ptx.clone().ok();
         }
     }
     let ptx = run_nvcc(path);
     cache.insert(path.to_path_buf(), (text.to_string(), ptx.clone()));
-    ptx
+    ptx.ok()
 }
 
-fn run_nvcc(path: &Path) -> Option<String> {
+/// What [`nvcc_ptx`] last found for `path`: [`NvccOutcome::Ran`] when it made PTX.
+pub fn nvcc_outcome(path: &Path) -> NvccOutcome {
+    if nvcc_disabled() {
+        return NvccOutcome::Disabled;
+    }
+    let guard = NVCC.lock().unwrap_or_else(PoisonError::into_inner);
+    match guard.as_ref().and_then(|cache| cache.get(path)) {
+        Some((_, Ok(_))) => NvccOutcome::Ran,
+        Some((_, Err(outcome))) => *outcome,
+        None => NvccOutcome::Disabled,
+    }
+}
+
+fn run_nvcc(path: &Path) -> Result<String, NvccOutcome> {
     let mut candidates = vec![PathBuf::from("nvcc")];
     if let Some(cuda) = std::env::var_os("CUDA_PATH") {
         candidates.push(PathBuf::from(cuda).join("bin").join("nvcc"));
@@ -165,21 +201,27 @@ fn run_nvcc(path: &Path) -> Option<String> {
     static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let out = std::env::temp_dir().join(format!("chevron-nvcc-{}-{n}.ptx", std::process::id()));
-    let ptx = candidates.iter().find_map(|nvcc| {
-        let status = std::process::Command::new(nvcc)
-            .args(["-ptx", "-arch=sm_90", "-o"])
-            .arg(&out)
-            .arg(path)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status()
-            .ok()?;
-        if status.success() {
-            std::fs::read_to_string(&out).ok()
-        } else {
-            None
-        }
-    });
+    // The first nvcc that starts decides: a failure there is the source's, not a missing nvcc.
+    let ptx = candidates
+        .iter()
+        .find_map(|nvcc| {
+            std::process::Command::new(nvcc)
+                .args(["-ptx", "-arch=sm_90", "-o"])
+                .arg(&out)
+                .arg(path)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status()
+                .ok()
+        })
+        .ok_or(NvccOutcome::NotFound)
+        .and_then(|status| {
+            status
+                .success()
+                .then(|| std::fs::read_to_string(&out).ok())
+                .flatten()
+                .ok_or(NvccOutcome::Failed)
+        });
     let _ = std::fs::remove_file(&out);
     ptx
 }
