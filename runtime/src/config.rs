@@ -59,12 +59,12 @@ const EMPTY_ATTR: sys::CUlaunchAttribute = sys::CUlaunchAttribute {
 ///
 /// A kind in the wrong place does not compile:
 ///
-/// ```compile_fail
+/// ```compile_fail,E0277
 /// use chevron::{LaunchConfig, SyncPolicy};
 /// let cfg = LaunchConfig::new(1, 1).with(SyncPolicy::Spin); // stream only
 /// ```
 ///
-/// ```compile_fail
+/// ```compile_fail,E0277
 /// use chevron::{Cooperative, LaunchConfig};
 /// let cfg = LaunchConfig::new(1, 1).with_stream(Cooperative); // launch only
 /// ```

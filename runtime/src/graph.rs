@@ -699,7 +699,7 @@ impl<'a> Graph<'a> {
     /// instantiates the graph again, after the last replay, so that it takes effect. Only kinds
     /// the driver accepts on a graph node compile (the spec table's `graph` column):
     ///
-    /// ```compile_fail
+    /// ```compile_fail,E0277
     /// # fn f(g: &mut chevron::Graph<'_>, n: &chevron::GraphNode) {
     /// g.set_node_attribute(n, chevron::ProgrammaticSerialization); // not on a node
     /// # }

@@ -17,7 +17,7 @@ use crate::error::{Error, KernelName};
 /// # Ok(()) }
 /// ```
 ///
-/// ```compile_fail
+/// ```compile_fail,E0277
 /// # fn f(stream: &chevron::cudarc::driver::CudaStream) {
 /// chevron::set_stream_attribute(stream, chevron::Cooperative); // launch only
 /// # }
