@@ -48,7 +48,11 @@ fn blocks<'a>(lines: impl IntoIterator<Item = (usize, &'a str)>) -> Vec<Block> {
             }
         } else if let Some((indent, block)) = open.as_mut() {
             let cut = line.len().min(*indent);
-            let cut = if line[..cut].trim().is_empty() { cut } else { 0 };
+            let cut = if line[..cut].trim().is_empty() {
+                cut
+            } else {
+                0
+            };
             block.lines.push(line[cut..].to_string());
         }
     }
@@ -136,7 +140,11 @@ fn doc_examples_import_chevron_not_the_inner_crates() {
         let text = std::fs::read_to_string(path).expect("a source file");
         let docs = doc_lines(&text);
         let blocks = blocks(docs.iter().map(|(n, l)| (*n, l.as_str())));
-        let name = path.strip_prefix(root()).unwrap_or(path).display().to_string();
+        let name = path
+            .strip_prefix(root())
+            .unwrap_or(path)
+            .display()
+            .to_string();
         found.extend(inner_crate_uses(&name, &blocks));
     }
     for name in MARKDOWN {

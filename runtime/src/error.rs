@@ -462,3 +462,28 @@ impl Error {
 
 /// Result with [`Error`].
 pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_is_the_sentence_and_alternate_debug_the_structure() {
+        let e = Error::NoDriver;
+        assert_eq!(format!("{e:?}"), e.to_string());
+        assert!(format!("{e:?}").starts_with("no CUDA driver on this machine"));
+        assert_eq!(format!("{e:#?}"), "NoDriver");
+        let e = Error::KernelConstraint {
+            kernel: KernelName(Some("k")),
+            message: "m".into(),
+        };
+        assert_eq!(
+            format!("{e:?}"),
+            "launch does not fit the kernel for `k`: m"
+        );
+        assert_eq!(
+            format!("{e:#?}"),
+            "KernelConstraint {\n    kernel: KernelName(\n        Some(\n            \"k\",\n        ),\n    ),\n    message: \"m\",\n}"
+        );
+    }
+}
