@@ -14,7 +14,7 @@ use crate::kernel::NvccOutcome;
 /// deprecated when the kernel never triggers its dependents.
 pub const NO_TRIGGER: &str = "programmatic_event_without_launch_dependents";
 
-/// The constant, for an item position: `#[deprecated(note = …)] const NAME: () = ();`, with
+/// The constant, for an item position: `#[deprecated(note = …)] const NAME: u8 = 0;`, with
 /// `note` unless `warn` is false (the constant is then plain, so that using it is silent).
 pub fn constant(name: &Ident, warn: bool, note: &str) -> TokenStream {
     let deprecated = warn.then(|| quote!(#[deprecated(note = #note)]));
@@ -22,13 +22,14 @@ pub fn constant(name: &Ident, warn: bool, note: &str) -> TokenStream {
         #deprecated
         #[doc(hidden)]
         #[allow(dead_code, non_upper_case_globals)]
-        pub const #name: () = ();
+        pub const #name: u8 = 0;
     }
 }
 
 /// A statement that uses `path` (a constant from [`constant`]) at `span`: the warning, if the
 /// constant has one, points there. The user's span is what makes rustc report it (lints in
-/// code a macro made up are not reported).
+/// code a macro made up are not reported). (The constant is a `u8`: `let _ =` of a `()` draws
+/// clippy's `let_unit_value`, also as `_ = path;`.)
 pub fn use_at(path: TokenStream, span: Span) -> TokenStream {
     quote_spanned!(span=> let _ = #path;)
 }
