@@ -321,6 +321,65 @@ pub enum Error {
         /// What went wrong and how to fix it.
         message: String,
     },
+
+    /// Work awaited on a stream (a [`crate::Completion`]) failed: the driver reported an error
+    /// for the stream instead of its completion, typically a kernel that trapped or faulted.
+    #[error(
+        "the work awaited on a stream of device {device} failed ({call}: {source}){}",
+        sticky_suffix(source)
+    )]
+    StreamFailed {
+        /// The device of the stream's context.
+        device: usize,
+        /// Where the error came from: `cuStreamAddCallback` (the status the driver passed to
+        /// the callback), `cuEventQuery` or `cuStreamQuery`.
+        call: &'static str,
+        /// The driver's code.
+        #[source]
+        source: DriverError,
+    },
+
+    /// Something this build or this driver does not have: an API of a later CUDA version, a
+    /// library that is not on the machine (NCCL).
+    #[error("{what} is not available: {why}; {fix}")]
+    Unavailable {
+        /// What was asked for, e.g. `` `Mechanism::HostFuncV2` (cuLaunchHostFunc_v2) ``.
+        what: &'static str,
+        /// Why not, with the versions involved.
+        why: String,
+        /// What to do instead.
+        fix: &'static str,
+    },
+
+    /// An error on one device of a [`crate::DeviceSet`].
+    #[error("device {device}: {source}")]
+    OnDevice {
+        /// The device's ordinal.
+        device: usize,
+        /// The error on that device.
+        #[source]
+        source: Box<Error>,
+    },
+
+    /// An NCCL call failed (feature `nccl`).
+    #[error("{call} failed: {result}")]
+    Nccl {
+        /// The NCCL entry point, e.g. `ncclCommInitAll`.
+        call: &'static str,
+        /// NCCL's result code.
+        result: String,
+    },
+}
+
+/// The end of an [`Error::StreamFailed`] message: what a sticky error means.
+fn sticky_suffix(source: &DriverError) -> &'static str {
+    if crate::explain::is_sticky(source.0) {
+        "; the CUDA context is unusable after this error: every later call in it fails the same \
+         way, so the process must exit to use the GPU again (run `compute-sanitizer` to find the \
+         faulting kernel)"
+    } else {
+        ""
+    }
 }
 
 /// `{:?}`: the message and its causes; `{:#?}`: the structure (see [`Error`]).
@@ -394,6 +453,10 @@ impl Error {
             Link { kernel, call, log, source },
             Signature { kernel, message },
             Graph { kernel, message },
+            StreamFailed { device, call, source },
+            Unavailable { what, why, fix },
+            OnDevice { device, source },
+            Nccl { call, result },
         )
     }
 }

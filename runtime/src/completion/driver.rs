@@ -1,0 +1,150 @@
+//! The driver calls of completions, in the shape of the crate's thin driver layer
+//! (`crate::driver`): each `sys::cu*` call once, its `CUresult` as a `Result`.
+
+use core::ffi::c_void;
+
+use cudarc::driver::DriverError;
+
+use crate::driver::check;
+use crate::sys;
+
+/// `cuStreamAddCallback`: `callback(stream, status, user)` runs on a driver thread once the work
+/// enqueued so far is done, with the stream's error if it failed.
+///
+/// # Safety
+/// `stream` is live; `user` stays valid until the callback has run.
+pub(crate) unsafe fn add_callback(
+    stream: sys::CUstream,
+    callback: sys::CUstreamCallback,
+    user: *mut c_void,
+) -> Result<(), DriverError> {
+    // SAFETY: forwarded from the caller; flags must be 0.
+    check(unsafe { sys::cuStreamAddCallback(stream, callback, user, 0) })
+}
+
+/// `cuLaunchHostFunc`: `f(user)` runs on a driver thread once the work enqueued so far is done;
+/// never when the context failed.
+///
+/// # Safety
+/// As [`add_callback`].
+pub(crate) unsafe fn launch_host_func(
+    stream: sys::CUstream,
+    f: sys::CUhostFn,
+    user: *mut c_void,
+) -> Result<(), DriverError> {
+    // SAFETY: forwarded from the caller.
+    check(unsafe { sys::cuLaunchHostFunc(stream, f, user) })
+}
+
+/// Whether the loaded driver exports `cuLaunchHostFunc_v2` (CUDA 13.2). cudarc panics calling a
+/// symbol that the driver lacks, so this is asked first, once.
+#[cfg(any(feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040"))]
+pub(crate) fn has_host_func_v2() -> bool {
+    use std::sync::OnceLock;
+    static PRESENT: OnceLock<bool> = OnceLock::new();
+    // SAFETY: only looks the symbol up in the already loaded library.
+    *PRESENT.get_or_init(|| unsafe {
+        sys::culib()
+            .get::<unsafe extern "C" fn()>(b"cuLaunchHostFunc_v2")
+            .is_ok()
+    })
+}
+
+/// `cuLaunchHostFunc_v2` with `CU_HOST_TASK_SPINWAIT` (`spin`) or `CU_HOST_TASK_BLOCKING`: how
+/// the driver's thread that runs host tasks waits for the next one. Call only where
+/// [`has_host_func_v2`].
+///
+/// # Safety
+/// As [`add_callback`].
+#[cfg(any(feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040"))]
+pub(crate) unsafe fn launch_host_func_v2(
+    stream: sys::CUstream,
+    f: sys::CUhostFn,
+    user: *mut c_void,
+    spin: bool,
+) -> Result<(), DriverError> {
+    use sys::CUhostTaskSyncMode as M;
+    let mode = if spin {
+        M::CU_HOST_TASK_SPINWAIT
+    } else {
+        M::CU_HOST_TASK_BLOCKING
+    };
+    // SAFETY: forwarded from the caller.
+    check(unsafe { sys::cuLaunchHostFunc_v2(stream, f, user, mode as core::ffi::c_uint) })
+}
+
+/// `cuStreamWriteValue32`: the stream writes `value` to `address` once the work enqueued so far
+/// is done (with a memory barrier: that work's writes are visible first).
+///
+/// # Safety
+/// `stream` is live; `address` is device-visible memory of the stream's context that stays
+/// valid (and registered) until the write has happened.
+pub(crate) unsafe fn write_value32(
+    stream: sys::CUstream,
+    address: sys::CUdeviceptr,
+    value: u32,
+) -> Result<(), DriverError> {
+    // SAFETY: forwarded from the caller; flags 0 is CU_STREAM_WRITE_VALUE_DEFAULT.
+    check(unsafe { sys::cuStreamWriteValue32_v2(stream, address, value, 0) })
+}
+
+/// `cuMemHostRegister` with `CU_MEMHOSTREGISTER_DEVICEMAP`, then `cuMemHostGetDevicePointer`:
+/// pins `bytes` at `ptr` in the current context and returns the address the device writes to.
+///
+/// # Safety
+/// `ptr..ptr + bytes` is live host memory that is never freed.
+pub(crate) unsafe fn register_mapped(
+    ptr: *mut c_void,
+    bytes: usize,
+) -> Result<sys::CUdeviceptr, DriverError> {
+    const DEVICEMAP: core::ffi::c_uint = 0x02;
+    // SAFETY: forwarded from the caller.
+    check(unsafe { sys::cuMemHostRegister_v2(ptr, bytes, DEVICEMAP) })?;
+    let mut device: sys::CUdeviceptr = 0;
+    // SAFETY: the memory was registered with DEVICEMAP just above; `device` is an out-pointer.
+    check(unsafe { sys::cuMemHostGetDevicePointer_v2(&mut device, ptr, 0) })?;
+    Ok(device)
+}
+
+/// `cuEventRecord`.
+///
+/// # Safety
+/// The event and the stream are live and of the same context.
+pub(crate) unsafe fn record(event: sys::CUevent, stream: sys::CUstream) -> Result<(), DriverError> {
+    // SAFETY: forwarded from the caller.
+    check(unsafe { sys::cuEventRecord(event, stream) })
+}
+
+/// `cuEventQuery`: `Ok(true)` once the recorded work is done, `Ok(false)` while it is not
+/// (`CUDA_ERROR_NOT_READY`), the stream's error otherwise.
+///
+/// # Safety
+/// The event is live.
+pub(crate) unsafe fn event_done(event: sys::CUevent) -> Result<bool, DriverError> {
+    // SAFETY: forwarded from the caller.
+    not_ready_is_false(unsafe { sys::cuEventQuery(event) })
+}
+
+/// `cuStreamQuery`: as [`event_done`], for everything enqueued on the stream.
+///
+/// # Safety
+/// The stream is live.
+pub(crate) unsafe fn stream_done(stream: sys::CUstream) -> Result<bool, DriverError> {
+    // SAFETY: forwarded from the caller.
+    not_ready_is_false(unsafe { sys::cuStreamQuery(stream) })
+}
+
+fn not_ready_is_false(rc: sys::CUresult) -> Result<bool, DriverError> {
+    match rc {
+        sys::cudaError_enum::CUDA_ERROR_NOT_READY => Ok(false),
+        other => check(other).map(|()| true),
+    }
+}
+
+/// `cuDriverGetVersion`: the CUDA version of the driver, e.g. 13000 for 13.0.
+#[cfg(any(feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040"))]
+pub(crate) fn driver_version() -> Result<i32, DriverError> {
+    let mut version = 0;
+    // SAFETY: a valid out-pointer.
+    check(unsafe { sys::cuDriverGetVersion(&mut version) }).map(|()| version)
+}
