@@ -4,6 +4,9 @@
 //! by a slow kernel on another stream is read by the replay only after that write, also when the
 //! replay runs on a third stream after a synchronize.
 
+#[path = "common/gpu.rs"]
+mod gpu;
+
 use std::sync::Arc;
 
 use chevron::cudarc::driver::{CudaSlice, CudaStream};
@@ -71,7 +74,7 @@ fn chain_graph<'a>(
 #[ignore = "needs a CUDA GPU"]
 fn update_ordered_equals_update_and_the_host() -> TestResult {
     const ROUNDS: usize = 5;
-    let stream = chevron::context(0)?.new_stream()?;
+    let stream = gpu::context(0)?.new_stream()?;
     let mut captured = [
         stream.clone_htod(&data(0.0))?,
         stream.clone_htod(&data(0.0))?,
@@ -127,7 +130,7 @@ fn update_ordered_equals_update_and_the_host() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn an_ordered_buffer_of_another_graph_is_refused() -> TestResult {
-    let stream = chevron::context(0)?.new_stream()?;
+    let stream = gpu::context(0)?.new_stream()?;
     let (mut y0, mut y1) = (
         stream.clone_htod(&data(0.0))?,
         stream.clone_htod(&data(0.0))?,
@@ -194,7 +197,7 @@ fn assert_after_the_write(what: &str, w: &[f32]) {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn an_ordered_buffer_waits_for_its_writer_on_another_stream() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let (graph_stream, writer) = (ctx.new_stream()?, ctx.new_stream()?);
     let w = read_while_written(&graph_stream, &writer, &graph_stream, false)?;
     assert_after_the_write("replay on the graph's stream", &w);
@@ -204,7 +207,7 @@ fn an_ordered_buffer_waits_for_its_writer_on_another_stream() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn the_ordering_holds_for_a_replay_on_a_third_stream_after_a_synchronize() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let (graph_stream, writer, third) = (ctx.new_stream()?, ctx.new_stream()?, ctx.new_stream()?);
     let w = read_while_written(&graph_stream, &writer, &third, true)?;
     assert_after_the_write("replay on a third stream after a synchronize", &w);

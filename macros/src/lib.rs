@@ -13,6 +13,7 @@ mod krate;
 mod launch;
 mod report;
 mod tokens;
+mod warn;
 
 /// Declares a CUDA kernel with a typed Rust signature, checked against its PTX entry at compile
 /// time.

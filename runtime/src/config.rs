@@ -52,7 +52,7 @@ type StreamEntry = (sys::CUstreamAttrID, sys::CUstreamAttrValue);
 /// so the driver never sees a kind twice (it would silently accept that).
 ///
 /// ```
-/// use chevron_cuda_runtime::{ClusterDim, Cooperative, LaunchConfig, SyncPolicy};
+/// use chevron::{ClusterDim, Cooperative, LaunchConfig, SyncPolicy};
 ///
 /// let cfg = LaunchConfig::new((64, 1, 1), 256)
 ///     .shared(1024)
@@ -66,13 +66,13 @@ type StreamEntry = (sys::CUstreamAttrID, sys::CUstreamAttrValue);
 ///
 /// A kind in the wrong place does not compile:
 ///
-/// ```compile_fail
-/// use chevron_cuda_runtime::{LaunchConfig, SyncPolicy};
+/// ```compile_fail,E0277
+/// use chevron::{LaunchConfig, SyncPolicy};
 /// let cfg = LaunchConfig::new(1, 1).with(SyncPolicy::Spin); // stream only
 /// ```
 ///
-/// ```compile_fail
-/// use chevron_cuda_runtime::{Cooperative, LaunchConfig};
+/// ```compile_fail,E0277
+/// use chevron::{Cooperative, LaunchConfig};
 /// let cfg = LaunchConfig::new(1, 1).with_stream(Cooperative); // launch only
 /// ```
 ///
@@ -183,7 +183,7 @@ impl<'a> LaunchConfig<'a> {
     /// decides the actual maximum (16 on an H100/H200).
     ///
     /// ```
-    /// use chevron_cuda_runtime::{ClusterDim, LaunchConfig};
+    /// use chevron::{ClusterDim, LaunchConfig};
     /// let cfg = LaunchConfig::new(32, 128).with(ClusterDim::new(16, 1, 1));
     /// assert!(cfg.validate().is_err());
     /// assert!(cfg.non_portable_cluster().validate().is_ok());

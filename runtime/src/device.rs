@@ -31,9 +31,9 @@ pub fn ensure_driver() -> Result<(), Error> {
 /// driver, where cudarc's `CudaContext::new` would panic.
 ///
 /// ```
-/// match chevron_cuda_runtime::context(0) {
+/// match chevron::context(0) {
 ///     Ok(ctx) => println!("{}", ctx.name().unwrap_or_default()),
-///     Err(chevron_cuda_runtime::Error::NoDriver) => println!("no GPU here"),
+///     Err(chevron::Error::NoDriver) => println!("no GPU here"),
 ///     Err(e) => println!("{e}"),
 /// }
 /// ```

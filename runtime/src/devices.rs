@@ -60,9 +60,9 @@ impl Device {
 /// device's limits before anything launches, and one future for all their streams.
 ///
 /// ```no_run
-/// # async fn run() -> Result<(), chevron_cuda_runtime::Error> {
-/// use chevron_cuda_runtime::cudarc::driver::{LaunchConfig as Grid, PushKernelArg};
-/// use chevron_cuda_runtime::{DeviceSet, Kernel, LaunchConfig};
+/// # async fn run() -> Result<(), chevron::Error> {
+/// use chevron::cudarc::driver::{LaunchConfig as Grid, PushKernelArg};
+/// use chevron::{DeviceSet, Kernel, LaunchConfig};
 ///
 /// static TICK: Kernel = Kernel::ptx(
 ///     "tick",

@@ -19,7 +19,19 @@ impl core::fmt::Display for KernelName {
 }
 
 /// Everything that can go wrong on chevron's paths. Nothing on them panics.
-#[derive(Debug, thiserror::Error)]
+///
+/// `{}` (`Display`) is one sentence that names the fix. `{:?}` (`Debug`) is that sentence too,
+/// followed by a `Caused by:` line for each cause whose text the sentence does not already
+/// quote, as `anyhow` prints: so `fn main() -> Result<(), chevron::Error>` ends with
+/// `Error: no CUDA driver on this machine: …` rather than `Error: NoDriver`. `{:#?}` is the
+/// structure, as `#[derive(Debug)]` writes it (`Driver { call: "cuLaunchKernelEx", … }`).
+///
+/// ```
+/// let e = chevron::Error::NoDriver;
+/// assert!(format!("{e:?}").starts_with("no CUDA driver on this machine"));
+/// assert_eq!(format!("{e:#?}"), "NoDriver");
+/// ```
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// The CUDA driver library (`libcuda.so` / `nvcuda.dll`) is not on this machine.
@@ -389,6 +401,85 @@ fn sticky_suffix(source: &DriverError) -> &'static str {
     }
 }
 
+/// `{:?}`: the message and its causes; `{:#?}`: the structure (see [`Error`]).
+impl core::fmt::Debug for Error {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        if f.alternate() {
+            return self.fmt_structure(f);
+        }
+        let message = self.to_string();
+        f.write_str(&message)?;
+        let mut causes = Vec::new();
+        let mut next = std::error::Error::source(self);
+        while let Some(cause) = next {
+            let text = cause.to_string();
+            // Most variants quote their driver code in the sentence: no need to say it twice.
+            if !message.contains(&text) {
+                causes.push(text);
+            }
+            next = cause.source();
+        }
+        match causes.as_slice() {
+            [] => Ok(()),
+            [one] => write!(f, "\n\nCaused by:\n    {one}"),
+            many => {
+                f.write_str("\n\nCaused by:")?;
+                for (i, cause) in many.iter().enumerate() {
+                    write!(f, "\n    {i}: {cause}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// `Error::Variant { field: value, … }` as `#[derive(Debug)]` writes it, for each variant listed.
+macro_rules! structure {
+    ($self:ident, $f:ident; $($variant:ident $({ $($field:ident),* })?),* $(,)?) => {
+        match $self {
+            $(Error::$variant $({ $($field),* })? => {
+                #[allow(unused_mut)]
+                let mut s = $f.debug_struct(stringify!($variant));
+                $($(s.field(stringify!($field), $field);)*)?
+                s.finish()
+            })*
+        }
+    };
+}
+
+impl Error {
+    /// The `{:#?}` form: every variant and field, as `#[derive(Debug)]` writes them.
+    fn fmt_structure(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        structure!(self, f;
+            NoDriver,
+            Driver { call, kernel, attributes, source },
+            CooperativeTooLarge { kernel, requested, co_resident, sms, per_sm },
+            InvalidClusterSize { kernel, grid, cluster, reason },
+            NotCapturing { kernel },
+            ArchTooLow { attribute, kernel, major, minor },
+            InvalidConfig { kernel, violation },
+            NoNvrtc { kernel },
+            Compile { kernel, log },
+            WrongContext { kernel, stream_device, function_device },
+            ContextUnusable { kernel, device, source },
+            ClusterNotResident { kernel, cluster, block, shared },
+            PriorityOutOfRange { kernel, priority, least, greatest },
+            EventRefused { attribute, kernel, source },
+            MissingKernel { kernel, message },
+            KernelConstraint { kernel, message },
+            SharedMemoryTooLarge { kernel, static_bytes, dynamic_bytes, limit },
+            NoDeviceRuntime { kernel, searched },
+            Link { kernel, call, log, source },
+            Signature { kernel, message },
+            Graph { kernel, message },
+            StreamFailed { device, call, source },
+            Unavailable { what, why, fix },
+            OnDevice { device, source },
+            Nccl { call, result },
+        )
+    }
+}
+
 /// The `call` of an [`Error::Driver`] converted from a cudarc [`DriverError`] (by `?` or
 /// `From`): cudarc's error holds the driver's code only, not the entry point.
 const CUDARC_CALL: &str = "a cudarc call";
@@ -397,7 +488,7 @@ const CUDARC_CALL: &str = "a cudarc call";
 /// `ctx.load_module(…)?`) in a function returning chevron's [`Error`]:
 ///
 /// ```no_run
-/// use chevron_cuda_runtime::{context, Error};
+/// use chevron::{context, Error};
 ///
 /// fn round_trip() -> Result<Vec<f32>, Error> {
 ///     let ctx = context(0)?;
@@ -466,5 +557,25 @@ mod tests {
         assert!(!is_sticky(E::CUDA_ERROR_INVALID_VALUE));
         assert!(!is_sticky(E::CUDA_ERROR_INVALID_CLUSTER_SIZE));
         assert!(!is_sticky(E::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE));
+    }
+
+    #[test]
+    fn debug_is_the_sentence_and_alternate_debug_the_structure() {
+        let e = Error::NoDriver;
+        assert_eq!(format!("{e:?}"), e.to_string());
+        assert!(format!("{e:?}").starts_with("no CUDA driver on this machine"));
+        assert_eq!(format!("{e:#?}"), "NoDriver");
+        let e = Error::KernelConstraint {
+            kernel: KernelName(Some("k")),
+            message: "m".into(),
+        };
+        assert_eq!(
+            format!("{e:?}"),
+            "launch does not fit the kernel for `k`: m"
+        );
+        assert_eq!(
+            format!("{e:#?}"),
+            "KernelConstraint {\n    kernel: KernelName(\n        Some(\n            \"k\",\n        ),\n    ),\n    message: \"m\",\n}"
+        );
     }
 }

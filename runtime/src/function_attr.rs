@@ -40,9 +40,9 @@ pub trait FunctionAttribute: sealed::Sealed + Copy {
 ///
 /// ```ignore
 /// // Needs feature cuda-13040.
-/// # fn f(ctx: &std::sync::Arc<chevron_cuda_runtime::cudarc::driver::CudaContext>,
-/// #      func: &chevron_cuda_runtime::cudarc::driver::CudaFunction) -> Result<(), chevron_cuda_runtime::Error> {
-/// use chevron_cuda_runtime::{set_function_attribute, FunctionSharedMemoryMode, SharedMemoryMode};
+/// # fn f(ctx: &std::sync::Arc<chevron::cudarc::driver::CudaContext>,
+/// #      func: &chevron::cudarc::driver::CudaFunction) -> Result<(), chevron::Error> {
+/// use chevron::{set_function_attribute, FunctionSharedMemoryMode, SharedMemoryMode};
 /// set_function_attribute(ctx, func, FunctionSharedMemoryMode(SharedMemoryMode::AllowOversized))?;
 /// # Ok(()) }
 /// ```
@@ -84,9 +84,9 @@ impl FunctionAttribute for FunctionSharedMemoryMode {
 /// attributes of the selected CUDA version compile:
 ///
 /// ```compile_fail
-/// # fn f(ctx: &std::sync::Arc<chevron_cuda_runtime::cudarc::driver::CudaContext>,
-/// #      func: &chevron_cuda_runtime::cudarc::driver::CudaFunction) {
-/// use chevron_cuda_runtime::{set_function_attribute, FunctionSharedMemoryMode, SharedMemoryMode};
+/// # fn f(ctx: &std::sync::Arc<chevron::cudarc::driver::CudaContext>,
+/// #      func: &chevron::cudarc::driver::CudaFunction) {
+/// use chevron::{set_function_attribute, FunctionSharedMemoryMode, SharedMemoryMode};
 /// // With the default feature (cuda-13000): "`FunctionSharedMemoryMode` needs a later CUDA
 /// // version than this build's: use feature cuda_13040 or later".
 /// let _ = set_function_attribute(ctx, func, FunctionSharedMemoryMode(SharedMemoryMode::Default));

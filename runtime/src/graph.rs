@@ -25,9 +25,9 @@ impl<T: ?Sized> Keep for T {}
 /// and change their arguments between replays without instantiating again.
 ///
 /// ```no_run
-/// # fn main() -> Result<(), chevron_cuda_runtime::Error> {
-/// use chevron_cuda_runtime::{context, launch_function, Graph, LaunchConfig};
-/// # use chevron_cuda_runtime::cudarc::nvrtc::Ptx;
+/// # fn main() -> Result<(), chevron::Error> {
+/// use chevron::{context, launch_function, Graph, LaunchConfig};
+/// # use chevron::cudarc::nvrtc::Ptx;
 /// let ctx = context(0)?;
 /// let stream = ctx.new_stream()?;
 /// # let f = ctx.load_module(Ptx::from_file("kernels/tick.ptx"))?.load_function("tick")?;
@@ -743,9 +743,9 @@ impl<'a> Graph<'a> {
     /// instantiates the graph again, after the last replay, so that it takes effect. Only kinds
     /// the driver accepts on a graph node compile (the spec table's `graph` column):
     ///
-    /// ```compile_fail
-    /// # fn f(g: &mut chevron_cuda_runtime::Graph<'_>, n: &chevron_cuda_runtime::GraphNode) {
-    /// g.set_node_attribute(n, chevron_cuda_runtime::ProgrammaticSerialization); // not on a node
+    /// ```compile_fail,E0277
+    /// # fn f(g: &mut chevron::Graph<'_>, n: &chevron::GraphNode) {
+    /// g.set_node_attribute(n, chevron::ProgrammaticSerialization); // not on a node
     /// # }
     /// ```
     pub fn set_node_attribute<A: GraphAttribute>(

@@ -53,8 +53,8 @@ impl KernelSource {
 /// `#[kernel]` emits one per declaration. It can also be used by hand:
 ///
 /// ```no_run
-/// # fn main() -> Result<(), chevron_cuda_runtime::Error> {
-/// use chevron_cuda_runtime::{context, Kernel};
+/// # fn main() -> Result<(), chevron::Error> {
+/// use chevron::{context, Kernel};
 ///
 /// static SAXPY: Kernel = Kernel::ptx(
 ///     "saxpy",
@@ -324,7 +324,7 @@ impl Kernel {
     /// `-128`) is reported as itself, not as whatever placeholder a kernel rule would see.
     ///
     /// ```
-    /// use chevron_cuda_runtime::{Kernel, KernelInfo, LaunchConfig};
+    /// use chevron::{Kernel, KernelInfo, LaunchConfig};
     /// static K: Kernel = Kernel::ptx("k", "k", "/k.ptx", ".entry k() .maxntid 64 { ret; }");
     /// let info = KernelInfo { known: true, maxntid: Some([64, 1, 1]), ..KernelInfo::UNKNOWN };
     /// assert!(K.check_launch(&info, &LaunchConfig::new(1u32, 64u32)).is_ok());

@@ -6,9 +6,9 @@
 //! `#[kernel]` macros; everything here also works on its own:
 //!
 //! ```no_run
-//! # fn main() -> Result<(), chevron_cuda_runtime::Error> {
-//! use chevron_cuda_runtime::cudarc::nvrtc::Ptx;
-//! use chevron_cuda_runtime::{context, launch_function, ClusterDim, LaunchConfig, SyncPolicy};
+//! # fn main() -> Result<(), chevron::Error> {
+//! use chevron::cudarc::nvrtc::Ptx;
+//! use chevron::{context, launch_function, ClusterDim, LaunchConfig, SyncPolicy};
 //!
 //! let ctx = context(0)?; // Error::NoDriver on a machine without a CUDA driver
 //! // cudarc's own calls take `?` too: their DriverError converts into chevron's Error.

@@ -99,10 +99,10 @@ fn find_cudadevrt() -> Result<PathBuf, String> {
 /// the linker's messages.
 ///
 /// ```no_run
-/// # fn main() -> Result<(), chevron_cuda_runtime::Error> {
-/// let ctx = chevron_cuda_runtime::context(0)?;
+/// # fn main() -> Result<(), chevron::Error> {
+/// let ctx = chevron::context(0)?;
 /// let ptx = std::fs::read_to_string("kernels/device_update.ptx").expect("the PTX");
-/// let module = chevron_cuda_runtime::load_ptx(&ctx, "device_update.ptx", &ptx)?;
+/// let module = chevron::load_ptx(&ctx, "device_update.ptx", &ptx)?;
 /// let retarget = module.load_function("retarget")?;
 /// # let _ = retarget; Ok(()) }
 /// ```

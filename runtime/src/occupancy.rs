@@ -72,10 +72,10 @@ pub enum OccupancyLimit {
 /// [`Occupancy`] of `func` in `ctx` for `config`'s block and shared memory.
 ///
 /// ```no_run
-/// # fn main() -> Result<(), chevron_cuda_runtime::Error> {
-/// # let (ctx, f): (std::sync::Arc<chevron_cuda_runtime::cudarc::driver::CudaContext>, chevron_cuda_runtime::cudarc::driver::CudaFunction) = todo!();
-/// let cfg = chevron_cuda_runtime::LaunchConfig::new(1, 256);
-/// let occ = chevron_cuda_runtime::occupancy(&ctx, &f, &cfg)?;
+/// # fn main() -> Result<(), chevron::Error> {
+/// # let (ctx, f): (std::sync::Arc<chevron::cudarc::driver::CudaContext>, chevron::cudarc::driver::CudaFunction) = todo!();
+/// let cfg = chevron::LaunchConfig::new(1, 256);
+/// let occ = chevron::occupancy(&ctx, &f, &cfg)?;
 /// println!("{} blocks/SM × {} SMs ({:?} limits)", occ.blocks_per_sm, occ.sms, occ.limited_by);
 /// # Ok(()) }
 /// ```

@@ -11,17 +11,17 @@ use crate::explain::stream_attribute_error;
 /// stream compile:
 ///
 /// ```no_run
-/// # fn main() -> Result<(), chevron_cuda_runtime::Error> {
-/// use chevron_cuda_runtime::{context, set_stream_attribute, stream_attribute, SyncPolicy};
+/// # fn main() -> Result<(), chevron::Error> {
+/// use chevron::{context, set_stream_attribute, stream_attribute, SyncPolicy};
 /// let stream = context(0)?.default_stream();
 /// set_stream_attribute(&stream, SyncPolicy::Spin)?;
 /// assert_eq!(stream_attribute::<SyncPolicy>(&stream)?, Some(SyncPolicy::Spin));
 /// # Ok(()) }
 /// ```
 ///
-/// ```compile_fail
-/// # fn f(stream: &chevron_cuda_runtime::cudarc::driver::CudaStream) {
-/// chevron_cuda_runtime::set_stream_attribute(stream, chevron_cuda_runtime::Cooperative); // launch only
+/// ```compile_fail,E0277
+/// # fn f(stream: &chevron::cudarc::driver::CudaStream) {
+/// chevron::set_stream_attribute(stream, chevron::Cooperative); // launch only
 /// # }
 /// ```
 pub fn set_stream_attribute<A: StreamAttribute>(stream: &CudaStream, attr: A) -> Result<(), Error>

@@ -2,6 +2,9 @@
 //! each launch-valid kind (checked against a host reference), stream attribute round trips, and
 //! the enriched errors. Run on a CUDA machine with `cargo test -- --ignored` (or the GPU bundle).
 
+#[path = "../../tests/common/gpu.rs"]
+mod gpu;
+
 use std::sync::Arc;
 
 use chevron_cuda_runtime::cudarc::driver::{
@@ -19,7 +22,7 @@ const COOPERATIVE: &str = include_str!("../../kernels/cooperative.ptx");
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 
 fn ctx() -> Arc<CudaContext> {
-    context(0).expect("a CUDA device")
+    gpu::context(0).expect("a CUDA device")
 }
 
 fn function(ctx: &Arc<CudaContext>, ptx: &str, name: &str) -> CudaFunction {

@@ -268,12 +268,21 @@ pub fn info_items(
             })
         }
     };
+    // What `launch!` uses for `programmatic_event`: deprecated (a warning) when the PTX shows
+    // the kernel never triggers its dependents.
+    let no_trigger = info.and_then(|t| t.no_trigger.as_deref());
+    let event_lint = crate::warn::constant(
+        &Ident::new(crate::warn::NO_TRIGGER, Span::call_site()),
+        no_trigger.is_some(),
+        no_trigger.unwrap_or_default(),
+    );
     quote! {
         /// What the kernel's PTX fixes about its launches; `launch!` checks literal launches
         /// against it at compile time, the launch checks every config before it runs.
         #[doc(hidden)]
         #[allow(dead_code)]
         pub const __CHEVRON_INFO: #p::KernelInfo = #value;
+        #event_lint
     }
 }
 

@@ -28,48 +28,88 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 /// The cache's format; entries of another version are misses.
 const FORMAT: &str = "chevron-nvcc-cache 1";
 
+/// What became of `nvcc -ptx` for a `cuda = "…"` file, for the warning when its rules are known
+/// only at run time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NvccOutcome {
+    /// nvcc made PTX (`#[kernel]` reads the entry's rules from it), or the cache held it.
+    Ran,
+    /// `CHEVRON_NVCC=0`: not run, on purpose.
+    Disabled,
+    /// No nvcc on `PATH`, in `$CUDA_PATH/bin` or `/usr/local/cuda/bin`.
+    NotFound,
+    /// nvcc ran (or could not be started) and made no PTX.
+    Failed,
+    /// nvcc's PTX could not be read or lacks the entry (set by the caller, which looks for it).
+    NoEntry,
+}
+
+type Memo = Mutex<Option<HashMap<PathBuf, (String, Result<String, NvccOutcome>)>>>;
+
+/// nvcc's result per path and content in this process.
+static MEMO: Memo = Mutex::new(None);
+
+fn disabled() -> bool {
+    std::env::var_os("CHEVRON_NVCC").is_some_and(|v| v == "0")
+}
+
 /// `nvcc -ptx -arch=sm_90` of the CUDA C file `path` (whose text is `text`), once per path and
 /// content in this process and cached on disk across builds. `Ok(None)` without nvcc, when it
-/// refuses the file, or with `CHEVRON_NVCC=0`; `Err` with the message for a run that timed out
-/// or a bad `CHEVRON_NVCC_TIMEOUT`.
+/// refuses the file, or with `CHEVRON_NVCC=0` ([`outcome`] says which); `Err` with the message
+/// for a run that timed out or a bad `CHEVRON_NVCC_TIMEOUT`.
 pub fn ptx(path: &Path, text: &str) -> Result<Option<String>, String> {
-    type Memo = Mutex<Option<HashMap<PathBuf, (String, Option<String>)>>>;
-    static MEMO: Memo = Mutex::new(None);
-    if std::env::var_os("CHEVRON_NVCC").is_some_and(|v| v == "0") {
+    if disabled() {
         return Ok(None);
     }
     let mut guard = MEMO.lock().unwrap_or_else(PoisonError::into_inner);
     let memo = guard.get_or_insert_with(HashMap::new);
     if let Some((cached, ptx)) = memo.get(path) {
         if cached == text {
-            return Ok(ptx.clone());
+            return Ok(ptx.clone().ok());
         }
     }
-    let Some(nvcc) = find_nvcc() else {
-        return Ok(None);
-    };
-    let timeout = timeout()?;
-    let entry = cache_dir().map(|dir| dir.join(entry_name(&nvcc, path)));
-    let source_hash = hash_bytes(text.as_bytes());
-    let ptx = match entry.as_deref().and_then(|e| lookup(e, &source_hash)) {
-        Some(hit) => Some(hit),
-        None => {
-            let run = run(&nvcc.path, path, timeout)?;
-            if let (Some(entry), Some(deps), Some(ptx)) = (&entry, &run.deps, &run.ptx) {
-                // The toolkit's own headers change with nvcc, which the entry's name covers.
-                let toolkit = nvcc.path.parent().and_then(Path::parent);
-                let deps: Vec<PathBuf> = deps
-                    .iter()
-                    .filter(|d| toolkit.is_none_or(|t| !d.starts_with(t)))
-                    .cloned()
-                    .collect();
-                store(entry, &source_hash, &deps, ptx);
-            }
-            run.ptx
-        }
+    let ptx = match find_nvcc() {
+        None => Err(NvccOutcome::NotFound),
+        Some(nvcc) => compile(&nvcc, path, text)?.ok_or(NvccOutcome::Failed),
     };
     memo.insert(path.to_path_buf(), (text.to_string(), ptx.clone()));
-    Ok(ptx)
+    Ok(ptx.ok())
+}
+
+/// What [`ptx`] last found for `path`: [`NvccOutcome::Ran`] when it gave PTX.
+pub fn outcome(path: &Path) -> NvccOutcome {
+    if disabled() {
+        return NvccOutcome::Disabled;
+    }
+    let guard = MEMO.lock().unwrap_or_else(PoisonError::into_inner);
+    match guard.as_ref().and_then(|memo| memo.get(path)) {
+        Some((_, Ok(_))) => NvccOutcome::Ran,
+        Some((_, Err(outcome))) => *outcome,
+        None => NvccOutcome::Disabled,
+    }
+}
+
+/// The PTX of `path` from the disk cache, or from a run of `nvcc` (then stored); `None` when
+/// nvcc refuses the file.
+fn compile(nvcc: &Nvcc, path: &Path, text: &str) -> Result<Option<String>, String> {
+    let timeout = timeout()?;
+    let entry = cache_dir().map(|dir| dir.join(entry_name(nvcc, path)));
+    let source_hash = hash_bytes(text.as_bytes());
+    if let Some(hit) = entry.as_deref().and_then(|e| lookup(e, &source_hash)) {
+        return Ok(Some(hit));
+    }
+    let run = run(&nvcc.path, path, timeout)?;
+    if let (Some(entry), Some(deps), Some(ptx)) = (&entry, &run.deps, &run.ptx) {
+        // The toolkit's own headers change with nvcc, which the entry's name covers.
+        let toolkit = nvcc.path.parent().and_then(Path::parent);
+        let deps: Vec<PathBuf> = deps
+            .iter()
+            .filter(|d| toolkit.is_none_or(|t| !d.starts_with(t)))
+            .cloned()
+            .collect();
+        store(entry, &source_hash, &deps, ptx);
+    }
+    Ok(run.ptx)
 }
 
 /// `CHEVRON_NVCC_TIMEOUT` (seconds, may be fractional) or [`DEFAULT_TIMEOUT`].

@@ -436,6 +436,11 @@ fn fit_checks(path: &syn::Path, plan: &Plan) -> Vec<TokenStream> {
             out.push(one(span, quote!(#method(#on))));
         }
     }
+    if let Some(event) = setting("programmatic_event") {
+        // A warning when the kernel never triggers its dependents (see `crate::warn`).
+        let lint = Ident::new(crate::warn::NO_TRIGGER, event.span);
+        out.push(crate::warn::use_at(quote!(#path::#lint), event.span));
+    }
     out
 }
 

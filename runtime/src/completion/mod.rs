@@ -3,8 +3,8 @@
 //! no async runtime as a dependency.
 //!
 //! ```no_run
-//! # async fn f() -> Result<(), chevron_cuda_runtime::Error> {
-//! use chevron_cuda_runtime::{completion, context};
+//! # async fn f() -> Result<(), chevron::Error> {
+//! use chevron::{completion, context};
 //! let ctx = context(0)?;
 //! let stream = ctx.new_stream()?;
 //! // … launches on `stream` …
@@ -217,13 +217,13 @@ impl core::fmt::Debug for Completion {
 /// The completion of everything enqueued on `stream` so far, by [`Mechanism::DEFAULT`]:
 ///
 /// ```no_run
-/// use chevron_cuda_runtime::cudarc::driver::CudaStream;
+/// use chevron::cudarc::driver::CudaStream;
 /// use std::sync::Arc;
 ///
-/// async fn serve(stream: &Arc<CudaStream>) -> Result<Vec<f32>, chevron_cuda_runtime::Error> {
+/// async fn serve(stream: &Arc<CudaStream>) -> Result<Vec<f32>, chevron::Error> {
 ///     let mut out = stream.alloc_zeros::<f32>(256)?;
 ///     // … `launch!` a kernel that writes `out` on `stream` …
-///     chevron_cuda_runtime::completion(stream).await?; // the task sleeps, the thread serves others
+///     chevron::completion(stream).await?; // the task sleeps, the thread serves others
 ///     Ok(stream.clone_dtoh(&out)?) // already done: returns without waiting for the GPU
 /// }
 /// ```
