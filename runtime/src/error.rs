@@ -124,6 +124,16 @@ pub enum Error {
         kernel: KernelName,
     },
 
+    /// The kernel's code cannot run on this device or under this driver: no PTX variant is for
+    /// the device's architecture, or its PTX ISA is newer than the driver knows.
+    #[error("cannot load{kernel}: {message}")]
+    Incompatible {
+        /// The kernel.
+        kernel: KernelName,
+        /// What the code needs, what the device and driver are, and what to do.
+        message: String,
+    },
+
     /// NVRTC failed to compile a kernel's CUDA C source.
     #[error("NVRTC failed to compile{kernel}:\n{log}")]
     Compile {

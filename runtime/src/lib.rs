@@ -45,6 +45,8 @@ mod graph;
 mod kernel;
 mod launch;
 mod link;
+mod nvrtc;
+mod nvrtc_cache;
 mod occupancy;
 pub use chevron_cuda_spec::ptx;
 mod stream;
@@ -64,11 +66,16 @@ pub use devices::{Completions, Device, DeviceSet};
 pub use dim::Dim3;
 pub use error::{Error, KernelName, Result};
 pub use graph::{Capture, DeviceNode, Graph, GraphAttribute, GraphEdge, GraphNode};
-pub use kernel::{compile_cuda, nvrtc_present, Kernel, KernelSource};
+pub use kernel::{Kernel, KernelSource, PtxVariant};
 pub use launch::{
     context, driver_present, ensure_driver, is_capturing, launch_function, launch_named,
 };
 pub use link::{cudadevrt, load_ptx, CUDADEVRT_VAR};
+pub use nvrtc::{
+    compile_cuda, compile_program, nvrtc_cache_dir, nvrtc_present, nvrtc_stats, CudaProgram,
+    NvrtcStats, CUDA_INCLUDE_VAR,
+};
+pub use nvrtc_cache::{CACHE_DIR_VAR, CACHE_SWITCH_VAR};
 pub use occupancy::{
     max_active_clusters, max_cooperative_grid, occupancy, Occupancy, OccupancyLimit,
 };
@@ -81,7 +88,8 @@ pub mod __private {
         launch_args, ArgSlot, ArgSlots, DeviceArg, Probe, RefFallback, ValueArg, ValueFallback,
     };
     pub use crate::dim::{Dim3, Extent, ExtentError, IntoDim};
-    pub use crate::kernel::{modules_loaded, Kernel};
+    pub use crate::kernel::{modules_loaded, Kernel, PtxVariant};
+    pub use crate::nvrtc::CudaProgram;
     pub use crate::occupancy::Occupancy;
     pub use crate::ptx::{Expected, ParamSig};
     pub use chevron_cuda_spec::fit::{CooperativeUse, KernelInfo, Messages};

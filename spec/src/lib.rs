@@ -1,6 +1,6 @@
 //! What chevron's macros and its runtime must agree on, with no dependency but `std`: the
 //! launch-attribute kinds of every supported CUDA version ([`kinds`]), the driver's launch limits
-//! and the rules over them ([`limits`]), and the PTX reader ([`ptx`]). The macros read them at
+//! and the rules over them ([`limits`]), the PTX reader ([`ptx`]) and the targets PTX runs on ([`target`]). The macros read them at
 //! compile time without linking cudarc; the runtime builds its types and checks from them.
 #![deny(missing_docs)]
 
@@ -8,3 +8,4 @@ pub mod fit;
 pub mod kinds;
 pub mod limits;
 pub mod ptx;
+pub mod target;

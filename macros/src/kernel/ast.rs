@@ -15,13 +15,16 @@ pub enum SourceKind {
 }
 
 /// The file a kernel's code is in, as written.
+#[derive(Clone)]
 pub struct SourceArg {
     pub kind: SourceKind,
     pub path: LitStr,
+    /// `ptx = ["a.ptx", "b.ptx"]`: the variants after the first (`path`).
+    pub variants: Vec<LitStr>,
 }
 
 /// The attribute's arguments: `#[kernel(ptx = "…", name = "…")]`.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct KernelArgs {
     pub source: Option<SourceArg>,
     /// An explicit entry symbol, e.g. a mangled C++ name.
@@ -36,6 +39,8 @@ pub struct KernelArgs {
     pub no_upstream_reads: bool,
     /// `cooperative = "optional"` or `"co_resident"`.
     pub cooperative: CooperativeUse,
+    /// `options = ["-std=c++17", …]`: NVRTC options of a `cuda = "…"` kernel.
+    pub options: Option<(Span, Vec<LitStr>)>,
 }
 
 /// The declaration as written: `#[attrs] vis fn name(params);`.
@@ -96,12 +101,18 @@ pub struct SizeAssert {
 
 /// Where the kernel's code comes from, after checking.
 pub enum ResolvedSource {
-    /// A PTX file whose entry was found and checked.
-    Ptx { abs_path: String, entry: String },
+    /// A PTX file whose entry was found and checked; `variants`: the other compiled variants
+    /// of `ptx = [...]` (checked the same way), after the first.
+    Ptx {
+        abs_path: String,
+        entry: String,
+        variants: Vec<String>,
+    },
     /// CUDA C; the entry is looked up in NVRTC's output at run time.
     Cuda {
         abs_path: String,
         entry: Option<String>,
+        program: super::cuda::CudaSpec,
     },
 }
 

@@ -80,15 +80,43 @@ pub fn check(args: &KernelArgs, item: &KernelItem, cx: &mut Errors) -> Option<Ke
     let resolved = match source.kind {
         SourceKind::Cuda => {
             info = nvcc_info(args, item, &rel, &abs, &text);
+            let program = super::cuda::cuda_program(args, &abs, &text, &base_dir(), cx);
             ResolvedSource::Cuda {
                 abs_path,
-                entry: args.name.as_ref().map(|n| n.value()),
+                // A name expression's entry is its lowered name, known once NVRTC compiled it.
+                entry: args
+                    .name
+                    .as_ref()
+                    .map(|n| n.value())
+                    .filter(|_| program.name_expression.is_none()),
+                program,
             }
         }
         SourceKind::Ptx => {
+            if let Some((span, _)) = &args.options {
+                cx.error(
+                    *span,
+                    "`options` are NVRTC's, for a `cuda = \"….cu\"` kernel; PTX is compiled \
+                     already: give nvcc the options when making it",
+                );
+            }
             let entry = check_ptx(args, item, &abs, &text, &mut params, cx)?;
             info = launch_info(args, item, &rel, &abs, &text, &entry);
-            ResolvedSource::Ptx { abs_path, entry }
+            let more =
+                super::variants::check_variants(args, item, &entry, &mut params, resolve, cx)?;
+            let mut all = vec![(lit, text.as_str())];
+            all.extend(
+                source
+                    .variants
+                    .iter()
+                    .zip(more.iter().map(|(_, t)| t.as_str())),
+            );
+            super::variants::check_isa(&all, crate::launch::keys::selected_cuda(), cx);
+            ResolvedSource::Ptx {
+                abs_path,
+                entry,
+                variants: more.into_iter().map(|(abs, _)| abs).collect(),
+            }
         }
     };
     if !cx.is_empty() {
@@ -521,7 +549,7 @@ pub fn type_text(ty: &Type) -> String {
 
 /// The PTX side: finds the entry and checks every parameter against it. Returns the entry's
 /// symbol.
-fn check_ptx(
+pub(super) fn check_ptx(
     args: &KernelArgs,
     item: &KernelItem,
     abs: &Path,

@@ -42,19 +42,42 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
     let args = hygienic("__chevron_params");
 
     let kernel = match source {
-        ResolvedSource::Ptx { abs_path, entry } => {
+        ResolvedSource::Ptx {
+            abs_path,
+            entry,
+            variants,
+        } => {
             let path = LitStr::new(abs_path, Span::call_site());
             let entry = LitStr::new(entry, Span::call_site());
-            quote!(#p::Kernel::ptx(#name, #entry, #path, #p::include_str!(#path)))
+            if variants.is_empty() {
+                quote!(#p::Kernel::ptx(#name, #entry, #path, #p::include_str!(#path)))
+            } else {
+                let all = std::iter::once(abs_path).chain(variants).map(|v| {
+                    let v = LitStr::new(v, Span::call_site());
+                    quote!(#p::PtxVariant { path: #v, text: #p::include_str!(#v) })
+                });
+                quote!(#p::Kernel::ptx_variants(#name, #entry, &[#(#all),*]))
+            }
         }
-        ResolvedSource::Cuda { abs_path, entry } => {
+        ResolvedSource::Cuda {
+            abs_path,
+            entry,
+            program,
+        } => {
             let path = LitStr::new(abs_path, Span::call_site());
             let entry = match entry {
                 Some(e) => quote!(#p::Some(#e)),
                 None => quote!(#p::None),
             };
             let sig = params.iter().map(|q| signature_entry(q, &p));
-            quote!(#p::Kernel::cuda(#name, #entry, #path, #p::include_str!(#path), &[#(#sig),*]))
+            if program.is_plain() {
+                quote!(#p::Kernel::cuda(#name, #entry, #path, #p::include_str!(#path), &[#(#sig),*]))
+            } else {
+                let program = super::cuda::program_tokens(program, &p);
+                quote!(#p::Kernel::cuda_program(
+                    #name, #entry, #path, #p::include_str!(#path), &#program, &[#(#sig),*]
+                ))
+            }
         }
     };
 

@@ -2,9 +2,12 @@
 
 mod ast;
 mod check;
+mod cuda;
 mod expand;
 mod parse;
+mod path_expr;
 mod source;
+mod variants;
 
 #[cfg(test)]
 mod tests;

@@ -2,6 +2,7 @@
 
 use proc_macro2::{Span, TokenStream, TokenTree};
 use syn::parse::{ParseStream, Parser};
+use syn::spanned::Spanned;
 use syn::{Attribute, Block, LitStr, Signature, Token, Visibility};
 
 use chevron_cuda_spec::fit::CooperativeUse;
@@ -10,7 +11,8 @@ use super::ast::{KernelArgs, KernelItem, SourceArg, SourceKind};
 use crate::report::Errors;
 
 const KEYS: &str = "`ptx = \"….ptx\"`, `cuda = \"….cu\"`, `name = \"…\"`, \
-                    `pdl = \"no_upstream_reads\"` or `cooperative = \"optional\"`/`\"co_resident\"`";
+                    `options = [\"-std=c++17\", …]`, `pdl = \"no_upstream_reads\"` or \
+                    `cooperative = \"optional\"`/`\"co_resident\"`";
 
 /// Parses the attribute's arguments, recording every problem in `cx`.
 ///
@@ -49,7 +51,7 @@ fn split_commas(args: TokenStream) -> Vec<TokenStream> {
 }
 
 /// `= "…"` after `key`, with the fix for `key("…")` and `key: "…"`.
-fn string_value(
+pub(super) fn string_value(
     meta: &syn::meta::ParseNestedMeta<'_>,
     key: &str,
     example: &str,
@@ -95,12 +97,20 @@ fn parse_arg(
             } else {
                 (SourceKind::Cuda, "kernels/saxpy.cu")
             };
-            let path = string_value(&meta, &key, example)?;
-            if path.value().is_empty() {
-                cx.error(
-                    path.span(),
-                    format!("`{key}` needs a file path, relative to the crate root"),
-                );
+            let mut paths =
+                super::path_expr::source_paths(&meta, &key, example, kind == SourceKind::Ptx)?
+                    .into_iter();
+            let Some(path) = paths.next() else {
+                return Ok(());
+            };
+            let variants: Vec<LitStr> = paths.collect();
+            for p in std::iter::once(&path).chain(&variants) {
+                if p.value().is_empty() {
+                    cx.error(
+                        p.span(),
+                        format!("`{key}` needs a file path, relative to the crate root"),
+                    );
+                }
             }
             match &out.source {
                 Some(prev) if prev.kind == kind => {
@@ -110,7 +120,13 @@ fn parse_arg(
                     "`ptx` and `cuda` exclude each other: a kernel is either PTX (checked at \
                      compile time) or CUDA C (compiled by NVRTC at run time)",
                 )),
-                None => out.source = Some(SourceArg { kind, path }),
+                None => {
+                    out.source = Some(SourceArg {
+                        kind,
+                        path,
+                        variants,
+                    })
+                }
             }
         }
         "name" => {
@@ -122,6 +138,16 @@ fn parse_arg(
                 cx.push(meta.error("duplicate `name`"));
             } else {
                 out.name = Some(name);
+            }
+        }
+        "options" => {
+            let options = super::cuda::parse_options(&meta)?;
+            if out.options.is_some() {
+                cx.push(
+                    meta.error("duplicate `options`: list every option in one `options = [...]`"),
+                );
+            } else {
+                out.options = Some((meta.path.span(), options));
             }
         }
         "pdl" => {
@@ -161,7 +187,7 @@ fn parse_arg(
         }
         _ => {
             out.invalid = true;
-            let hint = ["ptx", "cuda", "name", "pdl", "cooperative"]
+            let hint = ["ptx", "cuda", "name", "options", "pdl", "cooperative"]
                 .into_iter()
                 .find(|k| k.eq_ignore_ascii_case(&key))
                 .map_or(String::new(), |k| {
