@@ -60,6 +60,7 @@ impl Version {
             (8, 7) => (12, 8),
             (8, 8) => (12, 9),
             (9, 0) => (13, 0),
+            (9, 1) => (13, 1),
             _ => return None,
         };
         Some(Version::new(major, minor))
@@ -333,6 +334,7 @@ mod tests {
         assert_eq!(v(8, 5).needs_cuda(), Some(v(12, 5)));
         assert_eq!(v(8, 7).needs_cuda(), Some(v(12, 8)));
         assert_eq!(v(9, 0).needs_cuda(), Some(v(13, 0)));
+        assert_eq!(v(9, 1).needs_cuda(), Some(v(13, 1)));
         assert_eq!(v(9, 9).needs_cuda(), None);
         assert_eq!(Version::from_cuda(12040), v(12, 4));
         assert_eq!(v(12, 4).feature(), "cuda-12040");
