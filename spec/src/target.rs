@@ -37,9 +37,33 @@ impl Version {
         }
     }
 
-    /// The `cuda-XXXXX` feature of this CUDA version: `cuda-12040` for 12.4.
+    /// As `cuDriverGetVersion` writes it: `12040` for 12.4.
+    pub const fn to_cuda(self) -> u32 {
+        self.major * 1000 + self.minor * 10
+    }
+
+    /// The `cuda-XXXXX` feature for a driver of this version: the newest feature not newer
+    /// than it (`cuda-12040` for 12.4, `cuda-12060` for 12.7, which has none of its own).
     pub fn feature(self) -> String {
-        format!("cuda-{}{:02}0", self.major, self.minor)
+        let v = self.to_cuda();
+        let f = crate::kinds::CUDA_VERSIONS
+            .iter()
+            .copied()
+            .filter(|&f| f <= v)
+            .max()
+            .unwrap_or(crate::kinds::CUDA_VERSIONS[0]);
+        format!("cuda-{f}")
+    }
+
+    /// The oldest `cuda-XXXXX` feature for drivers of at least this version (`cuda-12080` for
+    /// 12.7); `None` past the newest feature.
+    pub fn feature_at_least(self) -> Option<String> {
+        let v = self.to_cuda();
+        crate::kinds::CUDA_VERSIONS
+            .iter()
+            .copied()
+            .find(|&f| f >= v)
+            .map(|f| format!("cuda-{f}"))
     }
 
     /// The CUDA version whose driver first JIT-compiles PTX of this ISA version (PTX ISA 8.0
@@ -339,6 +363,10 @@ mod tests {
         assert_eq!(Version::from_cuda(12040), v(12, 4));
         assert_eq!(v(12, 4).feature(), "cuda-12040");
         assert_eq!(v(13, 0).feature(), "cuda-13000");
+        assert_eq!(v(12, 7).feature(), "cuda-12060");
+        assert_eq!(v(12, 7).feature_at_least().as_deref(), Some("cuda-12080"));
+        assert_eq!(v(13, 1).feature_at_least().as_deref(), Some("cuda-13010"));
+        assert_eq!(v(99, 0).feature_at_least(), None);
     }
 
     #[test]

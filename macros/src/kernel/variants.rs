@@ -107,10 +107,11 @@ pub fn check_isa(variants: &[(&LitStr, &str)], cuda: u32, cx: &mut Errors) {
         format!(
             "PTX ISA {isa} needs a CUDA {v} driver; this build is for {driver} drivers (feature \
              {}): compile with an older nvcc, lower the PTX's `.version` where its code allows \
-             (see kernels/build.sh), or use `cuda = …`; or build for newer drivers with feature \
-             `{}`",
+             (see kernels/build.sh), or use `cuda = …`{}",
             driver.feature(),
-            v.feature()
+            v.feature_at_least().map_or(String::new(), |f| format!(
+                "; or build for newer drivers with feature `{f}`"
+            ))
         ),
     );
 }
