@@ -613,10 +613,14 @@ pub(crate) fn compiled(
     }
     let out = compile(path, source, program, &arch, kernel)?;
     COMPILED.fetch_add(1, Ordering::Relaxed);
-    check_isa(&out.ptx, driver, kernel)?;
     let image = match out.cubin {
+        // Machine code: no JIT, so the PTX's ISA does not matter to the driver (a cubin of a
+        // newer minor CUDA version loads on an older driver of the same major version).
         Some(cubin) => cubin,
-        None => crate::link::cubin(ctx, path, &out.ptx, kernel)?,
+        None => {
+            check_isa(&out.ptx, driver, kernel)?;
+            crate::link::cubin(ctx, path, &out.ptx, kernel)?
+        }
     };
     let compiled = Arc::new(Compiled {
         ptx: out.ptx,
