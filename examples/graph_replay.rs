@@ -14,6 +14,9 @@
 //!   the two replays above (nothing to check: it writes nothing);
 //! - update + replay: every node's arguments changed through the typed `chain::update` (new
 //!   `a` and `b`, and the buffer: rounds alternate between two), then replayed;
+//! - update, ordered + replay: the same through `chain::update_ordered`, given an `Ordered` of the buffer
+//!   (`graph.ordered(&mut y)`, made once per round: the buffer's cross-stream waits once, not per
+//!   node);
 //! - update_scalars + replay: every node's `a` and `b` changed through `chain::update_scalars`,
 //!   which keeps the captured buffer, then replayed;
 //! - raw update + replay: the update floor, `cuGraphExecKernelNodeSetParams` and `cuGraphLaunch`
@@ -60,7 +63,7 @@ const QUICK_CHAINS: &[usize] = &[1, 8, 64];
 const QUICK_LAUNCHES_PER_VARIANT: usize = 64;
 const QUICK_MIN_ROUNDS: usize = 2;
 /// The variants, in the order they run in each round and are printed.
-const VARIANTS: [&str; 9] = [
+const VARIANTS: [&str; 10] = [
     "raw",
     "direct",
     "direct, PDL",
@@ -68,6 +71,7 @@ const VARIANTS: [&str; 9] = [
     "replay, PDL edges",
     "replay, empty kernels",
     "update + replay",
+    "update, ordered + replay",
     "update_scalars + replay",
     "raw update + replay",
 ];
@@ -145,7 +149,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     let cfg_pdl = config!(<<<1, LEN, programmatic_serialization>>>);
     let f = chain::function(&ctx)?;
     println!(
-        "{:>4}  {:<23} {:>12} {:>12}  {:>9} {:>9}  {:>9} {:>9}",
+        "{:>4}  {:<24} {:>12} {:>12}  {:>9} {:>9}  {:>9} {:>9}",
         "N", "variant", "host ns/k", "done ns/k", "host/dir", "done/dir", "host/raw", "done/raw"
     );
     for &n in chains {
@@ -162,6 +166,11 @@ fn run() -> Result<(), Box<dyn Error>> {
             stream.clone_htod(&initial())?,
             stream.clone_htod(&initial())?,
         ];
+        let mut y_capture_ordered = stream.clone_htod(&initial())?;
+        let mut y_ordered = [
+            stream.clone_htod(&initial())?,
+            stream.clone_htod(&initial())?,
+        ];
         let mut y_scalars = stream.clone_htod(&initial())?;
         let mut y_capture_raw = stream.clone_htod(&initial())?;
         let mut y_raw_update = [
@@ -170,6 +179,7 @@ fn run() -> Result<(), Box<dyn Error>> {
         ];
         let mut want_fixed = initial();
         let mut want_update = [initial(), initial()];
+        let mut want_ordered = [initial(), initial()];
         let mut want_scalars = initial();
         let len = LEN;
 
@@ -237,6 +247,16 @@ fn run() -> Result<(), Box<dyn Error>> {
             }
             Ok(nodes)
         })?;
+        let (mut ordered, ordered_nodes) = Graph::capture(&stream, |capture| {
+            let mut nodes: Vec<GraphNode> = Vec::with_capacity(n);
+            for &(a, b) in &fixed {
+                unsafe {
+                    launch!(chain<<<1, LEN, capture.stream()>>>(len, a, b, &mut y_capture_ordered))
+                }?;
+                nodes.push(capture.last_node()?);
+            }
+            Ok(nodes)
+        })?;
         let (mut scalars, scalar_nodes) = Graph::capture(&stream, |capture| {
             let mut nodes: Vec<GraphNode> = Vec::with_capacity(n);
             for &(a, b) in &fixed {
@@ -265,6 +285,7 @@ fn run() -> Result<(), Box<dyn Error>> {
         replay_pdl.upload(&stream)?;
         empties.upload(&stream)?;
         updated.upload(&stream)?;
+        ordered.upload(&stream)?;
         scalars.upload(&stream)?;
         raw_updated.upload(&stream)?;
         let raw_exec = raw_updated.cu_graph_exec();
@@ -327,6 +348,18 @@ fn run() -> Result<(), Box<dyn Error>> {
                     Ok(updated.replay(&stream)?)
                 })?,
                 time(&stream, n, || {
+                    // Ordered once (its cross-stream waits), then given to every node's update.
+                    {
+                        let y = ordered.ordered(&mut y_ordered[round % 2])?;
+                        for (k, node) in ordered_nodes.iter().enumerate() {
+                            let (a, b) = args(k, round);
+                            // SAFETY: as for `update`.
+                            unsafe { chain::update_ordered(&mut ordered, node, len, a, b, &y) }?;
+                        }
+                    }
+                    Ok(ordered.replay(&stream)?)
+                })?,
+                time(&stream, n, || {
                     for (k, node) in scalar_nodes.iter().enumerate() {
                         let (a, b) = args(k, round);
                         // SAFETY: as for `update`; the captured buffer is kept.
@@ -366,6 +399,7 @@ fn run() -> Result<(), Box<dyn Error>> {
             ];
             host_chain(&mut want_fixed, n, |k| fixed[k]);
             host_chain(&mut want_update[round % 2], n, |k| args(k, round));
+            host_chain(&mut want_ordered[round % 2], n, |k| args(k, round));
             host_chain(&mut want_scalars, n, |k| args(k, round));
             if round >= 1 {
                 // Round 0 warms up (module load, graph upload, caches).
@@ -379,6 +413,7 @@ fn run() -> Result<(), Box<dyn Error>> {
         drop(replay_pdl);
         drop(empties);
         drop(updated);
+        drop(ordered);
         drop(scalars);
         // Its replays were launched around the Graph: wait for them before the buffers are read.
         stream.synchronize()?;
@@ -390,6 +425,9 @@ fn run() -> Result<(), Box<dyn Error>> {
         }
         for (y, want) in y_update.iter().zip(&want_update) {
             check("update + replay", n, &stream.clone_dtoh(y)?, want)?;
+        }
+        for (y, want) in y_ordered.iter().zip(&want_ordered) {
+            check("update, ordered + replay", n, &stream.clone_dtoh(y)?, want)?;
         }
         check(
             "update_scalars + replay",
@@ -405,14 +443,27 @@ fn run() -> Result<(), Box<dyn Error>> {
         let (raw, direct) = (m[0], m[1]);
         for (name, [host, done]) in VARIANTS.iter().zip(&m) {
             println!(
-                "{n:>4}  {name:<23} {host:>12.0} {done:>12.0}  {:>8.3}× {:>8.3}×  {:>8.3}× {:>8.3}×",
+                "{n:>4}  {name:<24} {host:>12.0} {done:>12.0}  {:>8.3}× {:>8.3}×  {:>8.3}× {:>8.3}×",
                 host / direct[0],
                 done / direct[1],
                 host / raw[0],
                 done / raw[1]
             );
         }
-        println!("{n:>4}  checked: 10 buffers equal the host's chain after {rounds_run} rounds");
+        // The updates' host time against the raw driver's (`cuGraphExecKernelNodeSetParams` per
+        // node, then `cuGraphLaunch`): the cost of the typed paths over the driver call.
+        let raw_update = m[VARIANTS.len() - 1][0];
+        let of = |name: &str| {
+            let k = VARIANTS.iter().position(|v| *v == name).unwrap_or(0);
+            m[k][0] / raw_update
+        };
+        println!(
+            "{n:>4}  host time over raw update + replay: update {:.2}×, update (ordered) {:.2}×, update_scalars {:.2}×",
+            of("update + replay"),
+            of("update, ordered + replay"),
+            of("update_scalars + replay")
+        );
+        println!("{n:>4}  checked: 12 buffers equal the host's chain after {rounds_run} rounds");
     }
     Ok(())
 }

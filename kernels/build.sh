@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Compile every kernels/*.cu to PTX for the widest range of GPUs and drivers it allows.
-# Usage: kernels/build.sh [OUT_DIR]   (default: the kernels dir itself)
+# Compile every kernels/*.cu to PTX for the widest range of GPUs and drivers it allows, and the
+# PTX reader's fixtures (spec/tests/fixtures/*.cu) next to their sources.
+# Usage: kernels/build.sh [OUT_DIR]   (default: the kernels dir itself, and the fixtures next to
+# their sources; with OUT_DIR, the fixtures go to OUT_DIR/fixtures)
 #
 # Architecture: each kernel is compiled for compute_75 (Turing, the oldest nvcc 13 targets; the
 # PTX runs on every later GPU through the driver's JIT) when nvcc compiles it and ptxas accepts
@@ -18,16 +20,28 @@
 # histogram.cu is compiled too, only as a check: at run time it is built by NVRTC from source, as
 # are the kernels in nvrtc/. Kernels that call the CUDA device runtime (listed in RDC) are
 # relocatable code (-rdc=true): chevron links them with libcudadevrt.a when their module loads.
+# Kernels listed in DEBUG are built a second time with -G, as NAME_debug.ptx: debug builds call a
+# `.func` for nearly every intrinsic, which chevron's checks must follow. Sources are compiled
+# from their own directory, so that -G's `.file` lines name them relatively.
 #
 # variants/ holds saxpy compiled for several targets, for `ptx = [...]` variant selection tests.
 set -euo pipefail
 
 dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-out="${1:-$dir}"
-mkdir -p "$out" "$out/variants"
+fixtures="$(cd "$dir/../spec/tests/fixtures" && pwd)"
+if [ $# -ge 1 ]; then
+    mkdir -p "$1"
+    out="$(cd "$1" && pwd)"
+    fixtures_out="$out/fixtures"
+else
+    out="$dir"
+    fixtures_out="$fixtures"
+fi
+mkdir -p "$out/variants" "$fixtures_out"
 NVCC="${NVCC:-nvcc}"
 PTXAS="${PTXAS:-$(dirname "$(command -v "$NVCC")")/ptxas}"
-RDC=" device_update "
+RDC=" device_update calls conditional jacobi "
+DEBUG=" grid_helpers pdl_helpers calls grid_forms "
 ISAS="8.0 8.1 8.2 8.3 8.4 8.5 8.6 8.7 8.8 9.0"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
@@ -52,39 +66,52 @@ lower_isa() {
     echo "    .version kept: ptxas accepts none of $ISAS for $target"
 }
 
-# Compiles $1 (a .cu) into $2 (a .ptx) with the flags after them, then lowers its ISA.
+# Compiles $1 (a .cu in the current directory) into $2 (a .ptx) with the flags after them, then
+# lowers its ISA.
 compile() {
     local src="$1" dst="$2"
     shift 2
-    echo "nvcc -ptx $* -o ${dst#"$out"/} $(basename "$src")"
+    echo "nvcc -ptx $* -o $(basename "$dst") $src"
     "$NVCC" -ptx "$@" -o "$dst" "$src"
     lower_isa "$dst"
 }
 
-for src in "$dir"/*.cu; do
-    name="$(basename "$src" .cu)"
-    flags=()
-    if [[ "$RDC" == *" $name "* ]]; then
-        flags+=(-rdc=true)
-    fi
-    arch=sm_90
-    if "$NVCC" -ptx -arch=compute_75 "${flags[@]}" -o "$tmp/$name.ptx" "$src" >/dev/null 2>&1 &&
-        assembles "$tmp/$name.ptx" sm_75; then
-        arch=compute_75
-    fi
-    if [ "$name" = histogram ]; then
-        # Check only: no PTX written (NVRTC builds it at run time).
-        echo "nvcc -ptx -arch=$arch $name.cu (check only)"
-        "$NVCC" -ptx -arch="$arch" -o "$tmp/$name.ptx" "$src"
-        continue
-    fi
-    compile "$src" "$out/$name.ptx" -arch="$arch" "${flags[@]}"
-done
+# build SRC_DIR OUT_DIR: every SRC_DIR/*.cu to OUT_DIR/NAME.ptx (and NAME_debug.ptx).
+build() {
+    local src_dir="$1" to="$2"
+    cd "$src_dir"
+    for src in *.cu; do
+        name="$(basename "$src" .cu)"
+        flags=()
+        if [[ "$RDC" == *" $name "* ]]; then
+            flags+=(-rdc=true)
+        fi
+        arch=sm_90
+        if "$NVCC" -ptx -arch=compute_75 "${flags[@]}" -o "$tmp/$name.ptx" "$src" >/dev/null 2>&1 &&
+            assembles "$tmp/$name.ptx" sm_75; then
+            arch=compute_75
+        fi
+        if [ "$name" = histogram ]; then
+            # Check only: no PTX written (NVRTC builds it at run time).
+            echo "nvcc -ptx -arch=$arch $name.cu (check only)"
+            "$NVCC" -ptx -arch="$arch" -o "$tmp/$name.ptx" "$src"
+            continue
+        fi
+        compile "$src" "$to/$name.ptx" -arch="$arch" "${flags[@]}"
+        if [[ "$DEBUG" == *" $name "* ]]; then
+            compile "$src" "$to/${name}_debug.ptx" -arch="$arch" "${flags[@]}" -G
+        fi
+    done
+}
+
+build "$dir" "$out"
+build "$fixtures" "$fixtures_out"
 
 # One kernel, several targets: the variants a `ptx = [...]` declaration chooses from.
-compile "$dir/saxpy.cu" "$out/variants/saxpy_sm75.ptx" -arch=compute_75
-compile "$dir/saxpy.cu" "$out/variants/saxpy_sm90.ptx" -arch=sm_90
-compile "$dir/saxpy.cu" "$out/variants/saxpy_sm100.ptx" -arch=sm_100
+cd "$dir"
+compile saxpy.cu "$out/variants/saxpy_sm75.ptx" -arch=compute_75
+compile saxpy.cu "$out/variants/saxpy_sm90.ptx" -arch=sm_90
+compile saxpy.cu "$out/variants/saxpy_sm100.ptx" -arch=sm_100
 # The sm_90 variant claiming PTX ISA 9.1 (CUDA 13.1): a driver before 13.1 cannot load it, and
 # chevron says so before asking the driver. Not assembled (ptxas 13.0 does not know 9.1).
 sed 's/^\.version [0-9.]*$/.version 9.1/' "$out/variants/saxpy_sm90.ptx" >"$out/variants/saxpy_isa91.ptx"

@@ -4,9 +4,13 @@ use chevron::cudarc::driver::{CudaSlice, CudaView, CudaViewMut};
 use chevron::{config, kernel, launch, stream_attribute, SyncPolicy};
 
 /// y = a·x + y. Launched with `cooperative` below only to show the key: `co_resident` says that
-/// is meant, though saxpy never syncs the grid.
+/// is meant, though saxpy never syncs the grid (and then every launch of it is cooperative).
 #[kernel(ptx = "kernels/saxpy.ptx", cooperative = "co_resident")]
 fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
+
+/// The same kernel, declared without options, for plain launches.
+#[kernel(ptx = "kernels/saxpy.ptx", name = "saxpy")]
+fn saxpy_plain(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
 
 #[kernel(ptx = "kernels/saxpy.ptx", name = "saxpy")]
 fn saxpy_views(n: u32, a: f32, x: &CudaView<'_, f32>, y: &mut CudaViewMut<'_, f32>);
@@ -68,7 +72,7 @@ fn typed_launch_with_stream_and_launch_attributes() -> TestResult {
     for round in 0..3 {
         let y_host = random(n as usize, 10 + round);
         stream.memcpy_htod(&y_host, &mut y)?;
-        unsafe { saxpy::launch(&stream, &cfg, n, -0.5, &x, &mut y) }?;
+        unsafe { saxpy_plain::launch(&stream, &cfg, n, -0.5, &x, &mut y) }?;
         check(
             &stream.clone_dtoh(&y)?,
             -0.5,
@@ -177,7 +181,7 @@ fn typed_launch_evaluates_each_expression_once_in_written_order() -> TestResult 
     let mut y = stream.clone_htod(&y_host)?;
     let log = std::cell::RefCell::new(Vec::new());
     unsafe {
-        launch!(saxpy<<<seen(&log, "grid", (n as usize).div_ceil(128)), seen(&log, "block", 128),
+        launch!(saxpy_plain<<<seen(&log, "grid", (n as usize).div_ceil(128)), seen(&log, "block", 128),
             seen(&log, "stream", &stream), mem_sync_domain = seen(&log, "domain", chevron::MemSyncDomain::Remote),
             stream(priority = seen(&log, "priority", 0)), shared = seen(&log, "shared", 0usize)
         >>>(seen(&log, "n", n), seen(&log, "a", 1.25), seen(&log, "x", &x), seen(&log, "y", &mut y)))
@@ -206,7 +210,7 @@ fn typed_launch_with_a_prebuilt_config() -> TestResult {
     let x = stream.clone_htod(&x_host)?;
     let mut y = stream.clone_htod(&y_host)?;
     let cfg = config!(<<<n.div_ceil(256), 256, stream(sync = Yield)>>>);
-    unsafe { launch!(saxpy<<<config = cfg, &stream>>>(n, -2.0, &x, &mut y)) }?;
+    unsafe { launch!(saxpy_plain<<<config = cfg, &stream>>>(n, -2.0, &x, &mut y)) }?;
     check(
         &stream.clone_dtoh(&y)?,
         -2.0,

@@ -2,6 +2,7 @@
 //! done with its entries afterwards must not panic either.
 #![no_main]
 
+use chevron_cuda_spec::fit::{read_info, CooperativeUse, LaunchFacts};
 use chevron_cuda_spec::ptx::{self, Expected};
 use libfuzzer_sys::fuzz_target;
 
@@ -12,6 +13,21 @@ fuzz_target!(|data: &[u8]| {
     };
     for entry in &entries {
         let _ = ptx::resolve_entry(&entries, &entry.name, "`fuzz.ptx`");
+        // The launch rules over the entry's facts (its whole call graph), every message.
+        let info = read_info(entry, &entry.name, "fuzz.ptx", false, CooperativeUse::ByPtx).leak();
+        for cooperative in [false, true] {
+            let facts = LaunchFacts {
+                grid: Some([3, 1, 1]),
+                block: Some([256, 1, 1]),
+                cluster: Some(None),
+                cooperative: Some(cooperative),
+                programmatic_serialization: Some(true),
+            };
+            let _ = info.check(&facts).map_err(|b| info.message(b));
+        }
+        if let Some(call) = &entry.uses.unseen {
+            let _ = call.describe();
+        }
         for param in &entry.params {
             for expected in [
                 Expected::Int(32),

@@ -57,7 +57,19 @@ impl<'a> ArgSlot<'a> {
         }
     }
 
+    /// Records nothing on the buffer's event when dropped: for graph updates, which order the
+    /// graph after the buffer's earlier uses (the waits already happened) but do not use it
+    /// now, so an event recorded here would tell other streams the graph's use was over before
+    /// the graph ran.
+    #[inline]
+    pub fn skip_record(&mut self) {
+        if let Some(SyncOnDrop::Record(target)) = &mut self._record {
+            *target = None;
+        }
+    }
+
     /// The pointer `cuLaunchKernelEx` expects for this parameter.
+    #[inline]
     pub fn param(&self) -> *mut c_void {
         if self.scalar.is_null() {
             &self.ptr as *const sys::CUdeviceptr as *mut c_void
@@ -110,6 +122,14 @@ impl<'a, 'b, T> DeviceArg<'a> for &mut Probe<&'a CudaView<'b, T>> {
     }
 }
 
+/// A mutable view passed by shared reference is read, as typed kernels take `&CudaViewMut`.
+impl<'a, 'b, T> DeviceArg<'a> for &mut Probe<&'a CudaViewMut<'b, T>> {
+    fn __chevron_arg(self, stream: &'a CudaStream) -> ArgSlot<'a> {
+        let (ptr, record) = self.take().device_ptr(stream);
+        ArgSlot::device(ptr, record)
+    }
+}
+
 impl<'a, 'b, T> DeviceArg<'a> for &mut Probe<&'a mut CudaViewMut<'b, T>> {
     fn __chevron_arg(self, stream: &'a CudaStream) -> ArgSlot<'a> {
         let (ptr, record) = self.take().device_ptr_mut(stream);
@@ -132,7 +152,7 @@ mod sealed {
 #[diagnostic::on_unimplemented(
     message = "`&{Self}` cannot be an argument of an untyped (`dyn`) launch",
     label = "neither a device buffer nor a `DeviceRepr` value",
-    note = "numbers and `#[repr(C)]` structs implementing `DeviceRepr` are passed as `&value`; device buffers as `&CudaSlice<T>`, `&mut CudaSlice<T>`, `&CudaView<'_, T>` or `&mut CudaViewMut<'_, T>`"
+    note = "numbers and `#[repr(C)]` structs implementing `DeviceRepr` are passed as `&value`; device buffers as `&CudaSlice<T>`, `&mut CudaSlice<T>`, `&CudaView<'_, T>`, `&CudaViewMut<'_, T>` or `&mut CudaViewMut<'_, T>`"
 )]
 pub trait NotAKernelArgument: sealed::Never {}
 
@@ -212,6 +232,17 @@ impl<'a, const N: usize> ArgSlots<'a, N> {
     pub fn set(&mut self, i: usize, slot: ArgSlot<'a>) {
         self.slots[i] = Some(slot);
     }
+
+    /// The parameter array `cuLaunchKernelEx` takes: one pointer per slot (null for a slot not
+    /// set, which [`check_arg_sizes`] refuses).
+    #[inline]
+    pub fn params(&self) -> [*mut c_void; N] {
+        let mut params = [core::ptr::null_mut(); N];
+        for (param, slot) in params.iter_mut().zip(&self.slots) {
+            *param = slot.as_ref().map_or(core::ptr::null_mut(), ArgSlot::param);
+        }
+        params
+    }
 }
 
 impl<const N: usize> Default for ArgSlots<'_, N> {
@@ -233,10 +264,7 @@ pub unsafe fn launch_args<const N: usize>(
     slots: &ArgSlots<'_, N>,
 ) -> Result<(), Error> {
     check_params(stream, func, slots)?;
-    let mut params = [core::ptr::null_mut(); N];
-    for (param, slot) in params.iter_mut().zip(&slots.slots) {
-        *param = slot.as_ref().map_or(core::ptr::null_mut(), ArgSlot::param);
-    }
+    let mut params = slots.params();
     // SAFETY: forwarded from the caller; the slots outlive the call.
     unsafe { crate::launch::launch_named(stream, func, None, config, &mut params) }
 }
@@ -256,17 +284,30 @@ fn check_params<const N: usize>(
 ) -> Result<(), Error> {
     // A failure leaves the launch unchecked (the launch itself reports a broken context).
     let sizes = crate::kernel::function_info(func).param_sizes(stream.context(), func);
-    if let Some(sizes) = sizes {
-        let matches = sizes.len() == N
-            && sizes
-                .iter()
-                .zip(&slots.slots)
-                .all(|(size, slot)| slot.as_ref().is_some_and(|s| s.size == *size));
-        if !matches {
-            return Err(signature_mismatch(sizes, slots));
-        }
+    match sizes {
+        Some(sizes) => check_arg_sizes(sizes, slots),
+        None => Ok(()),
     }
-    Ok(())
+}
+
+/// The check of [`launch_args`] once the kernel's parameter sizes are known: one comparison per
+/// argument, `Error::Signature` with the sizes on a mismatch. Shared with the host-cost
+/// benchmark (`benches/host_cost.rs`). Not a public API.
+#[inline]
+pub fn check_arg_sizes<const N: usize>(
+    sizes: &[u32],
+    slots: &ArgSlots<'_, N>,
+) -> Result<(), Error> {
+    let matches = sizes.len() == N
+        && sizes
+            .iter()
+            .zip(&slots.slots)
+            .all(|(size, slot)| slot.as_ref().is_some_and(|s| s.size == *size));
+    if matches {
+        Ok(())
+    } else {
+        Err(signature_mismatch(sizes, slots))
+    }
 }
 
 /// The message for an untyped launch whose arguments do not match the kernel's parameters.

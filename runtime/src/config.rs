@@ -2,6 +2,7 @@
 
 use core::fmt;
 use core::marker::PhantomData;
+use core::mem::MaybeUninit;
 
 use cudarc::driver::CudaEvent;
 
@@ -19,6 +20,14 @@ pub const MAX_LAUNCH_ATTRIBUTES: usize = count_kinds(true);
 /// How many stream-attribute kinds this build knows.
 pub const MAX_STREAM_ATTRIBUTES: usize = count_kinds(false);
 
+/// The bit of kind `id` in a config's `present` mask. Ids from 63 on (none yet) share the top
+/// bit, which then only says "maybe": the array is scanned, and removing one such kind leaves
+/// the bit set.
+#[inline(always)]
+const fn bit(id: u32) -> u64 {
+    1 << if id < 63 { id } else { 63 }
+}
+
 const fn count_kinds(launch: bool) -> usize {
     let mut n = 0;
     let mut i = 0;
@@ -31,18 +40,15 @@ const fn count_kinds(launch: bool) -> usize {
     n
 }
 
-const EMPTY_VALUE: sys::CUlaunchAttributeValue = sys::CUlaunchAttributeValue { pad: [0; 64] };
-const EMPTY_ATTR: sys::CUlaunchAttribute = sys::CUlaunchAttribute {
-    id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_IGNORE,
-    pad: [0; 4],
-    value: EMPTY_VALUE,
-};
+/// One stream attribute: what `cuStreamSetAttribute` takes.
+type StreamEntry = (sys::CUstreamAttrID, sys::CUstreamAttrValue);
 
 /// The grid, block, dynamic shared memory and attributes of a launch.
 ///
-/// A plain value: build it once, inspect it, reuse it in a hot loop. Building allocates nothing;
-/// attributes live in fixed arrays sized by the number of kinds. Adding a kind that is already
-/// there replaces it, so the driver never sees a kind twice (it would silently accept that).
+/// A plain value: build it once, inspect it, reuse it in a hot loop. Building allocates nothing
+/// and writes only what is set: attributes live in fixed arrays sized by the number of kinds,
+/// whose unused entries are never initialized. Adding a kind that is already there replaces it,
+/// so the driver never sees a kind twice (it would silently accept that).
 ///
 /// ```
 /// use chevron_cuda_runtime::{ClusterDim, Cooperative, LaunchConfig, SyncPolicy};
@@ -76,9 +82,18 @@ pub struct LaunchConfig<'a> {
     grid: Dim3,
     block: Dim3,
     shared: u32,
-    attrs: [sys::CUlaunchAttribute; MAX_LAUNCH_ATTRIBUTES],
+    /// The first `n_attrs` entries are initialized; the rest never are. A config is a large value
+    /// (about 1.4 KiB with every kind's room) and `launch!` builds one per launch: filling the
+    /// unused room cost more than the launch's own checks.
+    attrs: [MaybeUninit<sys::CUlaunchAttribute>; MAX_LAUNCH_ATTRIBUTES],
     n_attrs: usize,
-    stream_attrs: [(sys::CUstreamAttrID, sys::CUstreamAttrValue); MAX_STREAM_ATTRIBUTES],
+    /// Bit `id` set for each launch-attribute kind present (ids from 63 on: see [`bit`]), so
+    /// that asking for a kind that is absent, as every launch's checks do for the cluster, the
+    /// preferred cluster, the carveout, `cooperative` and `programmatic_serialization`, costs no
+    /// scan of the array.
+    present: u64,
+    /// As `attrs`: the first `n_stream_attrs` entries are initialized.
+    stream_attrs: [MaybeUninit<StreamEntry>; MAX_STREAM_ATTRIBUTES],
     n_stream_attrs: usize,
     non_portable_cluster: bool,
     /// An extent given as another integer type that did not fit `u32` (see [`Self::validate`]).
@@ -94,17 +109,16 @@ unsafe impl Sync for LaunchConfig<'_> {}
 
 impl<'a> LaunchConfig<'a> {
     /// A launch of `grid` blocks of `block` threads, no dynamic shared memory, no attributes.
+    #[inline(always)]
     pub fn new(grid: impl Into<Dim3>, block: impl Into<Dim3>) -> Self {
         Self {
             grid: grid.into(),
             block: block.into(),
             shared: 0,
-            attrs: [EMPTY_ATTR; MAX_LAUNCH_ATTRIBUTES],
+            attrs: [const { MaybeUninit::uninit() }; MAX_LAUNCH_ATTRIBUTES],
             n_attrs: 0,
-            stream_attrs: [(
-                sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_IGNORE,
-                EMPTY_VALUE,
-            ); MAX_STREAM_ATTRIBUTES],
+            present: 0,
+            stream_attrs: [const { MaybeUninit::uninit() }; MAX_STREAM_ATTRIBUTES],
             n_stream_attrs: 0,
             non_portable_cluster: false,
             invalid: None,
@@ -115,6 +129,7 @@ impl<'a> LaunchConfig<'a> {
     /// What `launch!`/`config!` build on: extents converted from any integer type, an
     /// out-of-range one kept for [`Self::validate`] to report.
     #[doc(hidden)]
+    #[inline(always)]
     pub fn __from_extents(
         grid: Result<Dim3, ExtentError>,
         block: Result<Dim3, ExtentError>,
@@ -134,17 +149,27 @@ impl<'a> LaunchConfig<'a> {
     /// [`Self::shared`] for `launch!`/`config!`: an out-of-range byte count is kept for
     /// [`Self::validate`].
     #[doc(hidden)]
+    #[inline(always)]
     pub fn __shared_extent(mut self, bytes: Result<u32, ExtentError>) -> Self {
+        self.__set_shared_extent(bytes);
+        self
+    }
+
+    /// [`Self::__shared_extent`] in place: `launch!` and `config!` build their config in place,
+    /// one statement per item, so that the value is never moved while it is built.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn __set_shared_extent(&mut self, bytes: Result<u32, ExtentError>) {
         match bytes {
             Ok(b) => self.shared = b,
             Err(e) => {
                 self.invalid = self.invalid.or(Some(("shared", e)));
             }
         }
-        self
     }
 
     /// Sets the dynamic shared memory per block, in bytes.
+    #[inline(always)]
     pub fn shared(mut self, bytes: u32) -> Self {
         self.shared = bytes;
         self
@@ -162,18 +187,39 @@ impl<'a> LaunchConfig<'a> {
     /// assert!(cfg.validate().is_err());
     /// assert!(cfg.non_portable_cluster().validate().is_ok());
     /// ```
+    #[inline(always)]
     pub fn non_portable_cluster(mut self) -> Self {
-        self.non_portable_cluster = true;
+        self.__set_non_portable_cluster();
         self
     }
 
+    /// [`Self::non_portable_cluster`] in place (see [`Self::__set_shared_extent`]).
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn __set_non_portable_cluster(&mut self) {
+        self.non_portable_cluster = true;
+    }
+
     /// Whether [`Self::non_portable_cluster`] was set.
+    #[inline]
     pub fn allows_non_portable_cluster(&self) -> bool {
         self.non_portable_cluster
     }
 
     /// Adds a launch attribute, replacing one of the same kind.
+    #[inline(always)]
     pub fn with<A: LaunchAttribute + 'a>(mut self, attr: A) -> Self
+    where
+        A::Since: Reached<A>,
+    {
+        self.__set(attr);
+        self
+    }
+
+    /// [`Self::with`] in place (see [`Self::__set_shared_extent`]).
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn __set<A: LaunchAttribute + 'a>(&mut self, attr: A)
     where
         A::Since: Reached<A>,
     {
@@ -182,76 +228,111 @@ impl<'a> LaunchConfig<'a> {
             pad: [0; 4],
             value: attr.value(),
         };
-        match self.attrs[..self.n_attrs]
-            .iter()
-            .position(|a| a.id == A::ID)
-        {
-            Some(i) => self.attrs[i] = entry,
+        match self.launch_attributes().iter().position(|a| a.id == A::ID) {
+            Some(i) => self.attrs[i] = MaybeUninit::new(entry),
             None => {
-                self.attrs[self.n_attrs] = entry;
+                // Each kind is present at most once and the array has room for every kind.
+                self.attrs[self.n_attrs] = MaybeUninit::new(entry);
                 self.n_attrs += 1;
+                self.present |= bit(A::ID as u32);
             }
         }
-        self
     }
 
     /// Adds the flag `attr` when `on`, removes it otherwise (`cooperative = false` in `launch!`).
-    pub fn with_flag<A: FlagAttribute + 'a>(self, attr: A, on: bool) -> Self
+    #[inline(always)]
+    pub fn with_flag<A: FlagAttribute + 'a>(mut self, attr: A, on: bool) -> Self
+    where
+        A::Since: Reached<A>,
+    {
+        self.__set_flag(attr, on);
+        self
+    }
+
+    /// [`Self::with_flag`] in place (see [`Self::__set_shared_extent`]).
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn __set_flag<A: FlagAttribute + 'a>(&mut self, attr: A, on: bool)
     where
         A::Since: Reached<A>,
     {
         if on {
-            self.with(attr)
+            self.__set(attr);
         } else {
-            self.without::<A>()
+            self.remove::<A>();
         }
     }
 
     /// Removes the launch attribute of kind `A`, if present.
+    #[inline(always)]
     pub fn without<A: LaunchAttribute>(mut self) -> Self
     where
         A::Since: Reached<A>,
     {
-        if let Some(i) = self.attrs[..self.n_attrs]
-            .iter()
-            .position(|a| a.id == A::ID)
-        {
+        self.remove::<A>();
+        self
+    }
+
+    #[inline(always)]
+    fn remove<A: LaunchAttribute>(&mut self)
+    where
+        A::Since: Reached<A>,
+    {
+        if let Some(i) = self.launch_attributes().iter().position(|a| a.id == A::ID) {
             self.attrs.copy_within(i + 1..self.n_attrs, i);
             self.n_attrs -= 1;
-            self.attrs[self.n_attrs] = EMPTY_ATTR;
+            if (A::ID as u32) < 63 {
+                self.present &= !bit(A::ID as u32);
+            }
         }
-        self
     }
 
     /// Adds a stream attribute, replacing one of the same kind. It is set on the launch's stream
     /// with `cuStreamSetAttribute` before the launch, and stays set on that stream afterwards.
+    #[inline(always)]
     pub fn with_stream<A: StreamAttribute>(mut self, attr: A) -> Self
     where
         A::Since: Reached<A>,
     {
-        let entry = (A::ID, attr.value());
-        let set = &self.stream_attrs[..self.n_stream_attrs];
-        match set.iter().position(|(id, _)| *id == A::ID) {
+        self.__set_stream(attr);
+        self
+    }
+
+    /// [`Self::with_stream`] in place (see [`Self::__set_shared_extent`]).
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn __set_stream<A: StreamAttribute>(&mut self, attr: A)
+    where
+        A::Since: Reached<A>,
+    {
+        let entry = MaybeUninit::new((A::ID, attr.value()));
+        match self
+            .stream_attributes()
+            .iter()
+            .position(|(id, _)| *id == A::ID)
+        {
             Some(i) => self.stream_attrs[i] = entry,
             None => {
                 self.stream_attrs[self.n_stream_attrs] = entry;
                 self.n_stream_attrs += 1;
             }
         }
-        self
     }
 
     /// The grid, in blocks.
+    #[inline]
     pub fn grid(&self) -> Dim3 {
         self.grid
     }
 
     /// The block, in threads.
+    #[inline]
     pub fn block(&self) -> Dim3 {
         self.block
     }
 
     /// Dynamic shared memory per block, in bytes.
+    #[inline]
     pub fn shared_bytes(&self) -> u32 {
         self.shared
     }
@@ -259,6 +340,7 @@ impl<'a> LaunchConfig<'a> {
     /// The driver's `CUlaunchConfig` for `stream`: grid, block, dynamic shared memory and the
     /// attribute array, which it points into (valid while `self` is, and not to be changed
     /// through: the driver only reads it).
+    #[inline]
     pub(crate) fn raw(&self, stream: sys::CUstream) -> sys::CUlaunchConfig {
         let attrs = self.launch_attributes();
         sys::CUlaunchConfig {
@@ -277,16 +359,32 @@ impl<'a> LaunchConfig<'a> {
     }
 
     /// Exactly the attribute array `cuLaunchKernelEx` receives.
+    #[inline(always)]
     pub fn launch_attributes(&self) -> &[sys::CUlaunchAttribute] {
-        &self.attrs[..self.n_attrs]
+        // SAFETY: the first `n_attrs` entries are initialized (every writer keeps it so), and
+        // `MaybeUninit<T>` has `T`'s layout.
+        unsafe {
+            core::slice::from_raw_parts(
+                self.attrs.as_ptr().cast::<sys::CUlaunchAttribute>(),
+                self.n_attrs,
+            )
+        }
     }
 
     /// Exactly the `(id, value)` pairs `cuStreamSetAttribute` receives, in order.
+    #[inline(always)]
     pub fn stream_attributes(&self) -> &[(sys::CUstreamAttrID, sys::CUstreamAttrValue)] {
-        &self.stream_attrs[..self.n_stream_attrs]
+        // SAFETY: as in `launch_attributes`, for the first `n_stream_attrs` entries.
+        unsafe {
+            core::slice::from_raw_parts(
+                self.stream_attrs.as_ptr().cast::<StreamEntry>(),
+                self.n_stream_attrs,
+            )
+        }
     }
 
     /// Whether a launch attribute of kind `A` is present.
+    #[inline]
     pub fn has<A: LaunchAttribute>(&self) -> bool
     where
         A::Since: Reached<A>,
@@ -296,13 +394,18 @@ impl<'a> LaunchConfig<'a> {
 
     /// The value of the launch attribute with driver id `id` (a `u32`, so that kinds of newer
     /// CUDA versions can be named with every feature).
+    #[inline]
     pub(crate) fn launch_value(&self, id: u32) -> Option<&sys::CUlaunchAttributeValue> {
+        if self.present & bit(id) == 0 {
+            return None;
+        }
         self.launch_attributes()
             .iter()
             .find(|a| a.id as u32 == id)
             .map(|a| &a.value)
     }
 
+    #[inline]
     fn dim_value(&self, id: u32) -> Option<Dim3> {
         // Both dim kinds are `{ unsigned x, y, z; }` at offset 0.
         let v = self.launch_value(id)?;
@@ -310,15 +413,18 @@ impl<'a> LaunchConfig<'a> {
     }
 
     /// The cluster extent, if a [`crate::ClusterDim`] is set.
+    #[inline]
     pub fn cluster(&self) -> Option<Dim3> {
         self.dim_value(ClusterDim::KIND.id)
     }
 
     /// The preferred cluster extent, if a [`crate::PreferredClusterDim`] is set.
+    #[inline]
     pub fn preferred_cluster(&self) -> Option<Dim3> {
         self.dim_value(PreferredClusterDim::KIND.id)
     }
 
+    #[inline]
     fn shared_carveout(&self) -> Option<u32> {
         self.launch_value(SharedCarveout::KIND.id)
             .map(|v| u32_at(v, 0))
@@ -336,6 +442,7 @@ impl<'a> LaunchConfig<'a> {
     ///
     /// First comes a `launch!`/`config!` extent or `shared` written as `usize`, `u64` or `i32`
     /// that is negative or over `u32::MAX` ([`Violation::NotU32`]).
+    #[inline]
     pub fn validate(&self) -> Result<(), Violation> {
         if let Some((what, e)) = self.invalid {
             return Err(e.violation(what));
@@ -344,6 +451,7 @@ impl<'a> LaunchConfig<'a> {
     }
 
     /// What the limit rules look at.
+    #[inline]
     pub fn shape(&self) -> LaunchShape {
         let arr = |d: Dim3| [d.x, d.y, d.z];
         LaunchShape {

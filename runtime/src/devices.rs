@@ -256,7 +256,7 @@ fn check_on(dev: &Device, func: &CudaFunction, config: &LaunchConfig<'_>) -> Res
         .map_err(|e| driver_error("cuCtxSetCurrent", kernel, ctx, e))?;
     let shared = config.shared_bytes();
     if shared > 0 {
-        ensure_shared(ctx, func, shared, kernel)?;
+        ensure_shared(ctx, func, shared, kernel, config)?;
     }
     if config.has::<Cooperative>() {
         let occ = occupancy_named(ctx, func, config, kernel)?;

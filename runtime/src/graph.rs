@@ -1,7 +1,6 @@
 //! CUDA graphs of typed launches: [`Graph`], its rules and its nodes.
 
 use core::ffi::c_void;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaStream};
@@ -14,6 +13,11 @@ use crate::attr::{
 use crate::driver;
 use crate::error::{Error, KernelName};
 use crate::sys;
+
+mod conditional;
+mod update;
+pub use conditional::{ConditionalHandle, ConditionalNodes, SwitchNodes};
+pub use update::{Ordered, OrderedBuffer, OrderedRead};
 
 /// A launch-attribute kind the driver accepts on a graph kernel node
 /// (`cuGraphKernelNodeSetAttribute`): the spec table's `graph` column, checked below.
@@ -133,14 +137,18 @@ pub struct Graph<'a> {
     last: Arc<CudaStream>,
     /// Whether a replay may still run on `last`.
     pending: bool,
+    /// Whether updates enqueued waits on `last` (for their buffers' earlier uses) that the next
+    /// replay must follow, even when no replay is pending there.
+    waits_on_last: core::cell::Cell<bool>,
     /// Recorded on `last` when the next replay goes to another stream.
     order: CudaEvent,
     id: u64,
     /// The arguments of the updated nodes as the executable graph has them, where the graph's
     /// own nodes still hold the captured ones: read by `set_params_keeping`, written into the
-    /// graph's nodes before instantiating again. Keyed by node; storage is reused, so updates
-    /// after the first of each node allocate nothing.
-    updated: HashMap<usize, Recorded>,
+    /// graph's nodes before instantiating again. Indexed by the node's slot (no hashing on the
+    /// update path); storage is reused, so updates after the first of each node allocate
+    /// nothing.
+    updated: Vec<Option<Recorded>>,
     _body: Box<dyn Keep + 'a>,
 }
 
@@ -149,6 +157,9 @@ pub struct Graph<'a> {
 #[derive(Clone, Copy, Debug)]
 pub struct GraphNode {
     capture: u64,
+    /// The node's index among the nodes `last_node` returned in its capture: where its graph
+    /// records its updates.
+    slot: u32,
     node: sys::CUgraphNode,
     params: sys::CUDA_KERNEL_NODE_PARAMS,
 }
@@ -178,12 +189,30 @@ impl GraphNode {
     }
 }
 
-/// The last update of a node: its launch (function, grid, block, shared memory, as the node was
-/// captured) and its arguments' bytes, one parameter after another with `sizes`.
+/// The last update of a node: the node, its launch (function, grid, block, shared memory, as
+/// the node was captured) and its arguments' bytes, one parameter after another with `sizes`.
 struct Recorded {
+    node: sys::CUgraphNode,
     params: sys::CUDA_KERNEL_NODE_PARAMS,
     bytes: Vec<u8>,
     sizes: &'static [u32],
+}
+
+impl Recorded {
+    /// Copies the arguments `params` points at; allocates nothing once `bytes` has grown.
+    ///
+    /// # Safety
+    /// Parameter `k` points at `sizes[k]` readable bytes.
+    #[inline]
+    unsafe fn record(&mut self, params: &[*mut c_void]) {
+        self.bytes.clear();
+        for (param, &size) in params.iter().zip(self.sizes) {
+            // SAFETY: the caller's promise.
+            self.bytes.extend_from_slice(unsafe {
+                core::slice::from_raw_parts(*param as *const u8, size as usize)
+            });
+        }
+    }
 }
 
 /// The device-side handle of a kernel node captured with `device_updatable`
@@ -251,9 +280,16 @@ pub struct GraphEdge {
     pub programmatic: bool,
 }
 
-/// The stream a [`Graph::capture`] body launches on, and the nodes its launches add.
+/// The stream a [`Graph::capture`] body launches on, and the nodes its launches add; also the
+/// body of a conditional node ([`Capture::while_loop`] and the others).
 pub struct Capture<'s> {
     stream: &'s Arc<CudaStream>,
+    /// The id of the capture of the whole graph: what its nodes (those of bodies included) are
+    /// tagged with.
+    root: u64,
+    /// What the captures of the conditional bodies share with it.
+    #[cfg_attr(not(cuda_12030), allow(dead_code))]
+    shared: &'s conditional::Shared,
 }
 
 impl Capture<'_> {
@@ -266,7 +302,7 @@ impl Capture<'_> {
     ///
     /// `Error::Graph` when the last work captured on the stream is not a kernel launch.
     pub fn last_node(&self) -> Result<GraphNode, Error> {
-        let (_, id, node) = driver::capture_info(self.stream)
+        let (_, _, node) = driver::capture_info(self.stream)
             .map_err(|e| Error::driver("cuStreamGetCaptureInfo", KernelName(None), e))?;
         let not_kernel = || Error::Graph {
             kernel: KernelName(None),
@@ -288,8 +324,10 @@ impl Capture<'_> {
         // The driver's parameter copy is not ours to keep: updates replace it.
         params.kernelParams = core::ptr::null_mut();
         params.extra = core::ptr::null_mut();
+        // A body's stream captures with an id of its own; its nodes belong to the whole graph.
         Ok(GraphNode {
-            capture: id,
+            capture: self.root,
+            slot: self.shared.slot(node),
             node,
             params,
         })
@@ -300,9 +338,7 @@ impl Capture<'_> {
     /// update then holds from the replay after the one that made it). `Error::Graph` when the
     /// node is not device-updatable or of another capture.
     pub fn device_node(&self, node: &GraphNode) -> Result<DeviceNode, Error> {
-        let (_, id, _) = driver::capture_info(self.stream)
-            .map_err(|e| Error::driver("cuStreamGetCaptureInfo", KernelName(None), e))?;
-        node.check_capture(id, KernelName(None))?;
+        node.check_capture(self.root, KernelName(None))?;
         device_node_of(node)
     }
 }
@@ -374,6 +410,8 @@ impl<'a> Graph<'a> {
         let order = ctx
             .new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))
             .map_err(graph_err("cuEventCreate"))?;
+        // Declared before the guard, so that the bodies' streams outlive the capture.
+        let shared = conditional::Shared::new(ctx.clone());
         let tracking = ctx.is_event_tracking();
         // SAFETY: restored by the guard; see the `Graph` docs for what pausing means.
         unsafe { ctx.disable_event_tracking() };
@@ -396,7 +434,11 @@ impl<'a> Graph<'a> {
         guard.active = true;
         let (_, id, _) =
             driver::capture_info(stream).map_err(graph_err("cuStreamGetCaptureInfo"))?;
-        let mut capture = Capture { stream };
+        let mut capture = Capture {
+            stream,
+            root: id,
+            shared: &shared,
+        };
         let out = body(&mut capture)?;
         let graph = guard
             .end()
@@ -423,9 +465,10 @@ impl<'a> Graph<'a> {
                 ctx,
                 last: stream.clone(),
                 pending: false,
+                waits_on_last: core::cell::Cell::new(false),
                 order,
                 id,
-                updated: HashMap::new(),
+                updated: Vec::new(),
                 _body: Box::new(body),
             },
             out,
@@ -473,7 +516,7 @@ impl<'a> Graph<'a> {
         self.ctx
             .bind_to_thread()
             .map_err(graph_err("cuCtxSetCurrent"))?;
-        if self.pending {
+        if self.pending || self.waits_on_last.get() {
             self.order
                 .record(&self.last)
                 .map_err(graph_err("cuEventRecord"))?;
@@ -481,6 +524,7 @@ impl<'a> Graph<'a> {
                 .wait(&self.order)
                 .map_err(graph_err("cuStreamWaitEvent"))?;
         }
+        self.waits_on_last.set(false);
         self.last = stream.clone();
         Ok(())
     }
@@ -501,10 +545,14 @@ impl<'a> Graph<'a> {
         &self.ctx
     }
 
-    /// The stream updates order new buffers on: the last replay's (first: the capture stream).
-    /// Typed updates use it; it is public for them only.
+    /// The stream updates order new buffers on: the last replay's (first: the capture stream),
+    /// which the next replay follows, on whatever stream it runs. Typed updates use it; it is
+    /// public for them only.
     #[doc(hidden)]
     pub fn order_stream(&self) -> &Arc<CudaStream> {
+        // The caller enqueues waits on it: a replay on another stream must follow them even
+        // after a synchronize.
+        self.waits_on_last.set(true);
         &self.last
     }
 
@@ -530,41 +578,78 @@ impl<'a> Graph<'a> {
     ) -> Result<(), Error> {
         let kernel = KernelName(name);
         self.check_kernel_node(node, func, kernel)?;
-        let mut raw = node.params;
-        raw.kernelParams = params.as_mut_ptr();
-        raw.extra = core::ptr::null_mut();
         self.ctx
             .bind_to_thread()
             .map_err(|e| Error::driver("cuCtxSetCurrent", kernel, e))?;
-        // SAFETY: `exec` was instantiated from the graph holding `node` (checked above); the
-        // parameters are the caller's promise. The driver copies them before returning.
+        // SAFETY: forwarded from the caller; the node is checked and the context bound.
+        unsafe { self.set_checked(node, func, kernel, params) }
+    }
+
+    /// [`Graph::set_params`] after its checks, with the context bound: the driver call, then the
+    /// record of the arguments in the node's slot (one index, no hashing; the parameter sizes
+    /// are looked up at the node's first update only).
+    ///
+    /// # Safety
+    /// As [`Graph::set_params`]; `node` passed [`Graph::check_kernel_node`] with `func`.
+    #[inline]
+    unsafe fn set_checked(
+        &mut self,
+        node: &GraphNode,
+        func: &CudaFunction,
+        kernel: KernelName,
+        params: &mut [*mut c_void],
+    ) -> Result<(), Error> {
+        let mut raw = node.params;
+        raw.kernelParams = params.as_mut_ptr();
+        raw.extra = core::ptr::null_mut();
+        // SAFETY: `exec` was instantiated from the graph holding `node` (checked by the caller);
+        // the parameters are the caller's promise. The driver copies them before returning.
         unsafe { driver::exec_set_kernel_params(self.exec, node.node, &raw) }
             .map_err(|e| Error::driver("cuGraphExecKernelNodeSetParams", kernel, e))?;
+        if let Some(Some(recorded)) = self.updated.get_mut(node.slot as usize) {
+            if recorded.sizes.len() == params.len() {
+                // SAFETY: `params` matches the node's function, whose sizes these are.
+                unsafe { recorded.record(params) };
+                return Ok(());
+            }
+        }
+        // SAFETY: as above.
+        unsafe { self.first_record(node, func, kernel, &raw, params) }
+    }
+
+    /// The first update of a node: its slot, with the function's parameter sizes.
+    ///
+    /// # Safety
+    /// As [`Graph::set_checked`]; `raw` is the node's launch with `params`.
+    #[cold]
+    unsafe fn first_record(
+        &mut self,
+        node: &GraphNode,
+        func: &CudaFunction,
+        kernel: KernelName,
+        raw: &sys::CUDA_KERNEL_NODE_PARAMS,
+        params: &mut [*mut c_void],
+    ) -> Result<(), Error> {
         match crate::kernel::function_info(func).param_sizes(&self.ctx, func) {
             Some(sizes) if sizes.len() == params.len() => {
-                let recorded = self
-                    .updated
-                    .entry(node.node as usize)
-                    .or_insert_with(|| Recorded {
-                        params: node.params,
-                        bytes: Vec::new(),
-                        sizes,
-                    });
-                recorded.sizes = sizes;
-                recorded.bytes.clear();
-                for (param, &size) in params.iter().zip(sizes) {
-                    // SAFETY: parameter `k` points at `sizes[k]` bytes (the caller's promise
-                    // that `params` matches the function, whose sizes these are).
-                    recorded.bytes.extend_from_slice(unsafe {
-                        core::slice::from_raw_parts(*param as *const u8, size as usize)
-                    });
+                let slot = node.slot as usize;
+                if self.updated.len() <= slot {
+                    self.updated.resize_with(slot + 1, || None);
                 }
+                let recorded = self.updated[slot].insert(Recorded {
+                    node: node.node,
+                    params: node.params,
+                    bytes: Vec::new(),
+                    sizes,
+                });
+                // SAFETY: `params` matches the node's function, whose sizes these are.
+                unsafe { recorded.record(params) };
                 Ok(())
             }
             // No parameter sizes from this driver (before CUDA 12.4): the graph's node gets the
             // arguments at once (one more driver call).
             // SAFETY: as above, for the graph's own node.
-            _ => unsafe { driver::kernel_node_set_params(node.node, &raw) }
+            _ => unsafe { driver::kernel_node_set_params(node.node, raw) }
                 .map_err(|e| Error::driver("cuGraphKernelNodeSetParams", kernel, e)),
         }
     }
@@ -572,7 +657,7 @@ impl<'a> Graph<'a> {
     /// Writes the recorded arguments of updated nodes into the graph's nodes
     /// (`cuGraphKernelNodeSetParams`), before the graph is instantiated again.
     fn write_back_updates(&mut self) -> Result<(), Error> {
-        for (&node, recorded) in &mut self.updated {
+        for recorded in self.updated.iter_mut().flatten() {
             let mut pointers: Vec<*mut c_void> = Vec::with_capacity(recorded.sizes.len());
             let mut at = 0usize;
             for &size in recorded.sizes {
@@ -583,7 +668,7 @@ impl<'a> Graph<'a> {
             raw.kernelParams = pointers.as_mut_ptr();
             // SAFETY: the node belongs to this graph, which is live; the bytes were recorded
             // from parameters matching the node's function, in its parameter order and sizes.
-            unsafe { driver::kernel_node_set_params(node as sys::CUgraphNode, &raw) }
+            unsafe { driver::kernel_node_set_params(recorded.node, &raw) }
                 .map_err(graph_err("cuGraphKernelNodeSetParams"))?;
         }
         self.updated.clear();
@@ -627,7 +712,7 @@ impl<'a> Graph<'a> {
         self.ctx
             .bind_to_thread()
             .map_err(|e| Error::driver("cuCtxSetCurrent", kernel, e))?;
-        if let Some(recorded) = self.updated.get(&(node.node as usize)) {
+        if let Some(Some(recorded)) = self.updated.get(node.slot as usize) {
             // The last update's arguments.
             let mut at = 0usize;
             for (k, slot) in kept.iter_mut().enumerate() {
@@ -668,8 +753,8 @@ impl<'a> Graph<'a> {
                 *param = &mut kept[k] as *mut u64 as *mut c_void;
             }
         }
-        // SAFETY: forwarded from the caller.
-        unsafe { self.set_params(node, func, name, params) }
+        // SAFETY: forwarded from the caller; the node is checked and the context bound.
+        unsafe { self.set_checked(node, func, kernel, params) }
     }
 
     /// [`Graph::check_node`], and that the node launches `func`.

@@ -5,7 +5,7 @@
 //! (loading the module, NVRTC, resolving the function, more contexts than slots) happens on a
 //! cold path behind one process-wide mutex.
 
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
@@ -414,6 +414,10 @@ impl Kernel {
     /// (`__CHEVRON_INFO`); for CUDA C the rules come from NVRTC's output, read when the kernel
     /// was loaded (call this after [`Self::get`]). A few comparisons.
     ///
+    /// The config's own limits come first ([`LaunchConfig::validate`], as
+    /// [`Error::InvalidConfig`]): an extent that is no extent (a grid of `u64::MAX`, a block of
+    /// `-128`) is reported as itself, not as whatever placeholder a kernel rule would see.
+    ///
     /// ```
     /// use chevron_cuda_runtime::{Kernel, KernelInfo, LaunchConfig};
     /// static K: Kernel = Kernel::ptx("k", "k", "/k.ptx", ".entry k() .maxntid 64 { ret; }");
@@ -423,6 +427,12 @@ impl Kernel {
     /// ```
     #[inline]
     pub fn check_launch(&self, info: &KernelInfo, config: &LaunchConfig<'_>) -> Result<(), Error> {
+        if let Err(violation) = config.validate() {
+            return Err(Error::InvalidConfig {
+                kernel: KernelName(Some(self.name)),
+                violation,
+            });
+        }
         let info = if info.known {
             info
         } else {
@@ -473,7 +483,7 @@ impl Kernel {
         let d = |d: crate::Dim3| format!("({}, {}, {})", d.x, d.y, d.z);
         let this = match broken {
             Broken::Block => format!("block {}", d(config.block())),
-            Broken::Cluster | Broken::ClusterRank => match config.cluster() {
+            Broken::Cluster | Broken::ClusterRank | Broken::Unclustered => match config.cluster() {
                 Some(c) => format!("cluster {}", d(c)),
                 None => "no cluster".into(),
             },
@@ -574,8 +584,8 @@ pub fn modules_loaded(ctx: &Arc<CudaContext>, path: &str) -> usize {
         .count()
 }
 
-/// What the runtime learns once per `CUfunction` from the driver (shared memory opt-in,
-/// parameter sizes), for typed and `dyn` launches alike.
+/// What the runtime learns or sets once per `CUfunction` (shared memory opt-in, non-portable
+/// clusters, parameter sizes), for typed and `dyn` launches alike.
 ///
 /// Keyed by the function handle in a fixed table read without a lock: a lookup is a few atomic
 /// loads. Entries are never removed. `#[kernel]` modules are never unloaded, so their handles
@@ -585,9 +595,10 @@ pub fn modules_loaded(ctx: &Arc<CudaContext>, path: &str) -> usize {
 /// compares with the old function's sizes.
 pub(crate) struct FunctionInfo {
     key: AtomicUsize,
-    /// The largest `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` checked and set so far;
-    /// launches asking for at most this much need nothing more.
-    pub(crate) dynamic_shared: AtomicU32,
+    /// The dynamic shared memory the function is opted into.
+    pub(crate) shared: SharedOptIn,
+    /// Whether `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED` is set.
+    pub(crate) non_portable: AtomicBool,
     /// Each parameter's size from `cuFuncGetParamInfo`; `None` where that call is missing.
     pub(crate) params: OnceLock<Option<Box<[u32]>>>,
 }
@@ -596,7 +607,8 @@ impl FunctionInfo {
     const fn new(key: usize) -> Self {
         Self {
             key: AtomicUsize::new(key),
-            dynamic_shared: AtomicU32::new(0),
+            shared: SharedOptIn::new(),
+            non_portable: AtomicBool::new(false),
             params: OnceLock::new(),
         }
     }
@@ -618,6 +630,58 @@ impl FunctionInfo {
                     .map(Vec::into_boxed_slice)
             })
             .as_deref()
+    }
+}
+
+/// How much dynamic shared memory one function allows (its
+/// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`, as far as chevron has checked or set it),
+/// raised only, under concurrent launches too.
+///
+/// A launch asking for at most [`Self::covers`] needs nothing more: one atomic load. A launch
+/// asking for more calls [`Self::raise`], which serialises the raises of one function: with two
+/// threads asking 64 KiB and 100 KiB at once, each reading the driver's value and then setting
+/// its own, the 64 KiB one could set last, leaving the function at 64 KiB while the cache said
+/// 100 KiB, and later 100 KiB launches would skip the opt-in and fail. Under the lock the driver's
+/// value is read after every earlier raise of the function has finished, so it only grows, and
+/// the cache is published (with `Release`) only after the driver has the value.
+pub(crate) struct SharedOptIn {
+    covered: AtomicU32,
+    raising: Mutex<()>,
+}
+
+impl SharedOptIn {
+    pub(crate) const fn new() -> Self {
+        Self {
+            covered: AtomicU32::new(0),
+            raising: Mutex::new(()),
+        }
+    }
+
+    /// Whether launches of `bytes` need nothing more: the function allows at least that much.
+    #[inline]
+    pub(crate) fn covers(&self, bytes: u32) -> bool {
+        bytes <= self.covered.load(Ordering::Acquire)
+    }
+
+    /// Makes the function allow `bytes`: `allowed` reads what it allows now (and may refuse
+    /// `bytes`, e.g. over the device's limit), `set` raises that to `bytes`. Both run with this
+    /// function's raises serialised, and not at all when another raise already covered `bytes`.
+    pub(crate) fn raise<E>(
+        &self,
+        bytes: u32,
+        allowed: impl FnOnce() -> Result<u32, E>,
+        set: impl FnOnce(u32) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let _raising = lock(&self.raising);
+        if self.covers(bytes) {
+            return Ok(());
+        }
+        if bytes > allowed()? {
+            set(bytes)?;
+        }
+        // Under the lock, after the driver has it; `bytes` is over what was covered.
+        self.covered.store(bytes, Ordering::Release);
+        Ok(())
     }
 }
 
@@ -672,6 +736,92 @@ fn function_info_cold(key: usize) -> &'static FunctionInfo {
 mod tests {
     use super::*;
     use crate::ptx::{Expected, ParamSig};
+
+    /// Threads raising one function's shared memory to different sizes at once, against a fake
+    /// driver attribute that reads, yields and then writes (the window where the unserialised
+    /// protocol lost the larger value): after every round the attribute is the largest size asked,
+    /// and every raise returned only once the attribute covered its own size.
+    #[test]
+    fn concurrent_shared_memory_raises_only_grow() {
+        use std::sync::Barrier;
+        const THREADS: usize = 8;
+        const ROUNDS: usize = 200;
+        // 48 KiB, the default, then sizes whose largest is asked by a thread in the middle.
+        let sizes: [u32; THREADS] = [64, 100, 72, 227, 80, 96, 200, 49].map(|k| k * 1024);
+        let largest = *sizes.iter().max().unwrap();
+        for round in 0..ROUNDS {
+            let opt_in = SharedOptIn::new();
+            let attribute = AtomicU32::new(48 * 1024);
+            let sets = AtomicUsize::new(0);
+            let start = Barrier::new(THREADS);
+            std::thread::scope(|scope| {
+                for (t, &bytes) in sizes.iter().enumerate() {
+                    let (opt_in, attribute, sets, start) = (&opt_in, &attribute, &sets, &start);
+                    scope.spawn(move || {
+                        start.wait();
+                        // Rotate who goes first from round to round.
+                        for _ in 0..(t + round) % THREADS {
+                            std::thread::yield_now();
+                        }
+                        if opt_in.covers(bytes) {
+                            return;
+                        }
+                        let r: Result<(), ()> = opt_in.raise(
+                            bytes,
+                            || {
+                                let now = attribute.load(Ordering::SeqCst);
+                                std::thread::yield_now();
+                                Ok(now)
+                            },
+                            |b| {
+                                std::thread::yield_now();
+                                attribute.store(b, Ordering::SeqCst);
+                                sets.fetch_add(1, Ordering::SeqCst);
+                                Ok(())
+                            },
+                        );
+                        r.unwrap();
+                        let now = attribute.load(Ordering::SeqCst);
+                        assert!(
+                            now >= bytes,
+                            "round {round}: raised to {bytes}, attribute {now}"
+                        );
+                    });
+                }
+            });
+            let now = attribute.load(Ordering::SeqCst);
+            assert_eq!(now, largest, "round {round}: the attribute shrank");
+            assert!(opt_in.covers(largest) && !opt_in.covers(largest + 1));
+            // Each set raised the attribute: at most one per distinct size, at least one.
+            let sets = sets.load(Ordering::SeqCst);
+            assert!((1..=THREADS).contains(&sets), "round {round}: {sets} sets");
+        }
+    }
+
+    /// A refused raise (over the device's limit) changes nothing; a later smaller one works.
+    #[test]
+    fn a_refused_raise_leaves_the_opt_in_as_it_was() {
+        let opt_in = SharedOptIn::new();
+        let r: Result<(), &str> = opt_in.raise(300 * 1024, || Err("over the limit"), |_| Ok(()));
+        assert_eq!(r, Err("over the limit"));
+        assert!(!opt_in.covers(1));
+        let mut set = None;
+        let r: Result<(), &str> = opt_in.raise(
+            64 * 1024,
+            || Ok(48 * 1024),
+            |b| {
+                set = Some(b);
+                Ok(())
+            },
+        );
+        assert_eq!((r, set), (Ok(()), Some(64 * 1024)));
+        assert!(opt_in.covers(64 * 1024) && !opt_in.covers(64 * 1024 + 1));
+        // Already allowed by the driver: recorded without a set.
+        let r: Result<(), &str> =
+            opt_in.raise(90 * 1024, || Ok(96 * 1024), |_| Err("no set expected"));
+        assert_eq!(r, Ok(()));
+        assert!(opt_in.covers(90 * 1024));
+    }
 
     const HISTOGRAM: &[ParamSig] = &[
         ParamSig {
@@ -804,5 +954,61 @@ mod tests {
         }
         let nul = compile_cuda("k.cu", "a\0b", (9, 0), KernelName(None));
         assert!(matches!(nul, Err(Error::Compile { .. })));
+    }
+
+    #[test]
+    fn invalid_extents_are_reported_before_any_kernel_rule() {
+        use crate::dim::Extent;
+        use crate::{Dim3, LaunchConfig};
+        use chevron_cuda_spec::fit::read_info;
+        use chevron_cuda_spec::limits::Violation;
+        // Compiled-in clusters of 2 and `.reqntid 64`: the kernel rules that a placeholder grid
+        // or block of (1, 1, 1) would break.
+        const PTX: &str = ".version 9.0\n.target sm_90\n.address_size 64\n\
+            .visible .entry k() .reqntid 64, 1, 1 .reqnctapercluster 2, 1, 1 { ret; }\n";
+        static K: Kernel = Kernel::ptx("k", "k", "/k/k.ptx", PTX);
+        let entries = ptx::parse_entries(PTX).expect("parses");
+        let info = read_info(&entries[0], "k", "k.ptx", false, fit::CooperativeUse::ByPtx).leak();
+        let dim = |x: Result<u32, crate::dim::ExtentError>| x.map(|x| Dim3::new(x, 1, 1));
+        let grid = LaunchConfig::__from_extents(dim(u64::MAX.extent()), dim(64u32.extent()));
+        match K.check_launch(&info, &grid) {
+            Err(Error::InvalidConfig { kernel, violation }) => {
+                assert_eq!(kernel, KernelName(Some("k")));
+                assert_eq!(
+                    violation,
+                    Violation::NotU32 {
+                        what: "grid",
+                        axis: None,
+                        value: i128::from(u64::MAX)
+                    }
+                );
+                assert_eq!(
+                    violation.to_string(),
+                    "grid is 18446744073709551615, which does not fit in `u32`"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        let block = LaunchConfig::__from_extents(dim(2u32.extent()), dim((-128i32).extent()));
+        match K.check_launch(&info, &block) {
+            Err(Error::InvalidConfig { violation, .. }) => {
+                assert_eq!(violation.to_string(), "block is -128: it is negative")
+            }
+            other => panic!("{other:?}"),
+        }
+        // Valid extents meet the kernel's rules, which name the launch's real values.
+        let odd = LaunchConfig::new(3u32, 64u32);
+        match K.check_launch(&info, &odd) {
+            Err(Error::KernelConstraint { message, .. }) => {
+                assert!(
+                    message.ends_with("(this launch: grid (3, 1, 1))"),
+                    "{message}"
+                )
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(K
+            .check_launch(&info, &LaunchConfig::new(4u32, 64u32))
+            .is_ok());
     }
 }

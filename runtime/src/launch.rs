@@ -1,10 +1,11 @@
 //! The launch call: stream attributes, then `cuLaunchKernelEx` with the attribute array.
 
 use core::ffi::c_void;
+use std::cell::Cell;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use cudarc::driver::{CudaContext, CudaFunction, CudaStream};
+use cudarc::driver::{result::DriverError, CudaContext, CudaFunction, CudaStream};
 
 use crate::config::LaunchConfig;
 use crate::driver;
@@ -12,7 +13,7 @@ use crate::error::{Error, KernelName};
 use crate::explain::explain;
 use crate::kernel::{function_info, FunctionInfo};
 use crate::sys;
-use chevron_cuda_spec::limits::{volume, PORTABLE_CLUSTER_BLOCKS};
+use chevron_cuda_spec::limits::{volume, Violation, PORTABLE_CLUSTER_BLOCKS};
 
 /// Whether the CUDA driver library can be loaded; checked once per process.
 pub fn driver_present() -> bool {
@@ -46,9 +47,9 @@ pub fn context(ordinal: usize) -> Result<Arc<CudaContext>, Error> {
     CudaContext::new(ordinal).map_err(|e| Error::driver("cuCtxCreate", KernelName(None), e))
 }
 
-/// Launches `func` on `stream` with `config`: binds the stream's context to the thread, sets the
-/// config's stream attributes with `cuStreamSetAttribute`, then calls `cuLaunchKernelEx` with the
-/// config's attribute array.
+/// Launches `func` on `stream` with `config`: checks that the stream's context is current on
+/// this thread (binding it where needed), sets the config's stream attributes with
+/// `cuStreamSetAttribute`, then calls `cuLaunchKernelEx` with the config's attribute array.
 ///
 /// `params` holds one pointer per kernel parameter, each pointing at the parameter's value (for
 /// a device buffer, at its `CUdeviceptr`), as `cuLaunchKernelEx` expects.
@@ -56,6 +57,16 @@ pub fn context(ordinal: usize) -> Result<Arc<CudaContext>, Error> {
 /// This is the untyped entry under `launch!` and the `launch` functions `#[kernel]` generates.
 /// It does not order buffers across streams by itself: the callers do that through cudarc's
 /// `DevicePtr`/`DevicePtrMut`, holding the returned guards until after this call.
+///
+/// What a launch pays besides `cuLaunchKernelEx`: the config's limit check
+/// ([`LaunchConfig::validate`]), a comparison with the context this thread last made current
+/// (the driver is asked, `cuCtxGetCurrent`, only the first time on a thread and after another
+/// context was bound through chevron; a launch that fails because other code changed the current
+/// context since is bound and made once more), and, for dynamic shared memory or non-portable
+/// clusters, a lookup of what was already set on the function (set once per function). So a
+/// launch the driver accepts leaves the thread's current context as other code left it: code
+/// that calls the driver directly afterwards binds the context it needs itself (cudarc's calls
+/// do).
 ///
 /// # Safety
 /// `params` must match the kernel's parameters in number, order and layout, and the kernel must
@@ -74,6 +85,7 @@ pub unsafe fn launch_function(
 ///
 /// # Safety
 /// As [`launch_function`].
+#[inline]
 pub unsafe fn launch_named(
     stream: &CudaStream,
     func: &CudaFunction,
@@ -82,31 +94,176 @@ pub unsafe fn launch_named(
     params: &mut [*mut c_void],
 ) -> Result<(), Error> {
     let kernel = KernelName(name);
-    if let Err(violation) = config.validate() {
-        return Err(Error::InvalidConfig { kernel, violation });
+    let raw = prepare_launch(config, stream.cu_stream(), kernel)?;
+    let binding = bind_for_launch(stream, config, kernel)?;
+    // SAFETY: `raw` points into `config`, alive for the call; `params` is the caller's promise.
+    match unsafe { enqueue(stream, func, kernel, config, &raw, params) } {
+        Ok(()) => Ok(()),
+        // SAFETY: as above.
+        Err(failure) => unsafe {
+            after_failure(binding, stream, func, kernel, config, &raw, params, failure)
+        },
     }
-    let ctx = stream.context();
+}
+
+/// What a launch does on the host before its first driver call: the config's limit check, then
+/// the driver's `CUlaunchConfig` for `stream` (pointing into `config`'s attribute array). Shared
+/// with the host-cost benchmark (`benches/host_cost.rs`), which times it without a GPU. Not a
+/// public API.
+#[doc(hidden)]
+#[inline(always)]
+pub fn prepare_launch(
+    config: &LaunchConfig<'_>,
+    stream: sys::CUstream,
+    kernel: KernelName,
+) -> Result<sys::CUlaunchConfig, Error> {
+    match config.validate() {
+        Ok(()) => Ok(config.raw(stream)),
+        Err(violation) => Err(invalid_config(kernel, violation)),
+    }
+}
+
+#[cold]
+fn invalid_config(kernel: KernelName, violation: Violation) -> Error {
+    Error::InvalidConfig { kernel, violation }
+}
+
+thread_local! {
+    /// The context chevron last made current on this thread (its `CUcontext` as an address; 0:
+    /// none yet). Only a hint: other code may bind another context since, which a failed launch
+    /// finds out (see [`after_failure`]).
+    static BOUND: Cell<usize> = const { Cell::new(0) };
+}
+
+/// How a launch found its context current.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Binding {
+    /// Asked the driver (`cuCtxGetCurrent`) and bound it if needed.
+    Checked,
+    /// This thread's last bind through chevron was this context; the driver was not asked.
+    Assumed,
+}
+
+/// Makes `ctx` current on this thread (cudarc's `bind_to_thread`: `cuCtxGetCurrent`, then
+/// `cuCtxSetCurrent` where another context is current), and remembers it for this thread. Also
+/// reports an error cudarc recorded where it could not return one (in a `Drop`).
+pub(crate) fn bind(ctx: &CudaContext, kernel: KernelName) -> Result<(), Error> {
     ctx.bind_to_thread()
         .map_err(|e| crate::explain::driver_error("cuCtxSetCurrent", kernel, ctx, e))?;
+    BOUND.set(ctx.cu_ctx() as usize);
+    Ok(())
+}
+
+/// The context bind of a launch: when this thread last bound the stream's context, only cudarc's
+/// recorded error is checked (an atomic swap) and the driver is not asked. A stream attribute on
+/// a stream that stands for the current context's (the NULL, legacy or per-thread handle) always
+/// asks: `cuStreamSetAttribute` on such a handle would reach another context's stream, and
+/// succeed, if that context had become current.
+#[inline(always)]
+fn bind_for_launch(
+    stream: &CudaStream,
+    config: &LaunchConfig<'_>,
+    kernel: KernelName,
+) -> Result<Binding, Error> {
+    let ctx = stream.context();
+    // The NULL stream, `CU_STREAM_LEGACY` (1) and `CU_STREAM_PER_THREAD` (2).
+    let names_current = stream.cu_stream() as usize <= 2;
+    let may_assume = !names_current || config.stream_attributes().is_empty();
+    if may_assume && BOUND.get() == ctx.cu_ctx() as usize {
+        match ctx.check_err() {
+            Ok(()) => Ok(Binding::Assumed),
+            Err(e) => Err(crate::explain::driver_error(
+                "cuCtxSetCurrent",
+                kernel,
+                ctx,
+                e,
+            )),
+        }
+    } else {
+        bind_checked(ctx, kernel)
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn bind_checked(ctx: &CudaContext, kernel: KernelName) -> Result<Binding, Error> {
+    bind(ctx, kernel).map(|()| Binding::Checked)
+}
+
+/// Why the driver part of a launch failed.
+enum Failure {
+    /// A step before the launch, its error already made.
+    Step(Error),
+    /// `cuLaunchKernelEx`, to be explained.
+    Launch(DriverError),
+}
+
+/// The driver part of a launch: the function's one-time settings (dynamic shared memory,
+/// non-portable clusters), the stream attributes, `cuLaunchKernelEx`. Run again as a whole
+/// after a rebind, so each step is idempotent.
+///
+/// # Safety
+/// `raw` points into `config`; `params` matches the kernel's parameters.
+#[inline(always)]
+unsafe fn enqueue(
+    stream: &CudaStream,
+    func: &CudaFunction,
+    kernel: KernelName,
+    config: &LaunchConfig<'_>,
+    raw: &sys::CUlaunchConfig,
+    params: &mut [*mut c_void],
+) -> Result<(), Failure> {
     let shared = config.shared_bytes();
     if shared > 0 {
-        ensure_shared(ctx, func, shared, kernel)?;
+        ensure_shared(stream.context(), func, shared, kernel, config).map_err(Failure::Step)?;
     }
     if config.allows_non_portable_cluster() {
         let blocks = config.cluster().map_or(1, |c| volume([c.x, c.y, c.z]));
         if blocks > u128::from(PORTABLE_CLUSTER_BLOCKS) {
-            driver::allow_non_portable_cluster(func)
-                .map_err(|e| Error::driver("cuFuncSetAttribute", kernel, e))?;
+            allow_non_portable_cluster(stream.context(), func, kernel).map_err(Failure::Step)?;
         }
     }
     for (id, value) in config.stream_attributes() {
-        driver::set_stream_attribute(stream, *id, value, kernel)?;
+        driver::set_stream_attribute(stream, *id, value, kernel).map_err(Failure::Step)?;
     }
-    let raw = config.raw(stream.cu_stream());
-    // SAFETY: `raw` points at live arrays; `params` is the caller's promise.
-    match unsafe { driver::launch_kernel_ex(&raw, func, params) } {
-        Ok(()) => Ok(()),
-        Err(source) => Err(explain(stream, func, kernel, config, source)),
+    // SAFETY: forwarded from the caller.
+    unsafe { driver::launch_kernel_ex(raw, func, params) }.map_err(Failure::Launch)
+}
+
+/// A failed launch: when the context was assumed current and is not (other code bound another
+/// one, or none, since this thread's last chevron launch), binds it and runs the driver part
+/// once more; then the failure that remains, a launch error explained with the numbers.
+///
+/// # Safety
+/// As [`enqueue`].
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn after_failure(
+    binding: Binding,
+    stream: &CudaStream,
+    func: &CudaFunction,
+    kernel: KernelName,
+    config: &LaunchConfig<'_>,
+    raw: &sys::CUlaunchConfig,
+    params: &mut [*mut c_void],
+    failure: Failure,
+) -> Result<(), Error> {
+    let ctx = stream.context();
+    let mut failure = failure;
+    let moved = binding == Binding::Assumed
+        && !matches!(cudarc::driver::result::ctx::get_current(), Ok(Some(c)) if c == ctx.cu_ctx());
+    if moved {
+        bind(ctx, kernel)?;
+        // SAFETY: forwarded from the caller.
+        match unsafe { enqueue(stream, func, kernel, config, raw, params) } {
+            Ok(()) => return Ok(()),
+            Err(again) => failure = again,
+        }
+    }
+    match failure {
+        Failure::Step(e) => Err(e),
+        Failure::Launch(source) => Err(explain(stream, func, kernel, config, source)),
     }
 }
 
@@ -115,28 +272,35 @@ pub unsafe fn launch_named(
 /// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`, set here the first time a launch asks for
 /// that much; static + dynamic over the device's opt-in limit is refused with the numbers.
 /// Afterwards a launch asking for at most as much finds the function's entry and compares once.
-/// The function's context must be current.
+/// Raises of one function are serialised ([`crate::kernel::SharedOptIn`]), so concurrent
+/// launches asking different sizes leave it at the largest.
+/// With CUDA 13.4, a launch whose `shared_memory_mode` (or else the function's) allows oversized
+/// shared memory may go up to the device's oversized limit instead. The function's context must
+/// be current.
 #[inline]
 pub(crate) fn ensure_shared(
     ctx: &Arc<CudaContext>,
     func: &CudaFunction,
     shared: u32,
     kernel: KernelName,
+    config: &LaunchConfig<'_>,
 ) -> Result<(), Error> {
     let info = function_info(func);
-    if shared <= info.dynamic_shared.load(Ordering::Relaxed) {
+    if info.shared.covers(shared) {
         return Ok(());
     }
-    opt_in_shared(ctx, func, info, shared, kernel)
+    opt_in_shared(ctx, func, info, shared, kernel, config)
 }
 
 #[cold]
+#[inline(never)]
 fn opt_in_shared(
     ctx: &Arc<CudaContext>,
     func: &CudaFunction,
     info: &FunctionInfo,
     shared: u32,
     kernel: KernelName,
+    config: &LaunchConfig<'_>,
 ) -> Result<(), Error> {
     use sys::CUfunction_attribute::{
         CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES as MAX_DYNAMIC,
@@ -147,28 +311,82 @@ fn opt_in_shared(
             .map(|v| v.max(0) as u32)
             .map_err(|e| Error::driver("cuFuncGetAttribute", kernel, e))
     };
-    let static_bytes = attribute(STATIC)?;
-    let limit = ctx
-        .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
-        .map_err(|e| Error::driver("cuDeviceGetAttribute", kernel, e))?
-        .max(0) as u32;
-    if u64::from(static_bytes) + u64::from(shared) > u64::from(limit) {
-        return Err(Error::SharedMemoryTooLarge {
-            kernel,
-            static_bytes,
-            dynamic_bytes: shared,
-            limit,
-        });
-    }
-    if shared > attribute(MAX_DYNAMIC)? {
-        driver::set_max_dynamic_shared(func, shared).map_err(|e| Error::Driver {
+    let allowed = || {
+        // The function attribute calls want the function's context current; a launch may only
+        // have assumed it.
+        bind(ctx, kernel)?;
+        let static_bytes = attribute(STATIC)?;
+        #[cfg_attr(not(cuda_13040), allow(unused_mut))]
+        let mut limit = ctx
+            .attribute(
+                sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            )
+            .map_err(|e| Error::driver("cuDeviceGetAttribute", kernel, e))?
+            .max(0) as u32;
+        #[cfg(cuda_13040)]
+        if u64::from(static_bytes) + u64::from(shared) > u64::from(limit) {
+            let mode = config.launch_value(<crate::SharedMemoryMode as crate::Attribute>::KIND.id);
+            if crate::function_attr::oversized_allowed(
+                func,
+                mode.map(|v| crate::attr::u32_at(v, 0)),
+            ) {
+                use sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_OVERSIZED_SHARED_MEMORY_PER_BLOCK as OVERSIZED;
+                if let Ok(oversized) = ctx.attribute(OVERSIZED) {
+                    limit = limit.max(oversized.max(0) as u32);
+                }
+            }
+        }
+        #[cfg(not(cuda_13040))]
+        let _ = config;
+        if u64::from(static_bytes) + u64::from(shared) > u64::from(limit) {
+            return Err(Error::SharedMemoryTooLarge {
+                kernel,
+                static_bytes,
+                dynamic_bytes: shared,
+                limit,
+            });
+        }
+        attribute(MAX_DYNAMIC)
+    };
+    let set = |bytes| {
+        driver::set_max_dynamic_shared(func, bytes).map_err(|e| Error::Driver {
             call: "cuFuncSetAttribute",
             kernel,
             attributes: "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES".to_string(),
             source: e,
-        })?;
+        })
+    };
+    info.shared.raise(shared, allowed, set)
+}
+
+/// Sets `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED` on `func`, once per function:
+/// later launches find the function's entry and read one flag.
+#[inline]
+fn allow_non_portable_cluster(
+    ctx: &CudaContext,
+    func: &CudaFunction,
+    kernel: KernelName,
+) -> Result<(), Error> {
+    let info = function_info(func);
+    if info.non_portable.load(Ordering::Acquire) {
+        return Ok(());
     }
-    info.dynamic_shared.fetch_max(shared, Ordering::Relaxed);
+    allow_non_portable_cold(ctx, func, info, kernel)
+}
+
+#[cold]
+#[inline(never)]
+fn allow_non_portable_cold(
+    ctx: &CudaContext,
+    func: &CudaFunction,
+    info: &FunctionInfo,
+    kernel: KernelName,
+) -> Result<(), Error> {
+    bind(ctx, kernel)?;
+    driver::allow_non_portable_cluster(func)
+        .map_err(|e| Error::driver("cuFuncSetAttribute", kernel, e))?;
+    // Setting it twice from two threads is harmless.
+    info.non_portable.store(true, Ordering::Release);
     Ok(())
 }
 

@@ -41,6 +41,7 @@ mod dim;
 mod driver;
 mod error;
 mod explain;
+mod function_attr;
 mod graph;
 mod kernel;
 mod launch;
@@ -48,12 +49,14 @@ mod link;
 mod nvrtc;
 mod nvrtc_cache;
 mod occupancy;
+mod param;
 pub use chevron_cuda_spec::ptx;
 mod stream;
+mod typed;
 
 // Every public item of `attr` (the kinds' types and traits): a new kind needs no edit here.
 pub use attr::*;
-pub use chevron_cuda_spec::fit::{CooperativeUse, KernelInfo, LaunchFacts, Messages};
+pub use chevron_cuda_spec::fit::{CooperativeUse, Fact, KernelInfo, LaunchFacts, Messages};
 pub use chevron_cuda_spec::limits::{
     Violation, MAX_BLOCK_DIM, MAX_BLOCK_THREADS, MAX_CLUSTER_BLOCKS, MAX_GRID_DIM,
     MAX_SHARED_CARVEOUT, PORTABLE_CLUSTER_BLOCKS,
@@ -65,7 +68,13 @@ pub use devices::{ensure_nccl, nccl_present};
 pub use devices::{Completions, Device, DeviceSet};
 pub use dim::Dim3;
 pub use error::{Error, KernelName, Result};
-pub use graph::{Capture, DeviceNode, Graph, GraphAttribute, GraphEdge, GraphNode};
+pub use function_attr::{
+    function_attribute, set_function_attribute, FunctionAttribute, FunctionSharedMemoryMode,
+};
+pub use graph::{
+    Capture, ConditionalHandle, ConditionalNodes, DeviceNode, Graph, GraphAttribute, GraphEdge,
+    GraphNode, Ordered, OrderedBuffer, OrderedRead, SwitchNodes,
+};
 pub use kernel::{Kernel, KernelSource, PtxVariant};
 pub use launch::{
     context, driver_present, ensure_driver, is_capturing, launch_function, launch_named,
@@ -85,47 +94,22 @@ pub use stream::{set_stream_attribute, stream_attribute};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::args::{
-        launch_args, ArgSlot, ArgSlots, DeviceArg, Probe, RefFallback, ValueArg, ValueFallback,
+        check_arg_sizes, launch_args, ArgSlot, ArgSlots, DeviceArg, Probe, RefFallback, ValueArg,
+        ValueFallback,
     };
     pub use crate::dim::{Dim3, Extent, ExtentError, IntoDim};
     pub use crate::kernel::{modules_loaded, Kernel, PtxVariant};
+    pub use crate::launch::prepare_launch;
     pub use crate::nvrtc::CudaProgram;
     pub use crate::occupancy::Occupancy;
     pub use crate::ptx::{Expected, ParamSig};
-    pub use chevron_cuda_spec::fit::{CooperativeUse, KernelInfo, Messages};
+    pub use crate::typed::TypedKernel;
+    pub use chevron_cuda_spec::fit::{CooperativeUse, Fact, KernelInfo, Messages};
     pub use cudarc::driver::{
         CudaContext, CudaFunction, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,
     };
     pub use std::sync::Arc;
 
-    /// Drops a buffer's guard from `DevicePtr`/`DevicePtrMut` without recording its event: for
-    /// graph updates, which order the graph after the buffer's earlier uses (the waits already
-    /// happened) but do not use it now, so an event recorded here would tell other streams the
-    /// graph's use was over before the graph ran.
-    #[inline]
-    pub fn skip_record(mut guard: cudarc::driver::SyncOnDrop<'_>) {
-        if let cudarc::driver::SyncOnDrop::Record(target) = &mut guard {
-            *target = None;
-        }
-    }
-
-    /// The pointer `cuLaunchKernelEx` expects for a parameter held in `value`.
-    #[inline(always)]
-    pub fn param_ptr<T>(value: &T) -> *mut core::ffi::c_void {
-        value as *const T as *mut core::ffi::c_void
-    }
-
-    /// Implemented for every type a kernel can take by value; only here to word the error for
-    /// types that cannot be passed that way.
-    #[diagnostic::on_unimplemented(
-        message = "`{Self}` cannot be passed to a kernel by value: it does not implement `DeviceRepr`",
-        label = "not `DeviceRepr`",
-        note = "for a `#[repr(C)]` struct laid out like the kernel's, add `unsafe impl DeviceRepr for {Self} {{}}`",
-        note = "device buffers are taken by reference: `&CudaSlice<T>`, `&mut CudaSlice<T>`, `&CudaView<'_, T>`, `&mut CudaViewMut<'_, T>`"
-    )]
-    pub trait KernelValue {}
-    impl<T: DeviceRepr> KernelValue for T {}
-
-    /// Compiles only when `T` can be passed to a kernel by value.
-    pub const fn assert_kernel_value<T: KernelValue>() {}
+    /// The parameter types of `#[kernel]` declarations (see the module's docs).
+    pub use crate::param::*;
 }

@@ -111,14 +111,15 @@ pub fn max_active_clusters(
 fn prepare(
     ctx: &Arc<CudaContext>,
     func: &CudaFunction,
-    shared: u32,
+    config: &LaunchConfig<'_>,
     kernel: KernelName,
 ) -> Result<(), Error> {
     ensure_driver()?;
     ctx.bind_to_thread()
         .map_err(|e| Error::driver("cuCtxSetCurrent", kernel, e))?;
+    let shared = config.shared_bytes();
     if shared > 0 {
-        ensure_shared(ctx, func, shared, kernel)?;
+        ensure_shared(ctx, func, shared, kernel, config)?;
     }
     Ok(())
 }
@@ -150,7 +151,7 @@ pub(crate) fn occupancy_named(
     kernel: KernelName,
 ) -> Result<Occupancy, Error> {
     let shared = config.shared_bytes();
-    prepare(ctx, func, shared, kernel)?;
+    prepare(ctx, func, config, kernel)?;
     let threads = config.block().volume();
     let blocks = blocks_per_sm(func, threads, shared, kernel)?;
     let sms = device(ctx, A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, kernel)?;
@@ -226,7 +227,12 @@ pub(crate) fn max_cooperative_grid_named(
     shared: u32,
     kernel: KernelName,
 ) -> Result<u32, Error> {
-    prepare(ctx, func, shared, kernel)?;
+    prepare(
+        ctx,
+        func,
+        &LaunchConfig::new(1, block).shared(shared),
+        kernel,
+    )?;
     let blocks = blocks_per_sm(func, block.volume(), shared, kernel)?;
     let sms = device(ctx, A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, kernel)?;
     Ok(sms.saturating_mul(blocks))
@@ -241,8 +247,7 @@ pub(crate) fn max_active_clusters_named(
     if let Err(violation) = config.validate() {
         return Err(Error::InvalidConfig { kernel, violation });
     }
-    let shared = config.shared_bytes();
-    prepare(ctx, func, shared, kernel)?;
+    prepare(ctx, func, config, kernel)?;
     // The query ignores the stream.
     let raw = config.raw(core::ptr::null_mut());
     driver::max_active_clusters(func, &raw)

@@ -53,10 +53,11 @@ fn building_and_reading_a_config_does_not_allocate() {
     let before = ALLOCATIONS.load(Ordering::SeqCst);
     let mut total = 0usize;
     for n in 1..100u32 {
-        let cfg = build(n * 2);
+        // A whole number of preferred clusters of 4.
+        let cfg = build(n * 4);
         total += cfg.launch_attributes().len() + cfg.stream_attributes().len();
         assert!(cfg.validate().is_ok());
-        assert_eq!(cfg.grid().x, n * 2);
+        assert_eq!(cfg.grid().x, n * 4);
     }
     let after = ALLOCATIONS.load(Ordering::SeqCst);
     assert_eq!(total, 99 * 14);

@@ -1,14 +1,18 @@
 //! Whether a launch fits what the kernel's PTX fixed about it: its block against `.reqntid` /
 //! `.maxntid`, its cluster and grid against `.reqnctapercluster` / `.maxclusterrank`, a
 //! programmatic dependent launch against `griddepcontrol.wait`, and `cooperative` against a
-//! grid-wide barrier.
+//! grid-wide barrier. What the kernel executes is read over its whole call graph and is
+//! three-valued ([`Fact`]): a rule that rests on absence ("never waits", "never syncs the grid")
+//! fires only on a definite no, never where the kernel calls code the file does not hold.
 //!
 //! One rule set for both times: `#[kernel]` reads the PTX and emits a [`KernelInfo`] const whose
 //! messages are written out in full (a const panic can print a `&str`, not format numbers);
 //! `launch!` calls the `const fn` checks below on its literal values in a `const` block, and the
 //! runtime calls [`KernelInfo::check`] on the config before each launch.
 
-use crate::ptx::Entry;
+use crate::ptx::{Entry, Seen};
+
+pub use crate::ptx::Fact;
 
 /// How a kernel that `#[kernel]` declares relates to `cooperative` launches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -21,7 +25,8 @@ pub enum CooperativeUse {
     /// `this_grid().is_valid()`, so plain launches are fine too.
     Optional,
     /// `cooperative = "co_resident"`: the kernel relies on all its blocks being resident
-    /// together without `this_grid().sync()`, so `cooperative` is wanted anyway.
+    /// together, with or without `this_grid().sync()`, so it is launched only with
+    /// `cooperative` (the one launch that guarantees co-residency).
     CoResident,
 }
 
@@ -34,14 +39,19 @@ pub struct Messages {
     pub cluster: &'static str,
     /// A cluster over `.maxclusterrank` blocks.
     pub cluster_rank: &'static str,
+    /// No cluster for a kernel compiled with `.explicitcluster` and no cluster of its own.
+    pub unclustered: &'static str,
     /// A grid that is not a whole number of compiled-in clusters.
     pub grid: &'static str,
     /// `programmatic_serialization` on a kernel that never waits.
     pub pdl_wait: &'static str,
-    /// A grid-syncing kernel launched without `cooperative`.
+    /// A grid-syncing (or `co_resident`) kernel launched without `cooperative`.
     pub not_cooperative: &'static str,
     /// `cooperative` on a kernel that never syncs the grid.
     pub needless_cooperative: &'static str,
+    /// Not a rule: what the kernel calls that the file does not hold, and which checks that
+    /// leaves out; empty when every fact a rule rests on is known.
+    pub unseen: &'static str,
 }
 
 impl Messages {
@@ -50,10 +60,12 @@ impl Messages {
         block: "",
         cluster: "",
         cluster_rank: "",
+        unclustered: "",
         grid: "",
         pdl_wait: "",
         not_cooperative: "",
         needless_cooperative: "",
+        unseen: "",
     };
 }
 
@@ -74,12 +86,16 @@ pub struct KernelInfo {
     pub cluster: Option<[u32; 3]>,
     /// `.maxclusterrank`: the most blocks in a cluster.
     pub max_cluster_rank: Option<u32>,
-    /// The body executes `griddepcontrol.wait`.
-    pub waits: bool,
-    /// The body executes `griddepcontrol.launch_dependents`.
-    pub triggers: bool,
-    /// The body uses the cooperative grid workspace (`this_grid().sync()`).
-    pub grid_sync: bool,
+    /// `.explicitcluster`: the kernel launches only in clusters.
+    pub explicit_cluster: bool,
+    /// `.blocksareclusters`: the grid counts clusters of [`Self::cluster`] blocks.
+    pub blocks_are_clusters: bool,
+    /// The kernel (or a function it calls) executes `griddepcontrol.wait`.
+    pub waits: Fact,
+    /// The kernel (or a function it calls) executes `griddepcontrol.launch_dependents`.
+    pub triggers: Fact,
+    /// The kernel (or a function it calls) syncs the whole grid (`this_grid().sync()`).
+    pub grid_sync: Fact,
     /// `pdl = "no_upstream_reads"`: the kernel reads nothing the previous kernel writes.
     pub no_upstream_reads: bool,
     /// `cooperative = "…"` on the declaration.
@@ -113,6 +129,8 @@ pub enum Broken {
     Cluster,
     /// [`Messages::cluster_rank`].
     ClusterRank,
+    /// [`Messages::unclustered`].
+    Unclustered,
     /// [`Messages::grid`].
     Grid,
     /// [`Messages::pdl_wait`].
@@ -139,9 +157,11 @@ impl KernelInfo {
         maxntid: None,
         cluster: None,
         max_cluster_rank: None,
-        waits: false,
-        triggers: false,
-        grid_sync: false,
+        explicit_cluster: false,
+        blocks_are_clusters: false,
+        waits: Fact::Unknown,
+        triggers: Fact::Unknown,
+        grid_sync: Fact::Unknown,
         no_upstream_reads: false,
         cooperative: CooperativeUse::ByPtx,
         messages: Messages::NONE,
@@ -162,13 +182,16 @@ impl KernelInfo {
         Ok(())
     }
 
-    /// The `cluster` attribute (`None`: none) against `.reqnctapercluster` and
-    /// `.maxclusterrank`.
+    /// The `cluster` attribute (`None`: none) against `.reqnctapercluster`,
+    /// `.explicitcluster` and `.maxclusterrank`.
     pub const fn check_cluster(&self, cluster: Option<[u32; 3]>) -> Result<(), Broken> {
         if let (Some(fixed), Some(given)) = (self.cluster, cluster) {
             if !same(fixed, given) {
                 return Err(Broken::Cluster);
             }
+        }
+        if self.explicit_cluster && self.cluster.is_none() && cluster.is_none() {
+            return Err(Broken::Unclustered);
         }
         if let (Some(max), Some(given)) = (self.max_cluster_rank, cluster) {
             if product(given) > max as u64 {
@@ -178,8 +201,12 @@ impl KernelInfo {
         Ok(())
     }
 
-    /// The grid against the compiled-in cluster: a whole number of clusters in each dimension.
+    /// The grid against the compiled-in cluster: a whole number of clusters in each dimension,
+    /// unless the grid counts clusters (`.blocksareclusters`).
     pub const fn check_grid(&self, grid: [u32; 3]) -> Result<(), Broken> {
+        if self.blocks_are_clusters {
+            return Ok(());
+        }
         if let Some(c) = self.cluster {
             let mut k = 0;
             while k < 3 {
@@ -192,24 +219,27 @@ impl KernelInfo {
         Ok(())
     }
 
-    /// `programmatic_serialization` against `griddepcontrol.wait`.
+    /// `programmatic_serialization` against `griddepcontrol.wait`: refused only for a kernel
+    /// that definitely never waits.
     pub const fn check_serialization(&self, on: bool) -> Result<(), Broken> {
-        if on && self.known && !self.waits && !self.no_upstream_reads {
+        if on && self.known && self.waits.is_no() && !self.no_upstream_reads {
             return Err(Broken::PdlWait);
         }
         Ok(())
     }
 
-    /// `cooperative` against the grid-wide barrier.
+    /// `cooperative` against the grid-wide barrier and the declaration: a kernel that syncs
+    /// the grid, or is declared `co_resident`, needs it; one that definitely never syncs the
+    /// grid (and is declared neither `optional` nor `co_resident`) is not launched with it.
     pub const fn check_cooperative(&self, on: bool) -> Result<(), Broken> {
         if !self.known {
             return Ok(());
         }
         match (on, self.grid_sync, self.cooperative) {
-            (false, true, CooperativeUse::ByPtx | CooperativeUse::CoResident) => {
+            (false, Fact::Yes, CooperativeUse::ByPtx) | (false, _, CooperativeUse::CoResident) => {
                 Err(Broken::NotCooperative)
             }
-            (true, false, CooperativeUse::ByPtx | CooperativeUse::Optional) => {
+            (true, Fact::No, CooperativeUse::ByPtx | CooperativeUse::Optional) => {
                 Err(Broken::NeedlessCooperative)
             }
             _ => Ok(()),
@@ -251,6 +281,7 @@ impl KernelInfo {
             Broken::Block => m.block,
             Broken::Cluster => m.cluster,
             Broken::ClusterRank => m.cluster_rank,
+            Broken::Unclustered => m.unclustered,
             Broken::Grid => m.grid,
             Broken::PdlWait => m.pdl_wait,
             Broken::NotCooperative => m.not_cooperative,
@@ -274,11 +305,16 @@ pub struct InfoText {
     /// The info, with empty messages.
     pub info: KernelInfo,
     /// The messages, in the order of [`Messages`]' fields.
-    pub messages: [String; 7],
+    pub messages: [String; 9],
 }
 
 fn dims_text(d: [u32; 3]) -> String {
     format!("({}, {}, {})", d[0], d[1], d[2])
+}
+
+/// ` in `f`, which it calls` for a site in a function the entry calls; empty for its own body.
+fn in_callee(func: Option<&str>) -> String {
+    func.map_or(String::new(), |f| format!(", in `{f}`, which it calls"))
 }
 
 /// Reads the rules of `entry`. `name` is the kernel's name in messages, `file` how they name
@@ -298,9 +334,11 @@ pub fn read_info(
         maxntid: d.maxntid.map(|x| x.dims),
         cluster: d.reqnctapercluster.map(|x| x.dims),
         max_cluster_rank: d.maxclusterrank.map(|x| x.value),
-        waits: u.griddep_wait.is_some(),
-        triggers: u.griddep_launch_dependents.is_some(),
-        grid_sync: u.grid_sync.is_some(),
+        explicit_cluster: d.explicitcluster.is_some(),
+        blocks_are_clusters: d.blocksareclusters.is_some(),
+        waits: u.griddep_wait.fact(),
+        triggers: u.griddep_launch_dependents.fact(),
+        grid_sync: u.grid_sync.fact(),
         no_upstream_reads,
         cooperative,
         messages: Messages::NONE,
@@ -331,6 +369,17 @@ pub fn read_info(
         Some(c) => {
             let [x, y, z] = c.dims;
             let text = dims_text(c.dims);
+            let grid = if d.blocksareclusters.is_some() {
+                // The grid counts clusters: any grid is a whole number of them.
+                String::new()
+            } else {
+                format!(
+                    "kernel `{name}` runs in clusters of {text} blocks (`.reqnctapercluster` at \
+                     {file}:{}): its grid must be a whole number of clusters; make each grid \
+                     extent a multiple of the cluster's",
+                    c.line
+                )
+            };
             (
                 format!(
                     "kernel `{name}` is compiled with `.reqnctapercluster {x}, {y}, {z}` \
@@ -339,12 +388,7 @@ pub fn read_info(
                      make it {text}",
                     c.line
                 ),
-                format!(
-                    "kernel `{name}` runs in clusters of {text} blocks (`.reqnctapercluster` at \
-                     {file}:{}): its grid must be a whole number of clusters; make each grid \
-                     extent a multiple of the cluster's",
-                    c.line
-                ),
+                grid,
             )
         }
         None => (String::new(), String::new()),
@@ -356,59 +400,114 @@ pub fn read_info(
             m.value, m.line, m.value
         )
     });
+    let unclustered = match (d.explicitcluster, d.reqnctapercluster) {
+        (Some(line), None) => format!(
+            "kernel `{name}` is compiled with `.explicitcluster` ({file}:{line}, from \
+             `__cluster_dims__` without dimensions): it launches only in clusters, and none is \
+             compiled in; give the launch a `cluster = …`"
+        ),
+        _ => String::new(),
+    };
     let pdl_wait = format!(
-        "kernel `{name}` never executes `griddepcontrol.wait` ({file}, entry at line {}): with \
-         `programmatic_serialization` it can start before the previous kernel has finished and \
-         read that kernel's output before it is written; call `cudaGridDependencySynchronize()` \
-         before reading it, or, if the kernel reads nothing the previous kernel writes, declare \
-         it with `#[kernel(…, pdl = \"no_upstream_reads\")]`",
+        "kernel `{name}` never executes `griddepcontrol.wait`, nor does any function it calls \
+         ({file}, entry at line {}): with `programmatic_serialization` it can start before the \
+         previous kernel has finished and read that kernel's output before it is written; call \
+         `cudaGridDependencySynchronize()` before reading it, or, if the kernel reads nothing \
+         the previous kernel writes, declare it with \
+         `#[kernel(…, pdl = \"no_upstream_reads\")]`",
         entry.line
     );
-    let not_cooperative = u.grid_sync.map_or(String::new(), |line| {
-        format!(
-            "kernel `{name}` syncs the whole grid ({file}:{line} reads the cooperative grid \
-             workspace, as `this_grid().sync()` does): launch it with `cooperative`; a plain \
-             launch has no grid barrier, and after one cooperative launch of the function the \
-             driver may let plain ones pass unnoticed; if the kernel syncs only when \
-             `this_grid().is_valid()`, declare it with `#[kernel(…, cooperative = \"optional\")]`"
-        )
-    });
+    let not_cooperative = match (&u.grid_sync, cooperative) {
+        (Seen::Yes(site), _) => format!(
+            "kernel `{name}` syncs the whole grid ({file}:{}{}: the grid barrier of \
+             `this_grid().sync()`, on the cooperative grid workspace): launch it with \
+             `cooperative`; a plain launch has no grid barrier, and after one cooperative launch \
+             of the function the driver may let plain ones pass unnoticed; if the kernel syncs \
+             only when `this_grid().is_valid()`, declare it with \
+             `#[kernel(…, cooperative = \"optional\")]`",
+            site.line,
+            in_callee(site.func.as_deref())
+        ),
+        (_, CooperativeUse::CoResident) => format!(
+            "kernel `{name}` is declared `cooperative = \"co_resident\"`: it relies on all its \
+             blocks being resident together, which only a `cooperative` launch guarantees; \
+             launch it with `cooperative`, or remove `cooperative = \"co_resident\"` if it does \
+             not rely on that"
+        ),
+        _ => String::new(),
+    };
     let needless_cooperative = format!(
-        "kernel `{name}` never syncs the whole grid ({file}, entry at line {}): `cooperative` only \
-         limits its grid to what fits on the GPU at once; remove `cooperative`, or, if the kernel \
-         relies on all its blocks being resident together, declare it with \
-         `#[kernel(…, cooperative = \"co_resident\")]`",
+        "kernel `{name}` never syncs the whole grid, nor does any function it calls ({file}, \
+         entry at line {}): `cooperative` only limits its grid to what fits on the GPU at once; \
+         remove `cooperative`, or, if the kernel relies on all its blocks being resident \
+         together, declare it with `#[kernel(…, cooperative = \"co_resident\")]`",
         entry.line
     );
+    let unseen = unseen_text(entry, name, file);
     InfoText {
         info,
         messages: [
             block,
             cluster,
             cluster_rank,
+            unclustered,
             grid,
             pdl_wait,
             not_cooperative,
             needless_cooperative,
+            unseen,
         ],
     }
+}
+
+/// What the entry calls that the file does not hold, and the checks it leaves out: only where
+/// a fact a rule rests on (the grid barrier, `griddepcontrol.wait`) is unknown.
+fn unseen_text(entry: &Entry, name: &str, file: &str) -> String {
+    let u = &entry.uses;
+    let Some(call) = &u.unseen else {
+        return String::new();
+    };
+    let mut whether = Vec::new();
+    let mut checks = Vec::new();
+    if u.grid_sync == Seen::Unknown {
+        whether.push("it syncs the whole grid");
+        checks.push("`cooperative`");
+    }
+    if u.griddep_wait == Seen::Unknown {
+        whether.push("it executes `griddepcontrol.wait`");
+        checks.push("`programmatic_serialization`");
+    }
+    if whether.is_empty() {
+        return String::new();
+    }
+    format!(
+        "kernel `{name}` {} ({file}:{}{}): chevron cannot see whether {}, so it does not check \
+         {} against it",
+        call.describe(),
+        call.site.line,
+        in_callee(call.site.func.as_deref()),
+        whether.join(" or whether "),
+        checks.join(" or ")
+    )
 }
 
 impl InfoText {
     /// The info with its messages leaked (`'static`): for kernels whose PTX is read at run time,
     /// once per kernel and process.
     pub fn leak(self) -> KernelInfo {
-        let [block, cluster, cluster_rank, grid, pdl_wait, not_cooperative, needless_cooperative] =
+        let [block, cluster, cluster_rank, unclustered, grid, pdl_wait, not_cooperative, needless_cooperative, unseen] =
             self.messages.map(|m| &*String::leak(m));
         KernelInfo {
             messages: Messages {
                 block,
                 cluster,
                 cluster_rank,
+                unclustered,
                 grid,
                 pdl_wait,
                 not_cooperative,
                 needless_cooperative,
+                unseen,
             },
             ..self.info
         }
@@ -463,7 +562,8 @@ mod tests {
     fn pdl_and_cooperative() {
         let src = ".entry w() { griddepcontrol.wait; ret; }\n\
                    .entry n() { ret; }\n\
-                   .entry g() { mov.u32 %r1, %envreg1; ret; }";
+                   .entry g() { mov.u32 %r1, %envreg1;\n\
+                     atom.add.release.gpu.u32 %r2, [%rd1], 1; ret; }";
         let (w, n, g) = (info(src, 0), info(src, 1), info(src, 2));
         assert_eq!(w.check_serialization(true), Ok(()));
         assert_eq!(n.check_serialization(true), Err(Broken::PdlWait));
@@ -471,7 +571,7 @@ mod tests {
         assert_eq!(g.check_cooperative(false), Err(Broken::NotCooperative));
         assert_eq!(g.check_cooperative(true), Ok(()));
         assert_eq!(n.check_cooperative(true), Err(Broken::NeedlessCooperative));
-        assert!(g.message(Broken::NotCooperative).contains("k.ptx:3"));
+        assert!(g.message(Broken::NotCooperative).contains("k.ptx:4"));
         let opt_out = KernelInfo {
             no_upstream_reads: true,
             cooperative: CooperativeUse::CoResident,
@@ -484,6 +584,15 @@ mod tests {
             ..g
         };
         assert_eq!(optional.check_cooperative(false), Ok(()));
+        // `co_resident` needs `cooperative`, syncing or not.
+        let co_resident = KernelInfo {
+            cooperative: CooperativeUse::CoResident,
+            ..n
+        };
+        assert_eq!(
+            co_resident.check_cooperative(false),
+            Err(Broken::NotCooperative)
+        );
         // Unknown PTX: nothing fails.
         assert_eq!(KernelInfo::UNKNOWN.check_serialization(true), Ok(()));
         assert_eq!(KernelInfo::UNKNOWN.check_cooperative(true), Ok(()));
@@ -507,5 +616,134 @@ mod tests {
         const I: KernelInfo = KernelInfo::UNKNOWN;
         const V: &str = I.verdict(I.check_block([2048, 1, 1]));
         assert_eq!(V, "");
+    }
+
+    fn info_as(src: &str, k: usize, cooperative: CooperativeUse) -> KernelInfo {
+        let es = parse_entries(src).expect("PTX parses");
+        read_info(&es[k], &es[k].name, "k.ptx", false, cooperative).leak()
+    }
+
+    #[test]
+    fn absence_rules_fire_only_on_a_definite_no() {
+        // Each entry calls code the file does not hold: an `.extern .func`, a function declared
+        // without a body, a function pointer.
+        let src = ".extern .func ext();\n\
+                   .func proto();\n\
+                   .entry e() { call.uni ext, (); ret; }\n\
+                   .entry p() { call proto; ret; }\n\
+                   .entry i() { call (%r1), %rd1, (%r2), proto_1; ret; }";
+        for k in 0..3 {
+            let i = info(src, k);
+            assert_eq!((i.waits, i.grid_sync), (Fact::Unknown, Fact::Unknown));
+            assert_eq!(i.check_serialization(true), Ok(()), "entry {k}");
+            assert_eq!(i.check_cooperative(true), Ok(()), "entry {k}");
+            assert_eq!(i.check_cooperative(false), Ok(()), "entry {k}");
+            assert!(
+                i.messages.unseen.contains(
+                    "chevron cannot see whether it syncs the whole grid \
+                     or whether it executes `griddepcontrol.wait`"
+                ),
+                "{}",
+                i.messages.unseen
+            );
+        }
+        assert!(info(src, 0).messages.unseen.starts_with(
+            "kernel `e` calls `ext`, an `.extern .func` defined in another module \
+                 (k.ptx:3)"
+        ));
+        assert!(info(src, 2)
+            .messages
+            .unseen
+            .starts_with("kernel `i` calls a function through a pointer (k.ptx:5)"));
+        // What is seen still counts: a wait in the entry, an extern call besides.
+        let i = info(
+            ".extern .func ext();\n.entry k() { griddepcontrol.wait; call ext; ret; }",
+            0,
+        );
+        assert_eq!((i.waits, i.grid_sync), (Fact::Yes, Fact::Unknown));
+        assert_eq!(
+            i.messages.unseen,
+            "kernel `k` calls `ext`, an `.extern .func` defined in another module (k.ptx:2): \
+             chevron cannot see whether it syncs the whole grid, so it does not check \
+             `cooperative` against it"
+        );
+        // The system calls hide nothing.
+        let i = info(
+            ".extern .func (.param .b32 r) vprintf(.param .b64 f, .param .b64 a);\n\
+             .entry k() { call.uni (r), vprintf, (f, a); ret; }",
+            0,
+        );
+        assert_eq!((i.waits, i.grid_sync), (Fact::No, Fact::No));
+        assert_eq!(i.messages.unseen, "");
+        assert_eq!(i.check_serialization(true), Err(Broken::PdlWait));
+    }
+
+    #[test]
+    fn helpers_are_read_transitively() {
+        let src = ".func (.param .b32 r) leaf() { griddepcontrol.wait; ret; }\n\
+                   .func mid() { call.uni (r), leaf, (); mov.u32 %r1, %envreg2; ret; }\n\
+                   .func arrive() { atom.add.release.gpu.u32 %r1, [%rd1], %r2; call arrive; }\n\
+                   .entry k() { call mid; call arrive; ret; }\n\
+                   .entry w() { call mid; ret; }";
+        let k = info(src, 0);
+        assert_eq!((k.waits, k.grid_sync), (Fact::Yes, Fact::Yes));
+        assert_eq!(k.check_cooperative(false), Err(Broken::NotCooperative));
+        assert!(
+            k.message(Broken::NotCooperative)
+                .contains("(k.ptx:3, in `arrive`, which it calls: the grid barrier"),
+            "{}",
+            k.message(Broken::NotCooperative)
+        );
+        // Before sm_70 the arrival is a plain `atom.add` after a fence.
+        let legacy = ".version 6.0\n.target sm_60\n.entry k() { mov.u32 %r1, %envreg1;\n\
+                      membar.gl; atom.global.add.u32 %r2, [%rd1], %r3; ret; }";
+        assert_eq!(info(legacy, 0).grid_sync, Fact::Yes);
+        let modern = legacy.replace("sm_60", "sm_90");
+        assert_eq!(info(&modern, 0).grid_sync, Fact::No);
+        // The workspace read without the barrier's arrival: no grid sync.
+        let w = info(src, 1);
+        assert_eq!((w.waits, w.grid_sync), (Fact::Yes, Fact::No));
+        assert_eq!(w.check_cooperative(true), Err(Broken::NeedlessCooperative));
+        assert_eq!(w.check_cooperative(false), Ok(()));
+    }
+
+    #[test]
+    fn explicit_clusters_and_blocks_are_clusters() {
+        // `__cluster_dims__()`: clusters required, none compiled in.
+        let i = info(".entry k() .explicitcluster { ret; }", 0);
+        assert_eq!(i.check_cluster(None), Err(Broken::Unclustered));
+        assert_eq!(i.check_cluster(Some([2, 1, 1])), Ok(()));
+        assert!(i
+            .message(Broken::Unclustered)
+            .ends_with("give the launch a `cluster = …`"));
+        // With a compiled-in cluster, no `cluster` is needed.
+        let i = info(
+            ".entry k() .explicitcluster .reqnctapercluster 2 { ret; }",
+            0,
+        );
+        assert_eq!(i.check_cluster(None), Ok(()));
+        // `__block_size__`: the grid counts clusters, so 3 clusters of 2 is a valid grid.
+        let i = info(
+            ".entry k() .blocksareclusters .reqntid 64, 1, 1 .reqnctapercluster 2, 1, 1 { ret; }",
+            0,
+        );
+        assert!(i.blocks_are_clusters);
+        assert_eq!(i.check_grid([3, 1, 1]), Ok(()));
+        assert_eq!(i.check_cluster(None), Ok(()));
+        assert_eq!(i.message(Broken::Grid), "");
+    }
+
+    #[test]
+    fn co_resident_is_launched_cooperatively() {
+        let src = ".entry k() { ret; }";
+        let i = info_as(src, 0, CooperativeUse::CoResident);
+        assert_eq!(i.check_cooperative(false), Err(Broken::NotCooperative));
+        assert_eq!(i.check_cooperative(true), Ok(()));
+        assert!(i
+            .message(Broken::NotCooperative)
+            .starts_with("kernel `k` is declared `cooperative = \"co_resident\"`"));
+        let i = info_as(src, 0, CooperativeUse::Optional);
+        assert_eq!(i.check_cooperative(false), Ok(()));
+        assert_eq!(i.message(Broken::NotCooperative), "");
     }
 }

@@ -200,9 +200,42 @@ pub const KINDS: &[Kind] = &[
         cc: SM90, "`Default`/`RequirePortable`/`AllowNonPortable` or a `PortableClusterSizeMode`"),
     row!("shared_memory_mode", "SharedMemoryMode", "CU_LAUNCH_ATTRIBUTE_SHARED_MEMORY_MODE", 18,
         launch: true, stream: false, graph: true,
-        ValueForm::Enum(&["Default", "RequirePortable", "AllowNonPortable"]), since: 13020,
-        cc: None, "`Default`/`RequirePortable`/`AllowNonPortable` or a `SharedMemoryMode`"),
+        ValueForm::Enum(&["Default", "RequirePortable", "AllowNonPortable", "AllowOversized",
+            "PreferOversized"]),
+        since: 13020, cc: None,
+        "`Default`/`RequirePortable`/`AllowNonPortable` (13.4: `AllowOversized`/`PreferOversized`) or a `SharedMemoryMode`"),
 ];
+
+/// Enum values of a kind that came with a later CUDA version than the kind: `(key, variant,
+/// version)`. A variant not listed is as old as its kind.
+pub const LATER_VARIANTS: &[(&str, &str, u32)] = &[
+    // CU_SHARED_MEMORY_MODE_ALLOW_OVERSIZED_SHARED_MEMORY (3) and
+    // CU_SHARED_MEMORY_MODE_PREFER_OVERSIZED_SHARED_MEMORY (4).
+    ("shared_memory_mode", "AllowOversized", 13040),
+    ("shared_memory_mode", "PreferOversized", 13040),
+];
+
+/// The CUDA version that introduced value `variant` of kind `key`: the kind's own unless
+/// [`LATER_VARIANTS`] lists it.
+pub fn variant_since(key: &str, variant: &str) -> Option<u32> {
+    let kind = by_key(key)?;
+    Some(
+        LATER_VARIANTS
+            .iter()
+            .find(|(k, v, _)| *k == key && *v == variant)
+            .map_or(kind.since, |&(_, _, since)| since),
+    )
+}
+
+/// The message for a value used with a CUDA feature that lacks it:
+/// ``"`AllowOversized` (`shared_memory_mode`) needs CUDA 13.4: use feature cuda-13040 or later"``.
+pub fn variant_missing_message(key: &str, variant: &str, since: u32) -> String {
+    format!(
+        "`{variant}` (`{key}`) needs CUDA {}: use feature {} or later",
+        version_name(since),
+        feature_name(since)
+    )
+}
 
 /// The row of the kind with driver id `id`, in any supported version.
 pub const fn by_id(id: u32) -> Option<&'static Kind> {
@@ -354,6 +387,37 @@ mod tests {
         assert!(CUDA_VERSIONS.contains(&DEFAULT_CUDA_VERSION));
         assert!(CUDA_VERSIONS.windows(2).all(|w| w[0] < w[1]));
         assert!(str_eq("abc", "abc") && !str_eq("abc", "abd") && !str_eq("ab", "abc"));
+    }
+
+    #[test]
+    fn later_variants_are_variants_of_their_kind() {
+        for &(key, variant, since) in LATER_VARIANTS {
+            let kind = by_key(key).expect("a kind");
+            let ValueForm::Enum(variants) = kind.form else {
+                panic!("{key} is not an enum kind");
+            };
+            assert!(variants.contains(&variant), "{key}: {variant}");
+            assert!(since > kind.since && CUDA_VERSIONS.contains(&since));
+            assert!(
+                kind.value.contains(variant),
+                "{key}: the docs name {variant}"
+            );
+        }
+        assert_eq!(
+            variant_since("shared_memory_mode", "AllowOversized"),
+            Some(13040)
+        );
+        assert_eq!(
+            variant_since("shared_memory_mode", "AllowNonPortable"),
+            Some(13020)
+        );
+        assert_eq!(variant_since("sync", "Spin"), Some(12000));
+        assert_eq!(variant_since("fast", "Spin"), None);
+        assert_eq!(
+            variant_missing_message("shared_memory_mode", "PreferOversized", 13040),
+            "`PreferOversized` (`shared_memory_mode`) needs CUDA 13.4: use feature cuda-13040 or \
+             later"
+        );
     }
 
     #[test]

@@ -117,6 +117,15 @@ pub enum Violation {
         /// The cluster extent.
         cluster: u32,
     },
+    /// A preferred cluster extent that does not divide the grid's.
+    PreferredDoesNotDivide {
+        /// Which axis.
+        axis: usize,
+        /// The preferred cluster extent.
+        preferred: u32,
+        /// The grid extent.
+        grid: u32,
+    },
     /// An extent or byte count written as a wider or signed integer (`usize`, `u64`, `i32`)
     /// whose value does not fit `u32`.
     NotU32 {
@@ -202,6 +211,18 @@ impl fmt::Display for Violation {
                     f,
                     "preferred_cluster {a} = {preferred} is not a multiple of cluster {a} = \
                      {cluster}"
+                )
+            }
+            Self::PreferredDoesNotDivide {
+                axis,
+                preferred,
+                grid,
+            } => {
+                let a = AXES[*axis];
+                write!(
+                    f,
+                    "preferred_cluster {a} = {preferred} does not divide grid {a} = {grid}: the \
+                     driver requires the grid to be a whole number of preferred clusters too"
                 )
             }
             Self::NotU32 { what, axis, value } => {
@@ -317,6 +338,20 @@ pub fn check_preferred_axis(axis: usize, preferred: u32, cluster: u32) -> Result
     }
 }
 
+/// One axis of the grid is a whole number of preferred clusters (the driver refuses the launch
+/// otherwise, as `CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION`'s documentation says).
+pub fn check_preferred_divides(axis: usize, preferred: u32, grid: u32) -> Result<(), Violation> {
+    if preferred != 0 && !grid.is_multiple_of(preferred) {
+        Err(Violation::PreferredDoesNotDivide {
+            axis,
+            preferred,
+            grid,
+        })
+    } else {
+        Ok(())
+    }
+}
+
 /// The shared-memory carveout, in percent.
 pub fn check_carveout(percent: u64) -> Result<(), Violation> {
     if percent > u64::from(MAX_SHARED_CARVEOUT) {
@@ -363,6 +398,9 @@ pub fn check_launch(shape: &LaunchShape) -> Result<(), Violation> {
         check_extents(DimKind::PreferredCluster, p)?;
         for (axis, (pv, cv)) in p.into_iter().zip(c).enumerate() {
             check_preferred_axis(axis, pv, cv)?;
+        }
+        for (axis, (pv, gv)) in p.into_iter().zip(shape.grid).enumerate() {
+            check_preferred_divides(axis, pv, gv)?;
         }
     }
     if let Some(pct) = shape.carveout {
@@ -455,6 +493,17 @@ mod tests {
         assert!(err(s).contains("not a multiple"));
         s.preferred_cluster = Some([4, 1, 2]);
         assert!(err(s).contains("same z"));
+        // A multiple of the cluster that does not divide the grid: 4 into 6.
+        let mut p = shape([6, 1, 1], [32, 1, 1]);
+        p.cluster = Some([2, 1, 1]);
+        p.preferred_cluster = Some([4, 1, 1]);
+        assert_eq!(
+            err(p),
+            "preferred_cluster x = 4 does not divide grid x = 6: the driver requires the grid \
+             to be a whole number of preferred clusters too"
+        );
+        p.preferred_cluster = Some([6, 1, 1]);
+        assert!(check_launch(&p).is_ok());
         s.preferred_cluster = None;
         s.carveout = Some(101);
         assert_eq!(

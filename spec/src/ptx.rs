@@ -1,8 +1,13 @@
 //! A small reader for the kernel (`.entry`) signatures of a PTX module.
 //!
-//! Only what is needed to check a Rust kernel signature against PTX is parsed:
-//! entry names, and each parameter's type, alignment and array length.
-//! Instruction bodies, `.func`s and `.extern` declarations are skipped.
+//! Only what is needed to check a Rust kernel signature and its launches against PTX is read:
+//! entry names, each parameter's type, alignment and array length, the performance directives,
+//! and the few instructions that decide how a kernel may be launched, found over the entry's
+//! whole call graph (see [`BodyUses`]). Everything else is skipped.
+
+mod facts;
+
+pub use facts::{BodyUses, Callee, Fact, Seen, Site, UnseenCall};
 
 /// One `.entry` (kernel) in a PTX module.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -15,7 +20,8 @@ pub struct Entry {
     pub line: usize,
     /// Its performance directives (`.maxntid` …), between the parameters and the body.
     pub directives: Directives,
-    /// What its body executes that matters to how it may be launched.
+    /// What it executes that matters to how it may be launched: its body and every function
+    /// it calls, transitively.
     pub uses: BodyUses,
 }
 
@@ -47,27 +53,16 @@ pub struct Directives {
     pub maxntid: Option<DimDirective>,
     /// `.reqnctapercluster` (`__cluster_dims__`): the cluster is compiled in.
     pub reqnctapercluster: Option<DimDirective>,
-    /// `.explicitcluster`: the kernel must be launched with clusters; the line.
+    /// `.explicitcluster` (`__cluster_dims__`, with or without dimensions): the kernel must be
+    /// launched with clusters; the line.
     pub explicitcluster: Option<usize>,
+    /// `.blocksareclusters` (CUDA 13's `__block_size__`): the launch's grid counts clusters of
+    /// `.reqnctapercluster` blocks, not blocks; the line.
+    pub blocksareclusters: Option<usize>,
     /// `.maxclusterrank`: at most this many blocks per cluster.
     pub maxclusterrank: Option<NumDirective>,
     /// `.minnctapersm` (`__launch_bounds__`' second argument).
     pub minnctapersm: Option<NumDirective>,
-}
-
-/// Instructions of an entry's body that decide how it may be launched, each with the 1-based
-/// line of its first occurrence. Only the entry's own body is read (not `.func`s it calls).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct BodyUses {
-    /// `griddepcontrol.wait` (`cudaGridDependencySynchronize()`): waits for the previous
-    /// kernel of a programmatic dependent launch.
-    pub griddep_wait: Option<usize>,
-    /// `griddepcontrol.launch_dependents` (`cudaTriggerProgrammaticLaunchCompletion()`).
-    pub griddep_launch_dependents: Option<usize>,
-    /// A read of `%envreg1`/`%envreg2`: the cooperative grid workspace, which
-    /// `cooperative_groups::this_grid()` (and so `this_grid().sync()`) uses; only a cooperative
-    /// launch provides it.
-    pub grid_sync: Option<usize>,
 }
 
 /// One `.param` of an entry.
@@ -150,8 +145,16 @@ impl PtxType {
     }
 
     /// Width in bits (1 for `.pred`).
-    pub fn bits(self) -> u32 {
-        self.entry().2
+    pub const fn bits(self) -> u32 {
+        // A loop, not `entry()`: const code (`param::fits`) calls this.
+        let mut i = 0;
+        while i < TYPES.len() {
+            if TYPES[i].0 as u8 == self as u8 {
+                return TYPES[i].2;
+            }
+            i += 1;
+        }
+        0
     }
 
     /// Whether this is a floating-point type (`.f16`, `.f32`, `.f64`).
@@ -297,14 +300,9 @@ pub enum Expected {
 impl Expected {
     /// What the Rust side is, for messages: "a 32-bit integer".
     pub fn describe(self) -> String {
-        match self {
-            Expected::Int(bits) => format!("a {bits}-bit integer"),
-            Expected::Float(bits) => format!("a {bits}-bit float"),
-            Expected::Bool => "a `bool` (8-bit)".into(),
-            Expected::Pointer => "a device pointer (64-bit)".into(),
-            Expected::Value(Some(n)) => format!("a {n}-byte value"),
-            Expected::Value(None) => "a value".into(),
-        }
+        crate::param::describe(crate::param::Message::new(), self)
+            .as_str()
+            .to_string()
     }
 }
 
@@ -370,23 +368,8 @@ impl Param {
 /// The error says what differs, without naming the Rust parameter or the line (see
 /// [`check_signature`] for the full message).
 pub fn check_param(expected: Expected, param: &Param) -> Result<Option<u64>, String> {
-    use PtxType::*;
-    let (ty, bits, array) = (param.ty, param.ty.bits(), param.array_len.is_some());
-    let int_like = matches!(
-        ty,
-        U8 | U16 | U32 | U64 | S8 | S16 | S32 | S64 | B8 | B16 | B32 | B64
-    );
-    let ok = match expected {
-        Expected::Int(w) => !array && int_like && bits == w,
-        Expected::Bool => !array && int_like && bits == 8,
-        Expected::Float(w) => {
-            !array && matches!(ty, F16 | F32 | F64 | B16 | B32 | B64) && bits == w
-        }
-        Expected::Pointer => !array && matches!(ty, U64 | S64 | B64),
-        Expected::Value(None) => ty != Pred,
-        Expected::Value(Some(n)) => ty != Pred && param.size_bytes() == n,
-    };
-    if ok {
+    // One rule for both: `#[kernel]` applies it in const code (`param::fits`).
+    if crate::param::fits(expected, param.ty, param.array_len) {
         return Ok(match expected {
             Expected::Value(None) => Some(param.size_bytes()),
             _ => None,
@@ -546,7 +529,7 @@ fn parse_param(toks: &[Tok<'_>], lines: &[&str]) -> Result<Param, String> {
     if first != ".param" {
         return Err(fail("expected `.param`"));
     }
-    let number = |j: usize| toks.get(j).and_then(|t| t.text.parse::<u32>().ok());
+    let number = |j: usize| toks.get(j).and_then(|t| parse_u32(t.text));
     let (mut ty, mut name, mut align, mut array_len) = (None, None, None, None);
     let mut i = 1;
     while let Some(t) = toks.get(i) {
@@ -619,7 +602,7 @@ fn parse_directives(toks: &[Tok<'_>], i: &mut usize) -> Result<Directives, Strin
             if !n.text.starts_with(|c: char| c.is_ascii_digit()) {
                 break;
             }
-            let value = n.text.parse::<u32>().map_err(|_| {
+            let value = parse_u32(n.text).ok_or_else(|| {
                 format!(
                     "line {}: `{} {}`: expected a number up to {}",
                     n.line,
@@ -679,11 +662,39 @@ fn parse_directives(toks: &[Tok<'_>], i: &mut usize) -> Result<Directives, Strin
                 }
             }
             ".explicitcluster" => d.explicitcluster = Some(line),
+            ".blocksareclusters" => d.blocksareclusters = Some(line),
             // `.maxnreg`, `.noreturn` …: not about the launch.
             _ => {}
         }
     }
     Ok(d)
+}
+
+/// An integer constant as ptxas reads one: decimal, hexadecimal (`0x100`), octal (`0400`) or
+/// binary (`0b100`), optionally with the unsigned suffix `U`; `None` when it is none of those or
+/// does not fit in `u32`.
+pub fn parse_u32(text: &str) -> Option<u32> {
+    let digits = text.strip_suffix('U').unwrap_or(text);
+    let (radix, digits) = if let Some(hex) = digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        (16, hex)
+    } else if let Some(bin) = digits
+        .strip_prefix("0b")
+        .or_else(|| digits.strip_prefix("0B"))
+    {
+        (2, bin)
+    } else if digits.len() > 1 && digits.starts_with('0') {
+        (8, &digits[1..])
+    } else {
+        (10, digits)
+    };
+    // `from_str_radix` takes a sign; PTX constants here have none.
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    u32::from_str_radix(digits, radix).ok()
 }
 
 /// The longest source line quoted in a message; longer ones are cut with `…`.
@@ -748,10 +759,19 @@ pub fn device_runtime_calls(ptx: &str) -> Vec<&str> {
 
 /// Parses every `.entry` of a PTX module.
 ///
-/// `.func`s and `.extern .entry` declarations are skipped. Errors name the
-/// offending line. Lines may end in `\n`, `\r\n` or a lone `\r`. The time taken is linear in
+/// `.extern .entry` declarations are skipped; `.func` bodies are read for what the entries
+/// calling them execute ([`Entry::uses`]). Errors name the offending line. Lines may end in `\n`, `\r\n` or a lone `\r`. The time taken is linear in
 /// the size of the text.
 pub fn parse_entries(ptx: &str) -> Result<Vec<Entry>, String> {
+    if ptx.starts_with('\u{FEFF}') {
+        // ptxas: "Unexpected non-ASCII character encountered on line 1".
+        return Err(
+            "line 1: the file begins with a UTF-8 byte order mark (bytes EF BB BF), \
+                    which ptxas and the driver reject as a non-ASCII character; save the file \
+                    without it"
+                .into(),
+        );
+    }
     // One line ending, so that line numbers and quoted lines agree with what an editor shows.
     let normalized;
     let ptx = if ptx.contains('\r') {
@@ -766,28 +786,9 @@ pub fn parse_entries(ptx: &str) -> Result<Vec<Entry>, String> {
     let mut entries: Vec<Entry> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let (mut depth, mut is_extern) = (0usize, false);
-    // The entry whose declaration or body is being read: set by `.entry`, ended by the `;` of a
-    // declaration or the `}` closing its body.
-    let mut body_of: Option<usize> = None;
     let mut i = 0;
     while let Some(t) = toks.get(i) {
         i += 1;
-        if depth > 0 {
-            if let Some(e) = body_of.and_then(|k| entries.get_mut(k)) {
-                let next = toks.get(i).map(|n| n.text);
-                let slot = match (t.text, next) {
-                    ("griddepcontrol", Some(".wait")) => Some(&mut e.uses.griddep_wait),
-                    ("griddepcontrol", Some(".launch_dependents")) => {
-                        Some(&mut e.uses.griddep_launch_dependents)
-                    }
-                    ("%envreg1" | "%envreg2", _) => Some(&mut e.uses.grid_sync),
-                    _ => None,
-                };
-                if let Some(slot) = slot {
-                    slot.get_or_insert(t.line);
-                }
-            }
-        }
         match t.text {
             "{" => depth += 1,
             "}" => {
@@ -795,22 +796,11 @@ pub fn parse_entries(ptx: &str) -> Result<Vec<Entry>, String> {
                     .checked_sub(1)
                     .ok_or_else(|| format!("line {}: unbalanced `}}`", t.line))?;
                 is_extern = false;
-                if depth == 0 {
-                    body_of = None;
-                }
             }
-            ";" => {
-                is_extern = false;
-                if depth == 0 {
-                    body_of = None;
-                }
-            }
+            ";" => is_extern = false,
             ".extern" if depth == 0 => is_extern = true,
             // `.extern` applies to the one declaration after it, even if its `;` is missing.
-            ".func" if depth == 0 => {
-                is_extern = false;
-                body_of = None;
-            }
+            ".func" if depth == 0 => is_extern = false,
             ".entry" if depth == 0 => {
                 let name = match toks.get(i) {
                     Some(n) if is_identifier(n.text) && !n.text.starts_with('%') => n.text,
@@ -866,7 +856,6 @@ pub fn parse_entries(ptx: &str) -> Result<Vec<Entry>, String> {
                         directives,
                         uses: BodyUses::default(),
                     });
-                    body_of = Some(entries.len() - 1);
                 }
                 is_extern = false;
             }
@@ -876,6 +865,7 @@ pub fn parse_entries(ptx: &str) -> Result<Vec<Entry>, String> {
     if depth != 0 {
         return Err("unterminated `{` block at end of PTX".into());
     }
+    facts::analyze(&toks, &mut entries);
     Ok(entries)
 }
 
@@ -1006,22 +996,21 @@ mod tests {
         assert_eq!(c.explicitcluster, line_of(".explicitcluster"));
         assert_eq!(es[1].params.len(), 1);
         let es = parse(include_str!("../../kernels/pdl_checks.ptx"));
-        let uses: Vec<(bool, bool)> = es
+        let uses: Vec<(Fact, Fact)> = es
             .iter()
             .map(|e| {
                 (
-                    e.uses.griddep_wait.is_some(),
-                    e.uses.griddep_launch_dependents.is_some(),
+                    e.uses.griddep_wait.fact(),
+                    e.uses.griddep_launch_dependents.fact(),
                 )
             })
             .collect();
-        assert_eq!(uses, [(false, true), (true, false), (false, false)]);
+        use Fact::{No, Yes};
+        assert_eq!(uses, [(No, Yes), (Yes, No), (No, No)]);
         let es = parse(include_str!("../../kernels/cooperative.ptx"));
-        assert!(es[0].uses.grid_sync.is_some());
-        assert!(parse(include_str!("../../kernels/saxpy.ptx"))[0]
-            .uses
-            .grid_sync
-            .is_none());
+        assert_eq!(es[0].uses.grid_sync.fact(), Yes);
+        let saxpy = parse(include_str!("../../kernels/saxpy.ptx"));
+        assert_eq!(saxpy[0].uses, BodyUses::default());
     }
 
     #[test]
@@ -1030,7 +1019,8 @@ mod tests {
             ".entry a() .reqntid 32 .maxclusterrank 8 .minnctapersm 2 .maxnreg 64 { \n\
                griddepcontrol.wait; }\n\
              .func f() { griddepcontrol.launch_dependents; mov.u32 %r1, %envreg2; }\n\
-             .entry b(.param .u32 x)\n.maxntid 16, 16\n.reqnctapercluster 4, 2\n{ mov.u32 %r1, %envreg2; }\n\
+             .entry b(.param .u32 x)\n.maxntid 16, 16\n.reqnctapercluster 4, 2\n{ mov.u32 %r1, %envreg2;\n\
+               atom.add.release.gpu.u32 %r2, [%rd1], 1; }\n\
              .extern .entry c() .maxntid 1;\n\
              .entry d() { ret; }",
         );
@@ -1041,11 +1031,17 @@ mod tests {
             a.directives.minnctapersm.map(|d| (d.value, d.line)),
             Some((2, 1))
         );
-        assert_eq!(a.uses.griddep_wait, Some(2));
-        // The `.func`'s instructions belong to no entry.
         assert_eq!(
-            (a.uses.griddep_launch_dependents, a.uses.grid_sync),
-            (None, None)
+            a.uses.griddep_wait,
+            Seen::Yes(Site {
+                line: 2,
+                func: None
+            })
+        );
+        // The `.func`'s instructions belong to no entry that does not call it.
+        assert_eq!(
+            (&a.uses.griddep_launch_dependents, &a.uses.grid_sync),
+            (&Seen::No, &Seen::No)
         );
         let b = &es[1];
         assert_eq!(
@@ -1056,7 +1052,8 @@ mod tests {
             b.directives.reqnctapercluster.map(|d| d.dims),
             Some([4, 2, 1])
         );
-        assert_eq!(b.uses.grid_sync, Some(7));
+        // The barrier's arrival is the site of a grid sync.
+        assert_eq!(b.uses.grid_sync.site().map(|s| s.line), Some(8));
         assert_eq!(es[2].name, "d");
         assert_eq!(es[2].uses, BodyUses::default());
         let err = |src: &str| parse_entries(src).expect_err("bad directive");
@@ -1323,5 +1320,72 @@ mod tests {
         assert_eq!(err, "line 100003: duplicate `.entry k99999`");
         assert!(took.as_secs_f64() < 5.0, "{took:?}");
         println!("two reads of 100,000 entries: {took:?}");
+    }
+
+    #[test]
+    fn numbers_as_ptxas_reads_them() {
+        // Each form ptxas 13.0 accepts in `.maxntid` (and `08`, `0x`, `-1`, `1_0`, `256u`, which
+        // it rejects).
+        for (text, value) in [
+            ("256", 256),
+            ("0x100", 256),
+            ("0X100", 256),
+            ("0400", 256),
+            ("0b100000000", 256),
+            ("0B11", 3),
+            ("256U", 256),
+            ("0x100U", 256),
+            ("0100U", 64),
+            ("0", 0),
+            ("4294967295", u32::MAX),
+        ] {
+            assert_eq!(parse_u32(text), Some(value), "{text}");
+        }
+        for bad in [
+            "08",
+            "0x",
+            "0b",
+            "0b2",
+            "-1",
+            "+64",
+            "1_0",
+            "256u",
+            "U",
+            "4294967296",
+            "0x100000000",
+        ] {
+            assert_eq!(parse_u32(bad), None, "{bad}");
+        }
+        let es = parse(
+            ".entry a() .maxntid 0x100, 1, 1 { ret; }\n\
+             .entry b() .reqntid 0400, 01, 1U .reqnctapercluster 0b10 { ret; }\n\
+             .entry c(.param .align 0x8 .b8 s[0x10]) { ret; }",
+        );
+        assert_eq!(es[0].directives.maxntid.map(|d| d.dims), Some([256, 1, 1]));
+        assert_eq!(es[1].directives.reqntid.map(|d| d.dims), Some([256, 1, 1]));
+        assert_eq!(
+            es[1].directives.reqnctapercluster.map(|d| d.dims),
+            Some([2, 1, 1])
+        );
+        assert_eq!(
+            (es[2].params[0].align, es[2].params[0].array_len),
+            (Some(8), Some(16))
+        );
+        let err = parse_entries(".entry k() .maxntid 08 { ret; }").expect_err("octal 8");
+        assert_eq!(
+            err,
+            "line 1: `.maxntid 08`: expected a number up to 4294967295"
+        );
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_named() {
+        let src = format!("\u{FEFF}{}", include_str!("../../kernels/saxpy.ptx"));
+        let err = parse_entries(&src).expect_err("BOM");
+        assert!(
+            err.starts_with("line 1: the file begins with a UTF-8 byte order mark"),
+            "{err}"
+        );
+        assert!(err.ends_with("save the file without it"), "{err}");
     }
 }

@@ -6,7 +6,8 @@
 
 use std::time::{Duration, Instant};
 
-use chevron_cuda_spec::ptx::{self, Expected};
+use chevron_cuda_spec::fit::{read_info, CooperativeUse, LaunchFacts};
+use chevron_cuda_spec::ptx::{self, Callee, Entry, Expected, Fact};
 
 /// xorshift64*: small, seeded, good enough to pick offsets and tokens.
 struct Rng(u64);
@@ -74,6 +75,26 @@ const PIECES: &[&str] = &[
     "/* .entry hidden() {} */",
     "// .entry hidden() {}\n",
     ".file 1 \"a.cu\"",
+    // Calls and what the launch rules look for, wherever they land.
+    "call",
+    "call.uni ",
+    "call.uni f, ();",
+    "call (r), %rd1, (p), proto;",
+    "call.uni (retval0), _Z11sync_helperv, (param0);",
+    "{ // callseq 0, 0\n call.uni \n _Z4waitv, \n (\n );\n }",
+    ".func f() { griddepcontrol.wait; ret; }",
+    ".func (.param .b32 r) g(.param .b32 x)",
+    ".extern .func ext();",
+    ".alias f, g;",
+    ".alias f, f;",
+    "griddepcontrol.wait;",
+    "%envreg1",
+    "atom.add.release.gpu.u32 %r1, [%rd1], 1;",
+    ".blocksareclusters",
+    ".explicitcluster",
+    ".maxntid 0x100, 1, 1",
+    "0x",
+    "0b2",
 ];
 
 /// All committed PTX files, with their names.
@@ -100,6 +121,18 @@ fn exercise(src: &str, what: &dyn Fn() -> String) -> Duration {
         if let Ok(entries) = ptx::parse_entries(src) {
             for e in entries.iter().take(64) {
                 let _ = ptx::resolve_entry(&entries, &e.name, "`f.ptx`");
+                let info = read_info(e, &e.name, "f.ptx", false, CooperativeUse::ByPtx).leak();
+                let facts = LaunchFacts {
+                    grid: Some([3, 1, 1]),
+                    block: Some([256, 1, 1]),
+                    cluster: Some(None),
+                    cooperative: Some(false),
+                    programmatic_serialization: Some(true),
+                };
+                let _ = info.check(&facts).map_err(|b| info.message(b));
+                if let Some(call) = &e.uses.unseen {
+                    let _ = call.describe();
+                }
                 for p in e.params.iter().take(64) {
                     for x in [
                         Expected::Int(32),
@@ -356,4 +389,242 @@ fn a_fifty_megabyte_file_is_read_in_bounded_time() {
         es.len()
     );
     assert!(took < Duration::from_secs(20), "{took:?}");
+}
+
+/// What one generated function or entry does: its own instructions and its calls.
+struct Unit {
+    /// WAIT, TRIGGER, WORKSPACE, ARRIVE.
+    own: [bool; 4],
+    calls: Vec<Call>,
+}
+
+#[derive(Clone, Copy)]
+enum Call {
+    /// A defined `.func`, by index.
+    Func(usize),
+    /// An alias of a defined `.func`.
+    Alias(usize),
+    /// An `.extern .func`.
+    Extern,
+    /// A function declared without a body.
+    Prototype,
+    /// A driver system call (`vprintf`).
+    System,
+    /// Through a register.
+    Indirect,
+}
+
+const OWN: [&str; 4] = [
+    "griddepcontrol.wait;",
+    "griddepcontrol.launch_dependents;",
+    "mov.u32 %r1, %envreg2;",
+    "atom.add.release.gpu.u32 %r2, [%rd1], %r3;",
+];
+
+/// A call written in one of the ways nvcc writes them (release, `-G`'s callseq blocks, with a
+/// return value, across lines).
+fn call_text(rng: &mut Rng, target: &str) -> String {
+    match rng.below(4) {
+        0 => format!("call.uni {target}, ();"),
+        1 => format!("{{ // callseq 3, 0\n\t.reg .b32 temp_param_reg;\n\tcall.uni \n\t{target}, \n\t(\n\t);\n\t}} // callseq 3"),
+        2 => format!("call.uni (retval0), {target}, (param0);"),
+        _ => format!("call {target};"),
+    }
+}
+
+fn body(rng: &mut Rng, unit: &Unit) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    for (k, on) in unit.own.iter().enumerate() {
+        if *on {
+            lines.push(OWN[k].to_string());
+        }
+    }
+    for call in &unit.calls {
+        lines.push(match *call {
+            Call::Func(f) => call_text(rng, &format!("f{f}")),
+            Call::Alias(f) => call_text(rng, &format!("alias{f}")),
+            Call::Extern => call_text(rng, "ext"),
+            Call::Prototype => call_text(rng, "proto"),
+            Call::System => call_text(rng, "vprintf"),
+            Call::Indirect => "call (retval0), %rd7, (param0), prototype_1;".into(),
+        });
+    }
+    // Instructions in any order, as the compiler schedules them.
+    for i in (1..lines.len()).rev() {
+        lines.swap(i, rng.below(i + 1));
+    }
+    lines.push("ret;".into());
+    format!("{{\n\t{}\n}}\n", lines.join("\n\t"))
+}
+
+/// The facts of an entry by plain reachability: (wait, trigger, grid sync, any unseen call).
+fn reachable_facts(entry: &Unit, funcs: &[Unit]) -> ([Fact; 3], bool) {
+    let mut own = entry.own;
+    let mut unseen = false;
+    let mut seen = vec![false; funcs.len()];
+    let mut stack: Vec<&Unit> = vec![entry];
+    while let Some(u) = stack.pop() {
+        for (all, one) in own.iter_mut().zip(u.own) {
+            *all |= one;
+        }
+        for call in &u.calls {
+            match *call {
+                Call::Func(f) | Call::Alias(f) => {
+                    if !seen[f] {
+                        seen[f] = true;
+                        stack.push(&funcs[f]);
+                    }
+                }
+                Call::Extern | Call::Prototype | Call::Indirect => unseen = true,
+                Call::System => {}
+            }
+        }
+    }
+    let fact = |yes: bool| match (yes, unseen) {
+        (true, _) => Fact::Yes,
+        (false, true) => Fact::Unknown,
+        (false, false) => Fact::No,
+    };
+    ([fact(own[0]), fact(own[1]), fact(own[2] && own[3])], unseen)
+}
+
+#[test]
+fn generated_call_graphs_match_reachability() {
+    let mut rng = Rng(0xca11_9a9f_0000_0017);
+    let mut checked = 0;
+    for round in 0..400 {
+        let n_funcs = rng.below(10);
+        let n_entries = 1 + rng.below(4);
+        let make = |rng: &mut Rng| {
+            let own = [0; 4].map(|_| rng.below(5) == 0);
+            let calls = (0..rng.below(4))
+                .map(|_| match rng.below(12) {
+                    0 => Call::Extern,
+                    1 => Call::Prototype,
+                    2 => Call::System,
+                    3 => Call::Indirect,
+                    _ if n_funcs == 0 => Call::System,
+                    4 => Call::Alias(rng.below(n_funcs)),
+                    _ => Call::Func(rng.below(n_funcs)),
+                })
+                .collect();
+            Unit { own, calls }
+        };
+        let funcs: Vec<Unit> = (0..n_funcs).map(|_| make(&mut rng)).collect();
+        let entries: Vec<Unit> = (0..n_entries).map(|_| make(&mut rng)).collect();
+        let mut src = String::from(".version 9.0\n.target sm_90\n.address_size 64\n");
+        src.push_str(".extern .func ext();\n.func proto();\n");
+        src.push_str(".extern .func (.param .b32 r) vprintf(.param .b64 f, .param .b64 a);\n");
+        // Some functions forward-declared and defined after the entries, as nvcc does.
+        let late: Vec<bool> = (0..n_funcs).map(|_| rng.below(3) == 0).collect();
+        for (f, l) in late.iter().enumerate() {
+            if *l {
+                src.push_str(&format!(".func f{f}();\n"));
+            }
+        }
+        let func_text = |rng: &mut Rng, f: usize| {
+            format!(
+                ".visible .func f{f}()\n{}.alias alias{f}, f{f};\n",
+                body(rng, &funcs[f])
+            )
+        };
+        for f in (0..n_funcs).filter(|f| !late[*f]) {
+            src.push_str(&func_text(&mut rng, f));
+        }
+        for (k, e) in entries.iter().enumerate() {
+            src.push_str(&format!(
+                ".visible .entry k{k}(\n\t.param .u64 k{k}_param_0\n)\n{}",
+                body(&mut rng, e)
+            ));
+        }
+        for f in (0..n_funcs).filter(|f| late[*f]) {
+            src.push_str(&func_text(&mut rng, f));
+        }
+        let read: Vec<Entry> =
+            ptx::parse_entries(&src).unwrap_or_else(|e| panic!("round {round}: {e}\n{src}"));
+        assert_eq!(read.len(), n_entries, "round {round}");
+        for (k, e) in entries.iter().enumerate() {
+            let (want, unseen) = reachable_facts(e, &funcs);
+            let u = &read[k].uses;
+            let got = [
+                u.griddep_wait.fact(),
+                u.griddep_launch_dependents.fact(),
+                u.grid_sync.fact(),
+            ];
+            assert_eq!(got, want, "round {round}, entry k{k}:\n{src}");
+            assert_eq!(
+                u.unseen.is_some(),
+                unseen,
+                "round {round}, entry k{k}:\n{src}"
+            );
+            if let Some(call) = &u.unseen {
+                // The reported call is one whose target is not in the module.
+                let ok = match &call.callee {
+                    Callee::Named { name, external } => {
+                        (name == "ext" && *external) || (name == "proto" && !*external)
+                    }
+                    Callee::Indirect => true,
+                };
+                assert!(ok, "round {round}: {call:?}");
+            }
+            checked += 1;
+        }
+    }
+    println!("{checked} generated entries: facts match reachability");
+}
+
+#[test]
+fn long_call_chains_cycles_and_shared_helpers_in_bounded_time() {
+    // 100,000 functions in one chain (the last waits), closed into a cycle, and 2,000 entries
+    // each calling into its middle: every entry waits, nothing is unknown.
+    let n = 100_000;
+    let mut src = String::from(".version 9.0\n.target sm_90\n.address_size 64\n");
+    for f in 0..n {
+        let next = (f + 1) % n;
+        let wait = if f == n - 1 {
+            "griddepcontrol.wait;"
+        } else {
+            ""
+        };
+        src.push_str(&format!(
+            ".func f{f}() {{ {wait} call.uni f{next}, (); ret; }}\n"
+        ));
+    }
+    for k in 0..2_000 {
+        src.push_str(&format!(
+            ".visible .entry k{k}() {{ call.uni f{}, (); ret; }}\n",
+            (k * 37) % n
+        ));
+    }
+    // One more entry calls an extern at the end of a chain of its own.
+    src.push_str(".extern .func ext();\n.func g0() { call ext; }\n.func g1() { call g0; }\n");
+    src.push_str(".visible .entry lone() { call g1; ret; }\n");
+    let start = Instant::now();
+    let es = ptx::parse_entries(&src).expect("parses");
+    let took = start.elapsed();
+    assert_eq!(es.len(), 2_001);
+    for e in &es[..2_000] {
+        assert_eq!(e.uses.griddep_wait.fact(), Fact::Yes, "{}", e.name);
+        assert_eq!(e.uses.grid_sync.fact(), Fact::No, "{}", e.name);
+        assert_eq!(e.uses.unseen, None, "{}", e.name);
+    }
+    let lone = &es[2_000].uses;
+    assert_eq!(lone.griddep_wait.fact(), Fact::Unknown);
+    assert_eq!(
+        lone.unseen
+            .as_ref()
+            .map(|c| (c.site.func.as_deref(), &c.callee)),
+        Some((
+            Some("g0"),
+            &Callee::Named {
+                name: "ext".into(),
+                external: true
+            }
+        ))
+    );
+    println!(
+        "{} MB, {n} chained functions, 2,001 entries: {took:?}",
+        src.len() / 1_000_000
+    );
+    assert!(took < Duration::from_secs(10), "{took:?}");
 }

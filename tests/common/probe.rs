@@ -1,17 +1,20 @@
-//! A tiny crate built against this workspace in a temporary directory (the same target directory
-//! and profile, so no dependency is compiled again), for tests of what only a whole build shows:
-//! build scripts, rebuilds, the compile-time nvcc path. Used through `#[path]`.
+//! A tiny crate built in a temporary directory against this workspace (the same target
+//! directory, profile and features, so no dependency is compiled again), for tests of what only
+//! a real `cargo build` of another crate shows: rebuilds, build scripts, dependency names, the
+//! compile-time nvcc path. Used through `#[path]`.
 
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// This workspace's root.
 pub fn workspace() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `<target>` of this test binary, which runs as `<target>/<profile dir>/deps/<test>-…`.
+/// `<target>` of this test binary, which runs as `<target>/<profile dir>/deps/<test>-…`, and
+/// whether the profile is `release`.
 fn target_dir_and_release() -> (PathBuf, bool) {
     let exe = std::env::current_exe().expect("the test's own path");
     let profile_dir = exe.parent().and_then(Path::parent).expect("<profile>/deps");
@@ -22,17 +25,36 @@ fn target_dir_and_release() -> (PathBuf, bool) {
     )
 }
 
-/// A probe crate in `CARGO_TARGET_TMPDIR/<name>`.
+/// A probe crate in `CARGO_TARGET_TMPDIR/<name>`, removed when dropped (kept when the test
+/// panics, to be looked at).
 pub struct Probe {
     pub dir: PathBuf,
 }
 
 impl Probe {
-    /// Writes the crate: `Cargo.toml` (depending on this workspace's facade and runtime, the
-    /// runtime's `f16` feature on as in this workspace's test builds, so the dependencies are
-    /// the ones already compiled), the workspace's lock file, and `files` (`src/lib.rs` among
-    /// them; `build.rs` makes it the package's build script).
+    /// A probe depending on this workspace's facade as `chevron-cuda`, with `files` (`src/lib.rs`
+    /// among them; `build.rs` makes it the package's build script).
     pub fn new(name: &str, files: &[(&str, &str)]) -> Probe {
+        let ws = workspace().display().to_string();
+        Probe::with_dependencies(
+            name,
+            &format!("chevron-cuda = {{ path = {ws:?} }}"),
+            "",
+            files,
+        )
+    }
+
+    /// A probe with `dependencies` (TOML lines of its `[dependencies]`), `workspace_table` as the
+    /// body of its own `[workspace]` table (for `[workspace.dependencies]`), this workspace's
+    /// lock file, and `files`. The runtime's `f16` feature is on in this workspace's test builds
+    /// (a dev-dependency), so the probe turns it on too: the same features, the same compiled
+    /// dependencies.
+    pub fn with_dependencies(
+        name: &str,
+        dependencies: &str,
+        workspace_table: &str,
+        files: &[(&str, &str)],
+    ) -> Probe {
         let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("src")).expect("probe dir");
@@ -41,12 +63,13 @@ impl Probe {
             dir.join("Cargo.toml"),
             format!(
                 "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\
-                 publish = false\n\n[dependencies]\nchevron-cuda = {{ path = {ws:?} }}\n\
+                 publish = false\n\n[dependencies]\n{dependencies}\n\
                  chevron-cuda-runtime = {{ path = \"{ws}/runtime\", default-features = false, \
-                 features = [\"f16\"] }}\n\n[workspace]\n"
+                 features = [\"f16\"] }}\n\n[workspace]\n{workspace_table}\n"
             ),
         )
         .expect("Cargo.toml");
+        // The workspace's lock file: the same dependency versions, nothing to resolve offline.
         std::fs::copy(workspace().join("Cargo.lock"), dir.join("Cargo.lock")).expect("Cargo.lock");
         let probe = Probe { dir };
         for (path, text) in files {
@@ -94,7 +117,7 @@ impl Drop for Probe {
     }
 }
 
-/// stdout and stderr of a build.
+/// Cargo's output, stdout then stderr.
 pub fn text(out: &Output) -> String {
     format!(
         "{}{}",

@@ -1,10 +1,11 @@
-// A rejected declaration still defines `saxpy::launch` with the declared parameters (and the
-// other generated functions), so the only error is the declaration's own.
+// A rejected declaration (`async`) still defines `saxpy::launch` with the declared parameters
+// (and the other generated functions), so the only errors are the declaration's own: the
+// macro's, and its parameters' checks (`a: f64` for a `float`), which the stub keeps.
 use chevron::cudarc::driver::{CudaSlice, CudaStream};
 use chevron::kernel;
 
 #[kernel(ptx = "kernels/saxpy.ptx")]
-fn saxpy(n: u32, a: f64, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
+async fn saxpy(n: u32, a: f64, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
 
 fn run(s: &CudaStream, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>) -> Result<(), chevron::Error> {
     let cfg = chevron::LaunchConfig::new(1, 1);

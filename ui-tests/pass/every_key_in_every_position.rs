@@ -8,7 +8,11 @@ use chevron::{
 
 /// y = a·x + y. The options allow `programmatic_serialization` and `cooperative` on a kernel
 /// that neither waits for the previous one nor syncs the grid.
-#[chevron::kernel(ptx = "kernels/saxpy.ptx", pdl = "no_upstream_reads", cooperative = "co_resident")]
+#[chevron::kernel(ptx = "kernels/saxpy.ptx", name = "saxpy", pdl = "no_upstream_reads", cooperative = "co_resident")]
+fn saxpy_co(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
+
+/// The same kernel for plain launches (a `co_resident` one is only launched with `cooperative`).
+#[chevron::kernel(ptx = "kernels/saxpy.ptx", pdl = "no_upstream_reads")]
 fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
 
 #[allow(dead_code)]
@@ -25,7 +29,7 @@ fn every_key(
     let map = MemSyncDomainMap { default: 0, remote: 1 };
     // Launch list: every launch key.
     unsafe {
-        launch!(saxpy<<<n.div_ceil(256), 256, s,
+        launch!(saxpy_co<<<n.div_ceil(256), 256, s,
             shared = 1024,
             access_policy_window = window,
             cooperative,

@@ -2,6 +2,7 @@
 //! made of it ([`KernelDecl`]). Every node keeps the tokens or spans errors point at.
 
 use chevron_cuda_spec::fit::{CooperativeUse, InfoText};
+use chevron_cuda_spec::ptx::{Expected, PtxType};
 use proc_macro2::Span;
 use syn::{Attribute, Ident, LitStr, Signature, Type, Visibility};
 
@@ -41,6 +42,9 @@ pub struct KernelArgs {
     pub cooperative: CooperativeUse,
     /// `options = ["-std=c++17", …]`: NVRTC options of a `cuda = "…"` kernel.
     pub options: Option<(Span, Vec<LitStr>)>,
+    /// `crate = "path"`: the path generated code names chevron by (default: the name the
+    /// crate's `Cargo.toml` gives the `chevron-cuda` dependency).
+    pub krate: Option<syn::Path>,
 }
 
 /// The declaration as written: `#[attrs] vis fn name(params);`.
@@ -50,6 +54,11 @@ pub struct KernelItem {
     pub sig: Signature,
     /// The span of a body, which a declaration must not have.
     pub body: Option<Span>,
+}
+
+/// The kernel's name as its PTX entry and messages spell it: `match` for `fn r#match`.
+pub fn kernel_name(ident: &Ident) -> String {
+    syn::ext::IdentExt::unraw(ident).to_string()
 }
 
 /// The typed parameters of a signature (a `self` receiver is rejected by `check`).
@@ -63,40 +72,56 @@ pub fn typed_inputs(sig: &Signature) -> Vec<&syn::PatType> {
         .collect()
 }
 
-/// How a parameter is passed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ParamKind {
-    /// `u8` … `i64`, `usize`, `isize`: an integer of this many bits.
-    Int(u32),
-    /// `f32`, `f64`.
-    Float(u32),
-    /// `bool`.
-    Bool,
-    /// `&CudaSlice<T>`, `&CudaView<'_, T>`, `&CudaViewMut<'_, T>`: read through `DevicePtr`.
-    BufferRead,
-    /// `&mut CudaSlice<T>`, `&mut CudaViewMut<'_, T>`: written through `DevicePtrMut`.
-    BufferWrite,
-    /// Any other type by value, which must be `DeviceRepr`.
+/// Which trait states a parameter's bound, for the words of the error when its type is no
+/// kernel parameter. Chosen from the spelling; the bound holds exactly when the type is a
+/// kernel parameter whatever the choice (every one of these traits is implemented for exactly
+/// the `KernelParam` types), so a wrong guess can only word an error less well.
+#[derive(Clone)]
+pub enum Wording {
+    /// `param`: nothing more to say.
+    Any,
+    /// `value`: a path, array or tuple by value, which must be `DeviceRepr`.
     Value,
+    /// `host_data`/`host_data_mut`: `&[E]`, `&Vec<E>`, `Vec<E>`, `Box<[E]>`, `&str` …
+    HostData { elem: Type, write: bool },
+    /// `host_ref`/`host_mut`: `&R`/`&mut R` for any other `R`.
+    HostRef { referent: Type, write: bool },
+    /// `read_only_view`: `&mut CudaView<'_, E>`.
+    ReadOnlyView { elem: Type },
+    /// `buffer_by_value`: `CudaSlice<T>`, `CudaView<'_, T>`, `CudaViewMut<'_, T>` by value.
+    BufferByValue,
+    /// `raw_pointer`: `*const T`, `*mut T`.
+    RawPointer,
 }
 
-/// One checked parameter.
+/// One declared parameter. What its type is in PTX terms is for rustc to say (the expansion
+/// asserts it); the macro only reads its spelling, for messages and the shape of the
+/// generated signatures.
 pub struct KernelParam {
     pub ident: Ident,
     pub ty: Type,
-    pub kind: ParamKind,
     /// The Rust type as written, for messages and the run-time signature.
     pub ty_text: String,
-    /// For a by-value type checked against a PTX file: the size it must have, with the PTX
-    /// parameter for the message.
-    pub size: Option<SizeAssert>,
+    /// Written as a reference (`&…`, `&mut …`): a device buffer, which `update_scalars` keeps
+    /// instead of taking.
+    pub by_ref: bool,
+    /// What the spelling says when it names a primitive or a device buffer (`u32`,
+    /// `std::primitive::f32`, `&CudaSlice<T>`): only to guess which PTX parameters a shorter
+    /// declaration left out; `None` matches any.
+    pub hint: Option<Expected>,
+    pub wording: Wording,
+    /// The PTX parameter in its place, once the entry is found and the counts agree: one per
+    /// distinct parameter among the variants of `ptx = [...]`, each asserted.
+    pub ptx: Vec<PtxParam>,
 }
 
-/// `size_of::<T>() == bytes`, asserted at compile time.
-pub struct SizeAssert {
-    pub bytes: u64,
-    /// `kernels/structs.ptx:16: `.param .align 8 .b8 affine_param_0[16],``.
-    pub ptx_param: String,
+/// What a PTX parameter is, for the const assertion against the Rust type's form.
+pub struct PtxParam {
+    pub ty: PtxType,
+    pub array_len: Option<u32>,
+    /// After "`a: Scale` is a 32-bit float": ", but the kernel takes a 32-bit integer here
+    /// (kernels/saxpy.ptx:16: `.param .u32 saxpy_param_0,`); declare it as `u32` or `i32`".
+    pub suffix: String,
 }
 
 /// Where the kernel's code comes from, after checking.

@@ -1,5 +1,6 @@
-//! Every rule of `#[kernel]`: the declaration's shape, its parameter types, and its signature
-//! against the PTX file. All problems are reported, not only the first.
+//! Every rule of `#[kernel]`: the declaration's shape, its parameters as written, and its
+//! signature against the PTX file (the count here; whether each type fits is asserted in the
+//! expansion, where rustc has resolved it). All problems are reported, not only the first.
 
 use std::path::{Path, PathBuf};
 
@@ -11,8 +12,8 @@ use syn::spanned::Spanned;
 use syn::{FnArg, GenericArgument, Pat, PathArguments, ReturnType, Type};
 
 use super::ast::{
-    KernelArgs, KernelDecl, KernelItem, KernelParam, ParamKind, ResolvedSource, SizeAssert,
-    SourceKind,
+    kernel_name, KernelArgs, KernelDecl, KernelItem, KernelParam, PtxParam, ResolvedSource,
+    SourceKind, Wording,
 };
 use super::source;
 use crate::report::Errors;
@@ -20,10 +21,39 @@ use crate::report::Errors;
 /// Device buffer types, by the last segment of their path.
 const BUFFERS: [&str; 3] = ["CudaSlice", "CudaView", "CudaViewMut"];
 
-/// Checks everything; `None` when anything is wrong (the errors are in `cx`).
-pub fn check(args: &KernelArgs, item: &KernelItem, cx: &mut Errors) -> Option<KernelDecl> {
+/// Checks everything: the declaration, or, when anything is wrong (the errors are in `cx`), the
+/// parameters that could be read, for the bounds and PTX assertions of the stub.
+pub fn check(
+    args: &KernelArgs,
+    item: &KernelItem,
+    cx: &mut Errors,
+) -> Result<KernelDecl, Vec<KernelParam>> {
     check_shape(item, cx);
-    let params = check_params(item, cx);
+    let (mut params, params_ok) = check_params(item, cx);
+    match check_source(args, item, params_ok, &mut params, cx) {
+        Some((resolved, info)) if cx.is_empty() => Ok(KernelDecl {
+            attrs: item.attrs.clone(),
+            vis: item.vis.clone(),
+            ident: item.sig.ident.clone(),
+            params,
+            source: resolved,
+            info,
+            no_upstream_reads: args.no_upstream_reads,
+            cooperative: args.cooperative,
+        }),
+        _ => Err(params),
+    }
+}
+
+/// Reads the kernel's file; for PTX, finds the entry and records each PTX parameter on the
+/// declared one in its place (only when every parameter was read: `params_ok`).
+fn check_source(
+    args: &KernelArgs,
+    item: &KernelItem,
+    params_ok: bool,
+    params: &mut [KernelParam],
+    cx: &mut Errors,
+) -> Option<(ResolvedSource, Option<InfoText>)> {
     let source = args.source.as_ref().or_else(|| {
         if args.invalid {
             // The source was written but not understood: that error is already reported.
@@ -75,13 +105,14 @@ pub fn check(args: &KernelArgs, item: &KernelItem, cx: &mut Errors) -> Option<Ke
         }
     };
     let abs_path = abs.to_string_lossy().into_owned();
-    let mut params = params?;
-    let info;
-    let resolved = match source.kind {
+    if !params_ok {
+        return None;
+    }
+    Some(match source.kind {
         SourceKind::Cuda => {
-            info = nvcc_info(args, item, &rel, &abs, &text);
             let program = super::cuda::cuda_program(args, &abs, &text, &base_dir(), cx);
-            ResolvedSource::Cuda {
+            let info = nvcc_info(args, item, &rel, &abs, &text, &program, cx);
+            let resolved = ResolvedSource::Cuda {
                 abs_path,
                 // A name expression's entry is its lowered name, known once NVRTC compiled it.
                 entry: args
@@ -90,7 +121,8 @@ pub fn check(args: &KernelArgs, item: &KernelItem, cx: &mut Errors) -> Option<Ke
                     .map(|n| n.value())
                     .filter(|_| program.name_expression.is_none()),
                 program,
-            }
+            };
+            (resolved, info)
         }
         SourceKind::Ptx => {
             if let Some((span, _)) = &args.options {
@@ -100,10 +132,9 @@ pub fn check(args: &KernelArgs, item: &KernelItem, cx: &mut Errors) -> Option<Ke
                      already: give nvcc the options when making it",
                 );
             }
-            let entry = check_ptx(args, item, &abs, &text, &mut params, cx)?;
-            info = launch_info(args, item, &rel, &abs, &text, &entry);
-            let more =
-                super::variants::check_variants(args, item, &entry, &mut params, resolve, cx)?;
+            let entry = check_ptx(args, item, &abs, &text, params, cx)?;
+            let info = launch_info(args, item, &rel, &abs, &text, &entry);
+            let more = super::variants::check_variants(args, item, &entry, params, resolve, cx)?;
             let mut all = vec![(lit, text.as_str())];
             all.extend(
                 source
@@ -112,25 +143,13 @@ pub fn check(args: &KernelArgs, item: &KernelItem, cx: &mut Errors) -> Option<Ke
                     .zip(more.iter().map(|(_, t)| t.as_str())),
             );
             super::variants::check_isa(&all, crate::launch::keys::selected_cuda(), cx);
-            ResolvedSource::Ptx {
+            let resolved = ResolvedSource::Ptx {
                 abs_path,
                 entry,
                 variants: more.into_iter().map(|(abs, _)| abs).collect(),
-            }
+            };
+            (resolved, info)
         }
-    };
-    if !cx.is_empty() {
-        return None;
-    }
-    Some(KernelDecl {
-        attrs: item.attrs.clone(),
-        vis: item.vis.clone(),
-        ident: item.sig.ident.clone(),
-        params,
-        source: resolved,
-        info,
-        no_upstream_reads: args.no_upstream_reads,
-        cooperative: args.cooperative,
     })
 }
 
@@ -138,24 +157,45 @@ pub fn check(args: &KernelArgs, item: &KernelItem, cx: &mut Errors) -> Option<Ke
 /// `nvcc` (on `PATH`, or in `$CUDA_PATH/bin`, `/usr/local/cuda/bin`), so that `launch!` checks
 /// it at compile time too. `None` (the runtime then reads NVRTC's output before the first
 /// launch) when there is no nvcc, it fails, or `CHEVRON_NVCC=0`. The CUDA C's errors are left
-/// to NVRTC at run time, as without nvcc: the flags differ, and so could the verdict.
+/// to NVRTC at run time, as without nvcc: the flags differ, and so could the verdict. An nvcc
+/// that runs past its time bound is an error (see `nvcc.rs`). nvcc gets the declaration's
+/// `-D`/`-U`/`-std` options, its `-I` directories and its name expression (see
+/// [`super::cuda::nvcc_extra`]).
 fn nvcc_info(
     args: &KernelArgs,
     item: &KernelItem,
     rel: &str,
     abs: &Path,
     text: &str,
+    program: &super::cuda::CudaSpec,
+    cx: &mut Errors,
 ) -> Option<InfoText> {
-    let ptx_text = source::nvcc_ptx(abs, text)?;
-    let entries = ptx::parse_entries(&ptx_text).ok()?;
-    let wanted = match &args.name {
-        Some(n) => n.value(),
-        None => item.sig.ident.to_string(),
+    let extra = super::cuda::nvcc_extra(program);
+    let ptx_text = match super::nvcc::ptx(abs, text, &extra) {
+        Ok(ptx) => ptx?,
+        Err(message) => {
+            let span = args
+                .source
+                .as_ref()
+                .map_or_else(Span::call_site, |s| s.path.span());
+            cx.error(span, message);
+            return None;
+        }
     };
-    let entry = ptx::resolve_entry(&entries, &wanted, rel).ok()?;
+    let entries = ptx::parse_entries(&ptx_text).ok()?;
+    let entry = match &program.name_expression {
+        Some(expression) => super::cuda::instance_entry(expression, &entries)?,
+        None => {
+            let wanted = match &args.name {
+                Some(n) => n.value(),
+                None => kernel_name(&item.sig.ident),
+            };
+            ptx::resolve_entry(&entries, &wanted, rel).ok()?
+        }
+    };
     Some(read_info(
         entry,
-        &item.sig.ident.to_string(),
+        &kernel_name(&item.sig.ident),
         &format!("nvcc's PTX of {rel}"),
         args.no_upstream_reads,
         args.cooperative,
@@ -182,7 +222,7 @@ fn launch_info(
         .find(|e| e.name == entry)?;
     Some(read_info(
         found,
-        &item.sig.ident.to_string(),
+        &kernel_name(&item.sig.ident),
         rel,
         args.no_upstream_reads,
         args.cooperative,
@@ -247,11 +287,35 @@ fn check_shape(item: &KernelItem, cx: &mut Errors) {
     }
     if sig.generics.lt_token.is_some() || sig.generics.where_clause.is_some() {
         let generics = &sig.generics;
+        let only_lifetimes = sig
+            .generics
+            .params
+            .iter()
+            .all(|p| matches!(p, syn::GenericParam::Lifetime(_)));
         cx.push(syn::Error::new_spanned(
             quote::quote!(#generics),
-            "a kernel cannot be generic: each PTX entry is one instance; declare each template \
-             instance as its own kernel with `name = \"…\"` (its mangled name)",
+            if only_lifetimes {
+                "a kernel declaration takes no lifetime parameters: a launch borrows its buffers \
+                 for the call only; remove them, and write `'_` where a type needs one \
+                 (`&CudaView<'_, f32>`)"
+            } else {
+                "a kernel cannot be generic: each PTX entry is one instance; declare each \
+                 template instance as its own kernel with `name = \"…\"` (its mangled name)"
+            },
         ));
+    }
+    for attr in sig.inputs.iter().flat_map(|a| match a {
+        FnArg::Typed(t) => &t.attrs,
+        FnArg::Receiver(r) => &r.attrs,
+    }) {
+        if attr.path().is_ident("cfg") || attr.path().is_ident("cfg_attr") {
+            cx.push(syn::Error::new_spanned(
+                attr,
+                "`#[cfg]` cannot be used on a kernel parameter: the declaration is checked \
+                 against the PTX entry's parameters as written; declare the kernel once per \
+                 configuration, each declaration under its own `#[cfg(…)]`",
+            ));
+        }
     }
     if let Some(token) = &sig.asyncness {
         cx.error(
@@ -313,8 +377,11 @@ pub fn is_function_only(attr: &syn::Attribute) -> bool {
         .is_some_and(|i| FUNCTION_ONLY.iter().any(|f| i == f))
 }
 
-/// Checks each parameter's pattern and type. `None` if any is wrong.
-fn check_params(item: &KernelItem, cx: &mut Errors) -> Option<Vec<KernelParam>> {
+/// Reads each parameter's pattern and type: the parameters read, and whether all were. Which
+/// types a kernel can take is for rustc to decide (the expansion asserts it); only types no
+/// alias can make valid are refused here: slices and `str` by value, `impl Trait`, `dyn Trait`,
+/// `_`, `!`.
+fn check_params(item: &KernelItem, cx: &mut Errors) -> (Vec<KernelParam>, bool) {
     let mut out = Vec::new();
     let mut ok = true;
     for arg in &item.sig.inputs {
@@ -340,185 +407,190 @@ fn check_params(item: &KernelItem, cx: &mut Errors) -> Option<Vec<KernelParam>> 
                 None
             }
         };
-        let kind = classify(&typed.ty, cx);
-        match (ident, kind) {
-            (Some(ident), Some(kind)) => out.push(KernelParam {
+        let ty = &*typed.ty;
+        let valid = refuse_unsized(ty, cx);
+        match ident {
+            Some(ident) if valid => out.push(KernelParam {
                 ident,
-                ty: (*typed.ty).clone(),
-                kind,
-                ty_text: type_text(&typed.ty),
-                size: None,
+                ty: ty.clone(),
+                ty_text: type_text(ty),
+                by_ref: matches!(strip(ty), Type::Reference(_)),
+                hint: hint(ty),
+                wording: wording(ty),
+                ptx: Vec::new(),
             }),
             _ => ok = false,
         }
     }
-    ok.then_some(out)
+    (out, ok)
 }
 
-/// What the type of a parameter is, or an error saying what to write instead.
-fn classify(ty: &Type, cx: &mut Errors) -> Option<ParamKind> {
+/// Refuses the types no alias or import can make a kernel parameter, which rustc would reject
+/// in the generated signatures with less helpful words; `false` when refused.
+fn refuse_unsized(ty: &Type, cx: &mut Errors) -> bool {
     let text = type_text(ty);
-    let fail = |cx: &mut Errors, msg: String| {
-        cx.push(syn::Error::new_spanned(ty, msg));
-        None
+    let why = match strip(ty) {
+        Type::Slice(s) => host_data(&text, &type_text(&s.elem)),
+        Type::Path(p) if p.qself.is_none() && p.path.is_ident("str") => host_data(&text, "u8"),
+        Type::ImplTrait(_) | Type::TraitObject(_) | Type::Infer(_) | Type::Never(_) => format!(
+            "`{text}` cannot be a kernel parameter: use a number, `bool`, a device buffer \
+             (`&CudaSlice<T>`, `&mut CudaSlice<T>`, `&CudaView<'_, T>`, \
+             `&mut CudaViewMut<'_, T>`) or a `#[repr(C)]` struct by value"
+        ),
+        _ => return true,
     };
+    cx.push(syn::Error::new_spanned(ty, why));
+    false
+}
+
+fn host_data(text: &str, elem: &str) -> String {
+    format!(
+        "`{text}` is host memory, which a kernel cannot access: copy it to the device first \
+         (`let x = stream.clone_htod(&data)?;` gives a `CudaSlice<{elem}>`) and declare the \
+         parameter as `&CudaSlice<{elem}>`"
+    )
+}
+
+/// Sees through parentheses and invisible groups (from `macro_rules!` fragments).
+fn strip(ty: &Type) -> &Type {
     match ty {
-        Type::Group(g) => classify(&g.elem, cx),
-        Type::Paren(p) => classify(&p.elem, cx),
-        Type::Path(p) if p.qself.is_none() => {
-            if let Some(kind) = p.path.get_ident().and_then(|i| primitive(&i.to_string())) {
-                return Some(kind);
-            }
-            let last = p.path.segments.last().map(|s| s.ident.to_string());
-            match last.as_deref() {
-                Some(b) if BUFFERS.contains(&b) => fail(
-                    cx,
-                    format!(
-                        "a `{b}` is passed by reference: write `&{text}` for a buffer the kernel \
-                         reads{}",
-                        if b == "CudaView" {
-                            String::new()
-                        } else {
-                            format!(", `&mut {text}` for one it writes")
-                        }
-                    ),
-                ),
-                Some("Vec" | "String" | "Box") => fail(cx, host_data(&text, elem_of(ty), false)),
-                _ => Some(ParamKind::Value),
-            }
-        }
-        Type::Reference(r) => {
-            let mutable = r.mutability.is_some();
-            let buffer = buffer_name(&r.elem);
-            match (buffer.as_deref(), mutable) {
-                (Some("CudaSlice" | "CudaView" | "CudaViewMut"), false) => {
-                    Some(ParamKind::BufferRead)
-                }
-                (Some("CudaSlice" | "CudaViewMut"), true) => Some(ParamKind::BufferWrite),
-                (Some(_), true) => fail(
-                    cx,
-                    format!(
-                        "a `CudaView` is read-only: write `&{}` for a buffer the kernel reads, or \
-                         take a `&mut CudaViewMut<'_, T>` (from `slice_mut`) for one it writes",
-                        type_text(&r.elem)
-                    ),
-                ),
-                _ => {
-                    let elem = match &*r.elem {
-                        Type::Slice(s) => Some((*s.elem).clone()),
-                        Type::Path(_) => elem_of(&r.elem),
-                        _ => None,
-                    };
-                    let host_seq = matches!(&*r.elem, Type::Slice(_))
-                        || matches!(
-                            buffer_like_host(&r.elem).as_deref(),
-                            Some("Vec" | "Box" | "String")
-                        )
-                        || matches!(&*r.elem, Type::Path(p) if p.path.is_ident("str"));
-                    if host_seq {
-                        fail(cx, host_data(&text, elem, mutable))
-                    } else if mutable {
-                        fail(
-                            cx,
-                            format!(
-                                "`{text}` points to host memory, which a kernel cannot write: \
-                                 declare a `&mut CudaSlice<T>` for the kernel's output and copy \
-                                 it back with `stream.clone_dtoh(&out)?`"
-                            ),
-                        )
-                    } else {
-                        fail(
-                            cx,
-                            format!(
-                                "`{text}` points to host memory, which a kernel cannot read: \
-                                 pass the value itself (`{}`), or copy an array to the device \
-                                 with `stream.clone_htod(&data)?` and declare a `&CudaSlice<T>`",
-                                type_text(&r.elem)
-                            ),
-                        )
-                    }
-                }
-            }
-        }
-        Type::Slice(s) => fail(cx, host_data(&text, Some((*s.elem).clone()), false)),
-        // cudarc implements `DeviceRepr` for arrays: they pass by value like a struct.
-        Type::Array(_) => Some(ParamKind::Value),
-        Type::Ptr(_) => fail(
-            cx,
-            format!(
-                "`{text}` is a raw pointer: a kernel takes device buffers as `&CudaSlice<T>` / \
-                 `&mut CudaSlice<T>` (which keep cudarc's stream ordering), or a raw device \
-                 address as `u64`"
-            ),
-        ),
-        _ => fail(
-            cx,
-            format!(
-                "`{text}` cannot be a kernel parameter: use a number, `bool`, a device buffer \
-                 (`&CudaSlice<T>`, `&mut CudaSlice<T>`, `&CudaView<'_, T>`, \
-                 `&mut CudaViewMut<'_, T>`) or a `#[repr(C)]` struct by value"
-            ),
-        ),
+        Type::Group(g) => strip(&g.elem),
+        Type::Paren(p) => strip(&p.elem),
+        other => other,
     }
 }
 
-fn primitive(name: &str) -> Option<ParamKind> {
-    Some(match name {
-        "u8" | "i8" => ParamKind::Int(8),
-        "u16" | "i16" => ParamKind::Int(16),
-        "u32" | "i32" => ParamKind::Int(32),
-        // CUDA runs on 64-bit hosts only.
-        "u64" | "i64" | "usize" | "isize" => ParamKind::Int(64),
-        "f32" => ParamKind::Float(32),
-        "f64" => ParamKind::Float(64),
-        "bool" => ParamKind::Bool,
-        _ => return None,
-    })
-}
-
-/// `CudaSlice` for `CudaSlice<T>` or `cudarc::driver::CudaSlice<T>`.
-fn buffer_name(ty: &Type) -> Option<String> {
-    buffer_like_host(ty).filter(|n| BUFFERS.contains(&n.as_str()))
-}
-
-/// The last path segment of a path type.
-fn buffer_like_host(ty: &Type) -> Option<String> {
-    match ty {
-        Type::Path(p) if p.qself.is_none() => p.path.segments.last().map(|s| s.ident.to_string()),
-        Type::Group(g) => buffer_like_host(&g.elem),
-        Type::Paren(p) => buffer_like_host(&p.elem),
+/// The last segment of a path type, with its generic arguments.
+fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
+    match strip(ty) {
+        Type::Path(p) if p.qself.is_none() => p.path.segments.last(),
         _ => None,
     }
 }
 
-/// `T` in `Vec<T>` / `Box<[T]>`.
-fn elem_of(ty: &Type) -> Option<Type> {
-    let Type::Path(p) = ty else { return None };
-    let seg = p.path.segments.last()?;
-    let PathArguments::AngleBracketed(args) = &seg.arguments else {
+/// The first type argument of a path type's last segment: `T` in `Vec<T>`, `CudaView<'_, T>`.
+fn type_arg(ty: &Type) -> Option<&Type> {
+    let PathArguments::AngleBracketed(args) = &last_segment(ty)?.arguments else {
         return None;
     };
     args.args.iter().find_map(|a| match a {
-        GenericArgument::Type(Type::Slice(s)) => Some((*s.elem).clone()),
-        GenericArgument::Type(t) => Some(t.clone()),
+        GenericArgument::Type(t) => Some(t),
         _ => None,
     })
 }
 
-fn host_data(text: &str, elem: Option<Type>, mutable: bool) -> String {
-    let t = elem.map_or("T".to_string(), |t| type_text(&t));
-    let declare = if mutable {
-        format!(
-            "declare the parameter as `&mut CudaSlice<{t}>`, and copy results back with \
-             `stream.clone_dtoh(&x)?`"
-        )
-    } else {
-        format!("declare the parameter as `&CudaSlice<{t}>`")
+/// `E` when `ty` is spelled as host data of elements `E`: `[E]`, `Vec<E>`, `Box<[E]>`, `str`,
+/// `String` (elements `u8`).
+fn host_elem(ty: &Type) -> Option<Type> {
+    if let Type::Slice(s) = strip(ty) {
+        return Some((*s.elem).clone());
+    }
+    let seg = last_segment(ty)?;
+    match seg.ident.to_string().as_str() {
+        "Vec" | "Box" => type_arg(ty).map(|t| match strip(t) {
+            Type::Slice(s) => (*s.elem).clone(),
+            other => other.clone(),
+        }),
+        "String" | "str" if seg.arguments.is_none() => {
+            Some(syn::parse_quote!(::core::primitive::u8))
+        }
+        _ => None,
+    }
+}
+
+/// Which trait words the error of a type that is no kernel parameter (see [`Wording`]).
+fn wording(ty: &Type) -> Wording {
+    let spelled = match strip(ty) {
+        Type::Reference(r) => {
+            let write = r.mutability.is_some();
+            if let Some(elem) = host_elem(&r.elem) {
+                Wording::HostData { elem, write }
+            } else if let (true, Some("CudaView"), Some(elem)) = (
+                write,
+                last_segment(&r.elem)
+                    .map(|s| s.ident.to_string())
+                    .as_deref(),
+                type_arg(&r.elem),
+            ) {
+                Wording::ReadOnlyView { elem: elem.clone() }
+            } else {
+                Wording::HostRef {
+                    referent: (*r.elem).clone(),
+                    write,
+                }
+            }
+        }
+        Type::Path(_) => match last_segment(ty).map(|s| s.ident.to_string()).as_deref() {
+            Some(b) if BUFFERS.contains(&b) => Wording::BufferByValue,
+            _ => match host_elem(ty) {
+                Some(elem) => Wording::HostData { elem, write: false },
+                None => Wording::Value,
+            },
+        },
+        Type::Array(_) | Type::Tuple(_) | Type::FnPtr(_) => Wording::Value,
+        Type::Ptr(_) => Wording::RawPointer,
+        _ => Wording::Any,
     };
-    format!(
-        "`{text}` is host memory, which a kernel cannot access: copy it to the device first \
-         (`let x = stream.clone_htod(&data)?;` gives a `CudaSlice<{t}>`) and {declare}"
-    )
+    // A hint type is written a second time in the expansion, where `_` would be inferred
+    // (ambiguously) instead of reported once at the parameter.
+    let infers = |t: &Type| t.to_token_stream().into_iter().any(|tt| is_underscore(&tt));
+    match &spelled {
+        Wording::HostData { elem: t, .. }
+        | Wording::ReadOnlyView { elem: t }
+        | Wording::HostRef { referent: t, .. }
+            if infers(t) =>
+        {
+            Wording::Any
+        }
+        _ => spelled,
+    }
+}
+
+fn is_underscore(tt: &proc_macro2::TokenTree) -> bool {
+    match tt {
+        proc_macro2::TokenTree::Ident(i) => i == "_",
+        proc_macro2::TokenTree::Punct(p) => p.as_char() == '_',
+        proc_macro2::TokenTree::Group(g) => g.stream().into_iter().any(|t| is_underscore(&t)),
+        proc_macro2::TokenTree::Literal(_) => false,
+    }
+}
+
+/// What the spelling says, where it names a primitive (`u32`, `std::primitive::f32`) or a device
+/// buffer (`&CudaSlice<T>`): only to guess which PTX parameters a shorter declaration left out.
+fn hint(ty: &Type) -> Option<Expected> {
+    match strip(ty) {
+        Type::Path(p) if p.qself.is_none() => {
+            let segs: Vec<String> = p
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
+            let name = match segs.as_slice() {
+                [name] if p.path.leading_colon.is_none() => name,
+                [root, primitive, name]
+                    if (root == "std" || root == "core") && primitive == "primitive" =>
+                {
+                    name
+                }
+                _ => return None,
+            };
+            Some(match name.as_str() {
+                "u8" | "i8" => Expected::Int(8),
+                "u16" | "i16" => Expected::Int(16),
+                "u32" | "i32" => Expected::Int(32),
+                "u64" | "i64" | "usize" | "isize" => Expected::Int(64),
+                "f32" => Expected::Float(32),
+                "f64" => Expected::Float(64),
+                "bool" => Expected::Bool,
+                _ => return None,
+            })
+        }
+        Type::Reference(r) => last_segment(&r.elem)
+            .filter(|s| BUFFERS.contains(&s.ident.to_string().as_str()))
+            .map(|_| Expected::Pointer),
+        _ => None,
+    }
 }
 
 /// The type as a user would write it: `&mut CudaSlice<f32>`, not `& mut CudaSlice < f32 >`.
@@ -573,7 +645,7 @@ pub(super) fn check_ptx(
     };
     let (wanted, name_span) = match &args.name {
         Some(n) => (n.value(), n.span()),
-        None => (item.sig.ident.to_string(), item.sig.ident.span()),
+        None => (kernel_name(&item.sig.ident), item.sig.ident.span()),
     };
     let entry: &Entry = match ptx::resolve_entry(entries, &wanted, &format!("`{rel}`")) {
         Ok(e) => e,
@@ -652,28 +724,24 @@ pub(super) fn check_ptx(
         }
         return None;
     }
-    let typed = super::ast::typed_inputs(&item.sig);
-    for ((param, ptx_param), written) in params.iter_mut().zip(&entry.params).zip(typed) {
-        let expected = expected(param.kind);
-        let at = format!("{rel}:{}: `{}`", ptx_param.line, ptx_param.text);
-        match ptx::check_param(expected, ptx_param) {
-            Ok(Some(bytes)) => {
-                param.size = Some(SizeAssert {
-                    bytes,
-                    ptx_param: at,
-                })
-            }
-            Ok(None) => {}
-            Err(why) => cx.push(syn::Error::new_spanned(
-                written,
-                format!(
-                    "`{}: {}` is {why} ({at}); declare it as {}",
-                    param.ident,
-                    param.ty_text,
-                    ptx_param.suggest()
-                ),
-            )),
+    // Whether each type fits is asserted in the expansion, where rustc has resolved it.
+    for (param, ptx_param) in params.iter_mut().zip(&entry.params) {
+        let same = |q: &PtxParam| q.ty == ptx_param.ty && q.array_len == ptx_param.array_len;
+        if param.ptx.iter().any(same) {
+            // A variant of `ptx = [...]` with the same parameter: asserted once.
+            continue;
         }
+        param.ptx.push(PtxParam {
+            ty: ptx_param.ty,
+            array_len: ptx_param.array_len,
+            suffix: format!(
+                ", but the kernel takes {} here ({rel}:{}: `{}`); declare it as {}",
+                ptx_param.describe(),
+                ptx_param.line,
+                ptx_param.text,
+                ptx_param.suggest()
+            ),
+        });
     }
     Some(entry.name.clone())
 }
@@ -695,9 +763,11 @@ fn align(params: &[KernelParam], ptx: &[ptx::Param]) -> Option<Vec<(usize, usize
     let mut i = 0;
     for (j, p) in ptx.iter().enumerate() {
         let must_take = ptx.len() - j == params.len() - i;
-        let fits = params
-            .get(i)
-            .is_some_and(|q| ptx::check_param(expected(q.kind), p).is_ok());
+        // By the spelling: a type the macro cannot read (an alias) may be anything.
+        let fits = params.get(i).is_some_and(|q| {
+            q.hint
+                .is_none_or(|e| chevron_cuda_spec::param::fits(e, p.ty, p.array_len))
+        });
         if fits {
             i += 1;
         } else if must_take {
@@ -712,6 +782,10 @@ fn align(params: &[KernelParam], ptx: &[ptx::Param]) -> Option<Vec<(usize, usize
 /// Why a file given as `ptx = "…"` is not PTX, if it plainly is not: CUDA C, or text without
 /// the `.version` directive every PTX module begins with.
 fn not_ptx(rel: &str, text: &str) -> Option<String> {
+    if text.starts_with('\u{FEFF}') {
+        // PTX behind a byte order mark: the reader's error names the mark.
+        return None;
+    }
     if text.contains('\0') {
         return Some(format!("`{rel}` contains a NUL byte: it is not PTX text"));
     }
@@ -739,15 +813,4 @@ fn not_ptx(rel: &str, text: &str) -> Option<String> {
         "`{rel}` is not PTX: it has no `.version` directive (PTX from `nvcc -ptx` begins \
          with `.version` and `.target`)"
     ))
-}
-
-/// What a parameter needs from the PTX (sizes of by-value types are unknown here).
-pub fn expected(kind: ParamKind) -> Expected {
-    match kind {
-        ParamKind::Int(bits) => Expected::Int(bits),
-        ParamKind::Float(bits) => Expected::Float(bits),
-        ParamKind::Bool => Expected::Bool,
-        ParamKind::BufferRead | ParamKind::BufferWrite => Expected::Pointer,
-        ParamKind::Value => Expected::Value(None),
-    }
 }

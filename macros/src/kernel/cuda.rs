@@ -26,6 +26,8 @@ pub struct CudaSpec {
     pub options: Vec<String>,
     /// The C++ name expression, when `name = "…"` is not a plain symbol.
     pub name_expression: Option<String>,
+    /// The `-I` directories, resolved (absolute), for the compile-time nvcc.
+    pub include_dirs: Vec<PathBuf>,
 }
 
 impl CudaSpec {
@@ -130,7 +132,56 @@ pub fn cuda_program(
         bytes: text.len() as u64,
     };
     scan.file(abs, text);
+    spec.include_dirs = include_dirs;
     spec
+}
+
+/// What the compile-time nvcc of the kernel takes from its program: the options that change
+/// what the source says (`-D`, `-U`, `-std`, in NVRTC's spellings, which nvcc shares), the
+/// include directories, and the name expression. NVRTC's other options (code generation,
+/// diagnostics) are left out: they change no launch rule nvcc reads.
+pub fn nvcc_extra(spec: &CudaSpec) -> super::nvcc::Extra {
+    const SOURCE_OPTIONS: [&str; 6] = [
+        "-D",
+        "--define-macro=",
+        "-U",
+        "--undefine-macro=",
+        "-std=",
+        "--std=",
+    ];
+    let mut flags: Vec<String> = spec
+        .options
+        .iter()
+        .filter(|o| SOURCE_OPTIONS.iter().any(|p| o.starts_with(p)))
+        .cloned()
+        .collect();
+    flags.extend(
+        spec.include_dirs
+            .iter()
+            .map(|d| format!("-I{}", d.display())),
+    );
+    super::nvcc::Extra {
+        flags,
+        name_expression: spec.name_expression.clone(),
+    }
+}
+
+/// The entry nvcc made for the name expression `expression` (`softmax<128>`): the one entry
+/// whose mangled name is of a function template named as the expression's base name
+/// (`_Z7softmaxI…`). `None` when the base name is qualified (`ns::f<…>`), or no entry or more
+/// than one matches; the rules are then read from NVRTC's output at run time.
+pub fn instance_entry<'a>(
+    expression: &str,
+    entries: &'a [chevron_cuda_spec::ptx::Entry],
+) -> Option<&'a chevron_cuda_spec::ptx::Entry> {
+    let base = expression.split('<').next()?.trim();
+    if !chevron_cuda_spec::ptx::is_identifier(base) {
+        return None;
+    }
+    let prefix = format!("_Z{}{base}I", base.len());
+    let mut found = entries.iter().filter(|e| e.name.starts_with(&prefix));
+    let one = found.next()?;
+    found.next().is_none().then_some(one)
 }
 
 enum Opt {

@@ -14,19 +14,16 @@
 //! shadow them. The kernel's static lives inside a function with no user names in scope, since
 //! a parameter named like a static would be read as a pattern of that static.
 
-use proc_macro2::{Literal, Span, TokenStream};
-use quote::{quote, quote_spanned};
-use syn::spanned::Spanned;
-use syn::{Attribute, Ident, LitStr, Visibility};
+use proc_macro2::{Literal, Span, TokenStream, TokenTree};
+use quote::{quote, quote_spanned, ToTokens};
+use syn::{Attribute, Ident, LitStr, Type, Visibility};
 
-use super::ast::{KernelDecl, KernelItem, KernelParam, ParamKind, ResolvedSource};
-use super::check::expected;
-use chevron_cuda_spec::fit::{CooperativeUse, InfoText};
-use chevron_cuda_spec::ptx::Expected;
+use super::ast::{KernelDecl, KernelItem, KernelParam, ResolvedSource, Wording};
+use chevron_cuda_spec::fit::{CooperativeUse, Fact, InfoText};
 
 /// The items a checked declaration expands to: the type, its `impl`s and the assertions.
 pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
-    let p = quote!(::chevron::__private);
+    let p = crate::krate::private();
     let KernelDecl {
         attrs,
         vis,
@@ -36,7 +33,18 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
         ..
     } = decl;
     let info = info_items(decl.info.as_ref(), decl.no_upstream_reads, decl.cooperative);
-    let name = LitStr::new(&ident.to_string(), ident.span());
+    // Where the kernel calls code its PTX does not hold, the rules resting on absence stay
+    // quiet: the launch docs say which, and why.
+    let unseen_doc = decl
+        .info
+        .as_ref()
+        .map(|t| &t.messages[8])
+        .filter(|m| !m.is_empty())
+        .map(|m| {
+            let text = format!(" Not checked: {m}.");
+            quote!(#[doc = ""] #[doc = #text])
+        });
+    let name = LitStr::new(&super::ast::kernel_name(ident), ident.span());
     let (stream, config) = internal_names(params.iter().map(|q| &q.ident));
     let func = hygienic("__chevron_func");
     let args = hygienic("__chevron_params");
@@ -83,7 +91,7 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
 
     let scope = ItemAttrs::split(attrs);
     let impl_attrs = &scope.shared;
-    let asserts = params.iter().map(|q| assertions(q, impl_attrs));
+    let asserts = params.iter().map(|q| param_check(q, impl_attrs));
     let decls = params.iter().map(|q| {
         let (i, t) = (&q.ident, &q.ty);
         quote!(#i: #t)
@@ -91,24 +99,16 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
     let mut prepare = Vec::new();
     let mut pointers = Vec::new();
     for (k, q) in params.iter().enumerate() {
-        let i = &q.ident;
-        let ptr = hygienic(&format!("__chevron_ptr_{k}"));
-        let sync = hygienic(&format!("__chevron_sync_{k}"));
-        match q.kind {
-            // The guards record this launch on the buffers' events when dropped, after the
-            // launch is enqueued: cudarc's multi-stream ordering, as in its launch builder.
-            ParamKind::BufferRead => {
-                prepare.push(quote!(let (#ptr, #sync) = #p::DevicePtr::device_ptr(#i, #stream);));
-                pointers.push(quote!(#p::param_ptr(&#ptr)));
-            }
-            ParamKind::BufferWrite => {
-                prepare.push(
-                    quote!(let (#ptr, #sync) = #p::DevicePtrMut::device_ptr_mut(#i, #stream);),
-                );
-                pointers.push(quote!(#p::param_ptr(&#ptr)));
-            }
-            _ => pointers.push(quote!(#p::param_ptr(&#i))),
-        }
+        // The slots of device buffers record this launch on the buffers' events when dropped,
+        // after the launch is enqueued: cudarc's multi-stream ordering, as in its launch
+        // builder. Which kind of slot is for the parameter's type to say (`KernelParam`).
+        let (arg, slot) = slot_names(k);
+        let (i, param) = (&q.ident, param_expr(q));
+        prepare.push(quote! {
+            let mut #arg = #i;
+            let #slot = (#param.slot)(&mut #arg, #stream);
+        });
+        pointers.push(quote!(#slot.param()));
     }
     let names = params.iter().map(|q| &q.ident);
     let launcher = launcher(
@@ -129,14 +129,17 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
     );
     let ty = kernel_type(&p, &scope, vis, ident);
     let occupancy = expand_occupancy(&p, ident, impl_attrs, false);
+    let typed = typed_impl(&p, ident, impl_attrs);
 
     let update = graph_update(&p, ident, &name, params);
 
     quote! {
         #ty
         #occupancy
+        #typed
 
         #(#impl_attrs)*
+        #[allow(deprecated)]
         impl #ident<'_> {
             /// The kernel's cache: its module and function per context, loaded on first use.
             #[doc(hidden)]
@@ -149,6 +152,7 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
             #info
 
             #(#[doc = #launch_doc])*
+            #unseen_doc
             #[allow(clippy::too_many_arguments)]
             #[inline]
             pub unsafe fn launch(
@@ -228,7 +232,7 @@ pub fn info_items(
     no_upstream_reads: bool,
     cooperative: CooperativeUse,
 ) -> TokenStream {
-    let p = quote!(::chevron::__private);
+    let p = crate::krate::private();
     let cooperative = match cooperative {
         CooperativeUse::ByPtx => quote!(#p::CooperativeUse::ByPtx),
         CooperativeUse::Optional => quote!(#p::CooperativeUse::Optional),
@@ -251,14 +255,23 @@ pub fn info_items(
                 Some(r) => quote!(#p::Some(#r)),
                 None => quote!(#p::None),
             };
-            let (waits, triggers, grid_sync) = (i.waits, i.triggers, i.grid_sync);
-            let [block, cl, rank_m, grid, pdl, not_coop, needless] = &text.messages;
+            let fact = |f: Fact| match f {
+                Fact::Yes => quote!(#p::Fact::Yes),
+                Fact::No => quote!(#p::Fact::No),
+                Fact::Unknown => quote!(#p::Fact::Unknown),
+            };
+            let (waits, triggers, grid_sync) = (fact(i.waits), fact(i.triggers), fact(i.grid_sync));
+            let (explicit, by_clusters) = (i.explicit_cluster, i.blocks_are_clusters);
+            let [block, cl, rank_m, unclustered, grid, pdl, not_coop, needless, unseen] =
+                &text.messages;
             quote!(#p::KernelInfo {
                 known: true,
                 reqntid: #reqntid,
                 maxntid: #maxntid,
                 cluster: #cluster,
                 max_cluster_rank: #rank,
+                explicit_cluster: #explicit,
+                blocks_are_clusters: #by_clusters,
                 waits: #waits,
                 triggers: #triggers,
                 grid_sync: #grid_sync,
@@ -268,10 +281,12 @@ pub fn info_items(
                     block: #block,
                     cluster: #cl,
                     cluster_rank: #rank_m,
+                    unclustered: #unclustered,
                     grid: #grid,
                     pdl_wait: #pdl,
                     not_cooperative: #not_coop,
                     needless_cooperative: #needless,
+                    unseen: #unseen,
                 },
             })
         }
@@ -341,6 +356,27 @@ fn launcher(
     }
 }
 
+/// `TypedKernel`, through which `launch!` reaches the kernel: anything else in the kernel's
+/// place gets that trait's message.
+fn typed_impl(p: &TokenStream, ident: &Ident, impl_attrs: &[&Attribute]) -> TokenStream {
+    quote! {
+        #(#impl_attrs)*
+        #[allow(deprecated)]
+        impl #p::TypedKernel for #ident<'_> {
+            const INFO: #p::KernelInfo = Self::__CHEVRON_INFO;
+            type Stream = #p::CudaStream;
+            type On<'a> = #ident<'a>;
+            #[inline]
+            fn __on<'a>(
+                stream: &'a #p::CudaStream,
+                config: &'a #p::LaunchConfig<'a>,
+            ) -> #ident<'a> {
+                #ident { stream, config }
+            }
+        }
+    }
+}
+
 /// The occupancy queries, in their own `impl`: `occupancy`, `max_cooperative_grid` and
 /// `max_active_clusters`, each honouring the launch configuration (shared memory opt-in, launch
 /// attributes). `stub`: bodies that never run, for a rejected declaration.
@@ -380,6 +416,7 @@ fn expand_occupancy(
     ));
     quote! {
         #(#impl_attrs)*
+        #[allow(deprecated)]
         impl #ident<'_> {
             #(#[doc = #occupancy_doc])*
             #[allow(dead_code, unused_variables)]
@@ -436,34 +473,26 @@ fn graph_update(
     for (k, q) in params.iter().enumerate() {
         let (i, ty) = (&q.ident, &q.ty);
         decls.push(quote!(#i: #ty));
-        let ptr = hygienic(&format!("__chevron_ptr_{k}"));
-        let sync = hygienic(&format!("__chevron_sync_{k}"));
-        match q.kind {
-            // Orders the buffer after its earlier uses on other streams (cudarc's events), on
-            // the stream the next replay follows; records no event (the graph runs later, and
-            // dropping it is what orders later uses).
-            ParamKind::BufferRead => {
-                prepare.push(quote! {
-                    let (#ptr, #sync) = #p::DevicePtr::device_ptr(#i, &#stream);
-                    #p::skip_record(#sync);
-                });
-                pointers.push(quote!(#p::param_ptr(&#ptr)));
-            }
-            ParamKind::BufferWrite => {
-                prepare.push(quote! {
-                    let (#ptr, #sync) = #p::DevicePtrMut::device_ptr_mut(#i, &#stream);
-                    #p::skip_record(#sync);
-                });
-                pointers.push(quote!(#p::param_ptr(&#ptr)));
-            }
-            _ => pointers.push(quote!(#p::param_ptr(&#i))),
-        }
+        // A buffer's slot orders it after its earlier uses on other streams (cudarc's events),
+        // on the stream the next replay follows; it records no event (the graph runs later,
+        // and dropping it is what orders later uses).
+        let (arg, slot) = slot_names(k);
+        let param = param_expr(q);
+        prepare.push(quote! {
+            let mut #arg = #i;
+            let mut #slot = (#param.slot)(&mut #arg, &#stream);
+            #slot.skip_record();
+        });
+        pointers.push(quote!(#slot.param()));
     }
     let n = Literal::usize_unsuffixed(params.len());
     let doc = format!(
         " Sets the arguments of `{kernel}`'s node `{node}` in `{graph}` for the following \
          replays, without instantiating the graph again (`cuGraphExecKernelNodeSetParams`); the \
-         node's grid, block and attributes stay as captured. Allocates nothing.\n\n # Safety\n \
+         node's grid, block and attributes stay as captured. Allocates nothing. Each buffer is \
+         ordered after its earlier uses on other streams at every call (two `cuStreamWaitEvent` \
+         for a written one); `update_ordered` takes buffers ordered once for many \
+         updates.\n\n # Safety\n \
          As for `launch`: the captured grid and these values must keep every access of the \
          kernel inside its buffers, and a buffer given here must stay alive, and untouched by \
          the host and other streams, while the graph may replay with it: until the node is \
@@ -473,8 +502,10 @@ fn graph_update(
          of another graph or another kernel; `Error::Driver` when the driver rejects the update."
     );
     let scalars = update_scalars(p, kernel, name, params, (&graph, &node));
+    let ordered = update_ordered(p, kernel, name, params, (&graph, &node));
     quote! {
         #scalars
+        #ordered
 
         #[doc = #doc]
         #[allow(clippy::too_many_arguments, dead_code)]
@@ -495,6 +526,115 @@ fn graph_update(
     }
 }
 
+/// `update_ordered`, for kernels with buffer parameters whose types name their element type:
+/// `update` with each buffer given as an `Ordered` (written and read buffers) or `OrderedRead`
+/// (read buffers) of the graph, made once by `graph.ordered(&mut buffer)` for any number of
+/// updates: the pointer is copied, without the per-update waits of `update`.
+fn update_ordered(
+    p: &TokenStream,
+    kernel: &Ident,
+    name: &LitStr,
+    params: &[KernelParam],
+    (graph, node): (&Ident, &Ident),
+) -> TokenStream {
+    // Written as references: device buffers (as for `update_scalars`).
+    let is_buffer = |q: &KernelParam| q.by_ref;
+    if !params.iter().any(is_buffer) {
+        return TokenStream::new();
+    }
+    let func = hygienic("__chevron_func");
+    let args = hygienic("__chevron_params");
+    let stream = hygienic("__chevron_stream");
+    let mut decls = Vec::new();
+    let mut prepare = vec![quote! {
+        let #stream = ::core::clone::Clone::clone(#graph.order_stream());
+    }];
+    let mut pointers = Vec::new();
+    for (k, q) in params.iter().enumerate() {
+        let (i, ty) = (&q.ident, &q.ty);
+        if is_buffer(q) {
+            // A type alias names no element type: no `update_ordered` then.
+            let Some(elem) = buffer_elem(ty) else {
+                return TokenStream::new();
+            };
+            let ptr = hygienic(&format!("__chevron_ptr_{k}"));
+            if matches!(ty, syn::Type::Reference(r) if r.mutability.is_some()) {
+                decls.push(quote!(#i: &#p::runtime::Ordered<'_, #elem>));
+            } else {
+                decls.push(quote!(#i: &impl #p::runtime::OrderedBuffer<#elem>));
+            }
+            prepare.push(quote! {
+                let #ptr = #p::runtime::OrderedBuffer::<#elem>::__chevron_ptr(#i, &*#graph)?;
+            });
+            pointers.push(quote!(&#ptr as *const _ as *mut #p::c_void));
+        } else {
+            decls.push(quote!(#i: #ty));
+            let (arg, slot) = slot_names(k);
+            let param = param_expr(q);
+            prepare.push(quote! {
+                let mut #arg = #i;
+                let mut #slot = (#param.slot)(&mut #arg, &#stream);
+                #slot.skip_record();
+            });
+            pointers.push(quote!(#slot.param()));
+        }
+    }
+    let n = Literal::usize_unsuffixed(params.len());
+    let doc = format!(
+        " `update` with ordered buffers: sets the arguments of `{kernel}`'s node `{node}` in \
+         `{graph}`, each buffer given as an `&Ordered` from `{graph}.ordered(&mut buffer)` (a \
+         buffer the kernel only reads may also be an `&OrderedRead` from \
+         `{graph}.ordered_read(&buffer)`), ordered after its earlier uses on other streams once, \
+         when it was made, for any number of updates: each update copies its pointer instead of \
+         waiting for its events again. The same ordering as `update`. Allocates nothing.\n\n \
+         # Safety\n As for `update`.\n\n # Errors\n As for `update`, and `Error::Graph` for an \
+         ordered buffer made by another graph."
+    );
+    quote! {
+        #[doc = #doc]
+        #[allow(clippy::too_many_arguments, dead_code)]
+        #[inline]
+        pub unsafe fn update_ordered(
+            #graph: &mut #p::runtime::Graph<'_>,
+            #node: &#p::runtime::GraphNode,
+            #(#decls,)*
+        ) -> #p::Result<(), #p::Error> {
+            let #func = Self::__chevron_kernel().get(#graph.context())?;
+            #(#prepare)*
+            let mut #args: [*mut #p::c_void; #n] = [#(#pointers),*];
+            // SAFETY: the parameters match the PTX entry, as for `launch`; the rest is the
+            // caller's promise.
+            unsafe { #graph.set_params(#node, #func, #p::Some(#name), &mut #args) }
+        }
+    }
+}
+
+/// `T` of a buffer parameter's type (`&CudaSlice<T>`, `&mut CudaViewMut<'_, T>`): the first
+/// type argument of the referenced path; `None` for a type without one (an alias).
+fn buffer_elem(ty: &syn::Type) -> Option<&syn::Type> {
+    let syn::Type::Reference(r) = ty else {
+        return None;
+    };
+    let mut elem = &*r.elem;
+    loop {
+        elem = match elem {
+            syn::Type::Group(g) => &g.elem,
+            syn::Type::Paren(p) => &p.elem,
+            _ => break,
+        };
+    }
+    let syn::Type::Path(p) = elem else {
+        return None;
+    };
+    let syn::PathArguments::AngleBracketed(args) = &p.path.segments.last()?.arguments else {
+        return None;
+    };
+    args.args.iter().find_map(|a| match a {
+        syn::GenericArgument::Type(t) => Some(t),
+        _ => None,
+    })
+}
+
 /// `update_scalars`, for kernels with buffer parameters: sets the node's scalar and value
 /// arguments and keeps its buffers (the captured ones, or the last update's), through
 /// `Graph::set_params_keeping`. Buffers stay borrowed by the graph from the capture, so a scalar
@@ -506,8 +646,9 @@ fn update_scalars(
     params: &[KernelParam],
     (graph, node): (&Ident, &Ident),
 ) -> TokenStream {
-    let is_buffer =
-        |q: &KernelParam| matches!(q.kind, ParamKind::BufferRead | ParamKind::BufferWrite);
+    // Written as references: device buffers (no reference is a kernel parameter otherwise).
+    // A buffer behind an alias of a reference type is taken, as a value would be.
+    let is_buffer = |q: &KernelParam| q.by_ref;
     if !params.iter().any(is_buffer) {
         return TokenStream::new();
     }
@@ -517,14 +658,26 @@ fn update_scalars(
     let mut decls = Vec::new();
     let mut pointers = Vec::new();
     let mut keep = Vec::new();
-    for q in params {
+    // The slots borrow the stream until the launch; the graph is borrowed mutably by then.
+    let stream = hygienic("__chevron_stream");
+    let mut prepare = vec![quote! {
+        let #stream = ::core::clone::Clone::clone(#graph.order_stream());
+    }];
+    for (k, q) in params.iter().enumerate() {
         if is_buffer(q) {
             pointers.push(quote!(::core::ptr::null_mut()));
             keep.push(quote!(true));
         } else {
             let (i, ty) = (&q.ident, &q.ty);
             decls.push(quote!(#i: #ty));
-            pointers.push(quote!(#p::param_ptr(&#i)));
+            let (arg, slot) = slot_names(k);
+            let param = param_expr(q);
+            prepare.push(quote! {
+                let mut #arg = #i;
+                let mut #slot = (#param.slot)(&mut #arg, &#stream);
+                #slot.skip_record();
+            });
+            pointers.push(quote!(#slot.param()));
             keep.push(quote!(false));
         }
     }
@@ -552,6 +705,7 @@ fn update_scalars(
             #(#decls,)*
         ) -> #p::Result<(), #p::Error> {
             let #func = Self::__chevron_kernel().get(#graph.context())?;
+            #(#prepare)*
             let mut #args: [*mut #p::c_void; #n] = [#(#pointers),*];
             let mut #kept = [0u64; #n];
             // SAFETY: the parameters match the PTX entry, as for `launch`, and the kept ones are
@@ -619,50 +773,122 @@ fn launch_doc(name: &str, stream: &Ident, config: &Ident) -> Vec<String> {
     text.lines().map(|l| format!(" {l}")).collect()
 }
 
-/// Compile-time assertions for by-value types: `DeviceRepr`, and the size the PTX expects;
-/// each carries `attrs` (the declaration's `#[cfg]` and lint attributes).
-fn assertions(q: &KernelParam, attrs: &[&Attribute]) -> TokenStream {
-    if q.kind != ParamKind::Value {
-        return TokenStream::new();
-    }
-    let ty = &q.ty;
-    let span = ty.span();
-    // Every token on the type, so rustc's error points at the parameter's type.
-    let p = quote_spanned!(span=> ::chevron::__private);
-    let mut out = quote_spanned! {span=>
-        #(#attrs)*
-        const _: () = #p::assert_kernel_value::<#ty>();
+/// The locals holding parameter `k` and its slot.
+fn slot_names(k: usize) -> (Ident, Ident) {
+    (
+        hygienic(&format!("__chevron_arg_{k}")),
+        hygienic(&format!("__chevron_slot_{k}")),
+    )
+}
+
+/// The first and last spans of `ty`'s tokens: an expression spanned from one to the other is
+/// reported over the whole type (on stable, `Spanned::span` gives the first token's only).
+fn type_spans(ty: &Type) -> (Span, Span) {
+    let tokens: Vec<TokenTree> = ty.to_token_stream().into_iter().collect();
+    let first = tokens.first().map_or_else(Span::call_site, TokenTree::span);
+    let last = match tokens.last() {
+        Some(TokenTree::Group(g)) => g.span_close(),
+        Some(t) => t.span(),
+        None => first,
     };
-    if let Some(size) = &q.size {
-        let bytes = Literal::u64_unsuffixed(size.bytes);
-        let msg = format!(
-            "`{}` must be {} bytes to match the kernel's parameter ({})",
-            q.ty_text, size.bytes, size.ptx_param
-        )
-        .replace(['{', '}'], "");
-        out.extend(quote_spanned! {span=>
+    (first, last)
+}
+
+/// `<chevron>::__private::host_data::<&[f32], f32, _>()`: the parameter's `Param` (its generic
+/// form and how it is passed), through the constructor whose bound words the error for a type
+/// that is no kernel parameter. Every use of a parameter is this same call with the same spans,
+/// so that rustc reports that error once, at the parameter's type.
+fn param_expr(q: &KernelParam) -> TokenStream {
+    let ty = &q.ty;
+    let (span, _) = type_spans(ty);
+    let p = crate::krate::private_at(span);
+    let (ctor, hint) = match &q.wording {
+        Wording::Any => ("param", None),
+        Wording::Value => ("value", None),
+        Wording::HostData { elem, write } => (
+            if *write { "host_data_mut" } else { "host_data" },
+            Some(elem),
+        ),
+        Wording::HostRef { referent, write } => {
+            (if *write { "host_mut" } else { "host_ref" }, Some(referent))
+        }
+        Wording::ReadOnlyView { elem } => ("read_only_view", Some(elem)),
+        Wording::BufferByValue => ("buffer_by_value", None),
+        Wording::RawPointer => ("raw_pointer", None),
+    };
+    let ctor = Ident::new(ctor, span);
+    let hint = hint.map(|h| quote_spanned!(span=> #h,));
+    quote_spanned!(span=> #p::#ctor::<#ty, #hint _>())
+}
+
+/// The parameter's form, the exact one for numbers and `bool` (see the runtime's `Of`).
+fn form_expr(q: &KernelParam) -> TokenStream {
+    let ty = &q.ty;
+    let (span, _) = type_spans(ty);
+    let p = crate::krate::private_at(span);
+    let param = param_expr(q);
+    quote_spanned! {span=> {
+        #[allow(unused_imports)]
+        use #p::NotScalar as _;
+        #p::form(#p::Of::<#ty>::SCALAR, #param.form)
+    }}
+}
+
+/// The compile-time check of one parameter, with `attrs` (the declaration's `#[cfg]` and lint
+/// attributes): its type must be a kernel parameter type (a bound, whose error points at the
+/// type), and, against a PTX file, fit the PTX parameter in its place (a const panic over the
+/// type, in rustc's voice: "`a: Scale` is a 32-bit float, but the kernel takes a 32-bit
+/// integer here (…); declare it as `u32` or `i32`").
+pub fn param_check(q: &KernelParam, attrs: &[&Attribute]) -> TokenStream {
+    let ty = &q.ty;
+    let (first, last) = type_spans(ty);
+    let p = crate::krate::private_at(first);
+    if q.ptx.is_empty() {
+        let param = param_expr(q);
+        return quote_spanned! {first=>
             #(#attrs)*
-            const _: () = #p::assert!(#p::size_of::<#ty>() == #bytes, #msg);
-        });
+            const _: () = {
+                let _ = #param;
+            };
+        };
     }
-    out
+    // One assertion per distinct PTX parameter (the variants of `ptx = [...]` may differ).
+    q.ptx
+        .iter()
+        .map(|ptx| {
+            let form = form_expr(q);
+            let variant = Ident::new(&format!("{:?}", ptx.ty), first);
+            let array_len = match ptx.array_len {
+                Some(n) => quote_spanned!(first=> #p::Some(#n)),
+                None => quote_spanned!(first=> #p::None),
+            };
+            let prefix = format!("`{}: {}` is ", q.ident, q.ty_text);
+            let suffix = &ptx.suffix;
+            let message = Ident::new("__CHEVRON_MISMATCH", Span::mixed_site());
+            // `panic!` from the parameter's name to its type's last token: the error covers the
+            // whole parameter, `a: Scale`.
+            let panic = quote_spanned!(q.ident.span()=> #p::panic!);
+            let panic_args = quote_spanned!(last=> ("{}", #message.as_str()));
+            quote_spanned! {first=>
+                #(#attrs)*
+                const _: () = {
+                    const #message: #p::Message =
+                        #p::mismatch(#form, #p::PtxType::#variant, #array_len, #prefix, #suffix);
+                    if !#message.is_empty() {
+                        #panic #panic_args
+                    }
+                };
+            }
+        })
+        .collect()
 }
 
 /// One `ParamSig` of the run-time signature check (`cuda = "…"`).
 fn signature_entry(q: &KernelParam, p: &TokenStream) -> TokenStream {
     let name = q.ident.to_string();
     let ty_text = &q.ty_text;
-    let ty = &q.ty;
-    let expected = match expected(q.kind) {
-        Expected::Int(b) => quote!(#p::Expected::Int(#b)),
-        Expected::Float(b) => quote!(#p::Expected::Float(#b)),
-        Expected::Bool => quote!(#p::Expected::Bool),
-        Expected::Pointer => quote!(#p::Expected::Pointer),
-        Expected::Value(_) => {
-            quote!(#p::Expected::Value(#p::Some(#p::size_of::<#ty>() as u64)))
-        }
-    };
-    quote!(#p::ParamSig { name: #name, ty: #ty_text, expected: #expected })
+    let form = form_expr(q);
+    quote!(#p::ParamSig { name: #name, ty: #ty_text, expected: #form.expected })
 }
 
 /// `update` and `update_scalars` of a rejected declaration, so that graph code calling them shows
@@ -672,6 +898,11 @@ fn stub_updates(p: &TokenStream, typed: &[&syn::PatType]) -> TokenStream {
     let scalars = typed
         .iter()
         .filter(|t| !matches!(&*t.ty, syn::Type::Reference(_)));
+    // Buffers as anything: the ordered types cannot be named from a rejected declaration.
+    let ordered = typed.iter().map(|t| match &*t.ty {
+        syn::Type::Reference(_) => quote!(_: impl ::core::marker::Sized),
+        ty => quote!(_: #ty),
+    });
     let doc = " Not generated: `#[kernel]` reported an error for this declaration.";
     quote! {
         #[doc = #doc]
@@ -693,13 +924,43 @@ fn stub_updates(p: &TokenStream, typed: &[&syn::PatType]) -> TokenStream {
         ) -> #p::Result<(), #p::Error> {
             loop {}
         }
+
+        #[doc = #doc]
+        #[allow(unused_variables, clippy::too_many_arguments, dead_code)]
+        pub unsafe fn update_ordered(
+            #graph: &mut #p::runtime::Graph<'_>,
+            #node: &#p::runtime::GraphNode,
+            #(#ordered,)*
+        ) -> #p::Result<(), #p::Error> {
+            loop {}
+        }
     }
+}
+
+/// The checks of a rejected declaration's parameters (those that could be read), so that its
+/// type errors show with the macro's: a type that is no kernel parameter, and, where the PTX
+/// entry was read, a type that does not fit it. None for a generic declaration, whose
+/// parameters name what only its generics declare.
+pub fn stub_checks(item: &KernelItem, params: &[KernelParam]) -> TokenStream {
+    let generics = &item.sig.generics;
+    if !generics.params.is_empty() || generics.where_clause.is_some() {
+        return TokenStream::new();
+    }
+    let scope = ItemAttrs::split(
+        item.attrs
+            .iter()
+            .filter(|a| !super::check::is_function_only(a)),
+    );
+    params
+        .iter()
+        .map(|q| param_check(q, &scope.shared))
+        .collect()
 }
 
 /// What a rejected declaration expands to: the same names with the parameters as written, so
 /// call sites type-check and only the real errors show.
 pub fn expand_stub(item: &KernelItem) -> TokenStream {
-    let p = quote!(::chevron::__private);
+    let p = crate::krate::private();
     let KernelItem {
         attrs, vis, sig, ..
     } = item;
@@ -727,11 +988,14 @@ pub fn expand_stub(item: &KernelItem) -> TokenStream {
     };
     let ty = kernel_type(&p, &scope, vis, ident);
     let occupancy = expand_occupancy(&p, ident, impl_attrs, true);
+    let typed_kernel = typed_impl(&p, ident, impl_attrs);
     quote! {
         #ty
         #occupancy
+        #typed_kernel
 
         #(#impl_attrs)*
+        #[allow(deprecated)]
         impl #ident<'_> {
             #stub_info
 

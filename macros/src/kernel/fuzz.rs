@@ -70,6 +70,18 @@ fn seeds() -> Vec<(String, String)> {
                 .into(),
         ),
         (
+            // Aliases, paths and renamed imports: what the types are is for rustc to say.
+            format!("ptx = \"{k}/saxpy.ptx\""),
+            "fn saxpy(n: Count, a: std::primitive::f32, x: &DevBuf, y: &mut DeviceBuffer<f32>);"
+                .into(),
+        ),
+        (
+            format!("ptx = \"{k}/params.ptx\""),
+            "fn all_types(a: ::core::primitive::u8, b: i8, c: u16, d: i16, e: types::U32, \
+             f: i32, g: u64, h: <W as Tr>::Out, i: Scale, j: m!(f64), k: bool, out: Out<'_>);"
+                .into(),
+        ),
+        (
             format!("ptx = \"{k}/params.ptx\""),
             "fn all_types(a: u8, b: i8, c: u16, d: i16, e: u32, f: i32, g: u64, h: i64, \
              i: f32, j: f64, k: bool, out: &mut CudaViewMut<'_, f64>);"
@@ -96,6 +108,25 @@ fn pieces() -> Vec<String> {
         "_",
         "u128",
         "f16",
+        "Scale",
+        "std::primitive::f32",
+        "::core::primitive::u64",
+        "types::Wide",
+        "DevBuf",
+        "&DevBuf",
+        "&mut DeviceBuffer<f32>",
+        "Input<'_>",
+        "<T as Tr>::Out",
+        "m!(u32)",
+        "&Vec<_>",
+        "&[f32]",
+        "&mut Vec<u8>",
+        "Box<[i8]>",
+        "&String",
+        "&mut CudaView<'_, f32>",
+        "CudaSlice<f32>",
+        "[f32]",
+        "str",
         "[u8; 4294967295]",
         "&&CudaSlice<f32>",
         "*const f32",
@@ -263,15 +294,16 @@ fn errors_in(tokens: TokenStream, out: &mut Vec<String>) {
 
 /// Expands one input; `Ok(true)` when it expanded without errors, `Err` with what went wrong.
 fn try_input(args: TokenStream, item: TokenStream) -> Result<bool, String> {
-    let out =
-        panic::catch_unwind(AssertUnwindSafe(|| super::expand(args, item))).map_err(|payload| {
+    let out = panic::catch_unwind(AssertUnwindSafe(|| super::expand(args, item, None))).map_err(
+        |payload| {
             let message = payload
                 .downcast_ref::<String>()
                 .cloned()
                 .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_default();
             format!("panicked: {message}")
-        })?;
+        },
+    )?;
     if out.is_empty() {
         return Err("empty expansion".into());
     }
@@ -383,7 +415,7 @@ fn a_file_that_is_not_utf8_is_a_spanned_error() {
         .parse()
         .unwrap();
     let mut errors = Vec::new();
-    errors_in(super::expand(args, item), &mut errors);
+    errors_in(super::expand(args, item, None), &mut errors);
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(errors[0].contains("is not UTF-8"), "{errors:?}");
 }

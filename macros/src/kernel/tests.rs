@@ -18,7 +18,7 @@ fn src(key: &str, file: &str) -> TokenStream {
 }
 
 fn expand(args: TokenStream, item: TokenStream) -> File {
-    let out = super::expand(args, item);
+    let out = super::expand(args, item, None);
     syn::parse2(out.clone()).unwrap_or_else(|e| panic!("expansion does not parse: {e}\n{out}"))
 }
 
@@ -117,7 +117,24 @@ fn saxpy_expands_to_a_type_with_launch_and_function() {
         "the user's docs, and no generated line: {docs:?}"
     );
     assert!(docs[0].contains("y = a·x + y"), "{docs:?}");
-    assert!(m.consts.is_empty(), "no by-value types, no assertions");
+    // One const block per parameter: its form (from its type, as rustc resolves it) against
+    // the PTX parameter in its place.
+    let consts: Vec<String> = m.consts.iter().map(|c| text(&c.expr)).collect();
+    assert_eq!(consts.len(), 4, "{consts:?}");
+    for (c, (prefix, ptx)) in consts.iter().zip([
+        ("`n: u32` is ", "PtxType :: U32"),
+        ("`a: f32` is ", "PtxType :: F32"),
+        ("`x: &CudaSlice<f32>` is ", "PtxType :: U64"),
+        ("`y: &mut CudaSlice<f32>` is ", "PtxType :: U64"),
+    ]) {
+        assert!(c.contains("mismatch ("), "{c}");
+        assert!(c.contains(&format!("\"{prefix}\"")), "{prefix}: {c}");
+        assert!(c.contains(ptx), "{ptx}: {c}");
+        assert!(c.contains("saxpy.ptx:"), "{c}");
+        // Numbers get their exact form; the panic is the const's only way to fail.
+        assert!(c.contains("Of :: <"), "{c}");
+        assert!(c.contains("panic !"), "{c}");
+    }
 
     let launch = func(&m, "launch");
     assert!(matches!(launch.sig.safety, syn::Safety::Unsafe(_)));
@@ -136,25 +153,29 @@ fn saxpy_expands_to_a_type_with_launch_and_function() {
         ]
     );
     let body = text(&launch.block);
+    // Each argument is passed as its type says (`KernelParam`), not as its spelling suggests.
     assert!(
-        body.contains("DevicePtr :: device_ptr (x , stream)"),
+        body.contains(
+            "let __chevron_slot_2 = (:: chevron :: __private :: host_ref :: < & CudaSlice < f32 > \
+             , CudaSlice < f32 > , _ > () . slot) (& mut __chevron_arg_2 , stream)"
+        ),
         "{body}"
     );
+    assert!(body.contains("let mut __chevron_arg_3 = y ;"), "{body}");
     assert!(
-        body.contains("DevicePtrMut :: device_ptr_mut (y , stream)"),
+        body.contains(":: value :: < u32 , _ > () . slot) (& mut __chevron_arg_0 , stream)"),
         "{body}"
     );
+    assert!(body.contains("__chevron_slot_3 . param ()"), "{body}");
     assert!(
         body.contains("[* mut :: chevron :: __private :: c_void ; 4]"),
         "{body}"
     );
     assert!(body.contains("launch_named"), "{body}");
     assert!(body.contains("Some (\"saxpy\")"), "{body}");
-    // Guards are bound to locals, so they live until after the launch.
-    assert!(
-        body.contains("let (__chevron_ptr_2 , __chevron_sync_2)"),
-        "{body}"
-    );
+    // Slots (holding the buffers' guards) are bound to locals, so they live until after the
+    // launch.
+    assert!(body.contains("let __chevron_slot_2 ="), "{body}");
     // The generated code names only `::chevron::__private`.
     for path in body.split("::").skip(1) {
         let _ = path;
@@ -218,7 +239,7 @@ fn mangled_name_is_resolved_at_compile_time() {
 }
 
 #[test]
-fn struct_by_value_gets_device_repr_and_size_assertions() {
+fn struct_by_value_gets_a_device_repr_bound_and_its_size_asserted() {
     let file = expand(
         src("ptx", "structs.ptx"),
         quote!(
@@ -227,14 +248,153 @@ fn struct_by_value_gets_device_repr_and_size_assertions() {
     );
     assert!(errors(&file).is_empty(), "{:?}", errors(&file));
     let consts: Vec<String> = kernel(&file).consts.iter().map(|c| text(&c.expr)).collect();
-    assert_eq!(consts.len(), 2, "{consts:?}");
-    assert!(consts[0].contains("assert_kernel_value :: < Affine >"));
+    assert_eq!(consts.len(), 4, "{consts:?}");
+    // `value`'s bound words the error for a type that is not `DeviceRepr`; its size is in its
+    // form, compared with the 16-byte `.b8` array.
     assert!(
-        consts[1].contains("size_of :: < Affine > () == 16"),
+        consts[0].contains(":: value :: < Affine , _ > () . form"),
         "{}",
-        consts[1]
+        consts[0]
     );
-    assert!(consts[1].contains("affine_param_0[16]"), "{}", consts[1]);
+    assert!(consts[0].contains("PtxType :: B8"), "{}", consts[0]);
+    assert!(consts[0].contains("Some (16u32)"), "{}", consts[0]);
+    assert!(consts[0].contains("affine_param_0[16]"), "{}", consts[0]);
+}
+
+#[test]
+fn each_spelling_gets_the_words_of_its_error() {
+    // Which constructor (and so which error) each spelling gets; all assert the same bound.
+    for (decl, ctor) in [
+        (
+            quote!(
+                fn k(x: &[f32]);
+            ),
+            "host_data :: < & [f32] , f32 , _ >",
+        ),
+        (
+            quote!(
+                fn k(x: &mut Vec<u16>);
+            ),
+            "host_data_mut :: < & mut Vec < u16 > , u16 , _ >",
+        ),
+        (
+            quote!(
+                fn k(x: Box<[i8]>);
+            ),
+            "host_data :: < Box < [i8] > , i8 , _ >",
+        ),
+        (
+            quote!(
+                fn k(x: &String);
+            ),
+            ":: core :: primitive :: u8 , _ >",
+        ),
+        (
+            quote!(
+                fn k(x: &u32);
+            ),
+            "host_ref :: < & u32 , u32 , _ >",
+        ),
+        (
+            quote!(
+                fn k(x: &mut f32);
+            ),
+            "host_mut :: < & mut f32 , f32 , _ >",
+        ),
+        (
+            quote!(
+                fn k(x: &mut CudaView<'_, f32>);
+            ),
+            "read_only_view :: < & mut CudaView < '_ , f32 > , f32 , _ >",
+        ),
+        (
+            quote!(
+                fn k(x: CudaSlice<f32>);
+            ),
+            "buffer_by_value :: < CudaSlice < f32 > , _ >",
+        ),
+        (
+            quote!(
+                fn k(x: *const f32);
+            ),
+            "raw_pointer :: < * const f32 , _ >",
+        ),
+        (
+            quote!(
+                fn k(x: Scale);
+            ),
+            "value :: < Scale , _ >",
+        ),
+        (
+            quote!(
+                fn k(x: [u32; 3]);
+            ),
+            "value :: < [u32 ; 3] , _ >",
+        ),
+        (
+            quote!(
+                fn k(x: &Vec<_>);
+            ),
+            ":: param :: < & Vec < _ > , _ >",
+        ),
+        (
+            quote!(
+                fn k(x: m!());
+            ),
+            ":: param :: < m ! () , _ >",
+        ),
+    ] {
+        let file = expand(src("cuda", "histogram.cu"), decl.clone());
+        assert!(errors(&file).is_empty(), "{decl}: {:?}", errors(&file));
+        let all = text(&file);
+        assert!(all.contains(ctor), "{decl}: {all}");
+    }
+}
+
+#[test]
+fn types_no_alias_can_make_valid_are_refused_by_the_macro() {
+    for (decl, words) in [
+        (
+            quote!(
+                fn k(x: [f32]);
+            ),
+            "`[f32]` is host memory",
+        ),
+        (
+            quote!(
+                fn k(x: str);
+            ),
+            "`str` is host memory",
+        ),
+        (
+            quote!(
+                fn k(x: impl Copy);
+            ),
+            "cannot be a kernel parameter",
+        ),
+        (
+            quote!(
+                fn k(x: dyn Fn());
+            ),
+            "cannot be a kernel parameter",
+        ),
+        (
+            quote!(
+                fn k(x: _);
+            ),
+            "cannot be a kernel parameter",
+        ),
+        (
+            quote!(
+                fn k(x: !);
+            ),
+            "cannot be a kernel parameter",
+        ),
+    ] {
+        let errs = errors(&expand(src("cuda", "histogram.cu"), decl.clone()));
+        assert_eq!(errs.len(), 1, "{decl}: {errs:?}");
+        assert!(errs[0].contains(words), "{decl}: {errs:?}");
+    }
 }
 
 #[test]
@@ -251,9 +411,18 @@ fn cuda_source_carries_its_signature_for_the_run_time_check() {
         all.contains("Kernel :: cuda (\"histogram\" , :: chevron :: __private :: None"),
         "{all}"
     );
-    assert!(all.contains("Expected :: Pointer"), "{all}");
-    assert!(all.contains("Expected :: Int (32u32)"), "{all}");
+    // What each parameter needs is its type's form, computed by rustc.
+    assert!(
+        all.contains(
+            "ParamSig { name : \"len\" , ty : \"u32\" , expected : { # [allow (unused_imports)]"
+        ),
+        "{all}"
+    );
+    assert!(all.contains("Of :: < u32 > :: SCALAR"), "{all}");
+    assert!(all.contains(". form) } . expected"), "{all}");
     assert!(all.contains("ty : \"&CudaView<'_, u8>\""), "{all}");
+    // Without PTX at compile time, each type is still bound to be a kernel parameter.
+    assert_eq!(kernel(&file).consts.len(), 3);
 }
 
 #[test]
@@ -282,12 +451,19 @@ fn errors_keep_a_stub_with_the_same_names() {
         ),
     );
     let errs = errors(&file);
-    // body, return type, host slice: all reported at once.
-    assert_eq!(errs.len(), 3, "{errs:?}");
+    // body, return type: reported by the macro; the types go to rustc with them.
+    assert_eq!(errs.len(), 2, "{errs:?}");
     assert!(errs.iter().any(|e| e.contains("has no body")));
     assert!(errs.iter().any(|e| e.contains("returns nothing")));
-    assert!(errs.iter().any(|e| e.contains("host memory")));
     let m = kernel(&file);
+    let consts: Vec<String> = m.consts.iter().map(|c| text(&c.expr)).collect();
+    assert_eq!(consts.len(), 4, "{consts:?}");
+    assert!(
+        consts[2].contains("host_data :: < & [f32] , f32 , _ >"),
+        "{}",
+        consts[2]
+    );
+    assert!(consts[1].contains("`a: u32` is "), "{}", consts[1]);
     assert_eq!(m.ty.ident, "saxpy");
     let launch = func(&m, "launch");
     assert_eq!(launch.sig.inputs.len(), 6);
@@ -304,19 +480,66 @@ fn errors_keep_a_stub_with_the_same_names() {
 }
 
 #[test]
-fn ptx_mismatches_are_all_reported() {
+fn ptx_mismatches_are_left_to_rustc_with_their_messages() {
     let file = expand(
         src("ptx", "saxpy.ptx"),
         quote!(
-            fn saxpy(n: u64, a: u32, x: &CudaSlice<f32>, y: f32);
+            fn saxpy(n: u64, a: Scale, x: &CudaSlice<f32>, y: f32);
         ),
     );
-    let errs = errors(&file);
-    assert_eq!(errs.len(), 3, "{errs:?}");
-    assert!(errs[0].contains("`n: u64` is a 64-bit integer, but the kernel takes a 32-bit integer"));
-    assert!(errs[0].contains("saxpy.ptx:"));
-    assert!(errs[1].contains("declare it as `f32`"));
-    assert!(errs[2].contains("`y: f32` is a 32-bit float, but the kernel takes a 64-bit integer"));
+    // The macro cannot know what `Scale` is: no error from it, a const assertion per parameter.
+    assert!(errors(&file).is_empty(), "{:?}", errors(&file));
+    let consts: Vec<String> = kernel(&file).consts.iter().map(|c| text(&c.expr)).collect();
+    assert_eq!(consts.len(), 4);
+    assert!(consts[0].contains("\"`n: u64` is \""), "{}", consts[0]);
+    assert!(
+        consts[0].contains(", but the kernel takes a 32-bit integer here (")
+            && consts[0].contains(
+                "saxpy.ptx:16: `.param .u32 saxpy_param_0,`); declare it as `u32` or `i32`"
+            ),
+        "{}",
+        consts[0]
+    );
+    assert!(
+        consts[1].contains("Of :: < Scale > :: SCALAR"),
+        "{}",
+        consts[1]
+    );
+    assert!(consts[1].contains("declare it as `f32`"), "{}", consts[1]);
+    assert!(
+        consts[3].contains("a 64-bit integer or device pointer here"),
+        "{}",
+        consts[3]
+    );
+}
+
+#[test]
+fn a_shorter_declaration_names_the_missing_parameters_by_spelling() {
+    // `u32` and `f32` line up with saxpy's first two: the missing ones are the pointers.
+    let errs = errors(&expand(
+        src("ptx", "saxpy.ptx"),
+        quote!(
+            fn saxpy(n: u32, a: f32);
+        ),
+    ));
+    assert!(
+        errs[0].contains("missing: `.param .u64 saxpy_param_2`"),
+        "{errs:?}"
+    );
+    // An alias may be anything: each takes the first PTX parameter left, and the missing one
+    // is the last.
+    let errs = errors(&expand(
+        src("ptx", "saxpy.ptx"),
+        quote!(
+            fn saxpy(n: Count, x: &DevBuf, y: &mut DevBuf);
+        ),
+    ));
+    assert!(
+        errs[0].contains(
+            "missing: `.param .u64 saxpy_param_3` (a 64-bit integer or device pointer, after `y`)"
+        ),
+        "{errs:?}"
+    );
 }
 
 #[test]
@@ -453,7 +676,8 @@ fn function_attributes_are_reported_and_dropped() {
     assert_eq!(attrs, ["allow", "doc", "allow"]);
     // Lint attributes apply to the `impl` too.
     let on_impl: Vec<String> = m.impls[0].attrs.iter().map(text).collect();
-    assert_eq!(on_impl, ["# [allow (dead_code)]"]);
+    // The generated `allow(deprecated)`: a `#[deprecated]` kernel warns at its uses only.
+    assert_eq!(on_impl, ["# [allow (dead_code)]", "# [allow (deprecated)]"]);
 }
 
 #[test]
@@ -544,4 +768,55 @@ fn launch_rules_const_holds_the_directives_and_messages() {
         all.contains("check_launch (& Self :: __CHEVRON_INFO"),
         "no run-time check"
     );
+}
+
+#[test]
+fn facts_over_the_call_graph_reach_the_info_and_the_docs() {
+    let doc_of = |f: &ImplItemFn| {
+        f.attrs
+            .iter()
+            .filter(|a| a.path().is_ident("doc"))
+            .map(text)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    // Relocatable code calling an `.extern .func`: unknown facts, said in the launch docs.
+    let file = expand(
+        src("ptx", "../spec/tests/fixtures/calls.ptx"),
+        quote!(
+            fn calls_extern(data: &mut CudaSlice<u32>, n: u32);
+        ),
+    );
+    assert!(errors(&file).is_empty(), "{:?}", errors(&file));
+    let all = text(&file);
+    assert!(
+        all.contains("grid_sync : :: chevron :: __private :: Fact :: Unknown"),
+        "{all}"
+    );
+    let docs = doc_of(func(&kernel(&file), "launch"));
+    assert!(
+        docs.contains(
+            "Not checked: kernel `calls_extern` calls `_Z8ext_stepPjj`, an `.extern .func`"
+        ),
+        "{docs}"
+    );
+    // A grid barrier in a helper: a definite yes, and nothing left unseen.
+    let file = expand(
+        src("ptx", "grid_helpers_debug.ptx"),
+        quote!(
+            fn helper_rotate(
+                a: &CudaSlice<i32>,
+                b: &mut CudaSlice<i32>,
+                c: &mut CudaSlice<i32>,
+                n: u32,
+            );
+        ),
+    );
+    assert!(errors(&file).is_empty(), "{:?}", errors(&file));
+    let all = text(&file);
+    assert!(
+        all.contains("grid_sync : :: chevron :: __private :: Fact :: Yes"),
+        "{all}"
+    );
+    assert!(!doc_of(func(&kernel(&file), "launch")).contains("Not checked"));
 }

@@ -13,7 +13,7 @@ use syn::{Expr, Lit};
 
 use super::ast::{Attr, Chevrons, Entry, Item, Plan, Setting, Slot, Value};
 use super::keys::{self, Key, ValueForm, NON_PORTABLE_CLUSTER, SHARED, STREAM};
-use super::limits::{check_block, check_clusters, check_grid, lit_dim, lit_u64};
+use super::limits::{check_block, check_clusters, check_grid, lit_dim, lit_number, Numeric};
 use crate::report::Errors;
 
 /// Which macro is being checked; decides the positions.
@@ -329,6 +329,7 @@ fn check_items(items: &[&Item], plan: &mut Plan, cx: &mut Errors) {
                     }
                     match &attr.value {
                         Some(v) => {
+                            lit_number(v, Numeric::Bytes, cx);
                             plan.shared = Some(v.clone());
                             plan.order.push(Slot::Shared);
                         }
@@ -571,10 +572,15 @@ fn check_value(key: Key, attr: &Attr, cx: &mut Errors) -> Option<Value> {
                 if let Some(ident) = p.path.get_ident() {
                     let text = ident.to_string();
                     if variants.contains(&text.as_str()) {
+                        if let Some(message) = keys::variant_missing_in_version(name, &text) {
+                            cx.error(ident.span(), message);
+                            return None;
+                        }
                         return Some(Value::Variant(ident.clone()));
                     }
                     if text.starts_with(|c: char| c.is_ascii_uppercase()) {
-                        let hint = keys::nearest(&text, variants)
+                        let variants = keys::variants_in_version(name, variants);
+                        let hint = keys::nearest(&text, &variants)
                             .map_or(String::new(), |n| format!("did you mean `{n}`? "));
                         cx.error(
                             ident.span(),
@@ -596,14 +602,18 @@ fn check_value(key: Key, attr: &Attr, cx: &mut Errors) -> Option<Value> {
             Some(Value::Expr(value.clone()))
         }
         ValueForm::Percent => {
-            if let Some((pct, span)) = lit_u64(value) {
-                if let Err(violation) = check_carveout(pct) {
+            if let Some((pct, span)) = lit_number(value, Numeric::Percent, cx) {
+                if let Err(violation) = check_carveout(pct.unsigned_abs()) {
                     cx.error(span, violation.to_string());
                 }
             }
             Some(Value::Expr(value.clone()))
         }
-        ValueForm::I32 | ValueForm::Event | ValueForm::Expr => Some(Value::Expr(value.clone())),
+        ValueForm::I32 => {
+            lit_number(value, Numeric::Priority, cx);
+            Some(Value::Expr(value.clone()))
+        }
+        ValueForm::Event | ValueForm::Expr => Some(Value::Expr(value.clone())),
     }
 }
 
@@ -645,26 +655,43 @@ pub fn check_dyn_args(args: &[Expr], cx: &mut Errors) {
                 ),
             ),
             Expr::Reference(r) => {
-                if let Expr::Lit(l) = unparen(&r.expr) {
-                    let (suffix, kind) = match &l.lit {
-                        Lit::Int(i) => (i.suffix(), "i32"),
-                        Lit::Float(f) => (f.suffix(), "f64"),
-                        _ => continue,
-                    };
-                    if suffix.is_empty() {
-                        cx.error(
-                            l.span(),
-                            format!(
-                                "an untyped (`dyn`) launch passes `{}` as `{kind}`, whatever the \
-                                 kernel expects: give the literal its type, e.g. `{0}{}`",
-                                snippet(&l.lit),
-                                if kind == "f64" { "f32" } else { "u32" }
-                            ),
-                        );
-                    }
+                if let Some(u) = super::untyped::untyped(&r.expr) {
+                    cx.push(syn::Error::new_spanned(
+                        &r.expr,
+                        untyped_message(&r.expr, &u),
+                    ));
                 }
             }
             _ => {}
         }
     }
+}
+
+/// "an untyped (`dyn`) launch passes `-2.5` as `f64`, whatever the kernel expects: give the
+/// literal its type, e.g. `-2.5f32`".
+fn untyped_message(expr: &Expr, u: &super::untyped::Untyped<'_>) -> String {
+    let (ty, mut suffix) = (u.number.fallback(), u.number.suggested());
+    let as_ty = if u.array {
+        format!("as an array of `{ty}`")
+    } else {
+        format!("as `{ty}`")
+    };
+    let lit = snippet(u.literal);
+    let fix = match unparen(expr) {
+        Expr::Unary(n) if matches!(n.op, syn::UnOp::Neg(_)) && u.literals == 1 => {
+            if u.number == super::untyped::Number::Int {
+                suffix = "i32"; // `-2u32` does not compile
+            }
+            format!("give the literal its type, e.g. `-{lit}{suffix}`")
+        }
+        _ if u.literals == 1 => format!("give the literal its type, e.g. `{lit}{suffix}`"),
+        _ => format!("give one of its literals a type, e.g. `{lit}{suffix}`"),
+    };
+    // `snippet` spaces a unary minus as any operator: `- 2.5`.
+    let text = snippet(expr);
+    let text = match text.strip_prefix("- ") {
+        Some(rest) => format!("-{rest}"),
+        None => text.replace("(- ", "(-"),
+    };
+    format!("an untyped (`dyn`) launch passes `{text}` {as_ty}, whatever the kernel expects: {fix}")
 }

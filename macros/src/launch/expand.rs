@@ -33,7 +33,8 @@ fn kind_type(setting: &Setting, span: Span) -> TokenStream {
         ValueForm::Event => quote_spanned!(span=> <'_>),
         _ => TokenStream::new(),
     };
-    quote_spanned!(span=> ::chevron::__private::runtime::#ty #lifetime)
+    let p = crate::krate::private_at(span);
+    quote_spanned!(span=> #p::runtime::#ty #lifetime)
 }
 
 /// Whether evaluating `expr` can have no effect and read no place: a literal, a negated
@@ -100,19 +101,45 @@ fn bind_dims(plan: &Plan, lets: &mut Lets) -> (TokenStream, TokenStream) {
     (grid, block)
 }
 
-/// Binds `shared` and every attribute value in written order; returns the `LaunchConfig`
-/// builder chain over the grid, block and those locals.
+/// How the config is built: its initial value, then one in-place call per item (`.__set(…)`,
+/// `.__set_stream(…)`, …), applied one statement at a time to a local. In place, because a
+/// config is a large value (room for every kind): a builder chain of `.with(…)` moved it once per
+/// call, which cost more than the launch's own checks.
+struct ConfigBuild {
+    init: TokenStream,
+    steps: Vec<TokenStream>,
+}
+
+impl ConfigBuild {
+    /// `let [mut] NAME = init; NAME.step(…); …` into `lets`.
+    fn bind(self, name: &Ident, lets: &mut Lets) {
+        let init = self.init;
+        if self.steps.is_empty() {
+            lets.0.push(quote!(let #name = #init;));
+        } else {
+            lets.0.push(quote!(let mut #name = #init;));
+            for step in self.steps {
+                lets.0.push(quote!(#name #step;));
+            }
+        }
+    }
+}
+
+/// Binds `shared` and every attribute value in written order; returns how the `LaunchConfig`
+/// is built over the grid, block and those locals.
 fn bind_items(
     plan: &Plan,
     grid: &TokenStream,
     block: &TokenStream,
     lets: &mut Lets,
-) -> TokenStream {
-    let p = quote!(::chevron::__private);
+) -> ConfigBuild {
+    let p = crate::krate::private();
     let (gs, bs) = (plan.grid.span(), plan.block.span());
-    // Each extent converts where it is written, so a wrong type is reported there.
-    let grid = quote_spanned!(gs=> #p::IntoDim::into_dim(#grid));
-    let block = quote_spanned!(bs=> #p::IntoDim::into_dim(#block));
+    // Each extent converts where it is written, so a wrong type is reported there. Written as
+    // `<_ as …>`: the call then begins with a token of the user's (`$crate`, which the path
+    // holds, is the facade's), and rustc reports at the user's tokens, not at the invocation.
+    let grid = quote_spanned!(gs=> <_ as #p::IntoDim>::into_dim(#grid));
+    let block = quote_spanned!(bs=> <_ as #p::IntoDim>::into_dim(#block));
     let mut shared = None;
     let mut launch = vec![TokenStream::new(); plan.launch.len()];
     let mut stream = vec![TokenStream::new(); plan.stream_attrs.len()];
@@ -122,7 +149,7 @@ fn bind_items(
                 if let Some(e) = &plan.shared {
                     let v = lets.bind("__chevron_shared", e, e.to_token_stream());
                     shared = Some(quote_spanned!(e.span()=>
-                        .__shared_extent(#p::Extent::extent(#v))));
+                        .__set_shared_extent(<_ as #p::Extent>::extent(#v))));
                 }
             }
             Slot::Launch(i) => launch[i] = setting_tokens(&plan.launch[i], false, lets),
@@ -131,13 +158,21 @@ fn bind_items(
     }
     let non_portable = plan
         .non_portable_cluster
-        .then(|| quote!(.non_portable_cluster()));
-    quote!(#p::LaunchConfig::__from_extents(#grid, #block) #shared #non_portable #(#stream)* #(#launch)*)
+        .then(|| quote!(.__set_non_portable_cluster()));
+    ConfigBuild {
+        init: quote!(#p::LaunchConfig::__from_extents(#grid, #block)),
+        steps: shared
+            .into_iter()
+            .chain(non_portable)
+            .chain(stream)
+            .chain(launch)
+            .collect(),
+    }
 }
 
-/// `.with(…)`, `.with_stream(…)` or `.with_flag(…)` for one attribute, binding its value.
+/// `.__set(…)`, `.__set_stream(…)` or `.__set_flag(…)` for one attribute, binding its value.
 fn setting_tokens(setting: &Setting, stream: bool, lets: &mut Lets) -> TokenStream {
-    let method = format_ident!("{}", if stream { "with_stream" } else { "with" });
+    let method = format_ident!("{}", if stream { "__set_stream" } else { "__set" });
     let span = setting.span;
     let prefix = if stream {
         "__chevron_stream_"
@@ -150,7 +185,7 @@ fn setting_tokens(setting: &Setting, stream: bool, lets: &mut Lets) -> TokenStre
         Value::Flag(e) => {
             let ty = kind_type(setting, span);
             let v = lets.bind(&name, e, e.to_token_stream());
-            return quote!(.with_flag(#ty, #v));
+            return quote!(.__set_flag(#ty, #v));
         }
         Value::Variant(v) => {
             let ty = kind_type(setting, v.span());
@@ -174,7 +209,8 @@ fn setting_tokens(setting: &Setting, stream: bool, lets: &mut Lets) -> TokenStre
                 }
                 ValueForm::Event | ValueForm::Enum(_) | ValueForm::Expr | ValueForm::Flag => {
                     let init = if setting.key.form == ValueForm::Event {
-                        quote_spanned!(es=> ::chevron::__private::From::from(#e))
+                        let p = crate::krate::private_at(es);
+                        quote_spanned!(es=> #p::From::from(#e))
                     } else {
                         e.to_token_stream()
                     };
@@ -190,18 +226,24 @@ fn setting_tokens(setting: &Setting, stream: bool, lets: &mut Lets) -> TokenStre
 pub fn expand_config(plan: &Plan) -> TokenStream {
     let mut lets = Lets::default();
     let (grid, block) = bind_dims(plan, &mut lets);
-    let chain = bind_items(plan, &grid, &block, &mut lets);
-    let lets = lets.0;
-    if lets.is_empty() {
-        chain
-    } else {
-        quote!({ #(#lets)* #chain })
+    let build = bind_items(plan, &grid, &block, &mut lets);
+    if build.steps.is_empty() {
+        let (lets, init) = (lets.0, build.init);
+        return if lets.is_empty() {
+            init
+        } else {
+            quote!({ #(#lets)* #init })
+        };
     }
+    let config = local("__chevron_config", Span::call_site());
+    build.bind(&config, &mut lets);
+    let lets = lets.0;
+    quote!({ #(#lets)* #config })
 }
 
 /// `launch!`: one block whose value is the launch's `Result<(), chevron::Error>`.
 pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
-    let p = quote!(::chevron::__private);
+    let p = crate::krate::private();
     let stream = plan.stream.as_ref().expect("check gives launch! a stream");
     let mut lets = Lets::default();
 
@@ -228,8 +270,7 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
         None => {
             let (grid, block) = bind_dims(plan, &mut lets);
             let s = bind_stream(input, stream, &mut lets);
-            let chain = bind_items(plan, &grid, &block, &mut lets);
-            lets.0.push(quote!(let #config = #chain;));
+            bind_items(plan, &grid, &block, &mut lets).bind(&config, &mut lets);
             (quote!(&#config), s)
         }
     };
@@ -251,10 +292,11 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
                 Some(_) => Vec::new(),
                 None => fit_checks(path, plan),
             };
+            let typed = quote_spanned!(path.span()=> <#path as #p::TypedKernel>);
             quote!({
                 #(#fit)*
                 #(#lets)*
-                #path::#on(#s, #config).#launch(#(#args),*)
+                #typed::#on(#s, #config).#launch(#(#args),*)
             })
         }
         Kernel::Dyn { dyn_span, .. } => {
@@ -334,14 +376,14 @@ fn literal_flag(setting: Option<&Setting>) -> Option<bool> {
 /// (`KERNEL::__CHEVRON_INFO`, from `#[kernel]`): each fails compilation with the kernel's
 /// message, located at the value it is about.
 fn fit_checks(path: &syn::Path, plan: &Plan) -> Vec<TokenStream> {
-    let p = quote!(::chevron::__private);
+    let p = crate::krate::private();
     let setting = |key: &str| plan.launch.iter().find(|s| s.key.name() == key);
     let one = |span: Span, call: TokenStream| {
         let info = Ident::new("__chevron_info", Span::mixed_site());
         let message = Ident::new("__chevron_message", Span::mixed_site());
         quote_spanned! {span=>
             const {
-                let #info = &#path::__CHEVRON_INFO;
+                let #info = &<#path as #p::TypedKernel>::INFO;
                 let #message = #info.verdict(#info.#call);
                 if !#message.is_empty() {
                     #p::panic!("{}", #message)
@@ -355,15 +397,20 @@ fn fit_checks(path: &syn::Path, plan: &Plan) -> Vec<TokenStream> {
         let b = arr(b);
         out.push(one(plan.block.span(), quote!(check_block(#b))));
     }
-    if let Some(Setting {
-        value: Value::Expr(e),
-        ..
-    }) = setting("cluster")
-    {
-        if let Some(c) = literal_dims(e) {
-            let c = arr(c);
-            out.push(one(e.span(), quote!(check_cluster(#p::Some(#c)))));
+    match setting("cluster") {
+        Some(Setting {
+            value: Value::Expr(e),
+            ..
+        }) => {
+            if let Some(c) = literal_dims(e) {
+                let c = arr(c);
+                out.push(one(e.span(), quote!(check_cluster(#p::Some(#c)))));
+            }
         }
+        // No `cluster`: a kernel compiled with `.explicitcluster` and no cluster of its own
+        // cannot launch.
+        None => out.push(one(path.span(), quote!(check_cluster(#p::None)))),
+        Some(_) => {}
     }
     if let Some(g) = literal_dims(&plan.grid) {
         let g = arr(g);
@@ -394,7 +441,10 @@ fn bind_stream(input: &LaunchInput, stream: &Expr, lets: &mut Lets) -> TokenStre
             .bind_typed(
                 "__chevron_stream",
                 span,
-                quote_spanned!(span=> &::chevron::__private::cudarc::driver::CudaStream),
+                {
+                    let p = crate::krate::private_at(span);
+                    quote_spanned!(span=> &#p::cudarc::driver::CudaStream)
+                },
                 stream.to_token_stream(),
             )
             .into_token_stream(),

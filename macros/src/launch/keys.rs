@@ -94,6 +94,23 @@ pub fn missing_in_version(name: &str) -> Option<String> {
     (!info.in_version(selected_cuda())).then(|| info.missing_message())
 }
 
+/// For a value of an enum key that the selected CUDA version lacks (a later value of the kind),
+/// the message that names the feature: "`AllowOversized` (`shared_memory_mode`) needs CUDA 13.4:
+/// use feature cuda-13040 or later".
+pub fn variant_missing_in_version(key: &str, variant: &str) -> Option<String> {
+    let since = kinds::variant_since(key, variant)?;
+    (since > selected_cuda()).then(|| kinds::variant_missing_message(key, variant, since))
+}
+
+/// The values of enum key `key` that the selected CUDA version has, for "expected one of".
+pub fn variants_in_version(key: &str, variants: &[&'static str]) -> Vec<&'static str> {
+    variants
+        .iter()
+        .copied()
+        .filter(|v| variant_missing_in_version(key, v).is_none())
+        .collect()
+}
+
 /// Whether `name` is a key of any CUDA version or a DSL keyword (`shared`, `stream`,
 /// `non_portable_cluster`).
 pub fn is_known(name: &str) -> bool {
@@ -175,6 +192,23 @@ mod tests {
         assert!(missing_in_version("fast").is_none());
         assert!(
             is_known("shared_memory_mode") && !valid_here(false).contains(&"shared_memory_mode")
+        );
+    }
+
+    #[test]
+    fn later_values_follow_the_selected_version() {
+        // cuda-13000: `shared_memory_mode` itself is later; its 13.4 values name 13.4.
+        assert_eq!(
+            variant_missing_in_version("shared_memory_mode", "AllowOversized").as_deref(),
+            Some("`AllowOversized` (`shared_memory_mode`) needs CUDA 13.4: use feature cuda-13040 or later")
+        );
+        assert!(variant_missing_in_version("sync", "Spin").is_none());
+        let sync = ["Auto", "Spin", "Yield", "BlockingSync"];
+        assert_eq!(variants_in_version("sync", &sync), sync);
+        let modes = ["Default", "AllowOversized"];
+        assert_eq!(
+            variants_in_version("shared_memory_mode", &modes),
+            Vec::<&str>::new()
         );
     }
 
@@ -272,7 +306,7 @@ mod doc_tables {
     #[test]
     fn launch_docs_key_table_is_the_spec_table() {
         check(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs"),
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("../src/lib.rs"),
             "/// ",
         );
     }

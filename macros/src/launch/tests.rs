@@ -28,16 +28,19 @@ fn errors(result: syn::Result<TokenStream>) -> Vec<String> {
     }
 }
 
-/// `a.b(x).c(y)` → `(base, ["b", "c"])`.
-fn chain(e: &Expr) -> (&Expr, Vec<String>) {
-    let mut methods = Vec::new();
-    let mut cur = e;
-    while let Expr::MethodCall(m) = cur {
-        methods.push(m.method.to_string());
-        cur = &m.receiver;
-    }
-    methods.reverse();
-    (cur, methods)
+/// The in-place calls on the local `name` (`name.m(…);` statements), in order: their method
+/// names and their text.
+fn steps(stmts: &[Stmt], name: &str) -> (Vec<String>, Vec<String>) {
+    stmts
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Expr(Expr::MethodCall(m), Some(_)) if path_text(&m.receiver) == name => Some((
+                m.method.to_string(),
+                path_text(&Expr::MethodCall(m.clone())),
+            )),
+            _ => None,
+        })
+        .unzip()
 }
 
 fn path_text(e: &Expr) -> String {
@@ -82,24 +85,30 @@ fn lets(stmts: &[Stmt]) -> Vec<(String, String)> {
 
 /// How the builder chain of every expansion starts.
 const FROM_EXTENTS: &str = "::chevron::__private::LaunchConfig::__from_extents(\
-    ::chevron::__private::IntoDim::into_dim(";
+    <_as::chevron::__private::IntoDim>::into_dim(";
 
 #[test]
 fn typed_launch_calls_the_kernels_launcher_with_the_config() {
     let stmts = launch(quote! {
         saxpy<<<g, 256, &s, stream(sync = Spin), cooperative>>>(n, 2.0, &x, &mut y)
     });
+    // Built in place: an initial value, then one statement per item.
     let config = let_init(&stmts, "__chevron_config");
-    let (base, methods) = chain(config);
-    assert_eq!(methods, ["with_stream", "with"]);
     assert_eq!(
-        path_text(base),
-        format!("{FROM_EXTENTS}__chevron_grid),::chevron::__private::IntoDim::into_dim(256u32))")
+        path_text(config),
+        format!(
+            "{FROM_EXTENTS}__chevron_grid),<_as::chevron::__private::IntoDim>::into_dim(256u32))"
+        )
     );
-    assert!(
-        path_text(config).contains(".with_stream(::chevron::__private::runtime::SyncPolicy::Spin)")
+    let (methods, calls) = steps(&stmts, "__chevron_config");
+    assert_eq!(methods, ["__set_stream", "__set"]);
+    assert_eq!(
+        calls,
+        [
+            "__chevron_config.__set_stream(::chevron::__private::runtime::SyncPolicy::Spin)",
+            "__chevron_config.__set(::chevron::__private::runtime::Cooperative)"
+        ]
     );
-    assert!(path_text(config).contains(".with(::chevron::__private::runtime::Cooperative)"));
     let Expr::MethodCall(call) = tail(&stmts) else {
         panic!("the tail is not a method call")
     };
@@ -107,7 +116,11 @@ fn typed_launch_calls_the_kernels_launcher_with_the_config() {
     let Expr::Call(on) = &*call.receiver else {
         panic!("the receiver is not a call")
     };
-    assert_eq!(path_text(&on.func), "saxpy::__on");
+    // Through `TypedKernel`: anything else than a `#[kernel]` gets that trait's message.
+    assert_eq!(
+        path_text(&on.func),
+        "<saxpyas::chevron::__private::TypedKernel>::__on"
+    );
     let on_args: Vec<String> = on.args.iter().map(path_text).collect();
     assert_eq!(on_args, ["__chevron_stream", "&__chevron_config"]);
     // The arguments are written last: evaluated after the receiver, in place.
@@ -135,7 +148,7 @@ fn every_expression_is_bound_once_in_written_order() {
             "__chevron_shared",
             "__chevron_cluster",
             "__chevron_cooperative",
-            "__chevron_config",
+            "mut__chevron_config",
             "mut__chevron_slots:::chevron::__private::ArgSlots<'_,2usize>",
             "__chevron_arg",
             "__chevron_arg",
@@ -149,9 +162,12 @@ fn every_expression_is_bound_once_in_written_order() {
     );
     assert_eq!(inits[11..13], ["&a()", "x()"]);
     // The config is built from the locals only: no user expression is evaluated again.
-    let config = inits[9];
-    for user in ["g()", "b()", "s()", "d()", "p()", "sh()", "c()", "on()"] {
-        assert!(!config.contains(user), "`{user}` in `{config}`");
+    let (_, calls) = steps(&stmts, "__chevron_config");
+    assert_eq!(calls.len(), 5, "{calls:#?}");
+    for config in calls.iter().map(String::as_str).chain([inits[9]]) {
+        for user in ["g()", "b()", "s()", "d()", "p()", "sh()", "c()", "on()"] {
+            assert!(!config.contains(user), "`{user}` in `{config}`");
+        }
     }
 
     // config!: the same order, and the typed launch binds the stream after grid and block.
@@ -159,7 +175,12 @@ fn every_expression_is_bound_once_in_written_order() {
     let names: Vec<String> = lets(&stmts).into_iter().map(|(n, _)| n).collect();
     assert_eq!(
         names,
-        ["__chevron_grid", "__chevron_priority", "__chevron_shared"]
+        [
+            "__chevron_grid",
+            "__chevron_priority",
+            "__chevron_shared",
+            "mut__chevron_config"
+        ]
     );
     let stmts = launch(quote!(k<<<g(), b(), s(), cooperative = on()>>>(a())));
     let names: Vec<String> = lets(&stmts).into_iter().map(|(n, _)| n).collect();
@@ -170,7 +191,7 @@ fn every_expression_is_bound_once_in_written_order() {
             "__chevron_block",
             "__chevron_stream",
             "__chevron_cooperative",
-            "__chevron_config"
+            "mut__chevron_config"
         ]
     );
 }
@@ -293,31 +314,33 @@ fn values_take_the_form_of_their_key() {
             completion_event = &ev, mem_sync_domain = dom,
             stream(sync = policy, mem_sync_domain = Remote)>>>()
     });
-    let config = path_text(let_init(&stmts, "__chevron_config"));
-    let rt = "::chevron::__private::runtime::";
-    for piece in [
-        format!(
-            "{FROM_EXTENTS}(8u32,2u32)),::chevron::__private::IntoDim::into_dim((16u32,16u32)))"
-        ),
-        ".__shared_extent(::chevron::__private::Extent::extent(__chevron_shared))".to_string(),
-        format!(".with({rt}ClusterDim::from_dim(2u32))"),
-        format!(".with({rt}PreferredClusterDim::from_dim((4u32,1u32,1u32)))"),
-        format!(".with({rt}Priority(-1))"),
-        format!(".with({rt}SharedCarveout::percent(50))"),
-        format!(".with_flag({rt}Cooperative,__chevron_cooperative)"),
-        format!(".with({rt}NvlinkCentric)"),
-        ".with(__chevron_completion_event)".to_string(),
-        ".with(__chevron_mem_sync_domain)".to_string(),
-        ".with_stream(__chevron_stream_sync)".to_string(),
-        format!(".with_stream({rt}MemSyncDomain::Remote)"),
-    ] {
-        assert!(config.contains(&piece), "`{piece}` not in `{config}`");
-    }
-    let (_, methods) = chain(let_init(&stmts, "__chevron_config"));
-    // Stream attributes first, then launch attributes, each in source order.
     assert_eq!(
-        methods[..3],
-        ["__shared_extent", "with_stream", "with_stream"]
+        path_text(let_init(&stmts, "__chevron_config")),
+        format!(
+            "{FROM_EXTENTS}(8u32,2u32)),<_as::chevron::__private::IntoDim>::into_dim((16u32,16u32)))"
+        )
+    );
+    let rt = "::chevron::__private::runtime::";
+    let c = "__chevron_config";
+    let (_, calls) = steps(&stmts, c);
+    // `shared`, then the stream attributes, then the launch attributes, each in source order.
+    assert_eq!(
+        calls,
+        [
+            format!(
+                "{c}.__set_shared_extent(<_as::chevron::__private::Extent>::extent(__chevron_shared))"
+            ),
+            format!("{c}.__set_stream(__chevron_stream_sync)"),
+            format!("{c}.__set_stream({rt}MemSyncDomain::Remote)"),
+            format!("{c}.__set({rt}ClusterDim::from_dim(2u32))"),
+            format!("{c}.__set({rt}PreferredClusterDim::from_dim((4u32,1u32,1u32)))"),
+            format!("{c}.__set({rt}Priority(-1))"),
+            format!("{c}.__set({rt}SharedCarveout::percent(50))"),
+            format!("{c}.__set_flag({rt}Cooperative,__chevron_cooperative)"),
+            format!("{c}.__set({rt}NvlinkCentric)"),
+            format!("{c}.__set(__chevron_completion_event)"),
+            format!("{c}.__set(__chevron_mem_sync_domain)"),
+        ]
     );
     let bound = lets(&stmts);
     let typed = |name: &str| {
@@ -338,18 +361,28 @@ fn values_take_the_form_of_their_key() {
 }
 
 #[test]
-fn config_is_a_builder_expression() {
-    // Literals only: nothing to bind.
-    let e = expr(try_config(quote!(<<<64, 256, cooperative>>>)).unwrap());
-    let (base, methods) = chain(&e);
-    assert_eq!(methods, ["with"]);
+fn config_is_built_in_place() {
+    // Grid and block only: the constructor.
+    let e = expr(try_config(quote!(<<<64, 256>>>)).unwrap());
     assert_eq!(
-        path_text(base),
-        format!("{FROM_EXTENTS}64u32),::chevron::__private::IntoDim::into_dim(256u32))")
+        path_text(&e),
+        format!("{FROM_EXTENTS}64u32),<_as::chevron::__private::IntoDim>::into_dim(256u32))")
     );
-    // With expressions, a block binding them first.
+    // With an attribute, a block building a local in place and yielding it.
+    let stmts = block(try_config(quote!(<<<64, 256, cooperative>>>)).unwrap());
+    assert_eq!(
+        path_text(let_init(&stmts, "__chevron_config")),
+        format!("{FROM_EXTENTS}64u32),<_as::chevron::__private::IntoDim>::into_dim(256u32))")
+    );
+    let (methods, _) = steps(&stmts, "__chevron_config");
+    assert_eq!(methods, ["__set"]);
+    assert_eq!(path_text(tail(&stmts)), "__chevron_config");
+    // With expressions, bound first: grid, block, the value, the config, its one call, the tail.
     let stmts = block(try_config(quote!(<<<g, b, stream(sync = p)>>>)).unwrap());
-    assert_eq!(stmts.len(), 4);
+    assert_eq!(stmts.len(), 6);
+    // Expressions and no attribute: a block binding them, then the constructor.
+    let stmts = block(try_config(quote!(<<<g, b>>>)).unwrap());
+    assert_eq!(stmts.len(), 3);
 }
 
 #[test]
@@ -473,6 +506,20 @@ fn literal_cluster_rules() {
         e[0].starts_with("`preferred_cluster` needs `cluster`"),
         "{e:?}"
     );
+    // A multiple of the cluster must still divide the grid; one error per axis.
+    let e = errors(try_config(
+        quote!(<<<(6, 4), 64, cluster = 2, preferred_cluster = (4, 3)>>>),
+    ));
+    assert_eq!(
+        e,
+        [
+            "preferred_cluster x = 4 does not divide grid x = 6: the driver requires the grid to \
+             be a whole number of preferred clusters too",
+            "preferred_cluster y = 3 does not divide grid y = 4: the driver requires the grid to \
+             be a whole number of preferred clusters too"
+        ]
+    );
+    assert!(try_config(quote!(<<<(12, 4), 64, cluster = 2, preferred_cluster = (4, 2)>>>)).is_ok());
     // Non-literal values are left to the run-time check.
     assert!(try_config(quote!(<<<g, b, cluster = c, preferred_cluster = p>>>)).is_ok());
 }
@@ -504,19 +551,27 @@ fn literal_values_are_checked_against_the_kernels_rules_in_const_blocks() {
         assert!(all.contains(call), "{call} missing in {all}");
     }
     assert_eq!(all.matches("const {").count(), 5, "{all}");
-    assert!(all.contains("& k :: __CHEVRON_INFO"), "{all}");
+    assert!(
+        all.contains("& < k as :: chevron :: __private :: TypedKernel > :: INFO"),
+        "{all}"
+    );
     // Run-time values are checked at run time only.
     let all = text(&launch(
         quote!(k<<<g, b, s, cluster = c, cooperative = on>>>(x)),
     ));
     assert!(!all.contains("const {"), "{all}");
-    // Without the flags: only a grid-syncing kernel can fail (it needs `cooperative`).
+    // Without the flags and `cluster`: a grid-syncing kernel can fail (it needs
+    // `cooperative`), and one compiled with `.explicitcluster` alone (it needs a cluster).
     let all = text(&launch(quote!(k<<<g, b, s>>>(x))));
-    assert_eq!(all.matches("const {").count(), 1, "{all}");
+    assert_eq!(all.matches("const {").count(), 2, "{all}");
     assert!(all.contains("check_cooperative (false)"), "{all}");
+    assert!(
+        all.contains("check_cluster (:: chevron :: __private :: None)"),
+        "{all}"
+    );
     let all = text(&launch(quote!(k<<<config = cfg, s>>>(x))));
-    assert!(!all.contains("__CHEVRON_INFO"), "{all}");
+    assert!(!all.contains(":: INFO"), "{all}");
     // `dyn` launches have no kernel info.
     let all = text(&launch(quote!(dyn f<<<1, 1024, s>>>(&x))));
-    assert!(!all.contains("__CHEVRON_INFO"), "{all}");
+    assert!(!all.contains(":: INFO"), "{all}");
 }

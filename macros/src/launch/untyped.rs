@@ -1,0 +1,213 @@
+//! Which argument expressions of an untyped (`dyn`) launch get their type from unsuffixed
+//! literals alone. Such a launch passes each argument as a pointer to its bytes, so that type
+//! (`i32` or `f64`, rustc's fallback) decides what the kernel reads: `&-2` for a 4-byte float
+//! parameter passes the integer's bits, and no run-time size check can see it.
+
+use syn::{BinOp, Expr, Lit, Stmt, UnOp};
+
+/// The fallback type of an expression typed by unsuffixed literals alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Number {
+    /// `i32`.
+    Int,
+    /// `f64`.
+    Float,
+}
+
+impl Number {
+    /// The type rustc gives it.
+    pub fn fallback(self) -> &'static str {
+        match self {
+            Number::Int => "i32",
+            Number::Float => "f64",
+        }
+    }
+
+    /// The suffix a fix proposes: the kernel's usual 32-bit types.
+    pub fn suggested(self) -> &'static str {
+        match self {
+            Number::Int => "u32",
+            Number::Float => "f32",
+        }
+    }
+}
+
+/// An untyped expression: its fallback type, the literal whose suffix would type it all, how
+/// many number literals it has, and whether it is an array of such numbers.
+pub struct Untyped<'a> {
+    pub number: Number,
+    pub literal: &'a Lit,
+    pub literals: usize,
+    pub array: bool,
+}
+
+/// What `expr` is when its type comes from unsuffixed number literals alone: built of such
+/// literals with parentheses, blocks (their tail), unary `-` and `!`, arithmetic and bit
+/// operators (both operands untyped; for a shift, its left one), and `if`/`match` whose every
+/// branch is untyped; or an array of them (`[1.0, 2.0]`, `[0; 4]`). `None` as soon as anything gives it a type (a suffix, a cast, a name, a
+/// call, a macro) or when it is no number.
+pub fn untyped(expr: &Expr) -> Option<Untyped<'_>> {
+    match expr {
+        Expr::Lit(l) => {
+            let number = match &l.lit {
+                Lit::Int(i) if i.suffix().is_empty() => Number::Int,
+                Lit::Float(f) if f.suffix().is_empty() => Number::Float,
+                _ => return None,
+            };
+            Some(Untyped {
+                number,
+                literal: &l.lit,
+                literals: 1,
+                array: false,
+            })
+        }
+        Expr::Paren(p) => untyped(&p.expr),
+        Expr::Group(g) => untyped(&g.expr),
+        Expr::Block(b) => tail(&b.block),
+        Expr::Unsafe(u) => tail(&u.block),
+        Expr::Const(c) => tail(&c.block),
+        Expr::Unary(u) => match u.op {
+            UnOp::Neg(_) | UnOp::Not(_) => untyped(&u.expr),
+            _ => None,
+        },
+        Expr::Binary(b) => match b.op {
+            // `Shl`/`Shr` are implemented for every right-hand integer type, with the
+            // left-hand type as output.
+            BinOp::Shl(_) | BinOp::Shr(_) => {
+                let left = untyped(&b.left)?;
+                let literals = left.literals + untyped(&b.right).map_or(0, |r| r.literals);
+                Some(Untyped { literals, ..left })
+            }
+            BinOp::Add(_)
+            | BinOp::Sub(_)
+            | BinOp::Mul(_)
+            | BinOp::Div(_)
+            | BinOp::Rem(_)
+            | BinOp::BitAnd(_)
+            | BinOp::BitOr(_)
+            | BinOp::BitXor(_) => same([untyped(&b.left)?, untyped(&b.right)?]),
+            _ => None,
+        },
+        Expr::If(i) => {
+            let (_, otherwise) = i.else_branch.as_ref()?;
+            same([tail(&i.then_branch)?, untyped(otherwise)?])
+        }
+        Expr::Array(a) => {
+            let elems: Option<Vec<Untyped<'_>>> = a.elems.iter().map(untyped).collect();
+            let elem = same(elems?)?;
+            (!elem.array).then_some(Untyped {
+                array: true,
+                ..elem
+            })
+        }
+        Expr::Repeat(r) => {
+            let elem = untyped(&r.expr)?;
+            (!elem.array).then_some(Untyped {
+                array: true,
+                ..elem
+            })
+        }
+        Expr::Match(m) => {
+            let arms: Option<Vec<Untyped<'_>>> = m.arms.iter().map(|a| untyped(&a.body)).collect();
+            same(arms?)
+        }
+        _ => None,
+    }
+}
+
+/// The tail expression of a block, untyped.
+fn tail(block: &syn::Block) -> Option<Untyped<'_>> {
+    match block.stmts.last()? {
+        Stmt::Expr(e, None) => untyped(e),
+        _ => None,
+    }
+}
+
+/// One untyped value from several that must have one type: the first, when all agree (mixed
+/// integers and floats do not compile anyway).
+fn same<'a>(parts: impl IntoIterator<Item = Untyped<'a>>) -> Option<Untyped<'a>> {
+    let mut parts = parts.into_iter();
+    let first = parts.next()?;
+    let mut literals = first.literals;
+    for p in parts {
+        if p.number != first.number || p.array != first.array {
+            return None;
+        }
+        literals += p.literals;
+    }
+    Some(Untyped { literals, ..first })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn of(text: &str) -> Option<(Number, String, usize)> {
+        let expr: Expr = syn::parse_str(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        untyped(&expr).map(|u| {
+            assert!(!u.array || text.starts_with('['), "{text}");
+            let lit = match u.literal {
+                Lit::Int(i) => i.to_string(),
+                Lit::Float(f) => f.to_string(),
+                _ => unreachable!("only number literals are untyped"),
+            };
+            (u.number, lit, u.literals)
+        })
+    }
+
+    #[test]
+    fn expressions_of_unsuffixed_literals_are_untyped() {
+        use Number::*;
+        for (text, number, lit, count) in [
+            ("2.5", Float, "2.5", 1),
+            ("-2.5", Float, "2.5", 1),
+            ("-2", Int, "2", 1),
+            ("(0.5 * 3.0)", Float, "0.5", 2),
+            ("(1 << 20)", Int, "1", 2),
+            ("1 << 20u64", Int, "1", 1),
+            ("{ 2.0 }", Float, "2.0", 1),
+            ("unsafe { -(7) }", Int, "7", 1),
+            ("!0", Int, "0", 1),
+            ("(1 + 2) * 3 % 4 & 5 | 6 ^ 7", Int, "1", 7),
+            ("if c { 1.0 } else { 2.0 }", Float, "1.0", 2),
+            ("match c { 0 => 1.0, _ => -1.0 }", Float, "1.0", 2),
+            ("{ let x = 1u32; 2 }", Int, "2", 1),
+            ("[1.0, -2.0]", Float, "1.0", 2),
+            ("[0; 4]", Int, "0", 1),
+        ] {
+            assert_eq!(of(text), Some((number, lit.to_string(), count)), "{text}");
+        }
+    }
+
+    #[test]
+    fn anything_typed_is_left_to_rustc() {
+        for text in [
+            "2.5f32",
+            "-2u32",
+            "0.5 * 3.0f32",
+            "1u64 << 20",
+            "2 as u32",
+            "n",
+            "n + 1",
+            "1 + n",
+            "f(2)",
+            "x.len()",
+            "{ 2.0; }",
+            "{}",
+            "if c { 1.0 }",
+            "if c { 1.0 } else { x }",
+            "match c { 0 => 1.0, _ => y }",
+            "1 == 2",
+            "true",
+            "'c'",
+            "*p",
+            "1 + 2.0",
+            "[1u8, 2]",
+            "[[1, 2]]",
+            "[]",
+            "m!()",
+        ] {
+            assert_eq!(of(text), None, "{text}");
+        }
+    }
+}

@@ -1,0 +1,300 @@
+//! What a Rust kernel parameter type is in PTX terms ([`ParamForm`]) and whether it fits a PTX
+//! `.param` ([`fits`]), as `const fn`s.
+//!
+//! `#[kernel]` cannot resolve `type Scale = f32`, `std::primitive::f32` or a renamed import; rustc
+//! can. So each parameter type says what it is through a trait (in the runtime) whose associated
+//! const is a [`ParamForm`], and the declaration expands to a const block that compares it with
+//! the PTX parameter the macro read, calling [`mismatch`] for the message. [`ptx::check_param`]
+//! applies the same rule at run time, for CUDA C compiled by NVRTC.
+//!
+//! [`ptx::check_param`]: crate::ptx::check_param
+
+use crate::ptx::{Expected, PtxType};
+
+/// What a Rust parameter type is, as the PTX sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParamForm {
+    /// Class and width: `Int(32)`, `Float(64)`, `Bool`, `Pointer` for a device buffer, or
+    /// `Value(Some(size))` for any other type passed by value (a `#[repr(C)]` struct,
+    /// `half::f16`).
+    pub expected: Expected,
+    /// A device buffer the kernel may write through (`&mut CudaSlice<T>`,
+    /// `&mut CudaViewMut<'_, T>`).
+    pub writes: bool,
+    /// For a device buffer, the size of its element in bytes; 0 for a value.
+    pub element_bytes: u64,
+}
+
+impl ParamForm {
+    /// An integer of `bits` bits, passed by value.
+    pub const fn int(bits: u32) -> Self {
+        Self::of(Expected::Int(bits))
+    }
+
+    /// A float of `bits` bits, passed by value.
+    pub const fn float(bits: u32) -> Self {
+        Self::of(Expected::Float(bits))
+    }
+
+    /// `bool`, one byte.
+    pub const fn bool() -> Self {
+        Self::of(Expected::Bool)
+    }
+
+    /// Any other type of `bytes` bytes, passed by value.
+    pub const fn value(bytes: u64) -> Self {
+        Self::of(Expected::Value(Some(bytes)))
+    }
+
+    /// A device buffer of elements of `element_bytes` bytes, which the kernel may write
+    /// through when `writes`.
+    pub const fn buffer(element_bytes: u64, writes: bool) -> Self {
+        Self {
+            expected: Expected::Pointer,
+            writes,
+            element_bytes,
+        }
+    }
+
+    const fn of(expected: Expected) -> Self {
+        Self {
+            expected,
+            writes: false,
+            element_bytes: 0,
+        }
+    }
+}
+
+/// Whether a Rust parameter that needs `expected` fits a PTX parameter of type `ty` (an array
+/// `ty name[N]` when `array_len` is `Some(N)`).
+///
+/// Widths must agree; integers accept either signedness and the untyped `.bN`; floats accept
+/// `.fN` and `.bN`; pointers need 64 bits; by-value types match a `.b8 name[N]` array or any
+/// scalar of their size (`Value(None)`, a size not known yet, matches anything but `.pred`).
+pub const fn fits(expected: Expected, ty: PtxType, array_len: Option<u32>) -> bool {
+    use PtxType::*;
+    let bits = ty.bits();
+    let array = array_len.is_some();
+    let int_like = matches!(
+        ty,
+        U8 | U16 | U32 | U64 | S8 | S16 | S32 | S64 | B8 | B16 | B32 | B64
+    );
+    let pred = matches!(ty, Pred);
+    match expected {
+        Expected::Int(w) => !array && int_like && bits == w,
+        Expected::Bool => !array && int_like && bits == 8,
+        Expected::Float(w) => {
+            !array && matches!(ty, F16 | F32 | F64 | B16 | B32 | B64) && bits == w
+        }
+        Expected::Pointer => !array && matches!(ty, U64 | S64 | B64),
+        Expected::Value(None) => !pred,
+        Expected::Value(Some(n)) => !pred && size_bytes(ty, array_len) == n,
+    }
+}
+
+/// Size in bytes of a PTX parameter: the element's size times the array length.
+pub const fn size_bytes(ty: PtxType, array_len: Option<u32>) -> u64 {
+    let n = match array_len {
+        Some(n) => n as u64,
+        None => 1,
+    };
+    ty.bits().div_ceil(8) as u64 * n
+}
+
+/// The message for a Rust parameter of form `form` in the place of a PTX parameter of type `ty`
+/// (`array_len` as for [`fits`]): empty when it fits, else `prefix`, what the Rust type is ("a
+/// 32-bit float"), then `suffix`. `#[kernel]` passes "`` `a: Scale` is ``" and ", but the kernel
+/// takes a 32-bit integer here (…); declare it as …".
+pub const fn mismatch(
+    form: ParamForm,
+    ty: PtxType,
+    array_len: Option<u32>,
+    prefix: &str,
+    suffix: &str,
+) -> Message {
+    if fits(form.expected, ty, array_len) {
+        return Message::new();
+    }
+    describe(Message::new().push(prefix), form.expected).push(suffix)
+}
+
+/// `message` followed by what the Rust side is: "a 32-bit integer", "a 16-byte value".
+pub const fn describe(message: Message, expected: Expected) -> Message {
+    match expected {
+        Expected::Int(bits) => message
+            .push("a ")
+            .push_u64(bits as u64)
+            .push("-bit integer"),
+        Expected::Float(bits) => message.push("a ").push_u64(bits as u64).push("-bit float"),
+        Expected::Bool => message.push("a `bool` (8-bit)"),
+        Expected::Pointer => message.push("a device pointer (64-bit)"),
+        Expected::Value(Some(n)) => message.push("a ").push_u64(n).push("-byte value"),
+        Expected::Value(None) => message.push("a value"),
+    }
+}
+
+/// How many bytes a [`Message`] holds; longer text is cut at a character boundary.
+pub const MESSAGE_CAPACITY: usize = 2048;
+
+/// Text built by `const fn`s, for a `panic!("{}", message.as_str())` in a const block (const
+/// code can format no other way).
+#[derive(Clone, Copy)]
+pub struct Message {
+    bytes: [u8; MESSAGE_CAPACITY],
+    len: usize,
+}
+
+impl Message {
+    /// No text.
+    pub const fn new() -> Self {
+        Self {
+            bytes: [0; MESSAGE_CAPACITY],
+            len: 0,
+        }
+    }
+
+    /// Appends `s`, as much of it as fits, ending at a character boundary.
+    pub const fn push(mut self, s: &str) -> Self {
+        let s = s.as_bytes();
+        let mut n = s.len();
+        if n > MESSAGE_CAPACITY - self.len {
+            n = MESSAGE_CAPACITY - self.len;
+            // A UTF-8 continuation byte (0b10xx_xxxx) cannot start the cut-off part.
+            while n > 0 && s[n] & 0xC0 == 0x80 {
+                n -= 1;
+            }
+        }
+        let mut i = 0;
+        while i < n {
+            self.bytes[self.len + i] = s[i];
+            i += 1;
+        }
+        self.len += n;
+        self
+    }
+
+    /// Appends `n` in decimal.
+    pub const fn push_u64(self, mut n: u64) -> Self {
+        let mut digits = [0u8; 20];
+        let mut i = digits.len();
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        let (_, tail) = digits.split_at(i);
+        match core::str::from_utf8(tail) {
+            Ok(s) => self.push(s),
+            Err(_) => self,
+        }
+    }
+
+    /// Whether nothing was written.
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The text.
+    pub const fn as_str(&self) -> &str {
+        let (text, _) = self.bytes.split_at(self.len);
+        match core::str::from_utf8(text) {
+            Ok(s) => s,
+            // `push` only cuts at character boundaries.
+            Err(_) => "",
+        }
+    }
+}
+
+impl Default for Message {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl core::fmt::Debug for Message {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("Message").field(&self.as_str()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ptx::PtxType::*;
+
+    #[test]
+    fn floats_integers_pointers_and_values() {
+        // A float never fits an integer of its width, nor an integer a float.
+        assert!(!fits(Expected::Float(32), U32, None));
+        assert!(!fits(Expected::Float(64), U64, None));
+        assert!(!fits(Expected::Int(32), F32, None));
+        assert!(!fits(Expected::Int(64), F64, None));
+        // Untyped bits take either; signedness is free; widths must agree.
+        assert!(fits(Expected::Float(32), B32, None));
+        assert!(fits(Expected::Int(32), B32, None));
+        assert!(fits(Expected::Int(32), S32, None));
+        assert!(!fits(Expected::Int(64), U32, None));
+        assert!(fits(Expected::Bool, U8, None));
+        assert!(!fits(Expected::Bool, U32, None));
+        // Pointers: 64-bit integers, not arrays.
+        assert!(fits(Expected::Pointer, U64, None));
+        assert!(!fits(Expected::Pointer, U32, None));
+        assert!(!fits(Expected::Pointer, B8, Some(8)));
+        // Values: by size, arrays included; never `.pred`.
+        assert!(fits(Expected::Value(Some(16)), B8, Some(16)));
+        assert!(!fits(Expected::Value(Some(12)), B8, Some(16)));
+        assert!(fits(Expected::Value(Some(4)), U32, None));
+        assert!(!fits(Expected::Value(Some(1)), Pred, None));
+        assert!(!fits(Expected::Int(32), B8, Some(4)));
+    }
+
+    #[test]
+    fn mismatches_say_what_the_rust_type_is() {
+        let m = |form, ty, len| mismatch(form, ty, len, "`a: Scale` is ", ", but …");
+        assert_eq!(
+            m(ParamForm::float(32), U32, None).as_str(),
+            "`a: Scale` is a 32-bit float, but …"
+        );
+        assert_eq!(
+            m(ParamForm::int(64), F64, None).as_str(),
+            "`a: Scale` is a 64-bit integer, but …"
+        );
+        assert_eq!(
+            m(ParamForm::value(12), B8, Some(16)).as_str(),
+            "`a: Scale` is a 12-byte value, but …"
+        );
+        assert_eq!(
+            m(ParamForm::buffer(4, true), U32, None).as_str(),
+            "`a: Scale` is a device pointer (64-bit), but …"
+        );
+        assert_eq!(
+            m(ParamForm::bool(), U32, None).as_str(),
+            "`a: Scale` is a `bool` (8-bit), but …"
+        );
+        assert!(m(ParamForm::int(32), U32, None).is_empty());
+    }
+
+    #[test]
+    fn messages_are_cut_at_a_character_boundary() {
+        let long = "é".repeat(MESSAGE_CAPACITY);
+        let m = Message::new().push("x").push(&long);
+        assert!(m.as_str().len() <= MESSAGE_CAPACITY);
+        assert!(m.as_str().len() > MESSAGE_CAPACITY - 2);
+        assert!(m.as_str().starts_with("xé"));
+        assert_eq!(Message::new().push_u64(0).as_str(), "0");
+        assert_eq!(
+            Message::new().push_u64(u64::MAX).as_str(),
+            u64::MAX.to_string()
+        );
+    }
+
+    /// The form a const block computes is usable in const context.
+    const _: () = {
+        let m = mismatch(ParamForm::float(32), U32, None, "`a: Scale` is ", ", but …");
+        assert!(!m.is_empty());
+        assert!(mismatch(ParamForm::int(32), U32, None, "", "").is_empty());
+    };
+}

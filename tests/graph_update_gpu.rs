@@ -1,0 +1,212 @@
+//! Typed graph updates with ordered buffers (`graph.ordered(&mut y)`, `KERNEL::update_ordered`):
+//! the same results as `update` and the host over several rounds with alternating buffers; an
+//! ordered buffer of another graph refused; and the ordering kept: a buffer still being written
+//! by a slow kernel on another stream is read by the replay only after that write, also when the
+//! replay runs on a third stream after a synchronize.
+
+use std::sync::Arc;
+
+use chevron::cudarc::driver::{CudaSlice, CudaStream};
+use chevron::{kernel, launch, Graph, GraphNode};
+
+/// y = y·a + b
+#[kernel(ptx = "kernels/chain.ptx")]
+fn chain(n: u32, a: f32, b: f32, y: &mut CudaSlice<f32>);
+
+/// y = x·a + b
+#[kernel(ptx = "kernels/chain.ptx")]
+fn chain_copy(n: u32, a: f32, b: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
+
+/// Spins about `spin` × 0.5 µs, then `buf[i] = v + i`.
+#[kernel(ptx = "kernels/pipeline.ptx")]
+fn produce(buf: &mut CudaSlice<f32>, v: f32, n: u32, spin: u32);
+
+type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+const N: u32 = 1000;
+const NODES: usize = 16;
+
+fn data(seed: f32) -> Vec<f32> {
+    (0..N).map(|i| seed + (i % 97) as f32 * 0.25).collect()
+}
+
+/// Node `k`'s arguments in round `round`: `a` a power of two, so the GPU's fused multiply-add
+/// and the host's agree exactly.
+fn args(k: usize, round: usize) -> (f32, f32) {
+    let a = if (k + round).is_multiple_of(2) {
+        0.5
+    } else {
+        2.0
+    };
+    (a, (k as f32) * 0.25 - round as f32)
+}
+
+fn host_round(y: &mut [f32], round: usize) {
+    for k in 0..NODES {
+        let (a, b) = args(k, round);
+        for v in y.iter_mut() {
+            *v = v.mul_add(a, b);
+        }
+    }
+}
+
+fn chain_graph<'a>(
+    stream: &Arc<CudaStream>,
+    y: &'a mut CudaSlice<f32>,
+) -> Result<(Graph<'a>, Vec<GraphNode>), chevron::Error> {
+    Graph::capture(stream, move |capture| {
+        let mut nodes = Vec::new();
+        for k in 0..NODES {
+            let (a, b) = args(k, 0);
+            unsafe {
+                launch!(chain<<<N.div_ceil(256), 256, capture.stream()>>>(N, a, b, &mut *y))
+            }?;
+            nodes.push(capture.last_node()?);
+        }
+        Ok(nodes)
+    })
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn update_ordered_equals_update_and_the_host() -> TestResult {
+    const ROUNDS: usize = 5;
+    let stream = chevron::context(0)?.new_stream()?;
+    let mut captured = [
+        stream.clone_htod(&data(0.0))?,
+        stream.clone_htod(&data(0.0))?,
+    ];
+    let mut plain = [
+        stream.clone_htod(&data(1.0))?,
+        stream.clone_htod(&data(-2.0))?,
+    ];
+    let mut ordered = [
+        stream.clone_htod(&data(1.0))?,
+        stream.clone_htod(&data(-2.0))?,
+    ];
+    let mut want = [data(1.0), data(-2.0)];
+    let [c0, c1] = &mut captured;
+    let (mut g_plain, plain_nodes) = chain_graph(&stream, c0)?;
+    let (mut g_ordered, ordered_nodes) = chain_graph(&stream, c1)?;
+    for round in 0..ROUNDS {
+        let which = round % 2;
+        for (k, node) in plain_nodes.iter().enumerate() {
+            let (a, b) = args(k, round);
+            unsafe { chain::update(&mut g_plain, node, N, a, b, &mut plain[which]) }?;
+        }
+        g_plain.replay(&stream)?;
+        {
+            let y = g_ordered.ordered(&mut ordered[which])?;
+            for (k, node) in ordered_nodes.iter().enumerate() {
+                let (a, b) = args(k, round);
+                unsafe { chain::update_ordered(&mut g_ordered, node, N, a, b, &y) }?;
+            }
+        }
+        g_ordered.replay(&stream)?;
+        host_round(&mut want[which], round);
+    }
+    drop(g_plain);
+    drop(g_ordered);
+    for which in 0..2 {
+        let (p, o) = (
+            stream.clone_dtoh(&plain[which])?,
+            stream.clone_dtoh(&ordered[which])?,
+        );
+        println!(
+            "buffer {which}: update {:?}, update_ordered {:?}, host {:?}",
+            &p[..3],
+            &o[..3],
+            &want[which][..3]
+        );
+        assert_eq!(p, want[which], "update, buffer {which}");
+        assert_eq!(o, want[which], "update_ordered, buffer {which}");
+    }
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn an_ordered_buffer_of_another_graph_is_refused() -> TestResult {
+    let stream = chevron::context(0)?.new_stream()?;
+    let (mut y0, mut y1) = (
+        stream.clone_htod(&data(0.0))?,
+        stream.clone_htod(&data(0.0))?,
+    );
+    let mut z = stream.clone_htod(&data(3.0))?;
+    let (first, _) = chain_graph(&stream, &mut y0)?;
+    let (mut second, nodes) = chain_graph(&stream, &mut y1)?;
+    let z = first.ordered(&mut z)?;
+    let err = unsafe { chain::update_ordered(&mut second, &nodes[0], N, 1.0, 0.0, &z) }
+        .expect_err("an ordered buffer of another graph was taken");
+    println!("{err}");
+    assert!(matches!(err, chevron::Error::Graph { .. }), "{err:?}");
+    assert!(err.to_string().contains("another graph"), "{err}");
+    Ok(())
+}
+
+/// A one-node graph `w = x·2 + 1` whose input is then pointed at `z` while a slow kernel on
+/// `writer` is still writing it (`z[i] = 5 + i` after spinning); `replay_on` replays it.
+/// Returns `w` as the host reads it afterwards.
+fn read_while_written(
+    capture_on: &Arc<CudaStream>,
+    writer: &Arc<CudaStream>,
+    replay_on: &Arc<CudaStream>,
+    synchronize_first: bool,
+) -> Result<Vec<f32>, Box<dyn std::error::Error>> {
+    let x = capture_on.clone_htod(&data(1.0))?;
+    let mut y = capture_on.clone_htod(&vec![f32::NAN; N as usize])?;
+    let mut z = capture_on.clone_htod(&vec![f32::NAN; N as usize])?;
+    let mut w = capture_on.clone_htod(&vec![f32::NAN; N as usize])?;
+    capture_on.synchronize()?;
+    let (mut graph, node) = Graph::capture(capture_on, |capture| {
+        unsafe {
+            launch!(chain_copy<<<N.div_ceil(256), 256, capture.stream()>>>(N, 2.0, 1.0, &x, &mut y))
+        }?;
+        capture.last_node()
+    })?;
+    graph.replay(capture_on)?;
+    if synchronize_first {
+        graph.synchronize()?;
+    }
+    // About 20 ms of spinning before the write; cudarc records the write on `z`'s event.
+    unsafe { launch!(produce<<<N.div_ceil(256), 256, writer>>>(&mut z, 5.0, N, 40_000)) }?;
+    {
+        let z = graph.ordered_read(&z)?;
+        let w = graph.ordered(&mut w)?;
+        unsafe { chain_copy::update_ordered(&mut graph, &node, N, 2.0, 1.0, &z, &w) }?;
+    }
+    graph.replay(replay_on)?;
+    drop(graph);
+    Ok(capture_on.clone_dtoh(&w)?)
+}
+
+fn assert_after_the_write(what: &str, w: &[f32]) {
+    println!("{what}: w[0..3] = {:?}", &w[..3]);
+    for (i, &v) in w.iter().enumerate() {
+        let want = (5.0 + i as f32).mul_add(2.0, 1.0);
+        assert_eq!(
+            v, want,
+            "{what}: w[{i}] (NaN: the replay read `z` before its write)"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn an_ordered_buffer_waits_for_its_writer_on_another_stream() -> TestResult {
+    let ctx = chevron::context(0)?;
+    let (graph_stream, writer) = (ctx.new_stream()?, ctx.new_stream()?);
+    let w = read_while_written(&graph_stream, &writer, &graph_stream, false)?;
+    assert_after_the_write("replay on the graph's stream", &w);
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn the_ordering_holds_for_a_replay_on_a_third_stream_after_a_synchronize() -> TestResult {
+    let ctx = chevron::context(0)?;
+    let (graph_stream, writer, third) = (ctx.new_stream()?, ctx.new_stream()?, ctx.new_stream()?);
+    let w = read_while_written(&graph_stream, &writer, &third, true)?;
+    assert_after_the_write("replay on a third stream after a synchronize", &w);
+    Ok(())
+}

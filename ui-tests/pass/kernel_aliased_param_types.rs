@@ -1,0 +1,47 @@
+//! Parameter types are checked as rustc resolves them: aliases, path-qualified primitives and
+//! renamed imports are accepted where they name the right type.
+use chevron::cudarc::driver::CudaSlice as DeviceBuffer;
+use chevron::cudarc::driver::{CudaSlice, CudaViewMut};
+use chevron::kernel;
+
+type Scale = f32;
+type Count = u32;
+type DevBuf = CudaSlice<f32>;
+type Input<'a> = &'a CudaSlice<f32>;
+
+#[kernel(ptx = "kernels/saxpy.ptx")]
+pub fn saxpy(n: Count, a: Scale, x: &DevBuf, y: &mut DeviceBuffer<f32>);
+
+#[kernel(ptx = "kernels/saxpy.ptx", name = "saxpy")]
+pub fn saxpy_paths(
+    n: std::primitive::u32,
+    a: ::core::primitive::f32,
+    x: Input<'_>,
+    y: &mut chevron::cudarc::driver::CudaSlice<std::primitive::f32>,
+);
+
+mod types {
+    pub type Wide = i64;
+    pub type Double = f64;
+    pub type Flag = bool;
+}
+
+#[kernel(ptx = "kernels/params.ptx")]
+pub fn all_types(
+    a: u8,
+    b: i8,
+    c: u16,
+    d: i16,
+    e: Count,
+    f: i32,
+    g: types::Wide,
+    h: types::Wide,
+    i: Scale,
+    j: types::Double,
+    k: types::Flag,
+    out: &mut CudaViewMut<'_, types::Double>,
+);
+
+fn main() {
+    let _ = (saxpy::launch, saxpy_paths::launch, all_types::launch);
+}
