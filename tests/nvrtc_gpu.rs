@@ -104,10 +104,13 @@ fn template_instances_and_headers_match_the_host() -> TestResult {
             &format!("softmax<{block}>"),
         );
     }
-    // `__launch_bounds__(128)` reached the runtime's checks from NVRTC's PTX.
+    // `__launch_bounds__(128)` reached the runtime's checks from NVRTC's PTX. The block is a
+    // run-time value: where the build machine has nvcc, a literal 256 is a compile error
+    // (the compile-time nvcc sees the instance `softmax<128>` through its name expression).
     let mut out = s.clone_htod(&vec![POISON; rows * cols])?;
+    let too_big = std::hint::black_box(256u32);
     let e = unsafe {
-        launch!(softmax128<<<rows as u32, 256, &s>>>(&mut out, &x, rows as i32, cols as i32))
+        launch!(softmax128<<<rows as u32, too_big, &s>>>(&mut out, &x, rows as i32, cols as i32))
     }
     .expect_err("a block of 256 over `__launch_bounds__(128)`");
     assert!(e.to_string().contains(".maxntid 128"), "{e}");
