@@ -404,6 +404,47 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_name_expressions_instance_is_the_one_template_entry_of_its_name() {
+        let ptx = |names: &[&str]| {
+            let mut text = String::from(".version 8.0\n.target sm_75\n.address_size 64\n");
+            for n in names {
+                text.push_str(&format!(".visible .entry {n}() {{ ret; }}\n"));
+            }
+            chevron_cuda_spec::ptx::parse_entries(&text).expect("parses")
+        };
+        let one = ptx(&["plain", "_Z7softmaxILi128EEvPfPKfii", "_Z8softmax2ILi1EEvv"]);
+        let found = instance_entry("softmax<128>", &one).map(|e| e.name.as_str());
+        assert_eq!(found, Some("_Z7softmaxILi128EEvPfPKfii"));
+        // Two instances of one template: which is which is NVRTC's to say at run time.
+        let two = ptx(&["_Z7softmaxILi128EEvPfPKfii", "_Z7softmaxILi64EEvPfPKfii"]);
+        assert!(instance_entry("softmax<128>", &two).is_none());
+        // A qualified name, or no instance: not guessed.
+        assert!(instance_entry("ns::softmax<128>", &one).is_none());
+        assert!(instance_entry("scale<2>", &one).is_none());
+    }
+
+    #[test]
+    fn the_compile_time_nvcc_gets_the_source_options_and_include_dirs() {
+        let spec = CudaSpec {
+            options: [
+                "-DN=128",
+                "-std=c++17",
+                "--use_fast_math",
+                "-UX",
+                "-lineinfo",
+            ]
+            .map(String::from)
+            .to_vec(),
+            include_dirs: vec![PathBuf::from("/abs/inc")],
+            name_expression: Some("f<2>".into()),
+            ..CudaSpec::default()
+        };
+        let extra = nvcc_extra(&spec);
+        assert_eq!(extra.flags, ["-DN=128", "-std=c++17", "-UX", "-I/abs/inc"]);
+        assert_eq!(extra.name_expression.as_deref(), Some("f<2>"));
+    }
+
+    #[test]
     fn include_directives_are_found_outside_comments() {
         let src = "#include \"common.cuh\"\n\
                    #  include <cooperative_groups.h>\n\
