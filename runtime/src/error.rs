@@ -136,6 +136,16 @@ pub enum Error {
         kernel: KernelName,
     },
 
+    /// The kernel's code cannot run on this device or under this driver: no PTX variant is for
+    /// the device's architecture, or its PTX ISA is newer than the driver knows.
+    #[error("cannot load{kernel}: {message}")]
+    Incompatible {
+        /// The kernel.
+        kernel: KernelName,
+        /// What the code needs, what the device and driver are, and what to do.
+        message: String,
+    },
+
     /// NVRTC failed to compile a kernel's CUDA C source.
     #[error("NVRTC failed to compile{kernel}:\n{log}")]
     Compile {
@@ -459,6 +469,7 @@ impl Error {
             ArchTooLow { attribute, kernel, major, minor },
             InvalidConfig { kernel, violation },
             NoNvrtc { kernel },
+            Incompatible { kernel, message },
             Compile { kernel, log },
             WrongContext { kernel, stream_device, function_device },
             ContextUnusable { kernel, device, source },

@@ -49,6 +49,8 @@ mod graph;
 mod kernel;
 mod launch;
 mod link;
+mod nvrtc;
+mod nvrtc_cache;
 mod occupancy;
 mod param;
 mod samples;
@@ -78,9 +80,14 @@ pub use graph::{
     Capture, ConditionalHandle, ConditionalNodes, DeviceNode, Graph, GraphEdge, GraphNode, Ordered,
     OrderedBuffer, OrderedRead, SwitchNodes,
 };
-pub use kernel::{compile_cuda, nvrtc_present, Kernel, KernelSource};
+pub use kernel::{Kernel, KernelSource, PtxVariant};
 pub use launch::{launch_function, launch_named};
 pub use link::{cudadevrt, load_ptx, CUDADEVRT_VAR};
+pub use nvrtc::{
+    compile_cuda, compile_program, nvrtc_cache_dir, nvrtc_present, nvrtc_stats, CudaProgram,
+    NvrtcStats, CUDA_INCLUDE_VAR,
+};
+pub use nvrtc_cache::{CACHE_DIR_VAR, CACHE_SWITCH_VAR};
 pub use occupancy::{
     max_active_clusters, max_cooperative_grid, occupancy, Occupancy, OccupancyLimit,
 };
@@ -94,8 +101,9 @@ pub mod __private {
         ValueFallback,
     };
     pub use crate::dim::{Dim3, Extent, ExtentError, IntoDim};
-    pub use crate::kernel::{modules_loaded, Kernel};
+    pub use crate::kernel::{modules_loaded, Kernel, PtxVariant};
     pub use crate::launch::prepare_launch;
+    pub use crate::nvrtc::CudaProgram;
     pub use crate::occupancy::Occupancy;
     pub use crate::ptx::{Expected, ParamSig};
     pub use crate::typed::TypedKernel;

@@ -50,19 +50,42 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
     let args = hygienic("__chevron_params");
 
     let kernel = match source {
-        ResolvedSource::Ptx { abs_path, entry } => {
+        ResolvedSource::Ptx {
+            abs_path,
+            entry,
+            variants,
+        } => {
             let path = LitStr::new(abs_path, Span::call_site());
             let entry = LitStr::new(entry, Span::call_site());
-            quote!(#p::Kernel::ptx(#name, #entry, #path, #p::include_str!(#path)))
+            if variants.is_empty() {
+                quote!(#p::Kernel::ptx(#name, #entry, #path, #p::include_str!(#path)))
+            } else {
+                let all = std::iter::once(abs_path).chain(variants).map(|v| {
+                    let v = LitStr::new(v, Span::call_site());
+                    quote!(#p::PtxVariant { path: #v, text: #p::include_str!(#v) })
+                });
+                quote!(#p::Kernel::ptx_variants(#name, #entry, &[#(#all),*]))
+            }
         }
-        ResolvedSource::Cuda { abs_path, entry } => {
+        ResolvedSource::Cuda {
+            abs_path,
+            entry,
+            program,
+        } => {
             let path = LitStr::new(abs_path, Span::call_site());
             let entry = match entry {
                 Some(e) => quote!(#p::Some(#e)),
                 None => quote!(#p::None),
             };
             let sig = params.iter().map(|q| signature_entry(q, &p));
-            quote!(#p::Kernel::cuda(#name, #entry, #path, #p::include_str!(#path), &[#(#sig),*]))
+            if program.is_plain() {
+                quote!(#p::Kernel::cuda(#name, #entry, #path, #p::include_str!(#path), &[#(#sig),*]))
+            } else {
+                let program = super::cuda::program_tokens(program, &p);
+                quote!(#p::Kernel::cuda_program(
+                    #name, #entry, #path, #p::include_str!(#path), &#program, &[#(#sig),*]
+                ))
+            }
         }
     };
 
@@ -829,7 +852,7 @@ pub fn param_check(q: &KernelParam, attrs: &[&Attribute]) -> TokenStream {
     let ty = &q.ty;
     let (first, last) = type_spans(ty);
     let p = crate::krate::private_at(first);
-    let Some(ptx) = &q.ptx else {
+    if q.ptx.is_empty() {
         let param = param_expr(q);
         return quote_spanned! {first=>
             #(#attrs)*
@@ -837,30 +860,36 @@ pub fn param_check(q: &KernelParam, attrs: &[&Attribute]) -> TokenStream {
                 let _ = #param;
             };
         };
-    };
-    let form = form_expr(q);
-    let variant = Ident::new(&format!("{:?}", ptx.ty), first);
-    let array_len = match ptx.array_len {
-        Some(n) => quote_spanned!(first=> #p::Some(#n)),
-        None => quote_spanned!(first=> #p::None),
-    };
-    let prefix = format!("`{}: {}` is ", q.ident, q.ty_text);
-    let suffix = &ptx.suffix;
-    let message = Ident::new("__CHEVRON_MISMATCH", Span::mixed_site());
-    // `panic!` from the parameter's name to its type's last token: the error covers the whole
-    // parameter, `a: Scale`.
-    let panic = quote_spanned!(q.ident.span()=> #p::panic!);
-    let panic_args = quote_spanned!(last=> ("{}", #message.as_str()));
-    quote_spanned! {first=>
-        #(#attrs)*
-        const _: () = {
-            const #message: #p::Message =
-                #p::mismatch(#form, #p::PtxType::#variant, #array_len, #prefix, #suffix);
-            if !#message.is_empty() {
-                #panic #panic_args
-            }
-        };
     }
+    // One assertion per distinct PTX parameter (the variants of `ptx = [...]` may differ).
+    q.ptx
+        .iter()
+        .map(|ptx| {
+            let form = form_expr(q);
+            let variant = Ident::new(&format!("{:?}", ptx.ty), first);
+            let array_len = match ptx.array_len {
+                Some(n) => quote_spanned!(first=> #p::Some(#n)),
+                None => quote_spanned!(first=> #p::None),
+            };
+            let prefix = format!("`{}: {}` is ", q.ident, q.ty_text);
+            let suffix = &ptx.suffix;
+            let message = Ident::new("__CHEVRON_MISMATCH", Span::mixed_site());
+            // `panic!` from the parameter's name to its type's last token: the error covers the
+            // whole parameter, `a: Scale`.
+            let panic = quote_spanned!(q.ident.span()=> #p::panic!);
+            let panic_args = quote_spanned!(last=> ("{}", #message.as_str()));
+            quote_spanned! {first=>
+                #(#attrs)*
+                const _: () = {
+                    const #message: #p::Message =
+                        #p::mismatch(#form, #p::PtxType::#variant, #array_len, #prefix, #suffix);
+                    if !#message.is_empty() {
+                        #panic #panic_args
+                    }
+                };
+            }
+        })
+        .collect()
 }
 
 /// One `ParamSig` of the run-time signature check (`cuda = "…"`).
