@@ -419,7 +419,6 @@ fn run() -> Result<(), Box<dyn Error>> {
         drop(empties);
         drop(updated);
         drop(ordered);
-        drop(y_ord);
         drop(scalars);
         // Its replays were launched around the Graph: wait for them before the buffers are read.
         stream.synchronize()?;

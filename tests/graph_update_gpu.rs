@@ -289,7 +289,6 @@ fn updates_and_replays_work_with_no_context_current() -> TestResult {
         drop(update_graph);
         drop(scalar_graph);
         drop(ordered_graph);
-        drop(ord);
     }
     for (what, got, want) in [
         ("update, buffer 0", &plain[0], &want_plain[0]),
