@@ -270,7 +270,9 @@ fn run() -> Result<(), Box<dyn Error>> {
     let (mut step_graph, ()) = Graph::capture(&stream, |capture| {
         let s = capture.stream();
         let b = &mut g_step;
-        unsafe { launch!(jacobi_init<<<blocks, BLOCK, s>>>(n, &mut b.u0, &mut b.u1, &mut b.state)) }?;
+        unsafe {
+            launch!(jacobi_init<<<blocks, BLOCK, s>>>(n, &mut b.u0, &mut b.u1, &mut b.state))
+        }?;
         // 1: the first sweep always runs; then the kernel decides.
         let go = capture.condition(1)?;
         capture.while_loop(&go, |body| unsafe {
@@ -461,10 +463,14 @@ fn run() -> Result<(), Box<dyn Error>> {
     // Every variant against the host reference: the sweeps, and the solution bit for bit.
     let check = |what: &str, u0: &[f32], u1: &[f32]| -> Result<(), String> {
         let got = solution(iters, u0, u1);
-        let worst = got.iter().zip(&want).map(|(g, w)| (g - w).abs()).fold(
-            0f32,
-            |m, d| if d.is_nan() { f32::INFINITY } else { m.max(d) },
-        );
+        let worst = got
+            .iter()
+            .zip(&want)
+            .map(|(g, w)| (g - w).abs())
+            .fold(
+                0f32,
+                |m, d| if d.is_nan() { f32::INFINITY } else { m.max(d) },
+            );
         if worst != 0.0 {
             return Err(format!("{what}: max |u - u_host| = {worst:e}, want 0"));
         }

@@ -244,7 +244,9 @@ fn updates_and_replays_work_with_no_context_current() -> TestResult {
         // SAFETY: an out-pointer to a local.
         let rc = unsafe { chevron::sys::cuCtxGetCurrent(&mut current) };
         if rc != chevron::sys::cudaError_enum::CUDA_SUCCESS || !current.is_null() {
-            return Err(format!("cuCtxGetCurrent: {rc:?}, {current:?}: want none current"));
+            return Err(format!(
+                "cuCtxGetCurrent: {rc:?}, {current:?}: want none current"
+            ));
         }
         Ok(())
     };

@@ -216,8 +216,10 @@ impl Recorded {
             // SAFETY: the caller's promise; `to` is `size` bytes of `bytes`.
             unsafe {
                 match size {
-                    4 => (to.as_mut_ptr() as *mut u32).write_unaligned((from as *const u32).read_unaligned()),
-                    8 => (to.as_mut_ptr() as *mut u64).write_unaligned((from as *const u64).read_unaligned()),
+                    4 => (to.as_mut_ptr() as *mut u32)
+                        .write_unaligned((from as *const u32).read_unaligned()),
+                    8 => (to.as_mut_ptr() as *mut u64)
+                        .write_unaligned((from as *const u64).read_unaligned()),
                     _ => core::ptr::copy_nonoverlapping(from, to.as_mut_ptr(), size),
                 }
             }
