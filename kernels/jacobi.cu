@@ -103,10 +103,23 @@ extern "C" __global__ void jacobi_sweep(cudaGraphConditionalHandle handle, unsig
                                         const float* src, float* dst, unsigned long long* state)
 {
     __shared__ unsigned int warp_max[32];
-    if (*reinterpret_cast<volatile unsigned long long*>(&state[2]) != 0ull) {
+    // The sweep's loads first: they do not depend on the test below, so their latency and the
+    // state's overlap (a launch that returns has read them for nothing).
+    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float c = 0.0f, left = 0.0f, right = 0.0f, b = 0.0f;
+    if (i < n) {
+        c = src[i];
+        left = i > 0 ? src[i - 1] : 0.0f;
+        right = i + 1 < n ? src[i + 1] : 0.0f;
+        b = rhs[i];
+    }
+    // Every thread reads the same words: no block or thread of this launch writes state[p ^ 1],
+    // and state[2] only once state[p ^ 1] says the solve is over (so all threads return alike).
+    unsigned long long stopped = *reinterpret_cast<volatile unsigned long long*>(&state[2]);
+    unsigned long long prev = *reinterpret_cast<volatile unsigned long long*>(&state[parity ^ 1u]);
+    if (stopped != 0ull) {
         return;
     }
-    unsigned long long prev = *reinterpret_cast<volatile unsigned long long*>(&state[parity ^ 1u]);
     unsigned int done = static_cast<unsigned int>(prev >> 32);
     float change = __uint_as_float(static_cast<unsigned int>(prev));
     if (!(change > tol && done < max_iter)) {
@@ -120,13 +133,9 @@ extern "C" __global__ void jacobi_sweep(cudaGraphConditionalHandle handle, unsig
         }
         return;
     }
-    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
     unsigned int bits = 0u;
     if (i < n) {
-        float c = src[i];
-        float left = i > 0 ? src[i - 1] : 0.0f;
-        float right = i + 1 < n ? src[i + 1] : 0.0f;
-        float v = (left + right + rhs[i]) * inv_diag;
+        float v = (left + right + b) * inv_diag;
         dst[i] = v;
         bits = __float_as_uint(fabsf(v - c));
     }
