@@ -2,9 +2,10 @@
 //! `cuLaunchKernelEx`, run on fake device pointers. Shared by `benches/host_cost.rs`, which
 //! times it, and `tests/host_cost.rs`, which checks its results and that it allocates nothing.
 //!
-//! The typed launches are real `launch!` expansions: `launch!` calls `KERNEL::__on(stream,
-//! &config).__launch(args…)`, and [`saxpy_host`] provides those two functions with the body of
-//! the `launch` that `#[kernel]` generates for `saxpy`, minus what needs a driver (the function
+//! The typed launches are real `launch!` expansions: `launch!` calls `<KERNEL as
+//! TypedKernel>::__on(stream, &config).__launch(args…)`, and [`saxpy_host`] provides those two
+//! functions (its stream is `&()`) with the body of the `launch` that `#[kernel]` generates for
+//! `saxpy`, minus what needs a driver (the function
 //! lookup by context, cudarc's pointer guards, the context check and `cuLaunchKernelEx`): the
 //! kernel's rules (`Kernel::check_launch`), the parameter array, and `prepare_launch` (the
 //! config's limit check and the driver's `CUlaunchConfig`). So the config is built exactly as
@@ -21,7 +22,7 @@
 use core::ffi::c_void;
 use std::hint::black_box;
 
-use chevron::__private::{check_arg_sizes, prepare_launch, ArgSlot, ArgSlots};
+use chevron::__private::{check_arg_sizes, prepare_launch, ArgSlot, ArgSlots, TypedKernel};
 
 /// A parameter's address, as the driver reads it.
 #[inline(always)]
@@ -48,16 +49,21 @@ pub struct saxpy_host<'a> {
     config: &'a LaunchConfig<'a>,
 }
 
-impl<'a> saxpy_host<'a> {
+/// What `launch!` reaches a kernel through; the stream is `&()`, standing for a `&CudaStream`.
+impl TypedKernel for saxpy_host<'_> {
     /// The real kernel's rules: `launch!` checks literal launches against them at compile time.
-    pub const __CHEVRON_INFO: chevron::KernelInfo = saxpy::__CHEVRON_INFO;
+    const INFO: chevron::KernelInfo = saxpy::__CHEVRON_INFO;
+    type Stream = ();
+    type On<'a> = saxpy_host<'a>;
 
-    /// What `launch!` calls first; the stream stands for a `&CudaStream`.
+    /// What `launch!` calls first.
     #[inline]
-    pub fn __on(_stream: (), config: &'a LaunchConfig<'a>) -> Self {
-        Self { config }
+    fn __on<'a>(_stream: &'a (), config: &'a LaunchConfig<'a>) -> saxpy_host<'a> {
+        saxpy_host { config }
     }
+}
 
+impl<'a> saxpy_host<'a> {
     /// The host part of `saxpy::launch`, with device pointers for the buffers.
     ///
     /// # Safety
@@ -159,7 +165,7 @@ pub struct Step {
 #[inline(never)]
 pub fn typed() -> Result<Launched, Error> {
     let i = Inputs::get();
-    unsafe { launch!(saxpy_host<<<i.grid, i.block, ()>>>(i.n, i.a, i.x, i.y)) }
+    unsafe { launch!(saxpy_host<<<i.grid, i.block, &()>>>(i.n, i.a, i.x, i.y)) }
 }
 
 /// `launch!(saxpy<<<grid, block, s, priority = 0, mem_sync_domain = Default>>>(…))`.
@@ -167,7 +173,7 @@ pub fn typed() -> Result<Launched, Error> {
 pub fn typed_two_attributes() -> Result<Launched, Error> {
     let i = Inputs::get();
     unsafe {
-        launch!(saxpy_host<<<i.grid, i.block, (), priority = 0, mem_sync_domain = Default>>>(
+        launch!(saxpy_host<<<i.grid, i.block, &(), priority = 0, mem_sync_domain = Default>>>(
             i.n, i.a, i.x, i.y))
     }
 }
@@ -177,14 +183,16 @@ pub fn typed_two_attributes() -> Result<Launched, Error> {
 #[inline(never)]
 pub fn typed_stream_attribute() -> Result<Launched, Error> {
     let i = Inputs::get();
-    unsafe { launch!(saxpy_host<<<i.grid, i.block, (), stream(sync = Spin)>>>(i.n, i.a, i.x, i.y)) }
+    unsafe {
+        launch!(saxpy_host<<<i.grid, i.block, &(), stream(sync = Spin)>>>(i.n, i.a, i.x, i.y))
+    }
 }
 
 /// `launch!(saxpy<<<config = cfg, s>>>(…))` with a config built once.
 #[inline(never)]
 pub fn typed_prebuilt(cfg: &LaunchConfig<'_>) -> Result<Launched, Error> {
     let i = Inputs::get();
-    unsafe { launch!(saxpy_host<<<config = cfg, ()>>>(i.n, i.a, i.x, i.y)) }
+    unsafe { launch!(saxpy_host<<<config = cfg, &()>>>(i.n, i.a, i.x, i.y)) }
 }
 
 /// `launch!(dyn f<<<grid, block, s>>>(&n, &a, &x, &mut y))`, as it expands: one slot per
