@@ -75,6 +75,39 @@ pub enum Error {
         per_sm: u32,
     },
 
+    /// A cooperative launch on a stream of an SM partition ([`crate::Partition`]) asked for
+    /// more blocks than the partition's SMs hold at once: sized for the whole device, say.
+    #[error(
+        "cooperative launch{kernel} of {requested} blocks exceeds the {co_resident} co-resident \
+         blocks of its SM partition ({partition_sms} of the device's {device_sms} SMs × {per_sm} \
+         blocks/SM at this block size and shared memory; the whole device holds {} such \
+         blocks); use at most {co_resident} blocks (`partition.max_cooperative_grid`), or a \
+         stream of the whole device",
+        u64::from(*device_sms) * u64::from(*per_sm)
+    )]
+    CooperativeTooLargeForPartition {
+        /// The kernel.
+        kernel: KernelName,
+        /// Blocks in the grid.
+        requested: u64,
+        /// Blocks that fit on the partition at once.
+        co_resident: u64,
+        /// Multiprocessors of the partition.
+        partition_sms: u32,
+        /// Multiprocessors of the device.
+        device_sms: u32,
+        /// Blocks per multiprocessor for this kernel, block size and shared memory.
+        per_sm: u32,
+    },
+
+    /// An SM partition ([`crate::Partition`]) could not be made as asked, or the CUDA version
+    /// or driver has none.
+    #[error("SM partition: {message}")]
+    Partition {
+        /// What went wrong and how to fix it, with the numbers.
+        message: String,
+    },
+
     /// The driver refused the cluster shape (`CUDA_ERROR_INVALID_CLUSTER_SIZE`).
     #[error("invalid cluster size{kernel}: cluster {cluster} with grid {grid}: {reason}")]
     InvalidClusterSize {
@@ -464,6 +497,8 @@ impl Error {
             NoDriver,
             Driver { call, kernel, attributes, source },
             CooperativeTooLarge { kernel, requested, co_resident, sms, per_sm },
+            CooperativeTooLargeForPartition { kernel, requested, co_resident, partition_sms, device_sms, per_sm },
+            Partition { message },
             InvalidClusterSize { kernel, grid, cluster, reason },
             NotCapturing { kernel },
             ArchTooLow { attribute, kernel, major, minor },

@@ -44,6 +44,13 @@ pub(crate) fn explain(
     let (grid, block) = (config.grid(), config.block());
     match source.0 {
         E::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE => {
+            // On an SM partition's stream: the partition's SMs, next to the device's.
+            #[cfg(cuda_12050)]
+            if let Ok(Some(e)) =
+                crate::partition::cooperative_too_large(stream, func, kernel, config)
+            {
+                return e;
+            }
             let sms = ctx
                 .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
                 .unwrap_or(0) as u32;

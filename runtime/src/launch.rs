@@ -63,6 +63,8 @@ pub unsafe fn launch_named(
     let kernel = KernelName(name);
     let raw = prepare_launch(config, stream.cu_stream(), kernel)?;
     let binding = bind_for_launch(stream, config, kernel)?;
+    // One relaxed load unless an SM partition exists (cooperative grids on partitions).
+    crate::partition::check_launch(stream, func, kernel, config)?;
     // SAFETY: `raw` points into `config`, alive for the call; `params` is the caller's promise.
     match unsafe { enqueue(stream, func, kernel, config, &raw, params) } {
         Ok(()) => Ok(()),

@@ -247,12 +247,33 @@ pub(crate) fn max_active_clusters_named(
     config: &LaunchConfig<'_>,
     kernel: KernelName,
 ) -> Result<u32, Error> {
+    // The query ignores the stream for a function of a module.
+    max_active_clusters_stream(ctx, func, config, core::ptr::null_mut(), kernel)
+}
+
+/// [`max_active_clusters`] asked with `stream` in the driver's launch config: an SM partition's
+/// stream, for [`crate::Partition::max_active_clusters`].
+pub(crate) fn max_active_clusters_on(
+    ctx: &Arc<CudaContext>,
+    func: &CudaFunction,
+    config: &LaunchConfig<'_>,
+    stream: &cudarc::driver::CudaStream,
+) -> Result<u32, Error> {
+    max_active_clusters_stream(ctx, func, config, stream.cu_stream(), KernelName(None))
+}
+
+fn max_active_clusters_stream(
+    ctx: &Arc<CudaContext>,
+    func: &CudaFunction,
+    config: &LaunchConfig<'_>,
+    stream: sys::CUstream,
+    kernel: KernelName,
+) -> Result<u32, Error> {
     if let Err(violation) = config.validate() {
         return Err(Error::InvalidConfig { kernel, violation });
     }
     prepare(ctx, func, config, kernel)?;
-    // The query ignores the stream.
-    let raw = config.raw(core::ptr::null_mut());
+    let raw = config.raw(stream);
     driver::max_active_clusters(func, &raw)
         .map(|n| n.max(0) as u32)
         .map_err(|source| Error::Driver {

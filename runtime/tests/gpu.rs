@@ -699,3 +699,101 @@ fn graph_node_placement_matches_the_driver() -> TestResult {
     assert!(mismatches.is_empty(), "{mismatches:#?}");
     Ok(())
 }
+
+/// `(cuLaunchKernelEx, cuStreamSetAttribute)` answers for `kind` with `value` on `stream`
+/// (saxpy with n = 0 on 8 blocks of 32 threads; `preferred_cluster` with the cluster dimension
+/// it refines), the raw calls of [`placement_table_matches_the_driver`].
+fn placement_on(
+    ctx: &Arc<CudaContext>,
+    stream: &CudaStream,
+    f: &CudaFunction,
+    kind: &KindInfo,
+    value: sys::CUlaunchAttributeValue,
+) -> Result<(sys::CUresult, sys::CUresult), Box<dyn std::error::Error>> {
+    let id = raw_id(kind.id).expect("every kind of KINDS has an id in this build");
+    let mut attrs = vec![sys::CUlaunchAttribute {
+        id,
+        pad: [0; 4],
+        value,
+    }];
+    if kind.key == "preferred_cluster" {
+        attrs.push(sys::CUlaunchAttribute {
+            id: ClusterDim::ID,
+            pad: [0; 4],
+            value: ClusterDim::new(2, 1, 1).value(),
+        });
+    }
+    let raw = sys::CUlaunchConfig {
+        gridDimX: 8,
+        gridDimY: 1,
+        gridDimZ: 1,
+        blockDimX: 32,
+        blockDimY: 1,
+        blockDimZ: 1,
+        sharedMemBytes: 0,
+        hStream: stream.cu_stream(),
+        attrs: attrs.as_mut_ptr(),
+        numAttrs: attrs.len() as u32,
+    };
+    let (n, a, null) = (0u32, 1.0f32, 0u64);
+    let mut params = [
+        &n as *const u32 as *mut _,
+        &a as *const f32 as *mut _,
+        &null as *const u64 as *mut _,
+        &null as *const u64 as *mut _,
+    ];
+    ctx.bind_to_thread()?;
+    let launch_rc = unsafe {
+        sys::cuLaunchKernelEx(
+            &raw,
+            f.cu_function(),
+            params.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    };
+    stream.synchronize()?;
+    let stream_rc = unsafe { sys::cuStreamSetAttribute(stream.cu_stream(), id, &value) };
+    Ok((launch_rc, stream_rc))
+}
+
+/// The SM-partition position: every kind in a launch and as a stream attribute on a stream of a
+/// `Partition` (a green context's stream) is answered by the driver as on a stream of the whole
+/// device, so the table's launch and stream columns hold there too, and only what depends on the
+/// SM count (cooperative residency, occupancy) is checked against the partition.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn partition_placement_matches_the_device_streams() -> TestResult {
+    let ctx = ctx();
+    let event = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))?;
+    let f = function(&ctx, SAXPY, "saxpy");
+    let buf = ctx.default_stream().alloc_zeros::<f32>(1024)?;
+    let window = AccessPolicyWindow::over(&buf, &ctx.default_stream());
+    let samples = Samples {
+        event: Some(&event),
+        window: (window.base, window.num_bytes),
+    };
+    let (mut part, _rest) = Partition::split(&ctx, 8)?;
+    let mut mismatches = Vec::new();
+    for kind in KINDS {
+        let value = sample(kind, &samples);
+        let device = placement_on(&ctx, &*ctx.new_stream()?, &f, kind, value)?;
+        let partition = placement_on(&ctx, &*part.new_stream()?, &f, kind, value)?;
+        println!(
+            "{:<28} device: launch {:<40} stream {:<30} partition: launch {:<40} stream {:?}",
+            kind.key,
+            format!("{:?}", device.0),
+            format!("{:?}", device.1),
+            format!("{:?}", partition.0),
+            partition.1
+        );
+        if device != partition {
+            mismatches.push(format!(
+                "{}: device stream (launch {:?}, stream {:?}), partition stream (launch {:?}, \
+                 stream {:?})",
+                kind.key, device.0, device.1, partition.0, partition.1
+            ));
+        }
+    }
+    assert!(mismatches.is_empty(), "{mismatches:#?}");
+    Ok(())
+}

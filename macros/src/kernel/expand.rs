@@ -457,7 +457,9 @@ fn expand_occupancy(
 
 /// `update`: sets the arguments of a node of this kernel captured in a graph, for the following
 /// replays. It takes the kernel's parameters as declared and goes through `Graph::set_params`,
-/// which checks that the node is of this graph and this kernel.
+/// which checks that the node is of this graph and this kernel. The generated functions take the
+/// graph `&mut` and call its shared-borrow forms (`__set_params`, `__set_params_keeping`), so
+/// that the order stream stays borrowed from the graph instead of cloned per update.
 fn graph_update(
     p: &TokenStream,
     kernel: &Ident,
@@ -525,12 +527,12 @@ fn graph_update(
             #(#decls,)*
         ) -> #p::Result<(), #p::Error> {
             let #func = Self::__chevron_kernel().get(#graph.context())?;
-            let #stream = ::core::clone::Clone::clone(#graph.order_stream());
+            let #stream = #graph.order_stream();
             #(#prepare)*
             let mut #args: [*mut #p::c_void; #n] = [#(#pointers),*];
             // SAFETY: the parameters match the PTX entry, as for `launch`; the rest is the
             // caller's promise.
-            unsafe { #graph.set_params(#node, #func, #p::Some(#name), &mut #args) }
+            unsafe { #graph.__set_params(#node, #func, #p::Some(#name), &mut #args) }
         }
     }
 }
@@ -556,7 +558,7 @@ fn update_ordered(
     let stream = hygienic("__chevron_stream");
     let mut decls = Vec::new();
     let mut prepare = vec![quote! {
-        let #stream = ::core::clone::Clone::clone(#graph.order_stream());
+        let #stream = #graph.order_stream();
     }];
     let mut pointers = Vec::new();
     for (k, q) in params.iter().enumerate() {
@@ -613,7 +615,7 @@ fn update_ordered(
             let mut #args: [*mut #p::c_void; #n] = [#(#pointers),*];
             // SAFETY: the parameters match the PTX entry, as for `launch`; the rest is the
             // caller's promise.
-            unsafe { #graph.set_params(#node, #func, #p::Some(#name), &mut #args) }
+            unsafe { #graph.__set_params(#node, #func, #p::Some(#name), &mut #args) }
         }
     }
 }
@@ -667,10 +669,11 @@ fn update_scalars(
     let mut decls = Vec::new();
     let mut pointers = Vec::new();
     let mut keep = Vec::new();
-    // The slots borrow the stream until the launch; the graph is borrowed mutably by then.
+    // The slots borrow the stream (and so the graph) until the update, which takes the graph
+    // shared (`__set_params_keeping`): no clone of the stream per update.
     let stream = hygienic("__chevron_stream");
     let mut prepare = vec![quote! {
-        let #stream = ::core::clone::Clone::clone(#graph.order_stream());
+        let #stream = #graph.order_stream();
     }];
     for (k, q) in params.iter().enumerate() {
         if is_buffer(q) {
@@ -720,7 +723,7 @@ fn update_scalars(
             // SAFETY: the parameters match the PTX entry, as for `launch`, and the kept ones are
             // device pointers; the rest is the caller's promise.
             unsafe {
-                #graph.set_params_keeping(
+                #graph.__set_params_keeping(
                     #node,
                     #func,
                     #p::Some(#name),
