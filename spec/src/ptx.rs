@@ -6,6 +6,8 @@
 //! whole call graph (see [`BodyUses`]). Everything else is skipped.
 
 mod facts;
+pub(crate) mod rule;
+pub(crate) mod words;
 mod writes;
 
 pub use facts::{BodyUses, Callee, Fact, Seen, Site, UnseenCall};
@@ -394,7 +396,7 @@ pub enum Expected {
 impl Expected {
     /// What the Rust side is, for messages: "a 32-bit integer".
     pub fn describe(self) -> String {
-        crate::param::describe(crate::param::Message::new(), self)
+        rule::describe(rule::Message::new(), self)
             .as_str()
             .to_string()
     }
@@ -410,7 +412,7 @@ pub struct ParamSig {
     /// What it needs from the PTX.
     pub expected: Expected,
     /// Its whole form, for the C++ and write checks ([`check_cpp`]).
-    pub form: crate::param::ParamForm,
+    pub form: rule::ParamForm,
     /// Declared `#[read_only]`.
     pub read_only: bool,
 }
@@ -420,7 +422,7 @@ impl ParamSig {
     pub const fn new(
         name: &'static str,
         ty: &'static str,
-        form: crate::param::ParamForm,
+        form: rule::ParamForm,
         read_only: bool,
     ) -> ParamSig {
         ParamSig {
@@ -485,7 +487,7 @@ impl Param {
 /// [`check_signature`] for the full message).
 pub fn check_param(expected: Expected, param: &Param) -> Result<Option<u64>, String> {
     // One rule for both: `#[kernel]` applies it in const code (`param::fits`).
-    if crate::param::fits(expected, param.ty, param.array_len) {
+    if rule::fits(expected, param.ty, param.array_len) {
         return Ok(match expected {
             Expected::Value(None) => Some(param.size_bytes()),
             _ => None,
@@ -889,13 +891,13 @@ pub fn check_cpp(
         .zip(&entry.params)
         .enumerate()
         .filter_map(|(k, (sig, param))| {
-            let words = crate::param::ParamWords::of(entry, k, file, ptx_text, sig.ty);
+            let words = words::ParamWords::of(entry, k, file, ptx_text, sig.ty);
             let prefix = format!("`{}: {}` is ", sig.name, sig.ty);
-            let facts = crate::param::Facts {
+            let facts = rule::Facts {
                 read_only: sig.read_only,
                 ..words.facts
             };
-            let message = crate::param::check(
+            let message = rule::check(
                 sig.form,
                 param.ty,
                 param.array_len,
@@ -1325,7 +1327,7 @@ mod tests {
     }
 
     fn sig(name: &'static str, ty: &'static str, expected: Expected) -> ParamSig {
-        ParamSig::new(name, ty, crate::param::ParamForm::of(expected), false)
+        ParamSig::new(name, ty, rule::ParamForm::of(expected), false)
     }
 
     #[test]
@@ -1345,7 +1347,8 @@ mod tests {
 
     #[test]
     fn cpp_types_and_writes_are_checked_as_at_compile_time() {
-        use crate::param::{Class, Num, ParamForm};
+        use crate::cpp::{Class, Num};
+        use rule::ParamForm;
         let text = include_str!("../../kernels/templates.ptx");
         let es = parse(text);
         let e = es
