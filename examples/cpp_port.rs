@@ -9,6 +9,11 @@
 //! `&CudaSlice<Float4>`, `int` takes `i32`, `size_t` takes `usize`, `float*` needs `&mut`).
 //! Every kernel's result is checked against the same computation on the host.
 //!
+//! Two of the kernels are declared a second time with `cuda = "…"`: the same C++ source,
+//! compiled by NVRTC at run time (its `#include "port_common.cuh"` embedded, `row_sums<256>`
+//! instantiated by its name), checked against NVRTC's output with the same C++ rules before the
+//! first launch.
+//!
 //! `cargo run --release --example cpp_port` (`CHEVRON_QUICK=1`: a 64 × 256 matrix instead of
 //! 1024 × 4096). Exit code 0 when every check passes, 2 on a machine without a CUDA driver (one
 //! `error: …` line), 1 for any other failure.
@@ -72,6 +77,21 @@ fn histogram(
 #[kernel(ptx = "kernels/port_hist.ptx", name = "bin_total<256>")]
 fn bin_total(total: &mut CudaSlice<f32>, bins: &CudaSlice<u32>, nbins: i32);
 
+/// `row_sums<256>` again, from the C++ source through NVRTC.
+#[kernel(cuda = "kernels/port_rows.cu", name = "row_sums<256>")]
+fn row_sums_nvrtc(sums: &mut CudaSlice<f32>, input: &CudaSlice<Float4>, cols4: i32);
+
+/// `histogram` again, from the C++ source through NVRTC.
+#[kernel(cuda = "kernels/port_hist.cu", name = "histogram")]
+fn histogram_nvrtc(
+    bins: &mut CudaSlice<u32>,
+    outside: &mut CudaSlice<u64>,
+    values: &CudaSlice<i32>,
+    n: i32,
+    lo: i32,
+    nbins: i32,
+);
+
 /// The block size the templates were instantiated for (`__launch_bounds__(256)`).
 const BLOCK: u32 = 256;
 
@@ -131,6 +151,19 @@ fn run() -> Result<(), Box<dyn Error>> {
         "row_sums<256> (float4 loads, cooperative-groups block sum)",
         worst_relative(
             got_sums.iter().map(|&v| f64::from(v)),
+            want_sums.iter().copied(),
+        ),
+        1e-5,
+    )?;
+    let mut sums_nvrtc = stream.clone_htod(&vec![f32::NAN; rows])?;
+    unsafe { launch!(row_sums_nvrtc<<<grid, BLOCK, &stream>>>(&mut sums_nvrtc, &input, c4)) }?;
+    check(
+        "row_sums<256> from NVRTC",
+        worst_relative(
+            stream
+                .clone_dtoh(&sums_nvrtc)?
+                .iter()
+                .map(|&v| f64::from(v)),
             want_sums.iter().copied(),
         ),
         1e-5,
@@ -241,6 +274,22 @@ fn run() -> Result<(), Box<dyn Error>> {
         )
         .into());
     }
+    let mut bins_nvrtc = stream.alloc_zeros::<u32>(nbins as usize)?;
+    let mut outside_nvrtc = stream.alloc_zeros::<u64>(1)?;
+    unsafe {
+        launch!(histogram_nvrtc<<<blocks, 256, &stream>>>(
+            &mut bins_nvrtc, &mut outside_nvrtc, &dev_values, ni, lo, nbins
+        ))
+    }?;
+    let got_outside_nvrtc = stream.clone_dtoh(&outside_nvrtc)?[0];
+    if stream.clone_dtoh(&bins_nvrtc)? != want_bins || got_outside_nvrtc != want_outside {
+        return Err(format!(
+            "NVRTC's histogram differs from the host's (outside: {got_outside_nvrtc} vs \
+             {want_outside})"
+        )
+        .into());
+    }
+    println!("checked: histogram from NVRTC: {nbins} bins equal the host's");
     let mut total = stream.clone_htod(&[f32::NAN])?;
     unsafe { launch!(bin_total<<<1, BLOCK, &stream>>>(&mut total, &bins, nbins)) }?;
     let got_total = stream.clone_dtoh(&total)?[0];

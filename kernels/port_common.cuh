@@ -1,10 +1,14 @@
 // Shared by port_rows.cu and port_hist.cu: the pieces of a small C++ CUDA program that
-// examples/cpp_port.rs ports to chevron through `ptx = "…"`. Plain C++ linkage (no
-// extern "C"): the kernels' symbols are mangled, and chevron reads their C++ signatures.
+// examples/cpp_port.rs ports to chevron through `ptx = "…"` and `cuda = "…"`. Plain C++
+// linkage (no extern "C"): the kernels' symbols are mangled, and chevron reads their C++
+// signatures.
 #pragma once
 
 #include <cooperative_groups.h>
+// NVRTC (`cuda = "…"`) has `size_t` built in and no <cstddef>.
+#ifndef __CUDACC_RTC__
 #include <cstddef>
+#endif
 
 namespace cg = cooperative_groups;
 
