@@ -14,6 +14,7 @@
 //! "no method named `__chevron_arg`".
 
 use core::ffi::c_void;
+use core::mem::MaybeUninit;
 
 use cudarc::driver::{
     CudaFunction, CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut,
@@ -201,39 +202,68 @@ impl<'a, T> ValueFallback<'a, T> for &mut &mut Probe<T> {
     }
 }
 
-/// The slots of an untyped launch's arguments, filled one statement at a time.
+/// The slots of an untyped launch's arguments, filled one statement at a time, in order.
 ///
 /// Filling an array literal `[slot0, slot1, …]` of values with a destructor makes rustc emit, for
 /// each element, the clean-up of all the elements before it: quadratic in the argument count.
-/// Setting the slots one by one has one clean-up (this value's).
+/// Setting the slots one by one has one clean-up (this value's). The slots set so far are the
+/// first `len`; the rest of the array is never written (a launch would otherwise fill and copy
+/// room for every argument before setting it).
 pub struct ArgSlots<'a, const N: usize> {
-    slots: [Option<ArgSlot<'a>>; N],
+    slots: [MaybeUninit<ArgSlot<'a>>; N],
+    /// The first `len` slots are set.
+    len: usize,
 }
 
 impl<'a, const N: usize> ArgSlots<'a, N> {
     /// No slot set yet.
-    #[inline]
+    #[inline(always)]
     pub fn new() -> Self {
         Self {
-            slots: [const { None }; N],
+            slots: [const { MaybeUninit::uninit() }; N],
+            len: 0,
         }
     }
 
-    /// Sets parameter `i`.
-    #[inline]
+    /// Sets parameter `i`, the next one: `launch!(dyn …)` sets them in order. A slot given out
+    /// of order is dropped, and the launch refused by [`check_arg_sizes`] (not every slot set).
+    #[inline(always)]
     pub fn set(&mut self, i: usize, slot: ArgSlot<'a>) {
-        self.slots[i] = Some(slot);
+        if i == self.len && i < N {
+            self.slots[i] = MaybeUninit::new(slot);
+            self.len += 1;
+        }
+    }
+
+    /// The slots set.
+    #[inline(always)]
+    fn set_slots(&self) -> &[ArgSlot<'a>] {
+        // SAFETY: the first `len` slots are initialized (only `set` writes them, in order), and
+        // `MaybeUninit<T>` has `T`'s layout.
+        unsafe { core::slice::from_raw_parts(self.slots.as_ptr().cast::<ArgSlot<'a>>(), self.len) }
     }
 
     /// The parameter array `cuLaunchKernelEx` takes: one pointer per slot (null for a slot not
     /// set, which [`check_arg_sizes`] refuses).
-    #[inline]
+    #[inline(always)]
     pub fn params(&self) -> [*mut c_void; N] {
         let mut params = [core::ptr::null_mut(); N];
-        for (param, slot) in params.iter_mut().zip(&self.slots) {
-            *param = slot.as_ref().map_or(core::ptr::null_mut(), ArgSlot::param);
+        for (param, slot) in params.iter_mut().zip(self.set_slots()) {
+            *param = slot.param();
         }
         params
+    }
+}
+
+impl<const N: usize> Drop for ArgSlots<'_, N> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        let set = core::ptr::slice_from_raw_parts_mut(
+            self.slots.as_mut_ptr().cast::<ArgSlot<'_>>(),
+            self.len,
+        );
+        // SAFETY: the first `len` slots are initialized, and dropped only here.
+        unsafe { core::ptr::drop_in_place(set) }
     }
 }
 
@@ -244,18 +274,19 @@ impl<const N: usize> Default for ArgSlots<'_, N> {
 }
 
 /// Launches `func` with one parameter per slot, in order: the parameter array lives on the
-/// stack, sized by the argument count, so launching allocates nothing.
+/// stack, sized by the argument count, so launching allocates nothing. The slots are dropped
+/// when it returns (recording the launch on the buffers' events).
 ///
 /// # Safety
 /// As [`crate::launch_function`]: the slots must match the kernel's parameters, and all be set.
-#[inline]
+#[inline(always)]
 pub unsafe fn launch_args<const N: usize>(
     stream: &CudaStream,
     func: &CudaFunction,
     config: &LaunchConfig<'_>,
-    slots: &ArgSlots<'_, N>,
+    slots: ArgSlots<'_, N>,
 ) -> Result<(), Error> {
-    check_params(stream, func, slots)?;
+    check_params(stream, func, &slots)?;
     let mut params = slots.params();
     // SAFETY: forwarded from the caller; the slots outlive the call.
     unsafe { crate::launch::launch_named(stream, func, None, config, &mut params) }
@@ -290,11 +321,10 @@ pub fn check_arg_sizes<const N: usize>(
     sizes: &[u32],
     slots: &ArgSlots<'_, N>,
 ) -> Result<(), Error> {
+    let set = slots.set_slots();
     let matches = sizes.len() == N
-        && sizes
-            .iter()
-            .zip(&slots.slots)
-            .all(|(size, slot)| slot.as_ref().is_some_and(|s| s.size == *size));
+        && set.len() == N
+        && sizes.iter().zip(set).all(|(size, slot)| slot.size == *size);
     if matches {
         Ok(())
     } else {
@@ -305,10 +335,9 @@ pub fn check_arg_sizes<const N: usize>(
 /// The message for an untyped launch whose arguments do not match the kernel's parameters.
 #[cold]
 fn signature_mismatch<const N: usize>(kernel: &[u32], slots: &ArgSlots<'_, N>) -> Error {
-    let passed: Vec<u32> = slots
-        .slots
-        .iter()
-        .map(|s| s.as_ref().map_or(0, |s| s.size))
+    // A slot not set (never, from `launch!`) counts as 0 bytes.
+    let passed: Vec<u32> = (0..N)
+        .map(|i| slots.set_slots().get(i).map_or(0, |s| s.size))
         .collect();
     let list = |sizes: &[u32]| {
         sizes

@@ -12,7 +12,9 @@ use crate::attr::{
 };
 use crate::dim::{Dim3, ExtentError};
 use crate::sys;
-use chevron_cuda_spec::limits::{check_launch, LaunchShape, Violation};
+use chevron_cuda_spec::limits::{
+    check_launch, LaunchShape, Violation, MAX_BLOCK_DIM, MAX_BLOCK_THREADS, MAX_GRID_DIM,
+};
 
 /// How many launch-attribute kinds this build knows: the capacity of a config's attribute array.
 /// Each kind appears at most once, so the array never overflows.
@@ -24,9 +26,15 @@ pub const MAX_STREAM_ATTRIBUTES: usize = count_kinds(false);
 /// bit, which then only says "maybe": the array is scanned, and removing one such kind leaves
 /// the bit set.
 #[inline(always)]
-const fn bit(id: u32) -> u64 {
+pub(crate) const fn bit(id: u32) -> u64 {
     1 << if id < 63 { id } else { 63 }
 }
+
+/// The launch-attribute kinds with limit rules of their own ([`LaunchConfig::validate`]): a
+/// config with none of them is checked on its grid and block alone.
+const RULED_KINDS: u64 = bit(ClusterDim::KIND.id)
+    | bit(PreferredClusterDim::KIND.id)
+    | bit(SharedCarveout::KIND.id);
 
 const fn count_kinds(launch: bool) -> usize {
     let mut n = 0;
@@ -358,6 +366,14 @@ impl<'a> LaunchConfig<'a> {
         }
     }
 
+    /// [`Self::raw`], for the host-cost benchmark (`benches/host_cost.rs`), which reads back what
+    /// a launch would hand the driver. Not a public API.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn __driver_config(&self, stream: sys::CUstream) -> sys::CUlaunchConfig {
+        self.raw(stream)
+    }
+
     /// Exactly the attribute array `cuLaunchKernelEx` receives.
     #[inline(always)]
     pub fn launch_attributes(&self) -> &[sys::CUlaunchAttribute] {
@@ -381,6 +397,12 @@ impl<'a> LaunchConfig<'a> {
                 self.n_stream_attrs,
             )
         }
+    }
+
+    /// The kinds present, one bit each (see [`bit`]).
+    #[inline(always)]
+    pub(crate) fn present(&self) -> u64 {
+        self.present
     }
 
     /// Whether a launch attribute of kind `A` is present.
@@ -444,6 +466,37 @@ impl<'a> LaunchConfig<'a> {
     /// that is negative or over `u32::MAX` ([`Violation::NotU32`]).
     #[inline]
     pub fn validate(&self) -> Result<(), Violation> {
+        if self.plainly_valid() {
+            return Ok(());
+        }
+        self.validate_all()
+    }
+
+    /// Whether the config passes [`Self::validate`] on its grid and block alone: every extent
+    /// given fitted `u32`, no attribute with a rule of its own (cluster, preferred cluster,
+    /// carveout), and block and grid within their limits. Then no other rule applies; this is
+    /// what [`check_launch`] checks of such a config, in a few branch-free compares. Anything
+    /// else goes to the rules one by one, which also name the first violation.
+    #[inline(always)]
+    pub(crate) fn plainly_valid(&self) -> bool {
+        // Extent in `1..=limit`: `x - 1 < limit`, 0 wrapping to `u32::MAX`.
+        let within = |d: Dim3, [lx, ly, lz]: [u32; 3]| {
+            (d.x.wrapping_sub(1) < lx) & (d.y.wrapping_sub(1) < ly) & (d.z.wrapping_sub(1) < lz)
+        };
+        let (b, g) = (self.block, self.grid);
+        // Each extent at most 1024 here: the product cannot overflow `u64`.
+        let threads = u64::from(b.x) * u64::from(b.y) * u64::from(b.z);
+        self.invalid.is_none()
+            & (self.present & RULED_KINDS == 0)
+            & within(b, MAX_BLOCK_DIM)
+            & (threads <= MAX_BLOCK_THREADS)
+            & within(g, MAX_GRID_DIM)
+    }
+
+    /// [`Self::validate`] rule by rule: the first violation, in the order the macros report.
+    #[cold]
+    #[inline(never)]
+    fn validate_all(&self) -> Result<(), Violation> {
         if let Some((what, e)) = self.invalid {
             return Err(e.violation(what));
         }

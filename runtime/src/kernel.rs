@@ -8,12 +8,12 @@
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream};
 
-use crate::config::LaunchConfig;
+use crate::config::{bit, LaunchConfig};
 use crate::dim::Dim3;
 use crate::error::{Error, KernelName};
-use crate::launch::ensure_driver;
+use crate::launch::{ensure_driver, Checked};
 use crate::occupancy::{self, Occupancy};
 use crate::ptx::{self, ParamSig, Unresolved};
 use chevron_cuda_spec::fit::{self, Broken, KernelInfo, LaunchFacts};
@@ -77,7 +77,7 @@ pub struct Kernel {
     /// For CUDA C: the entry as NVRTC compiled it (its directives and body uses), then the
     /// launch rules read from it.
     nvrtc_entry: OnceLock<ptx::Entry>,
-    nvrtc_info: OnceLock<KernelInfo>,
+    nvrtc_info: OnceLock<LaunchRules>,
 }
 
 impl core::fmt::Debug for Kernel {
@@ -153,6 +153,87 @@ impl Kernel {
             }
         }
         self.get_cold(ctx, key)
+    }
+
+    /// What a typed launch checks before it takes its arguments: the function in the stream's
+    /// context (loaded the first time), then the config as [`Self::check_launch`] checks it
+    /// (its limits, then the kernel's rules). `rules` are the declaration's, folded at compile
+    /// time; a config they settle without looking at its extents, and whose extents are plainly
+    /// within the limits, is checked in a few compares, any other goes through every rule. Not
+    /// a public API: the `launch` functions `#[kernel]` generates call it.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn __check<'a>(
+        &'a self,
+        rules: LaunchRules,
+        stream: &'a CudaStream,
+        config: &'a LaunchConfig<'a>,
+    ) -> Result<Checked<'a>, Error> {
+        let func = self.get(stream.context())?;
+        self.__check_config(rules, config)?;
+        Ok(Checked::new(
+            stream,
+            func,
+            config,
+            KernelName(Some(self.name)),
+        ))
+    }
+
+    /// The config part of [`Self::__check`], which needs no driver (shared with the host-cost
+    /// benchmark). Not a public API.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn __check_config(
+        &self,
+        rules: LaunchRules,
+        config: &LaunchConfig<'_>,
+    ) -> Result<(), Error> {
+        if !rules.known {
+            return self.check_nvrtc(rules.info, config);
+        }
+        if config.plainly_valid() & rules.pass(config.present()) {
+            Ok(())
+        } else {
+            self.check_each_rule(rules.info, config)
+        }
+    }
+
+    /// [`Self::__check_config`] for a CUDA C kernel: with the rules read from NVRTC's output.
+    #[inline(never)]
+    fn check_nvrtc(&self, declared: &KernelInfo, config: &LaunchConfig<'_>) -> Result<(), Error> {
+        let rules = self.nvrtc_rules(declared);
+        if config.plainly_valid() & rules.pass(config.present()) {
+            Ok(())
+        } else {
+            self.check_each_rule(rules.info, config)
+        }
+    }
+
+    /// [`Self::check_launch`] out of the launch's way: the launches the quick compares of
+    /// [`Self::__check_config`] do not settle (a cluster, a kernel whose PTX fixes its block, a
+    /// broken rule).
+    #[cold]
+    #[inline(never)]
+    fn check_each_rule(&self, info: &KernelInfo, config: &LaunchConfig<'_>) -> Result<(), Error> {
+        self.check_launch(info, config)
+    }
+
+    /// The rules of a CUDA C kernel, from NVRTC's output (read when the kernel was loaded);
+    /// none before that.
+    #[inline]
+    fn nvrtc_rules(&self, declared: &KernelInfo) -> LaunchRules {
+        match self.nvrtc_info.get() {
+            Some(rules) => *rules,
+            None => self.nvrtc_rules_cold(declared),
+        }
+    }
+
+    #[cold]
+    fn nvrtc_rules_cold(&self, declared: &KernelInfo) -> LaunchRules {
+        match self.nvrtc_info_for(declared) {
+            Some(_) => self.nvrtc_info.get().copied().unwrap_or(LaunchRules::NONE),
+            None => LaunchRules::NONE,
+        }
     }
 
     /// An owned handle to the function in `ctx`, for occupancy queries or cudarc's own launch
@@ -363,8 +444,8 @@ impl Kernel {
 
     /// The rules of a CUDA C kernel, from NVRTC's output and the declaration's options.
     fn nvrtc_info_for(&self, declared: &KernelInfo) -> Option<&KernelInfo> {
-        if let Some(i) = self.nvrtc_info.get() {
-            return Some(i);
+        if let Some(rules) = self.nvrtc_info.get() {
+            return Some(rules.info);
         }
         let entry = self.nvrtc_entry.get()?;
         let file = format!("NVRTC's PTX of {}", self.source.path());
@@ -376,7 +457,8 @@ impl Kernel {
             declared.cooperative,
         );
         // Leaked once per kernel and process (a lost race leaks one more).
-        Some(self.nvrtc_info.get_or_init(|| text.leak()))
+        let info: &'static KernelInfo = Box::leak(Box::new(text.leak()));
+        Some(self.nvrtc_info.get_or_init(|| LaunchRules::of(info)).info)
     }
 
     #[cold]
@@ -402,6 +484,73 @@ impl Kernel {
             kernel: KernelName(Some(self.name)),
             message: format!("{} (this launch: {this})", info.message(broken)),
         }
+    }
+}
+
+/// A kernel's launch rules ([`KernelInfo`]) folded into what one launch can check in a few
+/// compares: whether any rule looks at the launch's extents (when one does, the launch goes
+/// through every rule), and which launch-attribute kinds (`cooperative`,
+/// `programmatic_serialization`) break a rule by their presence or their absence. `#[kernel]`
+/// makes it at compile time from the declaration's `__CHEVRON_INFO`. Not a public API.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct LaunchRules {
+    info: &'static KernelInfo,
+    /// The rules come from the kernel's PTX (else from NVRTC's output, at run time).
+    known: bool,
+    /// The rules come from the PTX and none looks at the extents: the kinds below decide.
+    flags_only: bool,
+    /// Kinds (their bits in a config's `present`) whose presence breaks a rule.
+    refused: u64,
+    /// Kinds whose absence breaks a rule.
+    required: u64,
+}
+
+impl LaunchRules {
+    /// No rule (a CUDA C kernel before NVRTC's output was read).
+    const NONE: LaunchRules = LaunchRules {
+        info: &KernelInfo::UNKNOWN,
+        known: true,
+        flags_only: true,
+        refused: 0,
+        required: 0,
+    };
+
+    /// `info`'s rules. The kinds come from the rules themselves
+    /// ([`KernelInfo::check_cooperative`] and [`KernelInfo::check_serialization`], each asked
+    /// with and without its kind), so that they cannot drift apart.
+    pub const fn of(info: &'static KernelInfo) -> Self {
+        let cooperative = bit(<crate::Cooperative as crate::Attribute>::KIND.id);
+        let serialization = bit(<crate::ProgrammaticSerialization as crate::Attribute>::KIND.id);
+        let (mut refused, mut required) = (0, 0);
+        if info.check_cooperative(true).is_err() {
+            refused |= cooperative;
+        }
+        if info.check_cooperative(false).is_err() {
+            required |= cooperative;
+        }
+        if info.check_serialization(true).is_err() {
+            refused |= serialization;
+        }
+        if info.check_serialization(false).is_err() {
+            required |= serialization;
+        }
+        LaunchRules {
+            info,
+            known: info.known,
+            flags_only: info.known && !info.fixes_dims(),
+            refused,
+            required,
+        }
+    }
+
+    /// Whether a config with the kinds `present` keeps every rule, decided without its extents.
+    /// `false` also where the extents would have to be looked at.
+    #[inline(always)]
+    fn pass(&self, present: u64) -> bool {
+        self.flags_only
+            & (present & self.refused == 0)
+            & (present & self.required == self.required)
     }
 }
 

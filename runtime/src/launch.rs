@@ -94,7 +94,65 @@ pub unsafe fn launch_named(
     params: &mut [*mut c_void],
 ) -> Result<(), Error> {
     let kernel = KernelName(name);
-    let raw = prepare_launch(config, stream.cu_stream(), kernel)?;
+    if let Err(violation) = config.validate() {
+        return Err(invalid_config(kernel, violation));
+    }
+    // SAFETY: forwarded from the caller; the config was just checked.
+    unsafe { launch_valid(stream, func, kernel, config, params) }
+}
+
+/// A typed launch whose config passed its checks (the limits, the kernel's rules: see
+/// [`crate::Kernel::__check`]) and whose function is resolved, while it takes its arguments.
+/// Only `__check` makes one, so a launch through it is never unchecked. Not a public API.
+#[doc(hidden)]
+#[must_use = "a checked launch does nothing until `launch` is called"]
+pub struct Checked<'a> {
+    stream: &'a CudaStream,
+    func: &'a CudaFunction,
+    config: &'a LaunchConfig<'a>,
+    kernel: KernelName,
+}
+
+impl<'a> Checked<'a> {
+    #[inline(always)]
+    pub(crate) fn new(
+        stream: &'a CudaStream,
+        func: &'a CudaFunction,
+        config: &'a LaunchConfig<'a>,
+        kernel: KernelName,
+    ) -> Self {
+        Self {
+            stream,
+            func,
+            config,
+            kernel,
+        }
+    }
+
+    /// Launches with `params`: [`launch_function`] without its limit check, done already.
+    ///
+    /// # Safety
+    /// As [`launch_function`].
+    #[inline(always)]
+    pub unsafe fn launch(self, params: &mut [*mut c_void]) -> Result<(), Error> {
+        // SAFETY: forwarded from the caller; the config was checked by `__check`.
+        unsafe { launch_valid(self.stream, self.func, self.kernel, self.config, params) }
+    }
+}
+
+/// [`launch_named`] after the config's limit check.
+///
+/// # Safety
+/// As [`launch_function`], and `config` passed [`LaunchConfig::validate`].
+#[inline]
+unsafe fn launch_valid(
+    stream: &CudaStream,
+    func: &CudaFunction,
+    kernel: KernelName,
+    config: &LaunchConfig<'_>,
+    params: &mut [*mut c_void],
+) -> Result<(), Error> {
+    let raw = config.raw(stream.cu_stream());
     let binding = bind_for_launch(stream, config, kernel)?;
     // SAFETY: `raw` points into `config`, alive for the call; `params` is the caller's promise.
     match unsafe { enqueue(stream, func, kernel, config, &raw, params) } {
@@ -103,23 +161,6 @@ pub unsafe fn launch_named(
         Err(failure) => unsafe {
             after_failure(binding, stream, func, kernel, config, &raw, params, failure)
         },
-    }
-}
-
-/// What a launch does on the host before its first driver call: the config's limit check, then
-/// the driver's `CUlaunchConfig` for `stream` (pointing into `config`'s attribute array). Shared
-/// with the host-cost benchmark (`benches/host_cost.rs`), which times it without a GPU. Not a
-/// public API.
-#[doc(hidden)]
-#[inline(always)]
-pub fn prepare_launch(
-    config: &LaunchConfig<'_>,
-    stream: sys::CUstream,
-    kernel: KernelName,
-) -> Result<sys::CUlaunchConfig, Error> {
-    match config.validate() {
-        Ok(()) => Ok(config.raw(stream)),
-        Err(violation) => Err(invalid_config(kernel, violation)),
     }
 }
 

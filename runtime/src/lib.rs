@@ -90,8 +90,8 @@ pub mod __private {
         ValueFallback,
     };
     pub use crate::dim::{Dim3, Extent, ExtentError, IntoDim};
-    pub use crate::kernel::{modules_loaded, Kernel};
-    pub use crate::launch::prepare_launch;
+    pub use crate::kernel::{modules_loaded, Kernel, LaunchRules};
+    pub use crate::launch::Checked;
     pub use crate::occupancy::Occupancy;
     pub use crate::ptx::{Expected, ParamSig};
     pub use chevron_cuda_spec::fit::{CooperativeUse, Fact, KernelInfo, Messages};

@@ -246,6 +246,20 @@ impl KernelInfo {
         }
     }
 
+    /// Whether [`Self::check_block`], [`Self::check_cluster`] or [`Self::check_grid`] can
+    /// refuse some launch: whether the PTX fixes anything about the block (`.reqntid`,
+    /// `.maxntid`) or the clusters (`.reqnctapercluster`, `.maxclusterrank`,
+    /// `.explicitcluster`). When it does not, only the flags' rules can fail
+    /// ([`Self::check_serialization`], [`Self::check_cooperative`]), each on one `bool`: the
+    /// runtime then checks a launch in a few compares, without looking at its extents.
+    pub const fn fixes_dims(&self) -> bool {
+        self.reqntid.is_some()
+            || self.maxntid.is_some()
+            || self.cluster.is_some()
+            || self.max_cluster_rank.is_some()
+            || self.explicit_cluster
+    }
+
     /// Every rule over what is known of a launch, in the order the launch is written (block,
     /// cluster, grid, then the flags); the first broken one.
     pub const fn check(&self, l: &LaunchFacts) -> Result<(), Broken> {
@@ -616,6 +630,40 @@ mod tests {
         const I: KernelInfo = KernelInfo::UNKNOWN;
         const V: &str = I.verdict(I.check_block([2048, 1, 1]));
         assert_eq!(V, "");
+    }
+
+    /// A kernel whose PTX fixes no extent passes the extent rules whatever the launch; one
+    /// fixing any of them refuses some launch.
+    #[test]
+    fn fixes_dims_says_whether_an_extent_rule_can_fail() {
+        let extents = [0, 1, 2, 3, 7, 8, 16, 64, 1024, 65535, u32::MAX];
+        let dims = || {
+            extents
+                .into_iter()
+                .flat_map(move |x| extents.into_iter().map(move |y| [x, y, 1 + (x & 3)]))
+        };
+        let refuses_some = |i: &KernelInfo| {
+            dims().any(|d| {
+                i.check_block(d).is_err()
+                    || i.check_cluster(Some(d)).is_err()
+                    || i.check_cluster(None).is_err()
+                    || i.check_grid(d).is_err()
+            })
+        };
+        let src = ".entry plain() { griddepcontrol.wait; ret; }\n\
+                   .entry req() .reqntid 64 { ret; }\n\
+                   .entry max() .maxntid 256 { ret; }\n\
+                   .entry cl() .reqnctapercluster 2 { ret; }\n\
+                   .entry rank() .maxclusterrank 4 { ret; }\n\
+                   .entry expl() .explicitcluster { ret; }\n\
+                   .entry bac() .reqnctapercluster 2 .blocksareclusters { ret; }";
+        for k in 0..7 {
+            let i = info(src, k);
+            assert_eq!(i.fixes_dims(), k != 0, "entry {k}");
+            assert_eq!(refuses_some(&i), i.fixes_dims(), "entry {k}");
+        }
+        assert!(!KernelInfo::UNKNOWN.fixes_dims());
+        assert!(!refuses_some(&KernelInfo::UNKNOWN));
     }
 
     fn info_as(src: &str, k: usize, cooperative: CooperativeUse) -> KernelInfo {

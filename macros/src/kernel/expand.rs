@@ -46,7 +46,7 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
         });
     let name = LitStr::new(&ident.to_string(), ident.span());
     let (stream, config) = internal_names(params.iter().map(|q| &q.ident));
-    let func = hygienic("__chevron_func");
+    let checked = hygienic("__chevron_checked");
     let args = hygienic("__chevron_params");
 
     let kernel = match source {
@@ -134,22 +134,19 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
                 #config: &#p::LaunchConfig<'_>,
                 #(#decls,)*
             ) -> #p::Result<(), #p::Error> {
-                let #func = Self::__chevron_kernel().get(#stream.context())?;
-                Self::__chevron_kernel().check_launch(&Self::__CHEVRON_INFO, #config)?;
+                // The function, the config's limits and the kernel's rules (folded at compile
+                // time), before the arguments are taken.
+                let #checked = Self::__chevron_kernel().__check(
+                    const { #p::LaunchRules::of(&Self::__CHEVRON_INFO) },
+                    #stream,
+                    #config,
+                )?;
                 #(#prepare)*
                 let mut #args: [*mut #p::c_void; #n] = [#(#pointers),*];
                 // SAFETY: the parameters match the PTX entry (checked when the declaration was
                 // compiled, or against NVRTC's output before the first launch); what the
                 // kernel does with them is the caller's promise.
-                unsafe {
-                    #p::runtime::launch_named(
-                        #stream,
-                        #func,
-                        #p::Some(#name),
-                        #config,
-                        &mut #args,
-                    )
-                }
+                unsafe { #checked.launch(&mut #args) }
             }
 
             #launcher

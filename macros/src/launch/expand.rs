@@ -323,11 +323,10 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
                 #(#lets)*
                 let mut #slots_local: #p::ArgSlots<'_, #n> = #p::ArgSlots::new();
                 #(#sets)*
-                let #result = #launch_args(#s, #func, #config, &#slots_local);
-                // Dropping the slots records the launch on each buffer's event; done here, so
-                // that they do not outlive the temporaries of the arguments (`&(n + 1)`), which
-                // live to the end of the block.
-                ::core::mem::drop(#slots_local);
+                // The launch takes the slots and drops them when it returns, which records the
+                // launch on each buffer's event: so they do not outlive the temporaries of the
+                // arguments (`&(n + 1)`), which live to the end of the block.
+                let #result = #launch_args(#s, #func, #config, #slots_local);
                 #result
             })
         }
