@@ -39,6 +39,7 @@ pub struct ArgSlot<'a> {
 
 impl<'a> ArgSlot<'a> {
     /// A device pointer with the guard that records this launch on the buffer's event.
+    #[inline(always)]
     pub fn device(ptr: sys::CUdeviceptr, record: SyncOnDrop<'a>) -> Self {
         Self {
             ptr,
@@ -49,6 +50,7 @@ impl<'a> ArgSlot<'a> {
     }
 
     /// A value passed by reference to its bytes.
+    #[inline(always)]
     pub fn value<T: DeviceRepr>(value: &'a T) -> Self {
         Self {
             ptr: 0,
@@ -70,7 +72,7 @@ impl<'a> ArgSlot<'a> {
     }
 
     /// The pointer `cuLaunchKernelEx` expects for this parameter.
-    #[inline]
+    #[inline(always)]
     pub fn param(&self) -> *mut c_void {
         if self.scalar.is_null() {
             &self.ptr as *const sys::CUdeviceptr as *mut c_void

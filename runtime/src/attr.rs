@@ -258,6 +258,7 @@ macro_rules! kinds {
                 const ID: sys::CUlaunchAttributeID = panic!($missing);
                 const KIND: &'static Kind = row($n);
                 type Since = cuda::$cfg;
+                #[inline]
                 fn value(&self) -> sys::CUlaunchAttributeValue {
                     self.encode()
                 }

@@ -208,6 +208,14 @@ impl<'a> LaunchConfig<'a> {
         self.non_portable_cluster = true;
     }
 
+    /// Whether a launch with this config needs nothing besides `cuLaunchKernelEx`: no dynamic
+    /// shared memory (whose opt-in is looked up per function), no non-portable cluster, no
+    /// stream attribute.
+    #[inline(always)]
+    pub(crate) fn is_plain(&self) -> bool {
+        (self.shared == 0) & !self.non_portable_cluster & (self.n_stream_attrs == 0)
+    }
+
     /// Whether [`Self::non_portable_cluster`] was set.
     #[inline]
     pub fn allows_non_portable_cluster(&self) -> bool {

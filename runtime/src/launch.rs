@@ -142,10 +142,59 @@ impl<'a> Checked<'a> {
 
 /// [`launch_named`] after the config's limit check.
 ///
+/// The common launch first, in a straight line: no dynamic shared memory, no non-portable
+/// cluster, no stream attribute, on a thread whose last bind through chevron was the stream's
+/// context. It checks cudarc's recorded error and calls `cuLaunchKernelEx`, nothing else; any
+/// other launch, or a failure, takes the general path out of line ([`launch_general`]), which
+/// does the same and what the config asks besides.
+///
 /// # Safety
 /// As [`launch_function`], and `config` passed [`LaunchConfig::validate`].
-#[inline]
+#[inline(never)]
 unsafe fn launch_valid(
+    stream: &CudaStream,
+    func: &CudaFunction,
+    kernel: KernelName,
+    config: &LaunchConfig<'_>,
+    params: &mut [*mut c_void],
+) -> Result<(), Error> {
+    let ctx = stream.context();
+    if !(config.is_plain() & (BOUND.get() == ctx.cu_ctx() as usize)) {
+        // SAFETY: forwarded from the caller.
+        return unsafe { launch_general(stream, func, kernel, config, params) };
+    }
+    // What `bind_for_launch` does for a context it may assume current.
+    if let Err(e) = ctx.check_err() {
+        return Err(recorded_error(ctx, kernel, e));
+    }
+    let raw = config.raw(stream.cu_stream());
+    // SAFETY: `raw` points into `config`, alive for the call; `params` is the caller's promise.
+    match unsafe { driver::launch_kernel_ex(&raw, func, params) } {
+        Ok(()) => Ok(()),
+        // SAFETY: as above; what `enqueue` would have done found no step to take.
+        Err(e) => unsafe {
+            after_failure(
+                Binding::Assumed,
+                stream,
+                func,
+                kernel,
+                config,
+                &raw,
+                params,
+                Failure::Launch(e),
+            )
+        },
+    }
+}
+
+/// Any launch: the context bind (asking the driver where the thread's last bind through
+/// chevron was another context), the function's one-time settings and the stream attributes
+/// ([`enqueue`]), then `cuLaunchKernelEx`, and on a failure [`after_failure`].
+///
+/// # Safety
+/// As [`launch_valid`].
+#[inline(never)]
+unsafe fn launch_general(
     stream: &CudaStream,
     func: &CudaFunction,
     kernel: KernelName,
@@ -162,6 +211,13 @@ unsafe fn launch_valid(
             after_failure(binding, stream, func, kernel, config, &raw, params, failure)
         },
     }
+}
+
+/// An error cudarc recorded (in a `Drop`) and `check_err` returned, as a bind reports it.
+#[cold]
+#[inline(never)]
+fn recorded_error(ctx: &CudaContext, kernel: KernelName, e: DriverError) -> Error {
+    crate::explain::driver_error("cuCtxSetCurrent", kernel, ctx, e)
 }
 
 #[cold]
@@ -213,12 +269,7 @@ fn bind_for_launch(
     if may_assume && BOUND.get() == ctx.cu_ctx() as usize {
         match ctx.check_err() {
             Ok(()) => Ok(Binding::Assumed),
-            Err(e) => Err(crate::explain::driver_error(
-                "cuCtxSetCurrent",
-                kernel,
-                ctx,
-                e,
-            )),
+            Err(e) => Err(recorded_error(ctx, kernel, e)),
         }
     } else {
         bind_checked(ctx, kernel)

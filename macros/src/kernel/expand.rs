@@ -79,13 +79,17 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
         // The slots of device buffers record this launch on the buffers' events when dropped,
         // after the launch is enqueued: cudarc's multi-stream ordering, as in its launch
         // builder. Which kind of slot is for the parameter's type to say (`KernelParam`).
+        // The parameter's pointer is taken as soon as its slot is made: for a value, the
+        // value's address, which the compiler then sees without reading the slot back.
         let (arg, slot) = slot_names(k);
+        let ptr = hygienic(&format!("__chevron_param_{k}"));
         let (i, param) = (&q.ident, param_expr(q));
         prepare.push(quote! {
             let mut #arg = #i;
             let #slot = (#param.slot)(&mut #arg, #stream);
+            let #ptr = #slot.param();
         });
-        pointers.push(quote!(#slot.param()));
+        pointers.push(quote!(#ptr));
     }
     let names = params.iter().map(|q| &q.ident);
     let launcher = launcher(
