@@ -3,7 +3,204 @@
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
 
-pub use chevron_cuda_macros::{config, kernel, launch};
+pub use chevron_cuda_macros::kernel;
+
+/// Launches a kernel with CUDA's `<<<…>>>` syntax; every attribute is checked for its place,
+/// duplicates and literal limits at compile time.
+///
+/// ```text
+/// launch!( KERNEL <<< GRID , BLOCK , STREAM [, ITEM]* >>> ( ARG [, ARG]* ) )
+/// launch!( KERNEL <<< config = CONFIG , STREAM >>> ( ARG [, ARG]* ) )
+///
+/// KERNEL := path to a #[kernel] item       typed: rustc checks each argument
+///         | dyn IDENT | dyn ( EXPR )         a &CudaFunction or CudaFunction; untyped arguments
+/// GRID, BLOCK := a dim: an extent, a tuple of two or three extents, or a `Dim3`
+///                (an extent is a u32, or a usize, u64 or i32 checked when launching)
+/// STREAM := a `&CudaStream` expression (an `&Arc<CudaStream>` works too)
+/// CONFIG := a `LaunchConfig` or `&LaunchConfig` built beforehand (e.g. with `config!`)
+/// ITEM   := shared = EXPR                    dynamic shared memory per block, in bytes (an extent)
+///         | stream( SATTR [, SATTR]* )       set on STREAM with cuStreamSetAttribute first
+///         | LATTR                            one entry of cuLaunchKernelEx's attribute array
+/// LATTR, SATTR := KEY | KEY = EXPR           a bare KEY is a flag set to true
+/// ```
+///
+/// **Evaluation order.** Every expression is evaluated exactly once, left to right as written:
+/// the `dyn` function, the grid, the block (or the `config`), the stream, each item (`shared`
+/// and attribute values, inside `stream(...)` too) in the order written, then the arguments.
+/// Names the expansion uses for its own values are hygienic: a local, parameter or item of
+/// yours named like one of them (`__chevron_config`, `launch`, `stream`, …) is neither seen nor
+/// shadowed by the expansion.
+///
+/// A `usize`, `u64` or `i32` grid, block or `shared` (from `len()`, `size_of`, or an unsuffixed
+/// integer variable) is converted when the launch runs; a negative value or one over
+/// `u32::MAX` is `Error::InvalidConfig`, like any value over the driver's limits. The `>>>` that
+/// ends nested generics (`shared = size_of::<Option<Vec<u32>>>()`) is read as part of the
+/// expression: the chevrons close at the last `>>>`, before the arguments.
+///
+/// The value is a `Result<(), chevron::Error>`. A launch is `unsafe` (the kernel's body is not
+/// checked), so `launch!` must be written inside an `unsafe` block:
+///
+/// ```no_run
+/// use chevron::cudarc::driver::{CudaFunction, CudaSlice, CudaStream};
+/// use chevron::launch;
+///
+/// fn saxpy(
+///     stream: &CudaStream,
+///     saxpy: &CudaFunction, // `saxpy(u32, f32, const float*, float*)`, loaded with cudarc
+///     n: u32,
+///     x: &CudaSlice<f32>,
+///     y: &mut CudaSlice<f32>,
+/// ) -> Result<(), chevron::Error> {
+///     // SAFETY: the arguments match the kernel's parameters; it writes y[..n] only.
+///     unsafe {
+///         launch!(dyn saxpy<<<n.div_ceil(256), 256, stream,
+///             stream(sync = Spin), priority = 0, mem_sync_domain = Default
+///         >>>(&n, &2.0f32, x, y))
+///     }
+/// }
+/// ```
+///
+/// A config built once serves many launches:
+///
+/// ```no_run
+/// use chevron::cudarc::driver::{CudaSlice, CudaStream};
+/// use chevron::{config, kernel, launch};
+///
+/// #[kernel(ptx = "kernels/saxpy.ptx")]
+/// fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
+///
+/// fn twice(s: &CudaStream, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>) -> Result<(), chevron::Error> {
+///     let n: u32 = 1 << 20;
+///     let cfg = config!(<<<n.div_ceil(256), 256, stream(sync = Spin)>>>);
+///     for _ in 0..2 {
+///         // SAFETY: n.div_ceil(256) blocks of 256 cover x and y, which hold n elements.
+///         unsafe { launch!(saxpy<<<config = cfg, s>>>(n, 2.0, x, y)) }?;
+///     }
+///     Ok(())
+/// }
+/// # fn main() {}
+/// ```
+///
+/// With a `#[kernel]` item, `launch!(saxpy<<<g, 256, &s, cooperative>>>(n, 2.0, &x, &mut y))`
+/// launches like `saxpy::launch(&s, &config, n, 2.0, &x, &mut y)` (through a hidden method that
+/// takes exactly the kernel's parameters): a wrong argument is rustc's own type error at that
+/// argument, and a wrong count is counted against the kernel's parameters. With `dyn`, each argument is passed like cudarc's
+/// `PushKernelArg::arg`: `&value` for numbers and `#[repr(C)]` structs implementing
+/// `DeviceRepr` (typed: `&2.0f32`, not `&2.0`, `&-2.5` or `&(1 << 20)`, whose types come from
+/// unsuffixed literals), `&slice` / `&mut slice` or views for
+/// device buffers (cudarc's event tracking orders them across streams).
+///
+/// # Keys
+///
+/// <!-- kinds:begin -->
+/// | key | value | kind (`CU_LAUNCH_ATTRIBUTE_…`) | launch list | `stream(...)` | graph node | CUDA | compute capability |
+/// |---|---|---|---|---|---|---|---|
+/// | `access_policy_window` | an `AccessPolicyWindow` | `AccessPolicyWindow` (`ACCESS_POLICY_WINDOW`) | yes | yes | yes | 12.0+ | any |
+/// | `cooperative` | flag | `Cooperative` (`COOPERATIVE`) | yes | no | yes | 12.0+ | any |
+/// | `sync` | `Auto`/`Spin`/`Yield`/`BlockingSync` or a `SyncPolicy` | `SyncPolicy` (`SYNCHRONIZATION_POLICY`) | **no** | yes | no | 12.0+ | any |
+/// | `cluster` | dim | `ClusterDim` (`CLUSTER_DIMENSION`) | yes | no | yes | 12.0+ | 9.0+ |
+/// | `cluster_scheduling` | `Default`/`Spread`/`LoadBalancing` or a `ClusterScheduling` | `ClusterScheduling` (`CLUSTER_SCHEDULING_POLICY_PREFERENCE`) | yes | no | yes | 12.0+ | 9.0+ |
+/// | `programmatic_serialization` | flag | `ProgrammaticSerialization` (`PROGRAMMATIC_STREAM_SERIALIZATION`) | yes | no | no | 12.0+ | 9.0+ |
+/// | `programmatic_event` | `&CudaEvent` or a `ProgrammaticEvent` | `ProgrammaticEvent` (`PROGRAMMATIC_EVENT`) | yes | no | no | 12.0+ | 9.0+ |
+/// | `priority` | `i32` | `Priority` (`PRIORITY`) | yes | yes | yes | 12.0+ | any |
+/// | `mem_sync_domain_map` | a `MemSyncDomainMap` | `MemSyncDomainMap` (`MEM_SYNC_DOMAIN_MAP`) | yes | yes | yes | 12.0+ | any |
+/// | `mem_sync_domain` | `Default`/`Remote` or a `MemSyncDomain` | `MemSyncDomain` (`MEM_SYNC_DOMAIN`) | yes | yes | yes | 12.0+ | any |
+/// | `preferred_cluster` | dim | `PreferredClusterDim` (`PREFERRED_CLUSTER_DIMENSION`) | yes | no | no | 12.8+ | 9.0+ |
+/// | `completion_event` | `&CudaEvent` | `CompletionEvent` (`LAUNCH_COMPLETION_EVENT`) | yes | no | no | 12.3+ | any |
+/// | `device_updatable` | flag | `DeviceUpdatable` (`DEVICE_UPDATABLE_KERNEL_NODE`) | yes, while the stream captures | no | yes | 12.4+ | any |
+/// | `shared_carveout` | percent, 0 to 100 | `SharedCarveout` (`PREFERRED_SHARED_MEMORY_CARVEOUT`) | yes | no | yes | 12.5+ | any |
+/// | `nvlink_centric` | flag | `NvlinkCentric` (`NVLINK_UTIL_CENTRIC_SCHEDULING`) | yes | no | yes | 13.0+ | any |
+/// | `portable_cluster_size_mode` | `Default`/`RequirePortable`/`AllowNonPortable` or a `PortableClusterSizeMode` | `PortableClusterSizeMode` (`PORTABLE_CLUSTER_SIZE_MODE`) | yes | no | yes | 13.2+ | 9.0+ |
+/// | `shared_memory_mode` | `Default`/`RequirePortable`/`AllowNonPortable` (13.4: `AllowOversized`/`PreferOversized`) or a `SharedMemoryMode` | `SharedMemoryMode` (`SHARED_MEMORY_MODE`) | yes | no | yes | 13.2+ | any |
+/// <!-- kinds:end -->
+///
+/// A flag is written bare (`cooperative`) or with a `bool` expression (`cooperative = true`,
+/// `cooperative = coop`; `false` leaves the flag unset). A dim is a `u32`, `(u32, u32)`, `(u32, u32, u32)` or any expression convertible to `Dim3`. The table is
+/// the spec crate's (`chevron_cuda_spec::kinds::KINDS`), the placement measured against the
+/// driver. A key of a later CUDA version than the selected `cuda-*` feature is an error naming
+/// the feature: "`nvlink_centric` needs CUDA 13.0: use feature cuda-13000 or later".
+///
+/// `non_portable_cluster`, written bare, allows clusters of 9 to 16 blocks (the function gets
+/// `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED` before its first such launch); without it
+/// a literal cluster over 8 blocks is an error, and over 16 always is.
+///
+/// # Compile-time checks
+///
+/// A key in the wrong place (`sync` in the launch list: "`sync` is a stream attribute: the
+/// driver rejects CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY in cuLaunchKernelEx; write it as
+/// `stream(sync = Spin)`"), an unknown key (with the valid ones and the nearest), a key given
+/// twice (also across two `stream(...)` groups), a bad value (`sync = Fast`, `cooperative = 1`,
+/// a negative extent), and literal values over the driver's limits: a block extent 0, x or y
+/// over 1024, z over 64, more than 1024 threads; a grid y or z over 65535; a cluster over 8
+/// blocks (16 with `non_portable_cluster`) or not dividing the grid; `preferred_cluster` without `cluster`, not a multiple of it,
+/// with another z or not dividing the grid; `shared_carveout` over 100. `<<<g, b, 0, s>>>` (CUDA's shared memory in
+/// the third position) is pointed out: the third position is the stream. Every mistake of an
+/// invocation is reported, each at its tokens. Values known only at run time get the same checks
+/// as [`Error::InvalidConfig`](crate::Error::InvalidConfig) before the launch.
+///
+/// Against the kernel's own PTX (typed launches, not `config = …`): a literal block that breaks
+/// `.reqntid`/`.maxntid`, a literal `cluster` other than the compiled-in `__cluster_dims__` or
+/// over `.maxclusterrank`, no `cluster` for a kernel compiled with `__cluster_dims__()`, a
+/// literal grid that is not a whole number of compiled-in clusters (unless the grid counts
+/// clusters, `.blocksareclusters`), `programmatic_serialization` on a kernel that never executes
+/// `griddepcontrol.wait`, a grid-syncing (or `co_resident`) kernel without `cooperative` and
+/// `cooperative` on one that never syncs the grid.
+/// Each is a compile error at the launch naming the directive and the PTX line; run-time values
+/// get the same check as `Error::KernelConstraint`.
+///
+/// # Under any dependency name
+///
+/// `launch!` and `config!` are `macro_rules!` wrappers that hand `$crate` to the procedural
+/// macro, so their expansion finds chevron whatever the dependency is called
+/// (`gpu = { package = "chevron-cuda", … }` and `gpu::launch!`), also through a re-export.
+/// `#[kernel]` reads the name from your `Cargo.toml`; see its `crate = "…"` option.
+#[macro_export]
+macro_rules! launch {
+    ($($input:tt)*) => {
+        $crate::__private::launch_impl!($crate; $($input)*)
+    };
+}
+
+/// Builds a `chevron::LaunchConfig` with the grammar and checks of [`launch!`]:
+///
+/// ```text
+/// config!( <<< GRID , BLOCK [, ITEM]* >>> )
+/// ```
+///
+/// The config is a plain `Copy` value: build it once, reuse it for many launches
+/// (`launch!(k<<<config = cfg, &stream>>>(…))`, a `#[kernel]`'s `launch` function or
+/// `chevron::launch_function`). `stream(...)` items become `with_stream` entries, set on
+/// whichever stream the config is launched on. Expressions are evaluated once each, left to
+/// right as written; `usize`, `u64` and `i32` extents are checked by `LaunchConfig::validate`,
+/// which every launch calls first.
+///
+/// ```
+/// use chevron::{config, Cooperative, Dim3};
+///
+/// let n = 1 << 20;
+/// let cfg = config!(<<<(n / 256, 1), 256, shared = 1024, cooperative, stream(sync = Spin)>>>);
+/// assert_eq!(cfg.grid(), Dim3::new(4096, 1, 1));
+/// assert!(cfg.has::<Cooperative>());
+/// assert_eq!(cfg.stream_attributes().len(), 1);
+///
+/// // `len()` and `size_of` are `usize`: accepted, checked when launching.
+/// let data = vec![0f32; 1000];
+/// let per_element = config!(<<<data.len().div_ceil(128), 128, shared = size_of::<f32>() * 128>>>);
+/// assert_eq!(per_element.grid(), Dim3::new(8, 1, 1));
+/// assert_eq!(per_element.shared_bytes(), 512);
+/// assert_eq!(per_element.validate(), Ok(()));
+/// ```
+///
+/// ```compile_fail
+/// // `sync` is a stream attribute: write `stream(sync = Spin)`.
+/// let cfg = chevron::config!(<<<1, 1, sync = Spin>>>);
+/// ```
+#[macro_export]
+macro_rules! config {
+    ($($input:tt)*) => {
+        $crate::__private::config_impl!($crate; $($input)*)
+    };
+}
 pub use chevron_cuda_runtime::*;
 
 /// The half-precision types `f16` and `bf16`, usable as kernel parameters: needs the feature
@@ -17,6 +214,7 @@ pub use chevron_cuda_runtime::half;
 /// What code generated by chevron's macros names. Not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use chevron_cuda_macros::{config as config_impl, launch as launch_impl};
     pub use chevron_cuda_runtime::__private::*;
     pub use chevron_cuda_runtime::{self as runtime, cudarc, Error, LaunchConfig};
     pub use core::convert::From;

@@ -102,6 +102,10 @@ fn all_types_named_like_locals(
     __chevron_sync_11: &mut CudaSlice<f64>,
 );
 
+/// The PTX entry `match`, declared under its raw identifier.
+#[kernel(ptx = "kernels/raw_names.ptx")]
+fn r#match(n: u32, y: &mut CudaSlice<f32>);
+
 #[kernel(ptx = "kernels/bigshared.ptx")]
 fn bigshared(input: &CudaSlice<u32>, out: &mut CudaSlice<u32>, words: u32);
 
@@ -634,5 +638,23 @@ fn dyn_launches_are_checked_against_the_kernels_parameters() -> TestResult {
     let want: Vec<f32> = x_host.iter().map(|x| 2.0 * x + (2.0 * x + 1.0)).collect();
     assert_close(&got, &want, "saxpy twice through dyn");
     println!("dyn saxpy with the right arguments: ok, {n} values checked");
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_kernel_named_like_a_keyword_launches_its_entry() -> TestResult {
+    let (_ctx, stream) = setup()?;
+    let n: u32 = 1_000;
+    let host: Vec<f32> = (0..n + 24).map(|i| i as f32 * 0.25 - 3.0).collect();
+    let mut y = stream.clone_htod(&host)?;
+    // SAFETY: blocks of 128 cover n; the kernel checks `i < n`, the 24 past n stay as they are.
+    unsafe { chevron::launch!(r#match<<<blocks(n as usize, 128), 128, &stream>>>(n, &mut y)) }?;
+    let out = stream.clone_dtoh(&y)?;
+    stream.synchronize()?;
+    for (i, (got, was)) in out.iter().zip(&host).enumerate() {
+        let want = if i < n as usize { 2.0 * was } else { *was };
+        assert_eq!(*got, want, "y[{i}]");
+    }
     Ok(())
 }

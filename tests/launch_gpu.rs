@@ -316,3 +316,30 @@ fn usize_extents_launch_and_out_of_range_ones_are_refused() -> TestResult {
     assert_eq!(before, after, "a refused launch ran");
     Ok(())
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn dyn_launch_reads_through_a_shared_reference_to_a_mutable_view() -> TestResult {
+    // `x` is passed as `&view_mut` (a `&CudaViewMut`), as typed kernels take it: read only.
+    let (s, f) = load(SAXPY, "saxpy")?;
+    let n: u32 = 4_099;
+    let a = -0.5f32;
+    let x_host = data(n as usize + 64, 11);
+    let y_host = data(n as usize, 12);
+    let mut x_all = s.clone_htod(&x_host)?;
+    let mut y = s.clone_htod(&y_host)?;
+    {
+        // The view starts 64 elements in: the kernel must read from there.
+        let x_view = x_all.slice_mut(64..);
+        unsafe { launch!(dyn f<<<n.div_ceil(128), 128, &s>>>(&n, &a, &x_view, &mut y)) }?;
+    }
+    let out = s.clone_dtoh(&y)?;
+    let x_after = s.clone_dtoh(&x_all)?;
+    s.synchronize()?;
+    for i in 0..n as usize {
+        let want = a.mul_add(x_host[64 + i], y_host[i]);
+        assert_eq!(out[i], want, "y[{i}]");
+    }
+    assert_eq!(x_after, x_host, "the view was only read");
+    Ok(())
+}

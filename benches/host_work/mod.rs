@@ -2,15 +2,16 @@
 //! `cuLaunchKernelEx`, run on fake device pointers. Shared by `benches/host_cost.rs`, which
 //! times it, and `tests/host_cost.rs`, which checks its results and that it allocates nothing.
 //!
-//! The typed launches are real `launch!` expansions: `launch!` calls `KERNEL::__on(stream,
-//! &config).__launch(args…)`, and [`saxpy_host`] provides those two functions with the body of
-//! the `launch` that `#[kernel]` generates for `saxpy`, step by step, minus what needs a driver:
-//! the config's check with the kernel's rules folded at compile time (`Kernel::__check_config`,
-//! what `Kernel::__check` does after the function lookup), one slot per argument (what the
-//! parameter types' `KernelParam` slots make: `ArgSlot::value` for numbers, `ArgSlot::device`
-//! for buffers, with cudarc's guard), the parameter array, and the driver's `CUlaunchConfig`.
-//! So the config is built exactly as `launch!` builds it. The `dyn` launch is written out as
-//! `launch!(dyn …)` expands, with `ArgSlot::device` standing for cudarc's `device_ptr`.
+//! The typed launches are real `launch!` expansions: `launch!` calls `<KERNEL as
+//! TypedKernel>::__on(stream, &config).__launch(args…)`, and [`saxpy_host`] provides those two
+//! functions (its stream is `&()`) with the body of the `launch` that `#[kernel]` generates for
+//! `saxpy`, step by step, minus what needs a driver: the config's check with the kernel's rules
+//! folded at compile time (`Kernel::__check_config`, what `Kernel::__check` does after the
+//! function lookup), one slot per argument (what the parameter types' `KernelParam` slots make:
+//! `ArgSlot::value` for numbers, `ArgSlot::device` for buffers, with cudarc's guard) and its
+//! pointer, the parameter array, and the driver's `CUlaunchConfig`. So the config is built
+//! exactly as `launch!` builds it. The `dyn` launch is written out as `launch!(dyn …)` expands,
+//! with `ArgSlot::device` standing for cudarc's `device_ptr`.
 //!
 //! What is left out costs, on the GPU path: the function lookup (an atomic load and a compare),
 //! the guards (two atomic loads each while cudarc tracks nothing) and the context check (a
@@ -23,7 +24,7 @@
 use core::ffi::c_void;
 use std::hint::black_box;
 
-use chevron::__private::{check_arg_sizes, ArgSlot, ArgSlots, LaunchRules};
+use chevron::__private::{check_arg_sizes, ArgSlot, ArgSlots, LaunchRules, TypedKernel};
 use chevron::cudarc::driver::{CudaSlice, SyncOnDrop};
 use chevron::{config, kernel, launch, sys, Error, Kernel, KernelName, LaunchConfig};
 
@@ -44,16 +45,21 @@ pub struct saxpy_host<'a> {
     config: &'a LaunchConfig<'a>,
 }
 
-impl<'a> saxpy_host<'a> {
+/// What `launch!` reaches a kernel through; the stream is `&()`, standing for a `&CudaStream`.
+impl TypedKernel for saxpy_host<'_> {
     /// The real kernel's rules: `launch!` checks literal launches against them at compile time.
-    pub const __CHEVRON_INFO: chevron::KernelInfo = saxpy::__CHEVRON_INFO;
+    const INFO: chevron::KernelInfo = saxpy::__CHEVRON_INFO;
+    type Stream = ();
+    type On<'a> = saxpy_host<'a>;
 
-    /// What `launch!` calls first; the stream stands for a `&CudaStream`.
+    /// What `launch!` calls first.
     #[inline]
-    pub fn __on(_stream: (), config: &'a LaunchConfig<'a>) -> Self {
-        Self { config }
+    fn __on<'a>(_stream: &'a (), config: &'a LaunchConfig<'a>) -> saxpy_host<'a> {
+        saxpy_host { config }
     }
+}
 
+impl<'a> saxpy_host<'a> {
     /// The host part of `saxpy::launch`, with device pointers for the buffers.
     ///
     /// # Safety
@@ -62,20 +68,19 @@ impl<'a> saxpy_host<'a> {
     #[inline]
     pub unsafe fn __launch(self, n: u32, a: f32, x: u64, y: u64) -> Result<Launched, Error> {
         SAXPY.__check_config(
-            const { LaunchRules::of(&Self::__CHEVRON_INFO) },
+            const { LaunchRules::of(&saxpy::__CHEVRON_INFO) },
             self.config,
         )?;
         let (mut arg_0, mut arg_1) = (n, a);
         let slot_0 = ArgSlot::value(&mut arg_0);
+        let param_0 = slot_0.param();
         let slot_1 = ArgSlot::value(&mut arg_1);
+        let param_1 = slot_1.param();
         let slot_2 = ArgSlot::device(x, SyncOnDrop::Record(None));
+        let param_2 = slot_2.param();
         let slot_3 = ArgSlot::device(y, SyncOnDrop::Record(None));
-        let params: [*mut c_void; 4] = [
-            slot_0.param(),
-            slot_1.param(),
-            slot_2.param(),
-            slot_3.param(),
-        ];
+        let param_3 = slot_3.param();
+        let params: [*mut c_void; 4] = [param_0, param_1, param_2, param_3];
         let raw = self.config.__driver_config(core::ptr::null_mut());
         // SAFETY: the parameters are `saxpy`'s, and alive.
         Ok(unsafe { Launched::read(&raw, &params) })
@@ -164,7 +169,7 @@ pub struct Step {
 #[inline(never)]
 pub fn typed() -> Result<Launched, Error> {
     let i = Inputs::get();
-    unsafe { launch!(saxpy_host<<<i.grid, i.block, ()>>>(i.n, i.a, i.x, i.y)) }
+    unsafe { launch!(saxpy_host<<<i.grid, i.block, &()>>>(i.n, i.a, i.x, i.y)) }
 }
 
 /// `launch!(saxpy<<<grid, block, s, priority = 0, mem_sync_domain = Default>>>(…))`.
@@ -172,7 +177,7 @@ pub fn typed() -> Result<Launched, Error> {
 pub fn typed_two_attributes() -> Result<Launched, Error> {
     let i = Inputs::get();
     unsafe {
-        launch!(saxpy_host<<<i.grid, i.block, (), priority = 0, mem_sync_domain = Default>>>(
+        launch!(saxpy_host<<<i.grid, i.block, &(), priority = 0, mem_sync_domain = Default>>>(
             i.n, i.a, i.x, i.y))
     }
 }
@@ -182,14 +187,16 @@ pub fn typed_two_attributes() -> Result<Launched, Error> {
 #[inline(never)]
 pub fn typed_stream_attribute() -> Result<Launched, Error> {
     let i = Inputs::get();
-    unsafe { launch!(saxpy_host<<<i.grid, i.block, (), stream(sync = Spin)>>>(i.n, i.a, i.x, i.y)) }
+    unsafe {
+        launch!(saxpy_host<<<i.grid, i.block, &(), stream(sync = Spin)>>>(i.n, i.a, i.x, i.y))
+    }
 }
 
 /// `launch!(saxpy<<<config = cfg, s>>>(…))` with a config built once.
 #[inline(never)]
 pub fn typed_prebuilt(cfg: &LaunchConfig<'_>) -> Result<Launched, Error> {
     let i = Inputs::get();
-    unsafe { launch!(saxpy_host<<<config = cfg, ()>>>(i.n, i.a, i.x, i.y)) }
+    unsafe { launch!(saxpy_host<<<config = cfg, &()>>>(i.n, i.a, i.x, i.y)) }
 }
 
 /// `launch!(dyn f<<<grid, block, s>>>(&n, &a, &x, &mut y))`, as it expands: one slot per

@@ -125,6 +125,14 @@ impl<'a, 'b, T> DeviceArg<'a> for &mut Probe<&'a CudaView<'b, T>> {
     }
 }
 
+/// A mutable view passed by shared reference is read, as typed kernels take `&CudaViewMut`.
+impl<'a, 'b, T> DeviceArg<'a> for &mut Probe<&'a CudaViewMut<'b, T>> {
+    fn __chevron_arg(self, stream: &'a CudaStream) -> ArgSlot<'a> {
+        let (ptr, record) = self.take().device_ptr(stream);
+        ArgSlot::device(ptr, record)
+    }
+}
+
 impl<'a, 'b, T> DeviceArg<'a> for &mut Probe<&'a mut CudaViewMut<'b, T>> {
     fn __chevron_arg(self, stream: &'a CudaStream) -> ArgSlot<'a> {
         let (ptr, record) = self.take().device_ptr_mut(stream);
@@ -147,7 +155,7 @@ mod sealed {
 #[diagnostic::on_unimplemented(
     message = "`&{Self}` cannot be an argument of an untyped (`dyn`) launch",
     label = "neither a device buffer nor a `DeviceRepr` value",
-    note = "numbers and `#[repr(C)]` structs implementing `DeviceRepr` are passed as `&value`; device buffers as `&CudaSlice<T>`, `&mut CudaSlice<T>`, `&CudaView<'_, T>` or `&mut CudaViewMut<'_, T>`"
+    note = "numbers and `#[repr(C)]` structs implementing `DeviceRepr` are passed as `&value`; device buffers as `&CudaSlice<T>`, `&mut CudaSlice<T>`, `&CudaView<'_, T>`, `&CudaViewMut<'_, T>` or `&mut CudaViewMut<'_, T>`"
 )]
 pub trait NotAKernelArgument: sealed::Never {}
 

@@ -50,6 +50,7 @@ mod occupancy;
 mod param;
 pub use chevron_cuda_spec::ptx;
 mod stream;
+mod typed;
 
 // Every public item of `attr` (the kinds' types and traits): a new kind needs no edit here.
 pub use attr::*;
@@ -94,6 +95,7 @@ pub mod __private {
     pub use crate::launch::Checked;
     pub use crate::occupancy::Occupancy;
     pub use crate::ptx::{Expected, ParamSig};
+    pub use crate::typed::TypedKernel;
     pub use chevron_cuda_spec::fit::{CooperativeUse, Fact, KernelInfo, Messages};
     pub use cudarc::driver::{
         CudaContext, CudaFunction, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,

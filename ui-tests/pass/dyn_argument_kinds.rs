@@ -32,6 +32,10 @@ fn kinds(
     unsafe { launch!(dyn f<<<1, 32, s>>>(&x.slice(1..), &mut y.slice_mut(..4), &(n + 1))) }?;
     unsafe { launch!(dyn f<<<1, 32, s>>>(&1u8, &-1i8, &2u16, &-2i16, &3u32, &-3i32, &4u64, &-4i64, &1.5f32, &bias, &flag, &mut y)) }?;
     unsafe { launch!(dyn f<<<1, 32, s>>>(&y, &x.slice(..), &n)) }?;
+    // A mutable view read through a shared reference, as typed kernels take `&CudaViewMut`.
+    let view_mut = y.slice_mut(..4);
+    unsafe { launch!(dyn f<<<1, 32, s>>>(&view_mut, &n)) }?;
+    drop(view_mut);
     unsafe { launch!(dyn f<<<1, 32, s>>>()) }?;
     unsafe { launch!(dyn (&owned)<<<1, 32, s, cooperative>>>(&n)) }?;
     unsafe { launch!(dyn (owned)<<<1, 32, s, stream(sync = Spin)>>>(x)) }

@@ -37,6 +37,9 @@ pub struct KernelArgs {
     pub no_upstream_reads: bool,
     /// `cooperative = "optional"` or `"co_resident"`.
     pub cooperative: CooperativeUse,
+    /// `crate = "path"`: the path generated code names chevron by (default: the name the
+    /// crate's `Cargo.toml` gives the `chevron-cuda` dependency).
+    pub krate: Option<syn::Path>,
 }
 
 /// The declaration as written: `#[attrs] vis fn name(params);`.
@@ -46,6 +49,11 @@ pub struct KernelItem {
     pub sig: Signature,
     /// The span of a body, which a declaration must not have.
     pub body: Option<Span>,
+}
+
+/// The kernel's name as its PTX entry and messages spell it: `match` for `fn r#match`.
+pub fn kernel_name(ident: &Ident) -> String {
+    syn::ext::IdentExt::unraw(ident).to_string()
 }
 
 /// The typed parameters of a signature (a `self` receiver is rejected by `check`).

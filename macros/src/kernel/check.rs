@@ -12,7 +12,8 @@ use syn::spanned::Spanned;
 use syn::{FnArg, GenericArgument, Pat, PathArguments, ReturnType, Type};
 
 use super::ast::{
-    KernelArgs, KernelDecl, KernelItem, KernelParam, PtxParam, ResolvedSource, SourceKind, Wording,
+    kernel_name, KernelArgs, KernelDecl, KernelItem, KernelParam, PtxParam, ResolvedSource,
+    SourceKind, Wording,
 };
 use super::source;
 use crate::report::Errors;
@@ -109,7 +110,7 @@ fn check_source(
     }
     Some(match source.kind {
         SourceKind::Cuda => {
-            let info = nvcc_info(args, item, &rel, &abs, &text);
+            let info = nvcc_info(args, item, &rel, &abs, &text, cx);
             let resolved = ResolvedSource::Cuda {
                 abs_path,
                 entry: args.name.as_ref().map(|n| n.value()),
@@ -128,24 +129,36 @@ fn check_source(
 /// `nvcc` (on `PATH`, or in `$CUDA_PATH/bin`, `/usr/local/cuda/bin`), so that `launch!` checks
 /// it at compile time too. `None` (the runtime then reads NVRTC's output before the first
 /// launch) when there is no nvcc, it fails, or `CHEVRON_NVCC=0`. The CUDA C's errors are left
-/// to NVRTC at run time, as without nvcc: the flags differ, and so could the verdict.
+/// to NVRTC at run time, as without nvcc: the flags differ, and so could the verdict. An nvcc
+/// that runs past its time bound is an error (see `nvcc.rs`).
 fn nvcc_info(
     args: &KernelArgs,
     item: &KernelItem,
     rel: &str,
     abs: &Path,
     text: &str,
+    cx: &mut Errors,
 ) -> Option<InfoText> {
-    let ptx_text = source::nvcc_ptx(abs, text)?;
+    let ptx_text = match super::nvcc::ptx(abs, text) {
+        Ok(ptx) => ptx?,
+        Err(message) => {
+            let span = args
+                .source
+                .as_ref()
+                .map_or_else(Span::call_site, |s| s.path.span());
+            cx.error(span, message);
+            return None;
+        }
+    };
     let entries = ptx::parse_entries(&ptx_text).ok()?;
     let wanted = match &args.name {
         Some(n) => n.value(),
-        None => item.sig.ident.to_string(),
+        None => kernel_name(&item.sig.ident),
     };
     let entry = ptx::resolve_entry(&entries, &wanted, rel).ok()?;
     Some(read_info(
         entry,
-        &item.sig.ident.to_string(),
+        &kernel_name(&item.sig.ident),
         &format!("nvcc's PTX of {rel}"),
         args.no_upstream_reads,
         args.cooperative,
@@ -172,7 +185,7 @@ fn launch_info(
         .find(|e| e.name == entry)?;
     Some(read_info(
         found,
-        &item.sig.ident.to_string(),
+        &kernel_name(&item.sig.ident),
         rel,
         args.no_upstream_reads,
         args.cooperative,
@@ -237,11 +250,35 @@ fn check_shape(item: &KernelItem, cx: &mut Errors) {
     }
     if sig.generics.lt_token.is_some() || sig.generics.where_clause.is_some() {
         let generics = &sig.generics;
+        let only_lifetimes = sig
+            .generics
+            .params
+            .iter()
+            .all(|p| matches!(p, syn::GenericParam::Lifetime(_)));
         cx.push(syn::Error::new_spanned(
             quote::quote!(#generics),
-            "a kernel cannot be generic: each PTX entry is one instance; declare each template \
-             instance as its own kernel with `name = \"…\"` (its mangled name)",
+            if only_lifetimes {
+                "a kernel declaration takes no lifetime parameters: a launch borrows its buffers \
+                 for the call only; remove them, and write `'_` where a type needs one \
+                 (`&CudaView<'_, f32>`)"
+            } else {
+                "a kernel cannot be generic: each PTX entry is one instance; declare each \
+                 template instance as its own kernel with `name = \"…\"` (its mangled name)"
+            },
         ));
+    }
+    for attr in sig.inputs.iter().flat_map(|a| match a {
+        FnArg::Typed(t) => &t.attrs,
+        FnArg::Receiver(r) => &r.attrs,
+    }) {
+        if attr.path().is_ident("cfg") || attr.path().is_ident("cfg_attr") {
+            cx.push(syn::Error::new_spanned(
+                attr,
+                "`#[cfg]` cannot be used on a kernel parameter: the declaration is checked \
+                 against the PTX entry's parameters as written; declare the kernel once per \
+                 configuration, each declaration under its own `#[cfg(…)]`",
+            ));
+        }
     }
     if let Some(token) = &sig.asyncness {
         cx.error(
@@ -571,7 +608,7 @@ fn check_ptx(
     };
     let (wanted, name_span) = match &args.name {
         Some(n) => (n.value(), n.span()),
-        None => (item.sig.ident.to_string(), item.sig.ident.span()),
+        None => (kernel_name(&item.sig.ident), item.sig.ident.span()),
     };
     let entry: &Entry = match ptx::resolve_entry(entries, &wanted, &format!("`{rel}`")) {
         Ok(e) => e,

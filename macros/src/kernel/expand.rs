@@ -23,7 +23,7 @@ use chevron_cuda_spec::fit::{CooperativeUse, Fact, InfoText};
 
 /// The items a checked declaration expands to: the type, its `impl`s and the assertions.
 pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
-    let p = quote!(::chevron::__private);
+    let p = crate::krate::private();
     let KernelDecl {
         attrs,
         vis,
@@ -44,7 +44,7 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
             let text = format!(" Not checked: {m}.");
             quote!(#[doc = ""] #[doc = #text])
         });
-    let name = LitStr::new(&ident.to_string(), ident.span());
+    let name = LitStr::new(&super::ast::kernel_name(ident), ident.span());
     let (stream, config) = internal_names(params.iter().map(|q| &q.ident));
     let checked = hygienic("__chevron_checked");
     let args = hygienic("__chevron_params");
@@ -110,14 +110,17 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
     );
     let ty = kernel_type(&p, &scope, vis, ident);
     let occupancy = expand_occupancy(&p, ident, impl_attrs, false);
+    let typed = typed_impl(&p, ident, impl_attrs);
 
     let update = graph_update(&p, ident, &name, params);
 
     quote! {
         #ty
         #occupancy
+        #typed
 
         #(#impl_attrs)*
+        #[allow(deprecated)]
         impl #ident<'_> {
             /// The kernel's cache: its module and function per context, loaded on first use.
             #[doc(hidden)]
@@ -207,7 +210,7 @@ pub fn info_items(
     no_upstream_reads: bool,
     cooperative: CooperativeUse,
 ) -> TokenStream {
-    let p = quote!(::chevron::__private);
+    let p = crate::krate::private();
     let cooperative = match cooperative {
         CooperativeUse::ByPtx => quote!(#p::CooperativeUse::ByPtx),
         CooperativeUse::Optional => quote!(#p::CooperativeUse::Optional),
@@ -331,6 +334,27 @@ fn launcher(
     }
 }
 
+/// `TypedKernel`, through which `launch!` reaches the kernel: anything else in the kernel's
+/// place gets that trait's message.
+fn typed_impl(p: &TokenStream, ident: &Ident, impl_attrs: &[&Attribute]) -> TokenStream {
+    quote! {
+        #(#impl_attrs)*
+        #[allow(deprecated)]
+        impl #p::TypedKernel for #ident<'_> {
+            const INFO: #p::KernelInfo = Self::__CHEVRON_INFO;
+            type Stream = #p::CudaStream;
+            type On<'a> = #ident<'a>;
+            #[inline]
+            fn __on<'a>(
+                stream: &'a #p::CudaStream,
+                config: &'a #p::LaunchConfig<'a>,
+            ) -> #ident<'a> {
+                #ident { stream, config }
+            }
+        }
+    }
+}
+
 /// The occupancy queries, in their own `impl`: `occupancy`, `max_cooperative_grid` and
 /// `max_active_clusters`, each honouring the launch configuration (shared memory opt-in, launch
 /// attributes). `stub`: bodies that never run, for a rejected declaration.
@@ -370,6 +394,7 @@ fn expand_occupancy(
     ));
     quote! {
         #(#impl_attrs)*
+        #[allow(deprecated)]
         impl #ident<'_> {
             #(#[doc = #occupancy_doc])*
             #[allow(dead_code, unused_variables)]
@@ -747,14 +772,14 @@ fn type_spans(ty: &Type) -> (Span, Span) {
     (first, last)
 }
 
-/// `::chevron::__private::host_data::<&[f32], f32, _>()`: the parameter's `Param` (its generic
+/// `<chevron>::__private::host_data::<&[f32], f32, _>()`: the parameter's `Param` (its generic
 /// form and how it is passed), through the constructor whose bound words the error for a type
 /// that is no kernel parameter. Every use of a parameter is this same call with the same spans,
 /// so that rustc reports that error once, at the parameter's type.
 fn param_expr(q: &KernelParam) -> TokenStream {
     let ty = &q.ty;
     let (span, _) = type_spans(ty);
-    let p = quote_spanned!(span=> ::chevron::__private);
+    let p = crate::krate::private_at(span);
     let (ctor, hint) = match &q.wording {
         Wording::Any => ("param", None),
         Wording::Value => ("value", None),
@@ -778,7 +803,7 @@ fn param_expr(q: &KernelParam) -> TokenStream {
 fn form_expr(q: &KernelParam) -> TokenStream {
     let ty = &q.ty;
     let (span, _) = type_spans(ty);
-    let p = quote_spanned!(span=> ::chevron::__private);
+    let p = crate::krate::private_at(span);
     let param = param_expr(q);
     quote_spanned! {span=> {
         #[allow(unused_imports)]
@@ -795,7 +820,7 @@ fn form_expr(q: &KernelParam) -> TokenStream {
 pub fn param_check(q: &KernelParam, attrs: &[&Attribute]) -> TokenStream {
     let ty = &q.ty;
     let (first, last) = type_spans(ty);
-    let p = quote_spanned!(first=> ::chevron::__private);
+    let p = crate::krate::private_at(first);
     let Some(ptx) = &q.ptx else {
         let param = param_expr(q);
         return quote_spanned! {first=>
@@ -907,7 +932,7 @@ pub fn stub_checks(item: &KernelItem, params: &[KernelParam]) -> TokenStream {
 /// What a rejected declaration expands to: the same names with the parameters as written, so
 /// call sites type-check and only the real errors show.
 pub fn expand_stub(item: &KernelItem) -> TokenStream {
-    let p = quote!(::chevron::__private);
+    let p = crate::krate::private();
     let KernelItem {
         attrs, vis, sig, ..
     } = item;
@@ -935,11 +960,14 @@ pub fn expand_stub(item: &KernelItem) -> TokenStream {
     };
     let ty = kernel_type(&p, &scope, vis, ident);
     let occupancy = expand_occupancy(&p, ident, impl_attrs, true);
+    let typed_kernel = typed_impl(&p, ident, impl_attrs);
     quote! {
         #ty
         #occupancy
+        #typed_kernel
 
         #(#impl_attrs)*
+        #[allow(deprecated)]
         impl #ident<'_> {
             #stub_info
 

@@ -267,15 +267,16 @@ fn errors_in(tokens: TokenStream, out: &mut Vec<String>) {
 
 /// Expands one input; `Ok(true)` when it expanded without errors, `Err` with what went wrong.
 fn try_input(args: TokenStream, item: TokenStream) -> Result<bool, String> {
-    let out =
-        panic::catch_unwind(AssertUnwindSafe(|| super::expand(args, item))).map_err(|payload| {
+    let out = panic::catch_unwind(AssertUnwindSafe(|| super::expand(args, item, None))).map_err(
+        |payload| {
             let message = payload
                 .downcast_ref::<String>()
                 .cloned()
                 .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_default();
             format!("panicked: {message}")
-        })?;
+        },
+    )?;
     if out.is_empty() {
         return Err("empty expansion".into());
     }
@@ -387,7 +388,7 @@ fn a_file_that_is_not_utf8_is_a_spanned_error() {
         .parse()
         .unwrap();
     let mut errors = Vec::new();
-    errors_in(super::expand(args, item), &mut errors);
+    errors_in(super::expand(args, item, None), &mut errors);
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(errors[0].contains("is not UTF-8"), "{errors:?}");
 }

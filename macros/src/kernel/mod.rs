@@ -2,7 +2,9 @@
 
 mod ast;
 mod check;
+mod context;
 mod expand;
+mod nvcc;
 mod parse;
 mod source;
 
@@ -13,8 +15,11 @@ use proc_macro2::TokenStream;
 
 use crate::report::{self, Errors};
 
-/// Expands `#[kernel(...)]` on `item`.
-pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+/// Where the attribute is written: the source file, its 1-based line and column.
+pub type Site = Option<(std::path::PathBuf, usize, usize)>;
+
+/// Expands `#[kernel(...)]` on `item`, written at `site`.
+pub fn expand(args: TokenStream, item: TokenStream, site: Site) -> TokenStream {
     let parsed = match parse::parse_item(item.clone()) {
         Ok(parsed) => parsed,
         Err(e) => {
@@ -24,13 +29,30 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             return out;
         }
     };
+    // In an `impl`, a trait or an `extern` block the expansion (a type) cannot stand: chevron's
+    // one error instead of rustc's one per generated item.
+    let block = site.map_or(context::Enclosing::Unknown, |(file, line, column)| {
+        context::enclosing(&file, line, column)
+    });
+    if let Some(message) = block.error(&ast::kernel_name(&parsed.sig.ident)) {
+        return syn::Error::new(proc_macro2::Span::call_site(), message).to_compile_error();
+    }
     let mut cx = Errors::default();
     let args = parse::parse_args(args, &mut cx);
-    match check::check(&args, &parsed, &mut cx) {
+    let krate = match &args.krate {
+        Some(path) => quote::ToTokens::to_token_stream(path),
+        None => crate::krate::from_manifest(),
+    };
+    crate::krate::scope(krate, || expand_checked(&args, &parsed, cx))
+}
+
+/// The expansion of a parsed declaration: the kernel, or a stub, its checks and the errors.
+fn expand_checked(args: &ast::KernelArgs, parsed: &ast::KernelItem, mut cx: Errors) -> TokenStream {
+    match check::check(args, parsed, &mut cx) {
         Ok(decl) => expand::expand_kernel(&decl),
         Err(params) => {
-            let mut out = expand::expand_stub(&parsed);
-            out.extend(expand::stub_checks(&parsed, &params));
+            let mut out = expand::expand_stub(parsed);
+            out.extend(expand::stub_checks(parsed, &params));
             out.extend(report::into_tokens(
                 cx.propagate().map(|()| TokenStream::new()),
             ));

@@ -10,7 +10,8 @@ use super::ast::{KernelArgs, KernelItem, SourceArg, SourceKind};
 use crate::report::Errors;
 
 const KEYS: &str = "`ptx = \"….ptx\"`, `cuda = \"….cu\"`, `name = \"…\"`, \
-                    `pdl = \"no_upstream_reads\"` or `cooperative = \"optional\"`/`\"co_resident\"`";
+                    `pdl = \"no_upstream_reads\"`, `cooperative = \"optional\"`/`\"co_resident\"` \
+                    or `crate = \"path::to::chevron\"`";
 
 /// Parses the attribute's arguments, recording every problem in `cx`.
 ///
@@ -159,9 +160,21 @@ fn parse_arg(
             }
             out.cooperative = use_;
         }
+        "crate" => {
+            let v = string_value(&meta, "crate", "path::to::chevron")?;
+            match v.parse::<syn::Path>() {
+                Ok(path) if out.krate.is_none() => out.krate = Some(path),
+                Ok(_) => cx.push(meta.error("duplicate `crate`")),
+                Err(_) => cx.error(
+                    v.span(),
+                    "`crate` takes the path chevron is reached by, e.g. `crate = \"gpu\"` or \
+                     `crate = \"my_lib::chevron\"`",
+                ),
+            }
+        }
         _ => {
             out.invalid = true;
-            let hint = ["ptx", "cuda", "name", "pdl", "cooperative"]
+            let hint = ["ptx", "cuda", "name", "pdl", "cooperative", "crate"]
                 .into_iter()
                 .find(|k| k.eq_ignore_ascii_case(&key))
                 .map_or(String::new(), |k| {

@@ -136,54 +136,6 @@ pub fn parse_ptx(path: &Path, text: &str) -> Arc<Parsed> {
     parsed
 }
 
-/// `nvcc -ptx -arch=sm_90` of a CUDA C file, once per path and content in this process;
-/// `None` without nvcc, when it fails, or with `CHEVRON_NVCC=0`.
-pub fn nvcc_ptx(path: &Path, text: &str) -> Option<String> {
-    type NvccCache = Mutex<Option<HashMap<PathBuf, (String, Option<String>)>>>;
-    static NVCC: NvccCache = Mutex::new(None);
-    if std::env::var_os("CHEVRON_NVCC").is_some_and(|v| v == "0") {
-        return None;
-    }
-    let mut guard = NVCC.lock().unwrap_or_else(PoisonError::into_inner);
-    let cache = guard.get_or_insert_with(HashMap::new);
-    if let Some((cached, ptx)) = cache.get(path) {
-        if cached == text {
-            return ptx.clone();
-        }
-    }
-    let ptx = run_nvcc(path);
-    cache.insert(path.to_path_buf(), (text.to_string(), ptx.clone()));
-    ptx
-}
-
-fn run_nvcc(path: &Path) -> Option<String> {
-    let mut candidates = vec![PathBuf::from("nvcc")];
-    if let Some(cuda) = std::env::var_os("CUDA_PATH") {
-        candidates.push(PathBuf::from(cuda).join("bin").join("nvcc"));
-    }
-    candidates.push(PathBuf::from("/usr/local/cuda/bin/nvcc"));
-    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let out = std::env::temp_dir().join(format!("chevron-nvcc-{}-{n}.ptx", std::process::id()));
-    let ptx = candidates.iter().find_map(|nvcc| {
-        let status = std::process::Command::new(nvcc)
-            .args(["-ptx", "-arch=sm_90", "-o"])
-            .arg(&out)
-            .arg(path)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status()
-            .ok()?;
-        if status.success() {
-            std::fs::read_to_string(&out).ok()
-        } else {
-            None
-        }
-    });
-    let _ = std::fs::remove_file(&out);
-    ptx
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,7 +18,7 @@ fn src(key: &str, file: &str) -> TokenStream {
 }
 
 fn expand(args: TokenStream, item: TokenStream) -> File {
-    let out = super::expand(args, item);
+    let out = super::expand(args, item, None);
     syn::parse2(out.clone()).unwrap_or_else(|e| panic!("expansion does not parse: {e}\n{out}"))
 }
 
@@ -688,7 +688,8 @@ fn function_attributes_are_reported_and_dropped() {
     assert_eq!(attrs, ["allow", "doc", "allow"]);
     // Lint attributes apply to the `impl` too.
     let on_impl: Vec<String> = m.impls[0].attrs.iter().map(text).collect();
-    assert_eq!(on_impl, ["# [allow (dead_code)]"]);
+    // The generated `allow(deprecated)`: a `#[deprecated]` kernel warns at its uses only.
+    assert_eq!(on_impl, ["# [allow (dead_code)]", "# [allow (deprecated)]"]);
 }
 
 #[test]

@@ -13,7 +13,7 @@ use syn::{Expr, Lit};
 
 use super::ast::{Attr, Chevrons, Entry, Item, Plan, Setting, Slot, Value};
 use super::keys::{self, Key, ValueForm, NON_PORTABLE_CLUSTER, SHARED, STREAM};
-use super::limits::{check_block, check_clusters, check_grid, lit_dim, lit_u64};
+use super::limits::{check_block, check_clusters, check_grid, lit_dim, lit_number, Numeric};
 use crate::report::Errors;
 
 /// Which macro is being checked; decides the positions.
@@ -329,6 +329,7 @@ fn check_items(items: &[&Item], plan: &mut Plan, cx: &mut Errors) {
                     }
                     match &attr.value {
                         Some(v) => {
+                            lit_number(v, Numeric::Bytes, cx);
                             plan.shared = Some(v.clone());
                             plan.order.push(Slot::Shared);
                         }
@@ -601,14 +602,18 @@ fn check_value(key: Key, attr: &Attr, cx: &mut Errors) -> Option<Value> {
             Some(Value::Expr(value.clone()))
         }
         ValueForm::Percent => {
-            if let Some((pct, span)) = lit_u64(value) {
-                if let Err(violation) = check_carveout(pct) {
+            if let Some((pct, span)) = lit_number(value, Numeric::Percent, cx) {
+                if let Err(violation) = check_carveout(pct.unsigned_abs()) {
                     cx.error(span, violation.to_string());
                 }
             }
             Some(Value::Expr(value.clone()))
         }
-        ValueForm::I32 | ValueForm::Event | ValueForm::Expr => Some(Value::Expr(value.clone())),
+        ValueForm::I32 => {
+            lit_number(value, Numeric::Priority, cx);
+            Some(Value::Expr(value.clone()))
+        }
+        ValueForm::Event | ValueForm::Expr => Some(Value::Expr(value.clone())),
     }
 }
 

@@ -33,7 +33,8 @@ fn kind_type(setting: &Setting, span: Span) -> TokenStream {
         ValueForm::Event => quote_spanned!(span=> <'_>),
         _ => TokenStream::new(),
     };
-    quote_spanned!(span=> ::chevron::__private::runtime::#ty #lifetime)
+    let p = crate::krate::private_at(span);
+    quote_spanned!(span=> #p::runtime::#ty #lifetime)
 }
 
 /// Whether evaluating `expr` can have no effect and read no place: a literal, a negated
@@ -132,11 +133,13 @@ fn bind_items(
     block: &TokenStream,
     lets: &mut Lets,
 ) -> ConfigBuild {
-    let p = quote!(::chevron::__private);
+    let p = crate::krate::private();
     let (gs, bs) = (plan.grid.span(), plan.block.span());
-    // Each extent converts where it is written, so a wrong type is reported there.
-    let grid = quote_spanned!(gs=> #p::IntoDim::into_dim(#grid));
-    let block = quote_spanned!(bs=> #p::IntoDim::into_dim(#block));
+    // Each extent converts where it is written, so a wrong type is reported there. Written as
+    // `<_ as …>`: the call then begins with a token of the user's (`$crate`, which the path
+    // holds, is the facade's), and rustc reports at the user's tokens, not at the invocation.
+    let grid = quote_spanned!(gs=> <_ as #p::IntoDim>::into_dim(#grid));
+    let block = quote_spanned!(bs=> <_ as #p::IntoDim>::into_dim(#block));
     let mut shared = None;
     let mut launch = vec![TokenStream::new(); plan.launch.len()];
     let mut stream = vec![TokenStream::new(); plan.stream_attrs.len()];
@@ -146,7 +149,7 @@ fn bind_items(
                 if let Some(e) = &plan.shared {
                     let v = lets.bind("__chevron_shared", e, e.to_token_stream());
                     shared = Some(quote_spanned!(e.span()=>
-                        .__set_shared_extent(#p::Extent::extent(#v))));
+                        .__set_shared_extent(<_ as #p::Extent>::extent(#v))));
                 }
             }
             Slot::Launch(i) => launch[i] = setting_tokens(&plan.launch[i], false, lets),
@@ -206,7 +209,8 @@ fn setting_tokens(setting: &Setting, stream: bool, lets: &mut Lets) -> TokenStre
                 }
                 ValueForm::Event | ValueForm::Enum(_) | ValueForm::Expr | ValueForm::Flag => {
                     let init = if setting.key.form == ValueForm::Event {
-                        quote_spanned!(es=> ::chevron::__private::From::from(#e))
+                        let p = crate::krate::private_at(es);
+                        quote_spanned!(es=> #p::From::from(#e))
                     } else {
                         e.to_token_stream()
                     };
@@ -239,7 +243,7 @@ pub fn expand_config(plan: &Plan) -> TokenStream {
 
 /// `launch!`: one block whose value is the launch's `Result<(), chevron::Error>`.
 pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
-    let p = quote!(::chevron::__private);
+    let p = crate::krate::private();
     let stream = plan.stream.as_ref().expect("check gives launch! a stream");
     let mut lets = Lets::default();
 
@@ -288,10 +292,11 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
                 Some(_) => Vec::new(),
                 None => fit_checks(path, plan),
             };
+            let typed = quote_spanned!(path.span()=> <#path as #p::TypedKernel>);
             quote!({
                 #(#fit)*
                 #(#lets)*
-                #path::#on(#s, #config).#launch(#(#args),*)
+                #typed::#on(#s, #config).#launch(#(#args),*)
             })
         }
         Kernel::Dyn { dyn_span, .. } => {
@@ -370,14 +375,14 @@ fn literal_flag(setting: Option<&Setting>) -> Option<bool> {
 /// (`KERNEL::__CHEVRON_INFO`, from `#[kernel]`): each fails compilation with the kernel's
 /// message, located at the value it is about.
 fn fit_checks(path: &syn::Path, plan: &Plan) -> Vec<TokenStream> {
-    let p = quote!(::chevron::__private);
+    let p = crate::krate::private();
     let setting = |key: &str| plan.launch.iter().find(|s| s.key.name() == key);
     let one = |span: Span, call: TokenStream| {
         let info = Ident::new("__chevron_info", Span::mixed_site());
         let message = Ident::new("__chevron_message", Span::mixed_site());
         quote_spanned! {span=>
             const {
-                let #info = &#path::__CHEVRON_INFO;
+                let #info = &<#path as #p::TypedKernel>::INFO;
                 let #message = #info.verdict(#info.#call);
                 if !#message.is_empty() {
                     #p::panic!("{}", #message)
@@ -435,7 +440,10 @@ fn bind_stream(input: &LaunchInput, stream: &Expr, lets: &mut Lets) -> TokenStre
             .bind_typed(
                 "__chevron_stream",
                 span,
-                quote_spanned!(span=> &::chevron::__private::cudarc::driver::CudaStream),
+                {
+                    let p = crate::krate::private_at(span);
+                    quote_spanned!(span=> &#p::cudarc::driver::CudaStream)
+                },
                 stream.to_token_stream(),
             )
             .into_token_stream(),

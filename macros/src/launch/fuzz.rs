@@ -444,7 +444,9 @@ fn the_generator_makes_varied_inputs() {
             _ => err += 1,
         }
     }
-    assert!(ok > 150 && err > 300, "{ok} expanded, {err} rejected");
+    // Literal extremes in `shared`, `priority` and `shared_carveout` are refused like those of
+    // the grid and block, so fewer inputs expand than before those checks (146 of 2,000).
+    assert!(ok > 120 && err > 300, "{ok} expanded, {err} rejected");
 }
 
 #[test]

@@ -306,7 +306,7 @@ mod doc_tables {
     #[test]
     fn launch_docs_key_table_is_the_spec_table() {
         check(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs"),
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("../src/lib.rs"),
             "/// ",
         );
     }

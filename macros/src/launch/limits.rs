@@ -12,15 +12,143 @@ use syn::spanned::Spanned;
 use syn::{Expr, Lit, UnOp};
 
 use super::ast::{Plan, Setting, Value};
-use super::check::{snippet, unparen};
+use super::check::unparen;
 use crate::report::Errors;
 
-/// An unsuffixed or `u32`-suffixed integer literal's value.
+/// An integer literal's value (for reading, not checking: [`lit_number`] checks).
 pub fn lit_u64(expr: &Expr) -> Option<(u64, Span)> {
     match unparen(expr) {
         Expr::Lit(syn::ExprLit {
             lit: Lit::Int(i), ..
         }) => Some((i.base10_parse::<u64>().ok()?, i.span())),
+        _ => None,
+    }
+}
+
+/// What a numeric position of `launch!`/`config!` holds: every such position gets the same
+/// literal check ([`lit_number`]), worded for what it holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Numeric<'a> {
+    /// One extent of a dim (`grid`, `block`, `cluster`, `preferred_cluster`): a `u32`.
+    Extent(&'a str),
+    /// `shared`: dynamic shared memory in bytes, a `u32`.
+    Bytes,
+    /// `shared_carveout`: a percentage, a `u32` (its range is the spec's rule).
+    Percent,
+    /// `priority`: an `i32`.
+    Priority,
+}
+
+impl Numeric<'_> {
+    /// The suffix that is the position's type.
+    fn ty(self) -> &'static str {
+        match self {
+            Numeric::Priority => "i32",
+            _ => "u32",
+        }
+    }
+
+    /// "`grid` extents are `u32`", "`shared` is a byte count, a `u32`", ….
+    fn rule(self) -> String {
+        match self {
+            Numeric::Extent(what) => format!("`{what}` extents are `u32`"),
+            Numeric::Bytes => "`shared` is a byte count, a `u32`".to_string(),
+            Numeric::Percent => {
+                "`shared_carveout` is a percentage, a `u32` from 0 to 100".to_string()
+            }
+            Numeric::Priority => "`priority` is an `i32`".to_string(),
+        }
+    }
+
+    /// "`grid` extent `-4`", "`shared` of `-5` bytes", ….
+    fn value(self, text: &str) -> String {
+        match self {
+            Numeric::Extent(what) => format!("`{what}` extent `{text}`"),
+            Numeric::Bytes => format!("`shared` of `{text}` bytes"),
+            Numeric::Percent => format!("`shared_carveout` of `{text}`"),
+            Numeric::Priority => format!("`priority` `{text}`"),
+        }
+    }
+}
+
+/// The value of a number literal (`256`, `-4`, `(1024)`) written where `what` belongs; `None`
+/// for anything else (an expression, decided at run time) and for a literal that is reported:
+/// a suffix other than the position's type, a value out of its range, a negative unsigned
+/// value, a float.
+pub fn lit_number(expr: &Expr, what: Numeric<'_>, cx: &mut Errors) -> Option<(i64, Span)> {
+    let (negative, lit, span) = match unparen(expr) {
+        Expr::Lit(l) => (false, &l.lit, l.span()),
+        Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => match unparen(&u.expr) {
+            Expr::Lit(l) => (true, &l.lit, u.span()),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let sign = if negative { "-" } else { "" };
+    match lit {
+        Lit::Int(i) => {
+            let ty = what.ty();
+            if !i.suffix().is_empty() && i.suffix() != ty {
+                cx.error(
+                    span,
+                    format!(
+                        "{}; `{sign}{i}` is `{}`: write `{sign}{}`",
+                        what.rule(),
+                        i.suffix(),
+                        i.base10_digits()
+                    ),
+                );
+                return None;
+            }
+            let value = i
+                .base10_parse::<u64>()
+                .ok()
+                .and_then(|v| i64::try_from(v).ok())
+                .map(|v| if negative { -v } else { v });
+            let text = format!("{sign}{}", i.base10_digits());
+            let fits = value.filter(|v| match what {
+                Numeric::Priority => i32::try_from(*v).is_ok(),
+                _ => u32::try_from(*v).is_ok(),
+            });
+            match (fits, negative, what) {
+                (Some(v), _, _) => Some((v, span)),
+                (None, true, Numeric::Extent(_)) => {
+                    cx.error(
+                        span,
+                        format!(
+                            "{} is negative; extents are `u32`, at least 1",
+                            what.value(&text)
+                        ),
+                    );
+                    None
+                }
+                (None, true, Numeric::Bytes | Numeric::Percent) => {
+                    cx.error(
+                        span,
+                        format!("{} is negative; {}", what.value(&text), what.rule()),
+                    );
+                    None
+                }
+                (None, _, _) => {
+                    cx.error(
+                        span,
+                        format!("{} does not fit in `{}`", what.value(&text), what.ty()),
+                    );
+                    None
+                }
+            }
+        }
+        Lit::Float(f) => {
+            cx.error(
+                span,
+                format!(
+                    "{} is not an integer; {}",
+                    what.value(&format!("{sign}{f}")),
+                    what.rule()
+                ),
+            );
+            None
+        }
         _ => None,
     }
 }
@@ -36,53 +164,14 @@ impl LitDim {
     }
 }
 
-/// Reads the literal extents of a dim expression, reporting negative literals, suffixes other
-/// than `u32` and tuples of the wrong length.
+/// Reads the literal extents of a dim expression, reporting what [`lit_number`] reports and
+/// tuples of the wrong length.
 pub fn lit_dim(expr: &Expr, what: &str, cx: &mut Errors) -> LitDim {
     let span = expr.span();
     let one = Some((1, span));
     let comp = |e: &Expr, cx: &mut Errors| -> Option<(u64, Span)> {
-        match unparen(e) {
-            Expr::Lit(syn::ExprLit {
-                lit: Lit::Int(i), ..
-            }) => {
-                if !matches!(i.suffix(), "" | "u32") {
-                    cx.error(
-                        i.span(),
-                        format!(
-                            "`{what}` extents are `u32`; `{}` is `{}`: write `{}`",
-                            i,
-                            i.suffix(),
-                            i.base10_digits()
-                        ),
-                    );
-                    return None;
-                }
-                match i.base10_parse::<u32>() {
-                    Ok(v) => Some((u64::from(v), i.span())),
-                    Err(_) => {
-                        cx.error(
-                            i.span(),
-                            format!("`{what}` extent `{i}` does not fit in `u32`"),
-                        );
-                        None
-                    }
-                }
-            }
-            Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => {
-                if matches!(unparen(&u.expr), Expr::Lit(_)) {
-                    cx.error(
-                        u.span(),
-                        format!(
-                            "`{what}` extent `-{}` is negative; extents are `u32`, at least 1",
-                            snippet(&u.expr)
-                        ),
-                    );
-                }
-                None
-            }
-            _ => None,
-        }
+        let (v, s) = lit_number(e, Numeric::Extent(what), cx)?;
+        Some((u64::try_from(v).ok()?, s))
     };
     let comps = match unparen(expr) {
         Expr::Tuple(t) if (2..=3).contains(&t.elems.len()) => {

@@ -25,26 +25,30 @@ mod parse;
 mod tests;
 mod untyped;
 
-/// Expands `launch!`.
+/// Expands `launch!`: the input, after the `$crate ;` the facade's wrapper puts first.
 pub fn expand_launch(input: TokenStream) -> TokenStream {
-    match try_launch(input) {
+    let (krate, input) = crate::krate::set_from_input(input);
+    crate::krate::scope(krate, || match try_launch(input) {
         Ok(tokens) => tokens,
         Err(e) => {
             let errors = report::into_tokens(Err(e));
-            quote!({ #errors ::chevron::__private::launch_with_errors() })
+            let p = crate::krate::private();
+            quote!({ #errors #p::launch_with_errors() })
         }
-    }
+    })
 }
 
-/// Expands `config!`.
+/// Expands `config!`: the input, after the `$crate ;` the facade's wrapper puts first.
 pub fn expand_config(input: TokenStream) -> TokenStream {
-    match try_config(input) {
+    let (krate, input) = crate::krate::set_from_input(input);
+    crate::krate::scope(krate, || match try_config(input) {
         Ok(tokens) => tokens,
         Err(e) => {
             let errors = report::into_tokens(Err(e));
-            quote!({ #errors ::chevron::__private::LaunchConfig::new(1u32, 1u32) })
+            let p = crate::krate::private();
+            quote!({ #errors #p::LaunchConfig::new(1u32, 1u32) })
         }
-    }
+    })
 }
 
 fn try_launch(input: TokenStream) -> syn::Result<TokenStream> {

@@ -3,6 +3,7 @@
 //! the user sees every syntax error at once.
 
 use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
+use syn::ext::IdentExt;
 use syn::parse::{ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::{Expr, Ident, Path, Token};
@@ -230,10 +231,17 @@ fn skip_to_comma(input: ParseStream) -> syn::Result<()> {
 
 /// `IDENT =` but not `IDENT ==` or `IDENT =>`.
 fn peek_assign(input: ParseStream) -> bool {
-    input.peek(Ident)
-        && input.peek2(Token![=])
-        && !input.peek2(Token![==])
-        && !input.peek2(Token![=>])
+    input.peek(Ident) && peek2_assign(input)
+}
+
+/// `KEY =` with any identifier as the key, `_` and keywords too: where only attributes can
+/// follow, `_ = 0` and `type = 0` are keys (unknown ones), not expressions.
+fn peek_assign_any(input: ParseStream) -> bool {
+    input.peek(Ident::peek_any) && peek2_assign(input)
+}
+
+fn peek2_assign(input: ParseStream) -> bool {
+    input.peek2(Token![=]) && !input.peek2(Token![==]) && !input.peek2(Token![=>])
 }
 
 /// A bare identifier followed by `,` or the end.
@@ -285,7 +293,7 @@ fn parse_entry(input: ParseStream, index: usize, positions: usize) -> syn::Resul
         let attrs = parse_stream_attrs.parse2(group.stream())?;
         return Ok(Entry::Item(Item::Stream(StreamGroup { ident, attrs })));
     }
-    if peek_assign(input) {
+    if peek_assign(input) || (in_item_zone && peek_assign_any(input)) {
         return Ok(Entry::Item(Item::Attr(parse_attr(input)?)));
     }
     if let Some(ident) = peek_bare_ident(input) {
@@ -306,7 +314,7 @@ fn parse_entry(input: ParseStream, index: usize, positions: usize) -> syn::Resul
 
 /// `KEY` or `KEY = EXPR`.
 fn parse_attr(input: ParseStream) -> syn::Result<Attr> {
-    let key: Ident = input.parse()?;
+    let key = Ident::parse_any(input)?;
     if !input.peek(Token![=]) {
         return Ok(Attr { key, value: None });
     }
@@ -337,7 +345,7 @@ fn parse_stream_attrs(input: ParseStream) -> syn::Result<Vec<Attr>> {
                 ));
             }
         }
-        if !input.peek(Ident) {
+        if !input.peek(Ident::peek_any) {
             return Err(input.error(
                 "expected a stream attribute, `KEY` or `KEY = VALUE` (`stream(sync = Spin, \
                  priority = 0)`)",

@@ -1,0 +1,456 @@
+//! Where a `#[kernel]` attribute is written: directly in an `impl` block, a trait or an
+//! `extern` block, which cannot hold the type it declares.
+//!
+//! An attribute macro is not told what encloses its item, and its output there (a `struct`, an
+//! `impl`) only gets rustc's "struct is not supported in `trait`s or `impl`s", once per item. So
+//! the source file is read at the attribute's position, and the block around it found with a
+//! small lexer (comments, strings, raw strings, chars and lifetimes skipped; parentheses and
+//! brackets kept apart from braces). Anything it cannot place (a span from a macro, a file it
+//! cannot read, text at the position that is not the attribute) is [`Enclosing::Unknown`], and
+//! the declaration is expanded as usual: this check only adds chevron's message where it is sure.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::SystemTime;
+
+/// The block directly around an item.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Enclosing {
+    /// An `impl` block.
+    Impl,
+    /// A trait.
+    Trait,
+    /// An `extern` block (foreign items).
+    Extern,
+    /// A module, a function body, another block, or the file itself.
+    Other,
+    /// Not known (see the module's documentation).
+    Unknown,
+}
+
+impl Enclosing {
+    /// Chevron's error for a declaration in this block, if it cannot be there.
+    pub fn error(self, kernel: &str) -> Option<String> {
+        let (block, fix) = match self {
+            Enclosing::Impl => (
+                "an `impl` block",
+                "move the declaration out of the `impl`, into the module around it (its methods \
+                 can then call",
+            ),
+            Enclosing::Trait => (
+                "a trait",
+                "move the declaration out of the trait, into the module around it (its methods \
+                 can then call",
+            ),
+            Enclosing::Extern => (
+                "an `extern` block",
+                "move the declaration out of the `extern` block, into the module around it \
+                 (then call",
+            ),
+            Enclosing::Other | Enclosing::Unknown => return None,
+        };
+        Some(format!(
+            "`#[kernel]` cannot be used inside {block}: it declares a type (`{kernel}`, with \
+             `{kernel}::launch` and `{kernel}::function`), which {block} cannot hold; {fix} \
+             `{kernel}::launch` or `launch!({kernel}<<<…>>>(…))`)"
+        ))
+    }
+}
+
+/// What encloses the attribute that starts at `line` (1-based) and `column` (1-based, in
+/// characters) of `file`.
+pub fn enclosing(file: &Path, line: usize, column: usize) -> Enclosing {
+    match source(file) {
+        Some(text) => enclosing_in(&text, line, column),
+        None => Enclosing::Unknown,
+    }
+}
+
+/// The text of a source file, read once per file and modification time in this process.
+fn source(file: &Path) -> Option<Arc<String>> {
+    type Cache = Mutex<Option<HashMap<PathBuf, (Option<SystemTime>, Arc<String>)>>>;
+    static CACHE: Cache = Mutex::new(None);
+    let meta = std::fs::metadata(file).ok()?;
+    let modified = meta.modified().ok();
+    let mut guard = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
+    let cache = guard.get_or_insert_with(HashMap::new);
+    if let Some((when, text)) = cache.get(file) {
+        if *when == modified && modified.is_some() {
+            return Some(Arc::clone(text));
+        }
+    }
+    let text = Arc::new(super::source::read_source(file).ok()?);
+    cache.insert(file.to_path_buf(), (modified, Arc::clone(&text)));
+    Some(text)
+}
+
+/// [`enclosing`] on a file's text.
+pub fn enclosing_in(text: &str, line: usize, column: usize) -> Enclosing {
+    let Some(offset) = offset_of(text, line, column) else {
+        return Enclosing::Unknown;
+    };
+    if !text[offset..].starts_with('#') {
+        return Enclosing::Unknown;
+    }
+    Scanner::new(text).block_at(offset)
+}
+
+/// The byte offset of a 1-based line and character column.
+fn offset_of(text: &str, line: usize, column: usize) -> Option<usize> {
+    let mut start = 0;
+    for _ in 1..line {
+        start += text[start..].find('\n')? + 1;
+    }
+    let rest = &text[start..];
+    let end = rest.find('\n').unwrap_or(rest.len());
+    let (at, _) = rest[..end].char_indices().nth(column.checked_sub(1)?)?;
+    Some(start + at)
+}
+
+/// An open delimiter: a brace records what its header made it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Open {
+    Paren,
+    Bracket,
+    Brace(Enclosing),
+}
+
+/// The words of the current item header at the current brace level, for the next `{`.
+struct Scanner<'t> {
+    text: &'t str,
+    at: usize,
+    stack: Vec<Open>,
+    /// Words (identifiers and keywords) since the last `;`, `{` or `}` at this brace level,
+    /// outside parentheses and brackets opened since.
+    header: Vec<&'t str>,
+}
+
+impl<'t> Scanner<'t> {
+    fn new(text: &'t str) -> Self {
+        Self {
+            text,
+            at: 0,
+            stack: Vec::new(),
+            header: Vec::new(),
+        }
+    }
+
+    /// Whether the innermost delimiter is a brace (or none): where headers are collected.
+    fn at_item_level(&self) -> bool {
+        !matches!(self.stack.last(), Some(Open::Paren | Open::Bracket))
+    }
+
+    /// The block around `offset`; [`Enclosing::Unknown`] if `offset` is not at a token start
+    /// or the text cannot be read up to it.
+    fn block_at(mut self, offset: usize) -> Enclosing {
+        while self.at < offset {
+            if !self.step() {
+                return Enclosing::Unknown;
+            }
+        }
+        if self.at != offset {
+            // `offset` is inside a comment, a string or a token.
+            return Enclosing::Unknown;
+        }
+        match self
+            .stack
+            .iter()
+            .rev()
+            .find(|o| matches!(o, Open::Brace(_)))
+        {
+            Some(Open::Brace(kind)) => {
+                // An attribute inside parentheses or brackets is not an item's.
+                if self.at_item_level() {
+                    *kind
+                } else {
+                    Enclosing::Other
+                }
+            }
+            _ => Enclosing::Other,
+        }
+    }
+
+    /// Reads one token (or whitespace run, or comment); `false` on text it cannot read.
+    fn step(&mut self) -> bool {
+        let Some(c) = self.text[self.at..].chars().next() else {
+            return false;
+        };
+        let rest = &self.text[self.at..];
+        if c.is_whitespace() {
+            self.at += c.len_utf8();
+        } else if rest.starts_with("//") {
+            self.at += rest.find('\n').unwrap_or(rest.len());
+        } else if rest.starts_with("/*") {
+            return self.block_comment();
+        } else if c == '"' {
+            return self.string(false, 0);
+        } else if c == '\'' {
+            return self.quote();
+        } else if c == 'r' || c == 'b' || c == 'c' {
+            return self.prefixed();
+        } else if c.is_alphanumeric() || c == '_' {
+            self.word();
+        } else {
+            self.punct(c);
+            self.at += c.len_utf8();
+        }
+        true
+    }
+
+    fn block_comment(&mut self) -> bool {
+        let mut depth = 0usize;
+        loop {
+            let rest = &self.text[self.at..];
+            if rest.starts_with("/*") {
+                depth += 1;
+                self.at += 2;
+            } else if rest.starts_with("*/") {
+                depth -= 1;
+                self.at += 2;
+                if depth == 0 {
+                    return true;
+                }
+            } else if let Some(c) = rest.chars().next() {
+                self.at += c.len_utf8();
+            } else {
+                return false;
+            }
+        }
+    }
+
+    /// A string from its opening quote; `raw` strings have no escapes and end at a quote
+    /// followed by `hashes` hashes.
+    fn string(&mut self, raw: bool, hashes: usize) -> bool {
+        self.at += 1;
+        loop {
+            let rest = &self.text[self.at..];
+            let Some(c) = rest.chars().next() else {
+                return false;
+            };
+            if c == '\\' && !raw {
+                self.at += 1;
+                if let Some(next) = self.text[self.at..].chars().next() {
+                    self.at += next.len_utf8();
+                }
+            } else if c == '"' && rest[1..].bytes().take_while(|&b| b == b'#').count() >= hashes {
+                self.at += 1 + hashes;
+                return true;
+            } else {
+                self.at += c.len_utf8();
+            }
+        }
+    }
+
+    /// `'`: a char literal or a lifetime (or label).
+    fn quote(&mut self) -> bool {
+        let rest = &self.text[self.at + 1..];
+        let mut chars = rest.chars();
+        match (chars.next(), chars.next()) {
+            (Some('\\'), Some(escaped)) => {
+                // An escaped char: up to the closing quote after the escaped one.
+                let from = 1 + escaped.len_utf8();
+                match rest[from..].find('\'') {
+                    Some(end) => {
+                        self.at += 1 + from + end + 1;
+                        true
+                    }
+                    None => false,
+                }
+            }
+            (Some(c), Some('\'')) => {
+                self.at += 1 + c.len_utf8() + 1;
+                true
+            }
+            (Some(c), _) if c.is_alphanumeric() || c == '_' => {
+                // A lifetime: its name is no word of the header.
+                self.at += 1;
+                let len = self.text[self.at..]
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .unwrap_or(self.text.len() - self.at);
+                self.at += len;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// A word starting with `r`, `b` or `c`: a string or char prefix (`r"…"`, `r#"…"#`,
+    /// `b"…"`, `br#"…"#`, `b'…'`, `c"…"`), a raw identifier, or a plain word.
+    fn prefixed(&mut self) -> bool {
+        let rest = &self.text[self.at..];
+        let prefix_len = if rest.starts_with("br") || rest.starts_with("cr") {
+            2
+        } else {
+            1
+        };
+        let after = &rest[prefix_len..];
+        let raw = rest.as_bytes()[prefix_len - 1] == b'r';
+        if raw {
+            let hashes = after.bytes().take_while(|&b| b == b'#').count();
+            if after[hashes..].starts_with('"') {
+                self.at += prefix_len + hashes;
+                return self.string(true, hashes);
+            }
+            if hashes == 1 && prefix_len == 1 {
+                // `r#ident`: a raw identifier.
+                self.at += 2;
+                self.word();
+                return true;
+            }
+        } else if after.starts_with('"') {
+            self.at += prefix_len;
+            return self.string(false, 0);
+        } else if rest.starts_with("b'") {
+            self.at += 1;
+            return self.quote();
+        }
+        self.word();
+        true
+    }
+
+    fn word(&mut self) {
+        let rest = &self.text[self.at..];
+        let len = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        if self.at_item_level() {
+            self.header.push(&rest[..len]);
+        }
+        self.at += len;
+    }
+
+    fn punct(&mut self, c: char) {
+        match c {
+            '(' => self.stack.push(Open::Paren),
+            '[' => self.stack.push(Open::Bracket),
+            ')' | ']' => {
+                self.stack.pop();
+            }
+            '{' => {
+                let kind = if self.at_item_level() {
+                    classify(&self.header)
+                } else {
+                    Enclosing::Other
+                };
+                self.stack.push(Open::Brace(kind));
+                self.header.clear();
+            }
+            '}' => {
+                self.stack.pop();
+                if self.at_item_level() {
+                    self.header.clear();
+                }
+            }
+            ';' if self.at_item_level() => self.header.clear(),
+            _ => {}
+        }
+    }
+}
+
+/// What a `{` opens, from the words of its header.
+fn classify(header: &[&str]) -> Enclosing {
+    let mut words = header
+        .iter()
+        .copied()
+        .skip_while(|w| matches!(*w, "pub" | "crate" | "unsafe" | "default" | "auto"));
+    match words.next() {
+        Some("impl") => Enclosing::Impl,
+        Some("trait") => Enclosing::Trait,
+        // `extern "C" {` or `extern {`, not `extern "C" fn f() {`.
+        Some("extern") if words.next().is_none() => Enclosing::Extern,
+        _ => Enclosing::Other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The enclosing block of the first `#[kernel` in `text`.
+    fn at_kernel(text: &str) -> Enclosing {
+        let offset = text.find("#[kernel").expect("a #[kernel");
+        let line = text[..offset].matches('\n').count() + 1;
+        let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+        let column = text[line_start..offset].chars().count() + 1;
+        enclosing_in(text, line, column)
+    }
+
+    #[test]
+    fn impl_trait_and_extern_blocks_are_found() {
+        let decl = "#[kernel(ptx = \"k.ptx\")] fn k(n: u32);";
+        for (text, want) in [
+            (
+                format!("struct S;\nimpl S {{\n    {decl}\n}}"),
+                Enclosing::Impl,
+            ),
+            (
+                format!("impl<T: Fn() -> u8> Tr for S<T> where [(); 4]: Sized {{ {decl} }}"),
+                Enclosing::Impl,
+            ),
+            (
+                format!("unsafe impl Send for S {{ {decl} }}"),
+                Enclosing::Impl,
+            ),
+            (format!("pub trait K {{ {decl} }}"), Enclosing::Trait),
+            (
+                format!("pub(crate) unsafe trait K {{ {decl} }}"),
+                Enclosing::Trait,
+            ),
+            (format!("extern \"C\" {{ {decl} }}"), Enclosing::Extern),
+            (format!("mod m {{ {decl} }}"), Enclosing::Other),
+            (decl.to_string(), Enclosing::Other),
+            (format!("fn main() {{ {decl} }}"), Enclosing::Other),
+            (
+                format!("impl S {{ fn f() {{ {decl} }} }}"),
+                Enclosing::Other,
+            ),
+            (
+                format!("extern \"C\" fn f() {{ {decl} }}"),
+                Enclosing::Other,
+            ),
+            (format!("const X: () = {{ {decl} }};"), Enclosing::Other),
+        ] {
+            assert_eq!(at_kernel(&text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn comments_strings_chars_and_lifetimes_are_skipped() {
+        let text = r####"
+// impl A {
+/* impl B { /* nested } */ */
+const S: &str = "impl C { \" {";
+const R: &str = r#"impl D { "# ;
+const RB: &[u8] = br##"{ "# }"##;
+const C: char = '{';
+const E: char = '\'';
+const U: char = '\u{7b}';
+fn f<'a>(x: &'a u8) -> &'a u8 { 'outer: loop { break 'outer; } x }
+struct r#impl;
+mod m {
+    #[kernel(ptx = "k.ptx")] fn k(n: u32);
+}
+"####;
+        assert_eq!(at_kernel(text), Enclosing::Other);
+        let text = format!("{text}\nimpl X {{\n #[kernel(ptx = \"k.ptx\")] fn j(); }}");
+        let tail = &text[text.rfind("#[kernel").expect("second")..];
+        assert!(tail.starts_with("#[kernel"));
+        let line = text.lines().count();
+        assert_eq!(enclosing_in(&text, line, 2), Enclosing::Impl);
+    }
+
+    #[test]
+    fn positions_that_are_not_an_attribute_are_unknown() {
+        let text = "impl S {\n    fn k(n: u32);\n}\n";
+        assert_eq!(enclosing_in(text, 2, 5), Enclosing::Unknown);
+        assert_eq!(enclosing_in(text, 9, 1), Enclosing::Unknown);
+        assert_eq!(enclosing_in(text, 2, 500), Enclosing::Unknown);
+        // Inside a string that reads like an attribute.
+        let text = "impl S {\n const A: &str = \"#[kernel]\"; }";
+        assert_eq!(enclosing_in(text, 2, 18), Enclosing::Unknown);
+        // Unterminated text before the position.
+        let text = "impl S { const A: &str = \"\n#[kernel] fn k(); }";
+        assert_eq!(enclosing_in(text, 2, 1), Enclosing::Unknown);
+    }
+}

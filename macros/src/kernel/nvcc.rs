@@ -1,0 +1,555 @@
+//! `nvcc -ptx` of a `cuda = "…"` kernel at compile time, bounded in time and cached by content.
+//!
+//! - **Bounded.** nvcc runs in its own process group and is killed, with its children (`cicc`,
+//!   `ptxas`), after [`timeout`] (`CHEVRON_NVCC_TIMEOUT` seconds, default 60): a compiler that
+//!   never returns is an error that says what to do, not a hung `cargo build`.
+//! - **Cached.** Each run costs about half a second, on every `cargo check` and `cargo build`.
+//!   The PTX is kept on disk ([`cache_dir`]), one entry per file,
+//!   nvcc and options, holding the hash of the source and of every file nvcc read for it (its
+//!   `-MD` dependency list: headers included, system headers too; the toolkit's own headers
+//!   go with nvcc's identity, its path, size and modification time). An entry whose source
+//!   and dependencies are unchanged is used without running nvcc.
+
+use std::collections::hash_map::DefaultHasher;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+/// The flags: PTX for the oldest GPU chevron's launch rules concern (clusters need sm_90).
+const OPTIONS: [&str; 2] = ["-ptx", "-arch=sm_90"];
+
+/// The default bound on one nvcc run.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The cache's format; entries of another version are misses.
+const FORMAT: &str = "chevron-nvcc-cache 1";
+
+/// `nvcc -ptx -arch=sm_90` of the CUDA C file `path` (whose text is `text`), once per path and
+/// content in this process and cached on disk across builds. `Ok(None)` without nvcc, when it
+/// refuses the file, or with `CHEVRON_NVCC=0`; `Err` with the message for a run that timed out
+/// or a bad `CHEVRON_NVCC_TIMEOUT`.
+pub fn ptx(path: &Path, text: &str) -> Result<Option<String>, String> {
+    type Memo = Mutex<Option<HashMap<PathBuf, (String, Option<String>)>>>;
+    static MEMO: Memo = Mutex::new(None);
+    if std::env::var_os("CHEVRON_NVCC").is_some_and(|v| v == "0") {
+        return Ok(None);
+    }
+    let mut guard = MEMO.lock().unwrap_or_else(PoisonError::into_inner);
+    let memo = guard.get_or_insert_with(HashMap::new);
+    if let Some((cached, ptx)) = memo.get(path) {
+        if cached == text {
+            return Ok(ptx.clone());
+        }
+    }
+    let Some(nvcc) = find_nvcc() else {
+        return Ok(None);
+    };
+    let timeout = timeout()?;
+    let entry = cache_dir().map(|dir| dir.join(entry_name(&nvcc, path)));
+    let source_hash = hash_bytes(text.as_bytes());
+    let ptx = match entry.as_deref().and_then(|e| lookup(e, &source_hash)) {
+        Some(hit) => Some(hit),
+        None => {
+            let run = run(&nvcc.path, path, timeout)?;
+            if let (Some(entry), Some(deps), Some(ptx)) = (&entry, &run.deps, &run.ptx) {
+                // The toolkit's own headers change with nvcc, which the entry's name covers.
+                let toolkit = nvcc.path.parent().and_then(Path::parent);
+                let deps: Vec<PathBuf> = deps
+                    .iter()
+                    .filter(|d| toolkit.is_none_or(|t| !d.starts_with(t)))
+                    .cloned()
+                    .collect();
+                store(entry, &source_hash, &deps, ptx);
+            }
+            run.ptx
+        }
+    };
+    memo.insert(path.to_path_buf(), (text.to_string(), ptx.clone()));
+    Ok(ptx)
+}
+
+/// `CHEVRON_NVCC_TIMEOUT` (seconds, may be fractional) or [`DEFAULT_TIMEOUT`].
+pub fn timeout() -> Result<Duration, String> {
+    parse_timeout(
+        std::env::var_os("CHEVRON_NVCC_TIMEOUT").map(|v| v.to_string_lossy().into_owned()),
+    )
+}
+
+fn parse_timeout(value: Option<String>) -> Result<Duration, String> {
+    let Some(text) = value else {
+        return Ok(DEFAULT_TIMEOUT);
+    };
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s > 0.0 && *s < 1e9)
+        .map(Duration::from_secs_f64)
+        .ok_or_else(|| {
+            format!(
+                "`CHEVRON_NVCC_TIMEOUT={text}` is not a number of seconds: set it to how long \
+                 the compile-time `nvcc` of a `cuda = \"…\"` kernel may take (default {})",
+                DEFAULT_TIMEOUT.as_secs()
+            )
+        })
+}
+
+/// The nvcc found, and what identifies its version without running it.
+struct Nvcc {
+    path: PathBuf,
+    /// Size and modification time of the binary: an upgraded toolkit is another nvcc.
+    identity: String,
+}
+
+/// The first of `nvcc` on `PATH`, `$CUDA_PATH/bin/nvcc`, `/usr/local/cuda/bin/nvcc` that is a
+/// file.
+fn find_nvcc() -> Option<Nvcc> {
+    let name = if cfg!(windows) { "nvcc.exe" } else { "nvcc" };
+    let mut candidates: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).map(|d| d.join(name)).collect())
+        .unwrap_or_default();
+    if let Some(cuda) = std::env::var_os("CUDA_PATH") {
+        candidates.push(PathBuf::from(cuda).join("bin").join(name));
+    }
+    candidates.push(PathBuf::from("/usr/local/cuda/bin").join(name));
+    candidates.into_iter().find_map(|path| {
+        let meta = std::fs::metadata(&path).ok().filter(|m| m.is_file())?;
+        let modified = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        let identity = format!("{} {} {modified}", path.display(), meta.len());
+        Some(Nvcc { path, identity })
+    })
+}
+
+/// Where entries are kept: `CHEVRON_NVCC_CACHE` if set (empty or `0`: no cache), else
+/// `chevron-nvcc/` in the target directory: `CARGO_TARGET_DIR` if set, else the nearest
+/// `target/` holding Cargo's `CACHEDIR.TAG` above the crate (`cargo clean` removes it).
+pub fn cache_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("CHEVRON_NVCC_CACHE") {
+        return (!dir.is_empty() && dir != "0").then(|| PathBuf::from(dir));
+    }
+    if let Some(target) = std::env::var_os("CARGO_TARGET_DIR").filter(|d| !d.is_empty()) {
+        let target = PathBuf::from(target);
+        let target = if target.is_absolute() {
+            target
+        } else {
+            PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR")?).join(target)
+        };
+        return Some(target.join("chevron-nvcc"));
+    }
+    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR")?);
+    manifest
+        .ancestors()
+        .map(|d| d.join("target"))
+        .find(|t| t.join("CACHEDIR.TAG").is_file())
+        .map(|t| t.join("chevron-nvcc"))
+}
+
+/// One entry per source path, nvcc and options: a changed file replaces its entry.
+fn entry_name(nvcc: &Nvcc, path: &Path) -> String {
+    let key = format!(
+        "{FORMAT}\n{}\n{}\n{}",
+        nvcc.identity,
+        OPTIONS.join(" "),
+        path.display()
+    );
+    let stem = path
+        .file_stem()
+        .map(|s| {
+            s.to_string_lossy()
+                .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+        })
+        .unwrap_or_default();
+    format!("{stem}-{}.entry", hash_bytes(key.as_bytes()))
+}
+
+/// 128 bits of SipHash (two keyed runs) as hex: a content hash for the cache, stable within a
+/// Rust toolchain (another toolchain's entries are misses).
+fn hash_bytes(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(32);
+    for seed in [0x63_68_65_76_u64, 0x72_6f_6e_21] {
+        let mut h = DefaultHasher::new();
+        seed.hash(&mut h);
+        bytes.hash(&mut h);
+        let _ = write!(out, "{:016x}", h.finish());
+    }
+    out
+}
+
+/// The cached PTX in `entry`, if its source hash is `source_hash` and every dependency it
+/// lists still has the content it had; `None` for a miss.
+fn lookup(entry: &Path, source_hash: &str) -> Option<String> {
+    let text = std::fs::read_to_string(entry).ok()?;
+    let (header, ptx) = text.split_once("\n\n")?;
+    let mut lines = header.lines();
+    if lines.next()? != FORMAT || lines.next()? != format!("source {source_hash}") {
+        return None;
+    }
+    let outcome = lines.next()?;
+    for line in lines {
+        let (hash, path) = line.strip_prefix("dep ")?.split_once(' ')?;
+        if hash_file(Path::new(path))? != hash {
+            return None;
+        }
+    }
+    (outcome == "ptx").then(|| ptx.to_string())
+}
+
+/// The content hash of a file, once per file, size and modification time in this process:
+/// the entries of one crate's kernels share most of their headers.
+fn hash_file(path: &Path) -> Option<String> {
+    type Memo = Mutex<Option<HashMap<PathBuf, (u64, Option<std::time::SystemTime>, String)>>>;
+    static MEMO: Memo = Mutex::new(None);
+    let meta = std::fs::metadata(path).ok()?;
+    let (len, modified) = (meta.len(), meta.modified().ok());
+    let mut guard = MEMO.lock().unwrap_or_else(PoisonError::into_inner);
+    let memo = guard.get_or_insert_with(HashMap::new);
+    if let Some((l, m, hash)) = memo.get(path) {
+        if *l == len && *m == modified && modified.is_some() {
+            return Some(hash.clone());
+        }
+    }
+    let hash = hash_bytes(&std::fs::read(path).ok()?);
+    memo.insert(path.to_path_buf(), (len, modified, hash.clone()));
+    Some(hash)
+}
+
+/// Writes an entry (atomically: a temporary file renamed over it). Failures only cost the
+/// next build a run of nvcc.
+fn store(entry: &Path, source_hash: &str, deps: &[PathBuf], ptx: &str) {
+    let mut text = format!("{FORMAT}\nsource {source_hash}\nptx\n");
+    for dep in deps {
+        let Some(hash) = hash_file(dep) else {
+            return;
+        };
+        let Some(path) = dep.to_str().filter(|p| !p.contains('\n')) else {
+            return;
+        };
+        let _ = writeln!(text, "dep {hash} {path}");
+    }
+    text.push('\n');
+    text.push_str(ptx);
+    let Some(dir) = entry.parent() else { return };
+    if std::fs::create_dir_all(dir).is_err() {
+        return;
+    }
+    let tmp = entry.with_extension(format!("tmp{}", std::process::id()));
+    if std::fs::write(&tmp, text).is_ok() && std::fs::rename(&tmp, entry).is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+}
+
+/// What one nvcc run gave.
+struct Run {
+    /// The PTX, or `None` when nvcc refused the file.
+    ptx: Option<String>,
+    /// Every file nvcc read, from its `-MD` output (`None` if unreadable: not cached).
+    deps: Option<Vec<PathBuf>>,
+}
+
+/// Runs `nvcc -ptx -arch=sm_90 -MD` on `source`, killed after `timeout`.
+fn run(nvcc: &Path, source: &Path, timeout: Duration) -> Result<Run, String> {
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let base = std::env::temp_dir().join(format!("chevron-nvcc-{}-{n}", std::process::id()));
+    let (out, deps_file) = (base.with_extension("ptx"), base.with_extension("d"));
+    let mut cmd = Command::new(nvcc);
+    cmd.args(OPTIONS)
+        .arg("-MD")
+        .arg("-MF")
+        .arg(&deps_file)
+        .arg("-o")
+        .arg(&out)
+        .arg(source)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let status = match wait_bounded(cmd, timeout) {
+        Ok(status) => status,
+        Err(Waited::NotStarted) => {
+            return Ok(Run {
+                ptx: None,
+                deps: None,
+            })
+        }
+        Err(Waited::TimedOut) => {
+            let _ = std::fs::remove_file(&out);
+            let _ = std::fs::remove_file(&deps_file);
+            return Err(timeout_message(nvcc, source, timeout));
+        }
+    };
+    let ptx = status
+        .success()
+        .then(|| std::fs::read_to_string(&out).ok())
+        .flatten();
+    let deps = std::fs::read_to_string(&deps_file)
+        .ok()
+        .map(|d| parse_deps(&d));
+    let _ = std::fs::remove_file(&out);
+    let _ = std::fs::remove_file(&deps_file);
+    // Only PTX is cached: nvcc lists no dependencies when it fails (a header created later
+    // could make the same source compile), so a refused file is tried again at each build.
+    let deps = match (&ptx, deps) {
+        (Some(_), Some(d)) if !d.is_empty() => Some(d),
+        _ => None,
+    };
+    Ok(Run { ptx, deps })
+}
+
+fn timeout_message(nvcc: &Path, source: &Path, timeout: Duration) -> String {
+    format!(
+        "`{}` did not finish compiling `{}` within {} s, and was stopped; if it needs longer, \
+         set `CHEVRON_NVCC_TIMEOUT` to the seconds it may take; to leave the kernel to NVRTC at \
+         run time without the compile-time launch checks, set `CHEVRON_NVCC=0`",
+        nvcc.display(),
+        source.display(),
+        format_secs(timeout)
+    )
+}
+
+fn format_secs(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0}")
+    } else {
+        format!("{s}")
+    }
+}
+
+/// Why no exit status came.
+#[derive(Debug, PartialEq, Eq)]
+enum Waited {
+    /// The program could not be started.
+    NotStarted,
+    /// It ran past the bound and was killed with its process group.
+    TimedOut,
+}
+
+/// Runs `cmd` in its own process group, waiting at most `timeout`; on timeout the whole group
+/// (nvcc and the compilers it started) is killed and reaped.
+fn wait_bounded(mut cmd: Command, timeout: Duration) -> Result<std::process::ExitStatus, Waited> {
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    let mut child = cmd.spawn().map_err(|_| Waited::NotStarted)?;
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Ok(status),
+            Ok(None) => {}
+            Err(_) => break,
+        }
+        let elapsed = start.elapsed();
+        if elapsed >= timeout {
+            break;
+        }
+        std::thread::sleep(pause.min(timeout - elapsed));
+        pause = (pause * 2).min(Duration::from_millis(50));
+    }
+    kill_group(&mut child);
+    let _ = child.wait();
+    Err(Waited::TimedOut)
+}
+
+/// Kills `child`'s process group (it leads its own, see [`wait_bounded`]).
+fn kill_group(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    {
+        extern "C" {
+            fn kill(pid: i32, sig: i32) -> i32;
+        }
+        const SIGKILL: i32 = 9;
+        if let Ok(pid) = i32::try_from(child.id()) {
+            // SAFETY: `kill(2)` with a negative pid signals that process group: the child's
+            // own (`process_group(0)`), which holds nvcc and what it started, nothing else.
+            unsafe {
+                kill(-pid, SIGKILL);
+            }
+        }
+    }
+    let _ = child.kill();
+}
+
+/// The prerequisites of a Makefile rule (`out.ptx : a.cu \` newline `b.h`), `\ ` escapes a
+/// space.
+fn parse_deps(text: &str) -> Vec<PathBuf> {
+    let joined = text.replace("\\\r\n", " ").replace("\\\n", " ");
+    let Some((_, prereqs)) = joined.split_once(": ") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut chars = prereqs.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&' ') => {
+                current.push(' ');
+                chars.next();
+            }
+            c if c.is_whitespace() => {
+                if !current.is_empty() {
+                    out.push(PathBuf::from(std::mem::take(&mut current)));
+                }
+            }
+            c => current.push(c),
+        }
+    }
+    if !current.is_empty() {
+        out.push(PathBuf::from(current));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh directory under the system's temporary directory, removed on drop.
+    struct TempDir(PathBuf);
+
+    impl TempDir {
+        fn new(tag: &str) -> TempDir {
+            let dir = std::env::temp_dir()
+                .join(format!("chevron-nvcc-test-{tag}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).expect("temp dir");
+            TempDir(dir)
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn a_compiler_that_never_returns_is_stopped_with_its_children() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = TempDir::new("hang");
+        // A stand-in nvcc that starts a child (as nvcc starts cicc) and hangs; both write
+        // their pids so that the test can see them gone.
+        let script = dir.0.join("nvcc");
+        let pids = dir.0.join("pids");
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\nsleep 300 &\necho $! >> '{p}'\necho $$ >> '{p}'\nwait\n",
+                p = pids.display()
+            ),
+        )
+        .expect("script");
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let source = dir.0.join("k.cu");
+        std::fs::write(&source, "extern \"C\" __global__ void k() {}\n").expect("k.cu");
+        let start = Instant::now();
+        let err = match run(&script, &source, Duration::from_millis(300)) {
+            Err(e) => e,
+            Ok(_) => panic!(
+                "a hanging nvcc returned; it wrote: {:?}",
+                std::fs::read_to_string(&pids)
+            ),
+        };
+        let took = start.elapsed();
+        assert!(took < Duration::from_secs(10), "stopped after {took:?}");
+        assert!(err.contains("did not finish compiling"), "{err}");
+        assert!(err.contains("within 0.3 s"), "{err}");
+        assert!(err.contains("CHEVRON_NVCC_TIMEOUT"), "{err}");
+        assert!(err.contains("CHEVRON_NVCC=0"), "{err}");
+        let pids = std::fs::read_to_string(&pids).expect("the script ran");
+        let pids: Vec<&str> = pids.split_whitespace().collect();
+        assert_eq!(pids.len(), 2, "{pids:?}");
+        for pid in pids {
+            // Reaped (the shell) or killed and reparented, then reaped by init (the sleep):
+            // give init a moment.
+            let proc = PathBuf::from(format!("/proc/{pid}"));
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while proc.exists() && !is_zombie(&proc) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            assert!(
+                !proc.exists() || is_zombie(&proc),
+                "process {pid} still runs"
+            );
+        }
+    }
+
+    #[cfg(unix)]
+    fn is_zombie(proc: &Path) -> bool {
+        std::fs::read_to_string(proc.join("stat"))
+            .map(|s| {
+                s.rsplit(')')
+                    .next()
+                    .is_some_and(|r| r.trim_start().starts_with('Z'))
+            })
+            .unwrap_or(true)
+    }
+
+    #[test]
+    fn timeouts_are_seconds() {
+        assert_eq!(parse_timeout(None), Ok(DEFAULT_TIMEOUT));
+        assert_eq!(
+            parse_timeout(Some("2.5".into())),
+            Ok(Duration::from_millis(2500))
+        );
+        assert_eq!(
+            parse_timeout(Some(" 120 ".into())),
+            Ok(Duration::from_secs(120))
+        );
+        for bad in ["", "0", "-1", "soon", "inf", "NaN"] {
+            let e = parse_timeout(Some(bad.into())).expect_err(bad);
+            assert!(e.contains("is not a number of seconds"), "{e}");
+        }
+        assert_eq!(format_secs(Duration::from_secs(60)), "60");
+        assert_eq!(format_secs(Duration::from_millis(2500)), "2.5");
+    }
+
+    #[test]
+    fn makefile_dependencies_are_read() {
+        let d = "out.ptx : /a/k.cu \\\n    /a/my\\ header.h \\\n    /usr/include/stdio.h\n";
+        assert_eq!(
+            parse_deps(d),
+            [
+                PathBuf::from("/a/k.cu"),
+                PathBuf::from("/a/my header.h"),
+                PathBuf::from("/usr/include/stdio.h")
+            ]
+        );
+        assert!(parse_deps("garbage").is_empty());
+    }
+
+    #[test]
+    fn entries_hit_only_while_the_source_and_its_headers_are_unchanged() {
+        let dir = TempDir::new("cache");
+        let header = dir.0.join("common.cuh");
+        std::fs::write(&header, "#define SCALE 2\n").expect("header");
+        let source = dir.0.join("k.cu");
+        std::fs::write(&source, "#include \"common.cuh\"\n").expect("source");
+        let entry = dir.0.join("cache").join("k.entry");
+        let hash = hash_bytes(b"text of k.cu");
+        store(
+            &entry,
+            &hash,
+            &[source.clone(), header.clone()],
+            ".version 9.0\n",
+        );
+        assert_eq!(lookup(&entry, &hash).as_deref(), Some(".version 9.0\n"));
+        // Another source text: a miss.
+        assert_eq!(lookup(&entry, &hash_bytes(b"edited")), None);
+        // An edited header: a miss.
+        std::fs::write(&header, "#define SCALE 3\n").expect("edit");
+        assert_eq!(lookup(&entry, &hash), None);
+        // Restored, a hit again; deleted, a miss.
+        std::fs::write(&header, "#define SCALE 2\n").expect("restore");
+        assert!(lookup(&entry, &hash).is_some());
+        std::fs::remove_file(&header).expect("rm");
+        assert_eq!(lookup(&entry, &hash), None);
+    }
+}
