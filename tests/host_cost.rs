@@ -88,7 +88,7 @@ fn each_step_hands_the_driver_what_the_launch_says() {
 
 #[test]
 fn the_steps_check_what_a_launch_checks() {
-    use chevron::__private::{check_arg_sizes, ArgSlot, ArgSlots, LaunchRules};
+    use chevron::__private::{check_arg_sizes, ArgSlot, ArgSlots, ArgStorage, LaunchRules};
     use chevron::{Cooperative, LaunchConfig};
     let rules = const { LaunchRules::of(&host_work::saxpy::__CHEVRON_INFO) };
     let check = |config: &LaunchConfig<'_>| host_work::SAXPY.__check_config(rules, config);
@@ -114,7 +114,8 @@ fn the_steps_check_what_a_launch_checks() {
     ));
     // Arguments of other sizes than the kernel's parameters are refused.
     let (n, wide) = (1u32, 2u64);
-    let mut slots: ArgSlots<'_, 2> = ArgSlots::new();
+    let mut storage = ArgStorage::<2>::new();
+    let mut slots = ArgSlots::new(&mut storage);
     slots.set(0, ArgSlot::value(&n));
     slots.set(1, ArgSlot::value(&wide));
     assert!(check_arg_sizes(&[4, 8], &slots).is_ok());
@@ -124,7 +125,8 @@ fn the_steps_check_what_a_launch_checks() {
     ));
     assert!(check_arg_sizes(&host_work::SAXPY_SIZES, &slots).is_err());
     // Slots are set in order; one set out of order is dropped and the launch refused.
-    let mut slots: ArgSlots<'_, 2> = ArgSlots::new();
+    let mut storage = ArgStorage::<2>::new();
+    let mut slots = ArgSlots::new(&mut storage);
     slots.set(1, ArgSlot::value(&wide));
     slots.set(0, ArgSlot::value(&n));
     assert!(matches!(

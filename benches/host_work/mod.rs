@@ -24,7 +24,9 @@
 use core::ffi::c_void;
 use std::hint::black_box;
 
-use chevron::__private::{check_arg_sizes, ArgSlot, ArgSlots, LaunchRules, TypedKernel};
+use chevron::__private::{
+    check_arg_sizes, ArgSlot, ArgSlots, ArgStorage, LaunchRules, TypedKernel,
+};
 use chevron::cudarc::driver::{CudaSlice, SyncOnDrop};
 use chevron::{config, kernel, launch, sys, Error, Kernel, KernelName, LaunchConfig};
 
@@ -208,7 +210,8 @@ pub fn dynamic() -> Result<Launched, Error> {
         chevron::__private::IntoDim::into_dim(i.grid),
         chevron::__private::IntoDim::into_dim(i.block),
     );
-    let mut slots: ArgSlots<'_, 4> = ArgSlots::new();
+    let mut storage = ArgStorage::<4>::new();
+    let mut slots = ArgSlots::new(&mut storage);
     slots.set(0, ArgSlot::value(&i.n));
     slots.set(1, ArgSlot::value(&i.a));
     slots.set(2, ArgSlot::device(i.x, SyncOnDrop::Record(None)));

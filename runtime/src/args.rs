@@ -212,25 +212,49 @@ impl<'a, T> ValueFallback<'a, T> for &mut &mut Probe<T> {
     }
 }
 
-/// The slots of an untyped launch's arguments, filled one statement at a time, in order.
-///
-/// Filling an array literal `[slot0, slot1, …]` of values with a destructor makes rustc emit, for
-/// each element, the clean-up of all the elements before it: quadratic in the argument count.
-/// Setting the slots one by one has one clean-up (this value's). The slots set so far are the
-/// first `len`; the rest of the array is never written (a launch would otherwise fill and copy
-/// room for every argument before setting it).
-pub struct ArgSlots<'a, const N: usize> {
+/// Room for the slots of an untyped launch's arguments, on the caller's stack: never written
+/// except through the [`ArgSlots`] that fills it, which owns (and drops) the slots set in it.
+/// No destructor of its own, so it may be declared before the arguments whose slots it holds.
+pub struct ArgStorage<'a, const N: usize> {
     slots: [MaybeUninit<ArgSlot<'a>>; N],
-    /// The first `len` slots are set.
-    len: usize,
 }
 
-impl<'a, const N: usize> ArgSlots<'a, N> {
-    /// No slot set yet.
+impl<const N: usize> ArgStorage<'_, N> {
+    /// Room for `N` slots, none written.
     #[inline(always)]
     pub fn new() -> Self {
         Self {
             slots: [const { MaybeUninit::uninit() }; N],
+        }
+    }
+}
+
+impl<const N: usize> Default for ArgStorage<'_, N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The slots of an untyped launch's arguments, filled one statement at a time, in order, in an
+/// [`ArgStorage`]; dropping it drops them (which records the launch on the buffers' events).
+///
+/// Filling an array literal `[slot0, slot1, …]` of values with a destructor makes rustc emit, for
+/// each element, the clean-up of all the elements before it: quadratic in the argument count.
+/// Setting the slots one by one has one clean-up (this value's). The slots set so far are the
+/// first `len`; the rest of the storage is never written. This value is a reference and a
+/// count, so handing it to [`launch_args`] moves two words, not the slots.
+pub struct ArgSlots<'s, 'a, const N: usize> {
+    storage: &'s mut [MaybeUninit<ArgSlot<'a>>; N],
+    /// The first `len` slots are set.
+    len: usize,
+}
+
+impl<'s, 'a, const N: usize> ArgSlots<'s, 'a, N> {
+    /// No slot set yet; the slots go into `storage`.
+    #[inline(always)]
+    pub fn new(storage: &'s mut ArgStorage<'a, N>) -> Self {
+        Self {
+            storage: &mut storage.slots,
             len: 0,
         }
     }
@@ -240,7 +264,7 @@ impl<'a, const N: usize> ArgSlots<'a, N> {
     #[inline(always)]
     pub fn set(&mut self, i: usize, slot: ArgSlot<'a>) {
         if i == self.len && i < N {
-            self.slots[i] = MaybeUninit::new(slot);
+            self.storage[i] = MaybeUninit::new(slot);
             self.len += 1;
         }
     }
@@ -250,7 +274,7 @@ impl<'a, const N: usize> ArgSlots<'a, N> {
     fn set_slots(&self) -> &[ArgSlot<'a>] {
         // SAFETY: the first `len` slots are initialized (only `set` writes them, in order), and
         // `MaybeUninit<T>` has `T`'s layout.
-        unsafe { core::slice::from_raw_parts(self.slots.as_ptr().cast::<ArgSlot<'a>>(), self.len) }
+        unsafe { core::slice::from_raw_parts(self.storage.as_ptr().cast::<ArgSlot<'a>>(), self.len) }
     }
 
     /// The parameter array `cuLaunchKernelEx` takes: one pointer per slot (null for a slot not
@@ -265,21 +289,15 @@ impl<'a, const N: usize> ArgSlots<'a, N> {
     }
 }
 
-impl<const N: usize> Drop for ArgSlots<'_, N> {
+impl<const N: usize> Drop for ArgSlots<'_, '_, N> {
     #[inline(always)]
     fn drop(&mut self) {
         let set = core::ptr::slice_from_raw_parts_mut(
-            self.slots.as_mut_ptr().cast::<ArgSlot<'_>>(),
+            self.storage.as_mut_ptr().cast::<ArgSlot<'_>>(),
             self.len,
         );
         // SAFETY: the first `len` slots are initialized, and dropped only here.
         unsafe { core::ptr::drop_in_place(set) }
-    }
-}
-
-impl<const N: usize> Default for ArgSlots<'_, N> {
-    fn default() -> Self {
-        Self::new()
     }
 }
 
@@ -294,7 +312,7 @@ pub unsafe fn launch_args<const N: usize>(
     stream: &CudaStream,
     func: &CudaFunction,
     config: &LaunchConfig<'_>,
-    slots: ArgSlots<'_, N>,
+    slots: ArgSlots<'_, '_, N>,
 ) -> Result<(), Error> {
     check_params(stream, func, &slots)?;
     let mut params = slots.params();
@@ -313,7 +331,7 @@ pub unsafe fn launch_args<const N: usize>(
 fn check_params<const N: usize>(
     stream: &CudaStream,
     func: &CudaFunction,
-    slots: &ArgSlots<'_, N>,
+    slots: &ArgSlots<'_, '_, N>,
 ) -> Result<(), Error> {
     // A failure leaves the launch unchecked (the launch itself reports a broken context).
     let sizes = crate::kernel::function_info(func).param_sizes(stream.context(), func);
@@ -329,7 +347,7 @@ fn check_params<const N: usize>(
 #[inline]
 pub fn check_arg_sizes<const N: usize>(
     sizes: &[u32],
-    slots: &ArgSlots<'_, N>,
+    slots: &ArgSlots<'_, '_, N>,
 ) -> Result<(), Error> {
     let set = slots.set_slots();
     let matches = sizes.len() == N
@@ -344,7 +362,7 @@ pub fn check_arg_sizes<const N: usize>(
 
 /// The message for an untyped launch whose arguments do not match the kernel's parameters.
 #[cold]
-fn signature_mismatch<const N: usize>(kernel: &[u32], slots: &ArgSlots<'_, N>) -> Error {
+fn signature_mismatch<const N: usize>(kernel: &[u32], slots: &ArgSlots<'_, '_, N>) -> Error {
     // A slot not set (never, from `launch!`) counts as 0 bytes.
     let passed: Vec<u32> = (0..N)
         .map(|i| slots.set_slots().get(i).map_or(0, |s| s.size))
@@ -395,7 +413,8 @@ mod tests {
     #[test]
     fn mismatch_messages_give_the_count_and_the_sizes() {
         let (n, a, wide) = (1u32, 2.0f32, 3u64);
-        let mut slots: ArgSlots<'_, 2> = ArgSlots::new();
+        let mut storage = ArgStorage::<2>::new();
+    let mut slots = ArgSlots::new(&mut storage);
         slots.set(0, ArgSlot::value(&n));
         slots.set(1, ArgSlot::value(&a));
         let count = signature_mismatch(&[4, 4, 8, 8], &slots).to_string();
@@ -404,7 +423,8 @@ mod tests {
                 && count.contains("passes 2 arguments (4, 4)"),
             "{count}"
         );
-        let mut slots: ArgSlots<'_, 2> = ArgSlots::new();
+        let mut storage = ArgStorage::<2>::new();
+    let mut slots = ArgSlots::new(&mut storage);
         slots.set(0, ArgSlot::value(&wide));
         slots.set(1, ArgSlot::value(&a));
         let size = signature_mismatch(&[4, 4], &slots).to_string();

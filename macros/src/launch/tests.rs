@@ -149,7 +149,8 @@ fn every_expression_is_bound_once_in_written_order() {
             "__chevron_cluster",
             "__chevron_cooperative",
             "mut__chevron_config",
-            "mut__chevron_slots:::chevron::__private::ArgSlots<'_,2usize>",
+            "mut__chevron_storage:::chevron::__private::ArgStorage<'_,2usize>",
+            "mut__chevron_slots:::chevron::__private::ArgSlots<'_,'_,2usize>",
             "__chevron_arg",
             "__chevron_arg",
             "__chevron_result",
@@ -160,7 +161,11 @@ fn every_expression_is_bound_once_in_written_order() {
         inits[..9],
         ["&(f())", "g()", "b()", "s()", "d()", "p()", "sh()", "c()", "on()"]
     );
-    assert_eq!(inits[11..13], ["&a()", "x()"]);
+    assert_eq!(
+        inits[11],
+        "::chevron::__private::ArgSlots::new(&mut__chevron_storage)"
+    );
+    assert_eq!(inits[12..14], ["&a()", "x()"]);
     // The config is built from the locals only: no user expression is evaluated again.
     let (_, calls) = steps(&stmts, "__chevron_config");
     assert_eq!(calls.len(), 5, "{calls:#?}");
@@ -260,7 +265,7 @@ fn dyn_launch_without_arguments_has_no_slots() {
     let bound = lets(&stmts);
     assert!(bound
         .iter()
-        .any(|(n, _)| n == "mut__chevron_slots:::chevron::__private::ArgSlots<'_,0usize>"));
+        .any(|(n, _)| n == "mut__chevron_slots:::chevron::__private::ArgSlots<'_,'_,0usize>"));
     assert_eq!(path_text(let_init(&stmts, "__chevron_func")), "&(module.f)");
 }
 
