@@ -21,20 +21,21 @@ use std::time::Instant;
 
 use chevron::cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 use chevron::cudarc::nvrtc::Ptx;
-use chevron::{
-    kernel, launch, sys, Attribute, LaunchConfig, MemSyncDomain, Priority, SyncPolicy,
-};
+use chevron::{kernel, launch, sys, Attribute, LaunchConfig, MemSyncDomain, Priority, SyncPolicy};
 
 #[kernel(ptx = "kernels/saxpy.ptx")]
 fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
 
 const N: u32 = 256;
 
-/// What every path gets: the stream, the function (for the raw and `dyn` paths), a config built
-/// once (for `launch_function` and `saxpy::launch`) and the buffers.
+/// What every path gets: the stream, the function (for the raw and `dyn` paths), configs built
+/// once (the driver's for the raw paths, without and with two attributes; chevron's for
+/// `launch_function` and `saxpy::launch`) and the buffers.
 struct Setup<'a> {
     stream: &'a CudaStream,
     f: &'a CudaFunction,
+    plain: &'a sys::CUlaunchConfig,
+    with_attributes: &'a sys::CUlaunchConfig,
     cfg: &'a LaunchConfig<'a>,
     x: &'a CudaSlice<f32>,
     y: &'a mut CudaSlice<f32>,
@@ -49,68 +50,47 @@ fn scalars() -> (u32, f32) {
     (black_box(N), black_box(1.0f32))
 }
 
-/// `cuLaunchKernelEx` of `saxpy` as a program without chevron writes it.
+/// `cuLaunchKernelEx` of `saxpy` as a program without chevron writes it, with a driver config
+/// built once (as `examples/launch_overhead.rs` does).
 #[inline(always)]
-fn raw(stream: &CudaStream, f: &CudaFunction, attrs: &mut [sys::CUlaunchAttribute], px: u64, py: u64) {
+fn raw(f: &CudaFunction, cfg: &sys::CUlaunchConfig, px: u64, py: u64) {
     let (n, a) = scalars();
-    let cfg = sys::CUlaunchConfig {
-        gridDimX: 1,
-        gridDimY: 1,
-        gridDimZ: 1,
-        blockDimX: N,
-        blockDimY: 1,
-        blockDimZ: 1,
-        sharedMemBytes: 0,
-        hStream: stream.cu_stream(),
-        attrs: if attrs.is_empty() {
-            core::ptr::null_mut()
-        } else {
-            attrs.as_mut_ptr()
-        },
-        numAttrs: attrs.len() as u32,
-    };
     let mut params = [
         &n as *const u32 as *mut _,
         &a as *const f32 as *mut _,
         &px as *const u64 as *mut _,
         &py as *const u64 as *mut _,
     ];
-    // SAFETY: `saxpy`'s parameters, alive for the call; the pointers are the buffers'.
+    // SAFETY: `saxpy`'s parameters, alive for the call; the pointers are the buffers'; the
+    // config's attribute array is alive.
     let rc = unsafe {
-        sys::cuLaunchKernelEx(&cfg, f.cu_function(), params.as_mut_ptr(), core::ptr::null_mut())
+        sys::cuLaunchKernelEx(
+            cfg,
+            f.cu_function(),
+            params.as_mut_ptr(),
+            core::ptr::null_mut(),
+        )
     };
     assert_eq!(rc, sys::cudaError_enum::CUDA_SUCCESS);
 }
 
 #[inline(never)]
 fn raw_floor(s: &mut Setup<'_>) {
-    raw(s.stream, s.f, &mut [], s.px, s.py);
+    raw(s.f, s.plain, s.px, s.py);
 }
 
 #[inline(never)]
 fn raw_guards(s: &mut Setup<'_>) {
     let (px, _rx) = s.x.device_ptr(s.stream);
     let (py, _wy) = s.y.device_ptr_mut(s.stream);
-    raw(s.stream, s.f, &mut [], px, py);
+    raw(s.f, s.plain, px, py);
 }
 
 #[inline(never)]
 fn raw_guards_attributes(s: &mut Setup<'_>) {
     let (px, _rx) = s.x.device_ptr(s.stream);
     let (py, _wy) = s.y.device_ptr_mut(s.stream);
-    let mut attrs = [
-        sys::CUlaunchAttribute {
-            id: Priority::ID,
-            pad: [0; 4],
-            value: Priority(0).value(),
-        },
-        sys::CUlaunchAttribute {
-            id: MemSyncDomain::ID,
-            pad: [0; 4],
-            value: MemSyncDomain::Default.value(),
-        },
-    ];
-    raw(s.stream, s.f, &mut attrs, px, py);
+    raw(s.f, s.with_attributes, px, py);
 }
 
 #[inline(never)]
@@ -121,7 +101,7 @@ fn raw_guards_stream_attribute(s: &mut Setup<'_>) {
     // SAFETY: a live stream and a value of the attribute's kind.
     let rc = unsafe { sys::cuStreamSetAttribute(s.stream.cu_stream(), SyncPolicy::ID, &spin) };
     assert_eq!(rc, sys::cudaError_enum::CUDA_SUCCESS);
-    raw(s.stream, s.f, &mut [], px, py);
+    raw(s.f, s.plain, px, py);
 }
 
 #[inline(never)]
@@ -149,7 +129,7 @@ fn kernel_launch(s: &mut Setup<'_>) {
 #[inline(never)]
 fn typed(s: &mut Setup<'_>) {
     let (n, a) = scalars();
-    let (stream, x, y) = (s.stream, &*s.x, &mut *s.y);
+    let (stream, x, y) = (s.stream, s.x, &mut *s.y);
     // SAFETY: as above.
     unsafe { launch!(saxpy<<<1, N, stream>>>(n, a, x, y)) }.unwrap();
 }
@@ -157,7 +137,7 @@ fn typed(s: &mut Setup<'_>) {
 #[inline(never)]
 fn typed_attributes(s: &mut Setup<'_>) {
     let (n, a) = scalars();
-    let (stream, x, y) = (s.stream, &*s.x, &mut *s.y);
+    let (stream, x, y) = (s.stream, s.x, &mut *s.y);
     // SAFETY: as above.
     unsafe {
         launch!(saxpy<<<1, N, stream, priority = 0, mem_sync_domain = Default>>>(n, a, x, y))
@@ -168,7 +148,7 @@ fn typed_attributes(s: &mut Setup<'_>) {
 #[inline(never)]
 fn typed_stream_attribute(s: &mut Setup<'_>) {
     let (n, a) = scalars();
-    let (stream, x, y) = (s.stream, &*s.x, &mut *s.y);
+    let (stream, x, y) = (s.stream, s.x, &mut *s.y);
     // SAFETY: as above.
     unsafe { launch!(saxpy<<<1, N, stream, stream(sync = Spin)>>>(n, a, x, y)) }.unwrap();
 }
@@ -176,18 +156,28 @@ fn typed_stream_attribute(s: &mut Setup<'_>) {
 #[inline(never)]
 fn dynamic(s: &mut Setup<'_>) {
     let (n, a) = scalars();
-    let (stream, f, x, y) = (s.stream, s.f, &*s.x, &mut *s.y);
+    let (stream, f, x, y) = (s.stream, s.f, s.x, &mut *s.y);
     // SAFETY: as above.
     unsafe { launch!(dyn f<<<1, N, stream>>>(&n, &a, x, &mut *y)) }.unwrap();
 }
 
 /// Each path: its name (`CHEVRON_LAUNCH_PATH`), what it is, its floor (the path doing the same
 /// driver work without chevron), and one launch.
-type Path = (&'static str, &'static str, Option<&'static str>, fn(&mut Setup<'_>));
+type Path = (
+    &'static str,
+    &'static str,
+    Option<&'static str>,
+    fn(&mut Setup<'_>),
+);
 
 const PATHS: &[Path] = &[
     ("raw", "raw cuLaunchKernelEx (the floor)", None, raw_floor),
-    ("guards", "raw + cudarc pointer guards", Some("raw"), raw_guards),
+    (
+        "guards",
+        "raw + cudarc pointer guards",
+        Some("raw"),
+        raw_guards,
+    ),
     (
         "guards_attributes",
         "raw + guards + 2 launch attributes",
@@ -200,8 +190,18 @@ const PATHS: &[Path] = &[
         Some("guards"),
         raw_guards_stream_attribute,
     ),
-    ("launch_function", "chevron launch_function", Some("guards"), launch_function),
-    ("kernel_launch", "chevron #[kernel] saxpy::launch", Some("guards"), kernel_launch),
+    (
+        "launch_function",
+        "chevron launch_function",
+        Some("guards"),
+        launch_function,
+    ),
+    (
+        "kernel_launch",
+        "chevron #[kernel] saxpy::launch",
+        Some("guards"),
+        kernel_launch,
+    ),
     ("typed", "launch! typed", Some("guards"), typed),
     (
         "typed_attributes",
@@ -252,9 +252,40 @@ fn main() -> Result<(), Box<dyn Error>> {
         (px, py)
     };
     let cfg = LaunchConfig::new(1, N);
+    let mut attrs = [
+        sys::CUlaunchAttribute {
+            id: Priority::ID,
+            pad: [0; 4],
+            value: Priority(0).value(),
+        },
+        sys::CUlaunchAttribute {
+            id: MemSyncDomain::ID,
+            pad: [0; 4],
+            value: MemSyncDomain::Default.value(),
+        },
+    ];
+    let raw_config = |attrs: &mut [sys::CUlaunchAttribute]| sys::CUlaunchConfig {
+        gridDimX: 1,
+        gridDimY: 1,
+        gridDimZ: 1,
+        blockDimX: N,
+        blockDimY: 1,
+        blockDimZ: 1,
+        sharedMemBytes: 0,
+        hStream: stream.cu_stream(),
+        attrs: if attrs.is_empty() {
+            core::ptr::null_mut()
+        } else {
+            attrs.as_mut_ptr()
+        },
+        numAttrs: attrs.len() as u32,
+    };
+    let (plain, with_attributes) = (raw_config(&mut []), raw_config(&mut attrs));
     let mut setup = Setup {
         stream: &stream,
         f: &f,
+        plain: &plain,
+        with_attributes: &with_attributes,
         cfg: &cfg,
         x: &x,
         y: &mut y,

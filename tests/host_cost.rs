@@ -96,7 +96,10 @@ fn the_steps_check_what_a_launch_checks() {
     // words; so is `cooperative` for `saxpy`, which never syncs its grid, with the kernel's.
     assert!(check(&LaunchConfig::new(1, 256)).is_ok());
     for (config, want) in [
-        (LaunchConfig::new(1, (64, 32)), "block (64, 32, 1) has 2048 threads"),
+        (
+            LaunchConfig::new(1, (64, 32)),
+            "block (64, 32, 1) has 2048 threads",
+        ),
         (LaunchConfig::new(0, 256), "grid x is 0"),
         (LaunchConfig::new((1, 65536), 256), "grid y is 65536"),
         (

@@ -73,10 +73,10 @@ impl<'a> saxpy_host<'a> {
             const { LaunchRules::of(&saxpy::__CHEVRON_INFO) },
             self.config,
         )?;
-        let (mut arg_0, mut arg_1) = (n, a);
-        let slot_0 = ArgSlot::value(&mut arg_0);
+        let (arg_0, arg_1) = (n, a);
+        let slot_0 = ArgSlot::value(&arg_0);
         let param_0 = slot_0.param();
-        let slot_1 = ArgSlot::value(&mut arg_1);
+        let slot_1 = ArgSlot::value(&arg_1);
         let param_1 = slot_1.param();
         let slot_2 = ArgSlot::device(x, SyncOnDrop::Record(None));
         let param_2 = slot_2.param();

@@ -72,7 +72,11 @@ pub unsafe extern "C" fn cuDeviceGetName(name: *mut c_char, len: c_int, _d: c_in
     SUCCESS
 }
 #[no_mangle]
-pub unsafe extern "C" fn cuDeviceGetAttribute(v: *mut c_int, attribute: c_int, _d: c_int) -> CUresult {
+pub unsafe extern "C" fn cuDeviceGetAttribute(
+    v: *mut c_int,
+    attribute: c_int,
+    _d: c_int,
+) -> CUresult {
     let value = match attribute {
         75 => 9,       // compute capability major
         76 => 0,       // minor
@@ -232,11 +236,21 @@ pub extern "C" fn cuMemsetD8Async(_p: u64, _v: u8, _n: usize, _s: *mut c_void) -
     SUCCESS
 }
 #[no_mangle]
-pub extern "C" fn cuMemcpyHtoDAsync_v2(_d: u64, _h: *const c_void, _n: usize, _s: *mut c_void) -> CUresult {
+pub extern "C" fn cuMemcpyHtoDAsync_v2(
+    _d: u64,
+    _h: *const c_void,
+    _n: usize,
+    _s: *mut c_void,
+) -> CUresult {
     SUCCESS
 }
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyDtoHAsync_v2(h: *mut c_void, _d: u64, n: usize, _s: *mut c_void) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyDtoHAsync_v2(
+    h: *mut c_void,
+    _d: u64,
+    n: usize,
+    _s: *mut c_void,
+) -> CUresult {
     unsafe { core::ptr::write_bytes(h.cast::<u8>(), 0, n) };
     SUCCESS
 }

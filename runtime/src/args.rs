@@ -274,7 +274,9 @@ impl<'s, 'a, const N: usize> ArgSlots<'s, 'a, N> {
     fn set_slots(&self) -> &[ArgSlot<'a>] {
         // SAFETY: the first `len` slots are initialized (only `set` writes them, in order), and
         // `MaybeUninit<T>` has `T`'s layout.
-        unsafe { core::slice::from_raw_parts(self.storage.as_ptr().cast::<ArgSlot<'a>>(), self.len) }
+        unsafe {
+            core::slice::from_raw_parts(self.storage.as_ptr().cast::<ArgSlot<'a>>(), self.len)
+        }
     }
 
     /// The parameter array `cuLaunchKernelEx` takes: one pointer per slot (null for a slot not
@@ -414,7 +416,7 @@ mod tests {
     fn mismatch_messages_give_the_count_and_the_sizes() {
         let (n, a, wide) = (1u32, 2.0f32, 3u64);
         let mut storage = ArgStorage::<2>::new();
-    let mut slots = ArgSlots::new(&mut storage);
+        let mut slots = ArgSlots::new(&mut storage);
         slots.set(0, ArgSlot::value(&n));
         slots.set(1, ArgSlot::value(&a));
         let count = signature_mismatch(&[4, 4, 8, 8], &slots).to_string();
@@ -424,7 +426,7 @@ mod tests {
             "{count}"
         );
         let mut storage = ArgStorage::<2>::new();
-    let mut slots = ArgSlots::new(&mut storage);
+        let mut slots = ArgSlots::new(&mut storage);
         slots.set(0, ArgSlot::value(&wide));
         slots.set(1, ArgSlot::value(&a));
         let size = signature_mismatch(&[4, 4], &slots).to_string();

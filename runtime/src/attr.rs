@@ -194,6 +194,7 @@ const fn parse_version(s: &str) -> u32 {
     v
 }
 
+#[inline]
 fn empty() -> sys::CUlaunchAttributeValue {
     sys::CUlaunchAttributeValue { pad: [0; 64] }
 }
@@ -216,6 +217,7 @@ pub(crate) fn u32_at(value: &sys::CUlaunchAttributeValue, at: usize) -> u32 {
 /// union's named fields: bindgen renames the fields' types between CUDA versions
 /// (`CUlaunchAttributeValue_union__bindgen_ty_4` is one struct in 12.4 and another in 12.8),
 /// while the C layout stays.
+#[inline]
 fn put<const N: usize>(value: &mut sys::CUlaunchAttributeValue, at: usize, data: [u8; N]) {
     // SAFETY: writing `c_char`s into `pad`, which spans the whole union.
     let pad = unsafe { &mut value.pad };
@@ -225,6 +227,7 @@ fn put<const N: usize>(value: &mut sys::CUlaunchAttributeValue, at: usize, data:
 }
 
 /// A value union holding one 32-bit field at offset 0 (flags, enums, percentages).
+#[inline]
 fn word(v: u32) -> sys::CUlaunchAttributeValue {
     let mut value = empty();
     put(&mut value, 0, v.to_ne_bytes());
@@ -422,6 +425,7 @@ impl AccessPolicyWindow {
         self
     }
 
+    #[inline]
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         // Layout of CUaccessPolicyWindow: base_ptr @0, num_bytes @8, hitRatio @16, hitProp @20,
         // missProp @24.
@@ -465,6 +469,7 @@ macro_rules! flag {
 
         impl $ty {
             // Every flag is an `int`/`unsigned` at offset 0 of the union.
+            #[inline]
             fn encode(&self) -> sys::CUlaunchAttributeValue {
                 word(1)
             }
@@ -493,6 +498,7 @@ flag!(
 pub struct DeviceUpdatable;
 
 impl DeviceUpdatable {
+    #[inline]
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         // `{ int deviceUpdatable; CUgraphDeviceNode devNode; }`: the driver fills `devNode`.
         word(1)
@@ -528,6 +534,7 @@ pub enum SyncPolicy {
 }
 
 impl SyncPolicy {
+    #[inline]
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         use sys::CUsynchronizationPolicy as P;
         word(
@@ -567,6 +574,7 @@ pub enum ClusterScheduling {
 }
 
 impl ClusterScheduling {
+    #[inline]
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         use sys::CUclusterSchedulingPolicy as P;
         word(
@@ -591,6 +599,7 @@ pub enum MemSyncDomain {
 }
 
 impl MemSyncDomain {
+    #[inline]
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         use sys::CUlaunchMemSyncDomain as D;
         word(
@@ -633,6 +642,7 @@ macro_rules! dim_kind {
             }
 
             // `{ unsigned x, y, z; }` at offset 0.
+            #[inline]
             fn encode(&self) -> sys::CUlaunchAttributeValue {
                 let mut v = empty();
                 put(&mut v, 0, self.0.x.to_ne_bytes());
@@ -666,6 +676,7 @@ dim_kind!(
 pub struct Priority(pub i32);
 
 impl Priority {
+    #[inline]
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         word(self.0 as u32)
     }
@@ -688,6 +699,7 @@ pub struct MemSyncDomainMap {
 }
 
 impl MemSyncDomainMap {
+    #[inline]
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         let mut v = empty();
         put(&mut v, 0, [self.default, self.remote]);
@@ -715,6 +727,7 @@ impl SharedCarveout {
         Self(percent)
     }
 
+    #[inline]
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         word(self.0)
     }
@@ -740,6 +753,7 @@ impl<'a> ProgrammaticEvent<'a> {
         }
     }
 
+    #[inline]
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         // `{ CUevent event; int flags; int triggerAtBlockStart; }`.
         let mut v = empty();
@@ -765,6 +779,7 @@ impl<'a> From<&'a CudaEvent> for ProgrammaticEvent<'a> {
 pub struct CompletionEvent<'a>(pub &'a CudaEvent);
 
 impl CompletionEvent<'_> {
+    #[inline]
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         // `{ CUevent event; int flags; }`.
         let mut v = empty();
@@ -800,6 +815,7 @@ pub enum PortableClusterSizeMode {
 impl PortableClusterSizeMode {
     // The enum's values are the same in every version that has it (0, 1, 2); encoded as the
     // plain number so the type exists with every CUDA feature.
+    #[inline]
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         word(match self {
             Self::Default => 0,
@@ -881,6 +897,7 @@ impl SharedMemoryMode {
         self.raw() >= 3
     }
 
+    #[inline]
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         word(self.raw())
     }

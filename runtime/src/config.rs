@@ -32,9 +32,8 @@ pub(crate) const fn bit(id: u32) -> u64 {
 
 /// The launch-attribute kinds with limit rules of their own ([`LaunchConfig::validate`]): a
 /// config with none of them is checked on its grid and block alone.
-const RULED_KINDS: u64 = bit(ClusterDim::KIND.id)
-    | bit(PreferredClusterDim::KIND.id)
-    | bit(SharedCarveout::KIND.id);
+const RULED_KINDS: u64 =
+    bit(ClusterDim::KIND.id) | bit(PreferredClusterDim::KIND.id) | bit(SharedCarveout::KIND.id);
 
 const fn count_kinds(launch: bool) -> usize {
     let mut n = 0;
@@ -563,5 +562,86 @@ impl fmt::Debug for LaunchConfig<'_> {
                 &names(&mut self.stream_attributes().iter().map(|a| a.0)),
             )
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ClusterDim, PreferredClusterDim};
+
+    /// Extents around every limit: 0, 1, the limits and one past them, and a few in between.
+    const EXTENTS: [u32; 12] = [
+        0,
+        1,
+        2,
+        63,
+        64,
+        65,
+        1024,
+        1025,
+        65535,
+        65536,
+        i32::MAX as u32,
+        u32::MAX,
+    ];
+
+    /// The quick compares of `validate` agree with every rule, one by one, on grids and blocks
+    /// around each limit, with and without the attributes that have rules of their own: same
+    /// verdict, same violation.
+    #[test]
+    fn the_quick_check_agrees_with_every_rule() {
+        let dims = || {
+            EXTENTS.into_iter().flat_map(|x| {
+                EXTENTS
+                    .into_iter()
+                    .step_by(3)
+                    .flat_map(move |y| [1, 64, 65].map(|z| Dim3::new(x, y, z)))
+            })
+        };
+        let mut plain = 0;
+        for grid in dims() {
+            for block in [
+                Dim3::new(256, 1, 1),
+                Dim3::new(32, 32, 1),
+                Dim3::new(1024, 2, 1),
+                Dim3::new(16, 16, 64),
+                Dim3::new(0, 1, 1),
+                Dim3::new(1, 1, 65),
+                grid,
+            ] {
+                let base = LaunchConfig::new(grid, block);
+                for config in [
+                    base,
+                    base.with(ClusterDim::new(2, 1, 1)),
+                    base.with(ClusterDim::new(2, 1, 1))
+                        .with(PreferredClusterDim::new(4, 1, 1)),
+                    base.with(SharedCarveout::percent(50)),
+                    base.with(SharedCarveout(101)),
+                ] {
+                    assert_eq!(
+                        config.validate(),
+                        config.validate_all(),
+                        "grid {grid:?}, block {block:?}, {config:?}"
+                    );
+                    if config.plainly_valid() {
+                        plain += 1;
+                        assert!(config.validate_all().is_ok(), "{config:?}");
+                        assert_eq!(config.present & RULED_KINDS, 0, "{config:?}");
+                    }
+                }
+            }
+        }
+        // The quick path is taken, and not only for one shape.
+        assert!(plain > 100, "{plain}");
+        // An extent that did not fit `u32` is never quick.
+        let negative = ExtentError {
+            value: -1,
+            axis: Some(0),
+        };
+        let bad = LaunchConfig::__from_extents(Err(negative), Ok(Dim3::new(1, 1, 1)));
+        assert!(!bad.plainly_valid());
+        assert_eq!(bad.validate(), bad.validate_all());
+        assert!(bad.validate().is_err());
     }
 }

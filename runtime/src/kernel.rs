@@ -548,9 +548,7 @@ impl LaunchRules {
     /// `false` also where the extents would have to be looked at.
     #[inline(always)]
     fn pass(&self, present: u64) -> bool {
-        self.flags_only
-            & (present & self.refused == 0)
-            & (present & self.required == self.required)
+        self.flags_only & (present & self.refused == 0) & (present & self.required == self.required)
     }
 }
 
@@ -1047,6 +1045,161 @@ mod tests {
         }
         let nul = compile_cuda("k.cu", "a\0b", (9, 0), KernelName(None));
         assert!(matches!(nul, Err(Error::Compile { .. })));
+    }
+
+    /// The quick compares a typed launch makes (`__check_config`, with the rules folded by
+    /// `LaunchRules::of`) give what every rule one by one gives (`check_launch`): the same
+    /// verdict and the same error, for kernels with each kind of rule and launches that keep or
+    /// break them.
+    #[test]
+    fn folded_rules_agree_with_every_rule() {
+        use crate::{ClusterDim, Cooperative, Dim3, LaunchConfig, ProgrammaticSerialization};
+        use chevron_cuda_spec::fit::{read_info, CooperativeUse};
+        const PTX: &str = ".version 9.0\n.target sm_90\n.address_size 64\n\
+            .visible .entry plain() { ret; }\n\
+            .visible .entry waits() { griddepcontrol.wait; ret; }\n\
+            .visible .entry syncs() { mov.u32 %r1, %envreg1;\n\
+              atom.add.release.gpu.u32 %r2, [%rd1], 1; ret; }\n\
+            .visible .entry req() .reqntid 64, 1, 1 { ret; }\n\
+            .visible .entry max() .maxntid 128, 1, 1 { ret; }\n\
+            .visible .entry cl() .reqnctapercluster 2, 1, 1 { ret; }\n\
+            .visible .entry expl() .explicitcluster { ret; }\n\
+            .visible .entry rank() .maxclusterrank 2 { ret; }\n";
+        static K: Kernel = Kernel::ptx("k", "k", "/k/k.ptx", PTX);
+        let entries = ptx::parse_entries(PTX).expect("parses");
+        let mut infos: Vec<&'static KernelInfo> = vec![&KernelInfo::UNKNOWN];
+        for entry in &entries {
+            for (reads, cooperative) in [
+                (false, CooperativeUse::ByPtx),
+                (true, CooperativeUse::Optional),
+                (false, CooperativeUse::CoResident),
+            ] {
+                let info = read_info(entry, &entry.name, "k.ptx", reads, cooperative).leak();
+                infos.push(Box::leak(Box::new(info)));
+            }
+        }
+        let mut configs = Vec::new();
+        for block in [
+            Dim3::new(64, 1, 1),
+            Dim3::new(256, 1, 1),
+            Dim3::new(8, 8, 1),
+        ] {
+            for grid in [1u32, 2, 3, 4, 6] {
+                let base = LaunchConfig::new(grid, block);
+                for cluster in [
+                    None,
+                    Some(ClusterDim::new(2, 1, 1)),
+                    Some(ClusterDim::new(4, 1, 1)),
+                ] {
+                    for (cooperative, serialized) in
+                        [(false, false), (true, false), (false, true), (true, true)]
+                    {
+                        let mut c = base;
+                        if let Some(cl) = cluster {
+                            c = c.with(cl);
+                        }
+                        c = c.with_flag(Cooperative, cooperative);
+                        c = c.with_flag(ProgrammaticSerialization, serialized);
+                        configs.push(c);
+                    }
+                }
+            }
+        }
+        configs.push(LaunchConfig::new(1, 2048));
+        let (mut passed, mut refused) = (0, 0);
+        for info in infos {
+            let rules = LaunchRules::of(info);
+            for config in &configs {
+                let quick = K.__check_config(rules, config).map_err(|e| e.to_string());
+                let each = K.check_launch(info, config).map_err(|e| e.to_string());
+                assert_eq!(quick, each, "{config:?} against {info:?}");
+                match quick {
+                    Ok(()) => passed += 1,
+                    Err(_) => refused += 1,
+                }
+            }
+        }
+        // Both verdicts are exercised, many times.
+        assert!(
+            passed > 500 && refused > 500,
+            "{passed} passed, {refused} refused"
+        );
+        // Each flag rule becomes a kind to refuse or to require, from the rules themselves.
+        let never_waits = entries.iter().position(|e| e.name == "plain").unwrap();
+        let info = read_info(
+            &entries[never_waits],
+            "plain",
+            "k.ptx",
+            false,
+            CooperativeUse::ByPtx,
+        );
+        let rules = LaunchRules::of(Box::leak(Box::new(info.leak())));
+        let bit_of = |id: u32| bit(id);
+        assert!(rules.flags_only);
+        assert_eq!(
+            rules.refused,
+            bit_of(<Cooperative as crate::Attribute>::KIND.id)
+                | bit_of(<ProgrammaticSerialization as crate::Attribute>::KIND.id)
+        );
+        assert_eq!(rules.required, 0);
+    }
+
+    /// A CUDA C kernel's rules come from NVRTC's output at run time: the typed launch's check
+    /// reads them there once read, as `check_launch` does.
+    #[test]
+    fn nvrtc_rules_are_checked_like_the_declared_ones() {
+        use crate::{Cooperative, LaunchConfig};
+        const BOUNDED: &str = ".version 8.0\n.target sm_90\n.address_size 64\n\
+            .visible .entry histogram(\n\t.param .u64 histogram_param_0,\n\
+            \t.param .u64 histogram_param_1,\n\t.param .u32 histogram_param_2\n)\n\
+            .maxntid 128, 1, 1\n{\n\tret;\n}\n";
+        static K: Kernel = Kernel::cuda("histogram", None, "/k/histogram.cu", "", HISTOGRAM);
+        let declared = KernelInfo::UNKNOWN;
+        let rules = LaunchRules::of(&KernelInfo::UNKNOWN);
+        let configs = [
+            LaunchConfig::new(4, 128),
+            LaunchConfig::new(4, 256),
+            LaunchConfig::new(4, 128).with(Cooperative),
+            LaunchConfig::new(0, 128),
+        ];
+        let verdicts = || -> Vec<(Result<(), String>, Result<(), String>)> {
+            configs
+                .iter()
+                .map(|c| {
+                    (
+                        K.__check_config(rules, c).map_err(|e| e.to_string()),
+                        K.check_launch(&declared, c).map_err(|e| e.to_string()),
+                    )
+                })
+                .collect()
+        };
+        // Before NVRTC's output is read: the limits only.
+        for (quick, each) in verdicts() {
+            assert_eq!(quick, each);
+        }
+        assert_eq!(
+            verdicts().iter().filter(|(q, _)| q.is_err()).count(),
+            1,
+            "only the zero grid"
+        );
+        K.check_nvrtc_output(BOUNDED)
+            .expect("matches the declaration");
+        let after = verdicts();
+        for (quick, each) in &after {
+            assert_eq!(quick, each);
+        }
+        assert!(after[0].0.is_ok());
+        assert!(
+            after[1]
+                .0
+                .as_ref()
+                .unwrap_err()
+                .contains(".maxntid 128, 1, 1"),
+            "{:?}",
+            after[1]
+        );
+        assert!(after[2].0.as_ref().unwrap_err().contains("`cooperative`"));
+        assert!(after[3].0.is_err());
     }
 
     #[test]
