@@ -191,7 +191,7 @@ impl Kernel {
         if !rules.known {
             return self.check_nvrtc(rules.info, config);
         }
-        if config.plainly_valid() & rules.pass(config.present()) {
+        if config.plainly_valid() & rules.pass(config) {
             Ok(())
         } else {
             self.check_each_rule(rules.info, config)
@@ -202,7 +202,7 @@ impl Kernel {
     #[inline(never)]
     fn check_nvrtc(&self, declared: &KernelInfo, config: &LaunchConfig<'_>) -> Result<(), Error> {
         let rules = self.nvrtc_rules(declared);
-        if config.plainly_valid() & rules.pass(config.present()) {
+        if config.plainly_valid() & rules.pass(config) {
             Ok(())
         } else {
             self.check_each_rule(rules.info, config)
@@ -488,18 +488,21 @@ impl Kernel {
 }
 
 /// A kernel's launch rules ([`KernelInfo`]) folded into what one launch can check in a few
-/// compares: whether any rule looks at the launch's extents (when one does, the launch goes
+/// compares: whether any rule looks at the clusters or the grid (when one does, the launch goes
 /// through every rule), and which launch-attribute kinds (`cooperative`,
-/// `programmatic_serialization`) break a rule by their presence or their absence. `#[kernel]`
-/// makes it at compile time from the declaration's `__CHEVRON_INFO`. Not a public API.
+/// `programmatic_serialization`) break a rule by their presence or their absence; the block
+/// rules (`.reqntid`, `.maxntid`) are compared with the block directly. `#[kernel]` makes it at
+/// compile time from the declaration's `__CHEVRON_INFO`, so that in a launch the info is a
+/// constant and the comparisons with a rule the PTX does not have vanish. Not a public API.
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug)]
 pub struct LaunchRules {
     info: &'static KernelInfo,
     /// The rules come from the kernel's PTX (else from NVRTC's output, at run time).
     known: bool,
-    /// The rules come from the PTX and none looks at the extents: the kinds below decide.
-    flags_only: bool,
+    /// The rules come from the PTX and none looks at the clusters or the grid: the block and
+    /// the kinds below decide.
+    quick: bool,
     /// Kinds (their bits in a config's `present`) whose presence breaks a rule.
     refused: u64,
     /// Kinds whose absence breaks a rule.
@@ -511,7 +514,7 @@ impl LaunchRules {
     const NONE: LaunchRules = LaunchRules {
         info: &KernelInfo::UNKNOWN,
         known: true,
-        flags_only: true,
+        quick: true,
         refused: 0,
         required: 0,
     };
@@ -538,17 +541,22 @@ impl LaunchRules {
         LaunchRules {
             info,
             known: info.known,
-            flags_only: info.known && !info.fixes_dims(),
+            quick: info.known && !info.fixes_clusters(),
             refused,
             required,
         }
     }
 
-    /// Whether a config with the kinds `present` keeps every rule, decided without its extents.
-    /// `false` also where the extents would have to be looked at.
+    /// Whether `config` keeps every rule, decided on its block and the kinds present; `false`
+    /// also where the clusters or the grid would have to be looked at.
     #[inline(always)]
-    fn pass(&self, present: u64) -> bool {
-        self.flags_only & (present & self.refused == 0) & (present & self.required == self.required)
+    fn pass(&self, config: &LaunchConfig<'_>) -> bool {
+        let present = config.present();
+        let b = config.block();
+        self.quick
+            & self.info.check_block([b.x, b.y, b.z]).is_ok()
+            & (present & self.refused == 0)
+            & (present & self.required == self.required)
     }
 }
 
@@ -1135,7 +1143,7 @@ mod tests {
         );
         let rules = LaunchRules::of(Box::leak(Box::new(info.leak())));
         let bit_of = |id: u32| bit(id);
-        assert!(rules.flags_only);
+        assert!(rules.quick);
         assert_eq!(
             rules.refused,
             bit_of(<Cooperative as crate::Attribute>::KIND.id)
