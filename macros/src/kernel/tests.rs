@@ -166,7 +166,17 @@ fn saxpy_expands_to_a_type_with_launch_and_function() {
         body.contains(":: value :: < u32 , _ > () . slot) (& mut __chevron_arg_0 , stream)"),
         "{body}"
     );
-    assert!(body.contains("__chevron_slot_3 . param ()"), "{body}");
+    // Each pointer is taken as its slot is made (benches/host_work mirrors these steps).
+    assert!(
+        body.contains("let __chevron_param_3 = __chevron_slot_3 . param () ;"),
+        "{body}"
+    );
+    assert!(
+        body.contains(
+            "= [__chevron_param_0 , __chevron_param_1 , __chevron_param_2 , __chevron_param_3] ;"
+        ),
+        "{body}"
+    );
     assert!(
         body.contains("[* mut :: chevron :: __private :: c_void ; 4]"),
         "{body}"
