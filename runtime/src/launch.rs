@@ -144,9 +144,9 @@ impl<'a> Checked<'a> {
 ///
 /// The common launch first, in a straight line: no dynamic shared memory, no non-portable
 /// cluster, no stream attribute, on a thread whose last bind through chevron was the stream's
-/// context. It checks cudarc's recorded error and calls `cuLaunchKernelEx`, nothing else; any
-/// other launch, or a failure, takes the general path out of line ([`launch_general`]), which
-/// does the same and what the config asks besides.
+/// context. It checks cudarc's recorded error and calls `cuLaunchKernelEx`, nothing else. Any
+/// other launch takes the general path out of line ([`launch_general`]), which does the same and
+/// what the config asks besides; a failed launch goes to [`after_failure`] from either.
 ///
 /// # Safety
 /// As [`launch_function`], and `config` passed [`LaunchConfig::validate`].
