@@ -5,6 +5,8 @@
 # measure), then every example. Full log in $OUT/gpu.log; a summary at the end.
 #   bash scripts/device-run.sh [tests|examples|ptx]...   (default: all three)
 set -uo pipefail
+# A GPU test binary without a CUDA driver skips its tests (tests/common/gpu.rs); here it must fail.
+export CHEVRON_REQUIRE_GPU=1
 out=${OUT:-/tmp/out}; mkdir -p "$out"
 what=" ${*:-ptx tests examples} "
 log="$out/gpu.log"; : > "$log"

@@ -1,5 +1,6 @@
 // The README is the crate's documentation, so each of its Rust blocks is a doctest: what a reader
-// copies from it compiles. The re-exported items and the macros carry their own docs.
+// copies from it compiles (tests/docs.rs checks that the blocks are whole programs, without
+// hidden lines). The re-exported items and the macros carry their own docs.
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
 

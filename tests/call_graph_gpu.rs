@@ -5,6 +5,9 @@
 //!
 //! Each test prints what it checked, so a run shows the numbers.
 
+#[path = "common/gpu.rs"]
+mod gpu;
+
 use chevron::cudarc::driver::CudaSlice;
 use chevron::{kernel, launch, Error, LaunchConfig, Violation};
 
@@ -94,7 +97,7 @@ fn rotated(host: &[i32], block: usize) -> Vec<i32> {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn grid_sync_in_a_helper_runs_cooperatively_release_and_debug() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let (blocks, block) = (8u32, 128u32);
     let n = blocks * block;
@@ -147,7 +150,7 @@ fn grid_sync_in_a_helper_runs_cooperatively_release_and_debug() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn debug_this_grid_for_indexing_launches_plainly() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let (blocks, block) = (16u32, 256u32);
     let n = blocks * block - 5;
@@ -181,7 +184,7 @@ fn debug_this_grid_for_indexing_launches_plainly() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn pdl_intrinsics_in_helpers_and_debug_builds_run_with_programmatic_serialization() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let n: u32 = 1 << 16;
     let want: Vec<u32> = (0..n).map(|i| i * 3 + 1 + 5).collect();
@@ -219,7 +222,7 @@ fn pdl_intrinsics_in_helpers_and_debug_builds_run_with_programmatic_serializatio
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn blocks_are_clusters_grid_of_three_clusters_runs_six_blocks() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let mut host = vec![POISON_U32; 64];
     host[63] = 1000;
@@ -250,7 +253,7 @@ fn blocks_are_clusters_grid_of_three_clusters_runs_six_blocks() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn explicit_cluster_needs_a_cluster_from_the_launch() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let mut host = vec![POISON_U32; 64];
     host[63] = 1000;
@@ -279,7 +282,7 @@ fn explicit_cluster_needs_a_cluster_from_the_launch() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn preferred_cluster_misuse_is_a_typed_error_before_the_driver() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let mut out = stream.clone_htod(&vec![POISON_U32; 16])?;
     // 4 is a multiple of the cluster (2) but does not divide the grid (6).
@@ -329,7 +332,7 @@ fn preferred_cluster_misuse_is_a_typed_error_before_the_driver() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn invalid_run_time_extents_are_reported_as_themselves() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let mut out = stream.clone_htod(&vec![POISON_U32; 16])?;
     // clustered_rank has compiled-in clusters of 2; a grid of u64::MAX is no grid at all.

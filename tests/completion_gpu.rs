@@ -8,6 +8,9 @@
 //!
 //! Run on a CUDA machine: `cargo test --test completion_gpu -- --ignored --nocapture`.
 
+#[path = "common/gpu.rs"]
+mod gpu;
+
 use std::future::Future;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -70,7 +73,7 @@ fn pinned(stream: &Arc<CudaStream>, n: usize) -> Result<PinnedHostSlice<u32>, Er
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn every_mechanism_is_ready_only_after_the_work_with_its_results_in_place() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     for policy in [SyncPolicy::Auto, SyncPolicy::Spin, SyncPolicy::BlockingSync] {
         for mechanism in mechanisms() {
             let stream = ctx.new_stream()?;
@@ -141,7 +144,7 @@ async fn serve(stream: Arc<CudaStream>, task: u32, rounds: u32, mechanism: Mecha
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn tokio_current_thread_serves_64_streams_from_one_thread() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let streams: Vec<_> = (0..64)
         .map(|_| ctx.new_stream())
         .collect::<Result<_, _>>()?;
@@ -175,7 +178,7 @@ fn tokio_current_thread_serves_64_streams_from_one_thread() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn tokio_multi_thread_serves_from_every_worker() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(4)
         .build()?;
@@ -205,7 +208,7 @@ fn tokio_multi_thread_serves_from_every_worker() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_completion_moved_to_another_thread_is_woken_there() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     for mechanism in mechanisms() {
         let stream = ctx.new_stream()?;
         let mut count = stream.clone_htod(&[0u32])?;
@@ -223,7 +226,7 @@ fn a_completion_moved_to_another_thread_is_woken_there() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn dropping_a_completion_early_wakes_nobody_and_later_ones_still_work() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     for mechanism in mechanisms() {
         let stream = ctx.new_stream()?;
         let mut count = stream.clone_htod(&[0u32])?;
@@ -270,7 +273,7 @@ fn dropping_a_completion_early_wakes_nobody_and_later_ones_still_work() -> TestR
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn the_default_mechanism_and_wait_need_no_executor() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let mut count = stream.clone_htod(&[0u32])?;
     for round in 1..=50u32 {
@@ -284,7 +287,7 @@ fn the_default_mechanism_and_wait_need_no_executor() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_completion_of_a_capturing_stream_is_a_graph_error() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let mut count = stream.clone_htod(&[0u32])?;
     let mut seen = Vec::new();

@@ -4,6 +4,9 @@
 //! proves it on the GPU; run alone (`RUST_TEST_THREADS=1`, the counter is process-wide):
 //! `cargo test --test completion_no_alloc_gpu -- --ignored --nocapture`.
 
+#[path = "common/gpu.rs"]
+mod gpu;
+
 use chevron::cudarc::driver::CudaSlice;
 use chevron::{completion_with, kernel, launch, Mechanism, SyncPolicy};
 
@@ -19,7 +22,7 @@ fn spin_wait(ns: u64, out: &mut CudaSlice<u32>);
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn awaiting_allocates_nothing_after_warm_up() -> Result<(), Box<dyn std::error::Error>> {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let (_, waker) = executor::thread_waker();
     let mut report = Vec::new();
     for policy in [SyncPolicy::Auto, SyncPolicy::Spin] {

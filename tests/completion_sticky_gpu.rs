@@ -5,6 +5,9 @@
 //! on a CUDA machine: `cargo test --test completion_sticky_gpu -- --ignored --nocapture` (not
 //! under compute-sanitizer: the trap is on purpose).
 
+#[path = "common/gpu.rs"]
+mod gpu;
+
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -27,7 +30,7 @@ type Report = Result<(Vec<(Mechanism, String)>, String), String>;
 
 fn after_a_trap() -> Report {
     let e = |e: Error| e.to_string();
-    let ctx = chevron::context(0).map_err(e)?;
+    let ctx = gpu::context(0).map_err(e)?;
     let stream = ctx.new_stream().map_err(|x| e(x.into()))?;
     let mut out = stream.clone_htod(&[7u32]).map_err(|x| e(x.into()))?;
     // The completions are made while the GPU is still busy, so all are pending when the trap

@@ -3,6 +3,9 @@
 //! kernel at the same moment load its module once. Run on a machine with a CUDA GPU:
 //! `cargo test --test concurrency_gpu -- --ignored --nocapture`.
 
+#[path = "common/gpu.rs"]
+mod gpu;
+
 use std::sync::{Arc, Barrier};
 use std::time::Instant;
 
@@ -26,7 +29,7 @@ const N: u32 = 1024;
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn eight_threads_ten_thousand_launches_each_on_their_own_streams() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let start = Instant::now();
     let results: Vec<Result<(), String>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..THREADS)
@@ -105,7 +108,7 @@ fn one_thread(ctx: &Arc<CudaContext>, t: usize) -> Result<(), Box<dyn std::error
 #[ignore = "needs a CUDA GPU"]
 fn thirty_two_first_launches_at_once_load_one_module() -> TestResult {
     const RACERS: usize = 32;
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     assert_eq!(
         chevron::__private::modules_loaded(&ctx, "/kernels/trap.ptx"),
         0,
@@ -189,7 +192,7 @@ fn concurrent_shared_memory_opt_ins_leave_the_largest() -> TestResult {
     const THREADS: u32 = 256;
     const BIGSHARED: &str = include_str!("../kernels/bigshared.ptx");
     const POISON: u32 = 0xDEAD_BEEF;
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let limit = ctx
         .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?
         as u32;

@@ -5,6 +5,9 @@
 //! condition of another graph, `sync` on a body's stream, a cooperative launch and an allocation
 //! in a body.
 
+#[path = "common/gpu.rs"]
+mod gpu;
+
 use std::sync::Arc;
 
 use chevron::cudarc::driver::{CudaSlice, CudaStream};
@@ -45,7 +48,7 @@ type TestResult = Result<(), Box<dyn std::error::Error>>;
 const POISON: u32 = 0xDEAD_BEEF;
 
 fn setup() -> Result<Arc<CudaStream>, chevron::Error> {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     Ok(ctx.new_stream()?)
 }
 

@@ -7,6 +7,9 @@
 //! result against the host. Run on a machine with a GPU:
 //! `cargo test --test context_gpu -- --ignored --nocapture`.
 
+#[path = "common/gpu.rs"]
+mod gpu;
+
 use std::error::Error;
 use std::sync::Arc;
 
@@ -133,7 +136,7 @@ fn every_form_after(ctx: &Arc<CudaContext>, change: &dyn Fn()) -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn launches_find_their_context_after_other_code_unbinds_it() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     every_form_after(&ctx, &|| {
         // No context current at all.
         assert_eq!(
@@ -151,7 +154,7 @@ fn launches_find_their_context_after_other_code_unbinds_it() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn launches_find_their_context_after_other_code_binds_another() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     // A second context on the same device, made current by cudarc as other code would.
     let other = CudaContext::new_non_primary(0, 0)?;
     every_form_after(&ctx, &|| {
@@ -263,7 +266,7 @@ fn a_recorded_error_is_reported_by_the_next_launch_which_runs_nothing() -> TestR
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn each_thread_binds_its_own_context() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     // A thread that never launched, whose first launch must bind: 8 at once, each changing its
     // own current context between launches.
     std::thread::scope(|scope| {

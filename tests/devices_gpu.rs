@@ -6,6 +6,9 @@
 //! summing exactly, or `Error::Unavailable` without libnccl. Run on a CUDA machine:
 //! `cargo test --test devices_gpu -- --ignored --nocapture`.
 
+#[path = "common/gpu.rs"]
+mod gpu;
+
 use chevron::cudarc::driver::CudaSlice;
 use chevron::cudarc::nccl::{group_end, group_start, ReduceOp};
 use chevron::{config, kernel, Cooperative, DeviceSet, Error, LaunchConfig};
@@ -27,6 +30,7 @@ fn bigshared(input: &CudaSlice<u32>, out: &mut CudaSlice<u32>, words: u32);
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn one_kernel_on_every_device_awaited_together() -> TestResult {
+    gpu::driver()?;
     let set = DeviceSet::all()?;
     let n = 1u32 << 20;
     let xs = set.map(|dev| {
@@ -80,6 +84,7 @@ fn one_kernel_on_every_device_awaited_together() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn configs_are_checked_against_every_devices_limits_before_launching() -> TestResult {
+    gpu::driver()?;
     let set = DeviceSet::all()?;
     let block = 256u32;
     // The largest cooperative grid the smallest device allows.
@@ -162,6 +167,7 @@ fn configs_are_checked_against_every_devices_limits_before_launching() -> TestRe
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_set_names_each_device_once() -> TestResult {
+    gpu::driver()?;
     match DeviceSet::new([0, 0]) {
         Err(e @ Error::Unavailable { .. }) => {
             assert!(e.to_string().contains("device 0 is listed twice"), "{e}")
@@ -178,6 +184,7 @@ fn a_set_names_each_device_once() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn nccl_all_reduce_over_the_set() -> TestResult {
+    gpu::driver()?;
     let set = DeviceSet::all()?;
     let comms = match set.nccl() {
         Ok(comms) => comms,

@@ -3,6 +3,9 @@
 //! device-updatable nodes updated by a kernel (outside the graph, and inside it), and replay and
 //! update allocating nothing after warm-up.
 
+#[path = "common/gpu.rs"]
+mod gpu;
+
 use std::sync::Arc;
 
 use chevron::cudarc::driver::{CudaSlice, CudaStream};
@@ -32,6 +35,7 @@ fn retarget(node: DeviceNode, a: f32, b: f32, y: &mut CudaSlice<f32>, status: &m
 
 /// `retarget` from its CUDA C, compiled by NVRTC at the first launch (again with -rdc=true, as
 /// it calls the device runtime) and linked with libcudadevrt.
+#[allow(deprecated)] // without nvcc: checked at run time (a warning otherwise)
 #[kernel(cuda = "kernels/device_update.cu", name = "retarget")]
 fn retarget_from_cuda_c(
     node: DeviceNode,
@@ -102,7 +106,7 @@ const STEPS: [(f32, f32); 3] = [(0.5, 1.0), (2.0, -3.0), (0.75, 0.125)];
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn replayed_results_equal_direct_launches() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let x_host = data(1.5);
     let x = stream.clone_htod(&x_host)?;
@@ -152,7 +156,7 @@ fn replayed_results_equal_direct_launches() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn updated_arguments_take_effect() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let (x1_host, x2_host) = (data(1.0), data(-7.0));
     let x1 = stream.clone_htod(&x1_host)?;
@@ -201,7 +205,7 @@ fn updated_arguments_take_effect() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_node_of_another_graph_or_kernel_is_refused() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let mut y = stream.clone_htod(&data(2.0))?;
     let mut other = stream.clone_htod(&data(2.0))?;
@@ -235,7 +239,7 @@ fn a_node_of_another_graph_or_kernel_is_refused() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn replay_on_a_second_stream_is_ordered() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let s1 = ctx.new_stream()?;
     let s2 = ctx.new_stream()?;
     let start = data(0.5);
@@ -266,7 +270,7 @@ fn replay_on_a_second_stream_is_ordered() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn programmatic_serialization_becomes_a_programmatic_edge() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let poison = vec![0xDEAD_BEEFu32; N as usize];
     let mut produced = stream.clone_htod(&poison)?;
@@ -319,7 +323,7 @@ fn programmatic_serialization_becomes_a_programmatic_edge() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn device_updatable_node_has_a_device_handle() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let start = data(3.0);
     let mut y = stream.clone_htod(&start)?;
@@ -345,7 +349,7 @@ fn device_updatable_node_has_a_device_handle() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_kernel_updates_a_node_from_the_device() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let (first, second) = (data(3.0), data(-2.0));
     let mut y1 = stream.clone_htod(&first)?;
@@ -394,7 +398,7 @@ fn a_kernel_updates_a_node_from_the_device() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn device_runtime_ptx_links_and_an_unresolved_call_is_a_link_error() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     println!("libcudadevrt: {}", chevron::cudadevrt()?.display());
     let ptx = include_str!("../kernels/device_update.ptx");
     chevron::load_ptx(&ctx, "device_update.ptx", ptx)?.load_function("retarget")?;
@@ -414,7 +418,7 @@ fn device_runtime_ptx_links_and_an_unresolved_call_is_a_link_error() -> TestResu
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_cuda_c_kernel_compiled_at_run_time_updates_a_node_from_the_device() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let (first, second) = (data(1.5), data(-4.0));
     let mut y1 = stream.clone_htod(&first)?;
@@ -445,7 +449,7 @@ fn a_cuda_c_kernel_compiled_at_run_time_updates_a_node_from_the_device() -> Test
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_graph_updates_its_own_node_for_the_next_replay() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let (first, second) = (data(5.0), data(0.5));
     let mut y1 = stream.clone_htod(&first)?;
@@ -486,7 +490,7 @@ fn a_graph_updates_its_own_node_for_the_next_replay() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn replay_and_update_allocate_nothing_after_warm_up() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let s1 = ctx.new_stream()?;
     let s2 = ctx.new_stream()?;
     let start = data(1.0);
@@ -533,7 +537,7 @@ fn replay_and_update_allocate_nothing_after_warm_up() -> TestResult {
 #[ignore = "needs a CUDA GPU"]
 fn update_scalars_keeps_the_buffers_and_instantiating_again_keeps_updates() -> TestResult {
     use chevron::MemSyncDomain;
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let (start, other) = (data(2.0), data(7.0));
     let mut y = stream.clone_htod(&start)?;
@@ -574,7 +578,7 @@ fn update_scalars_keeps_the_buffers_and_instantiating_again_keeps_updates() -> T
 #[ignore = "needs a CUDA GPU"]
 fn node_attribute_set_after_capture_takes_effect() -> TestResult {
     use chevron::{sys, MemSyncDomain};
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let start = data(4.0);
     let mut y = stream.clone_htod(&start)?;

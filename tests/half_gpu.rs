@@ -1,5 +1,8 @@
 //! Half-precision parameters by value (feature `f16`) on the GPU, against the host.
 
+#[path = "common/gpu.rs"]
+mod gpu;
+
 use chevron::cudarc::driver::CudaSlice;
 use chevron::half::{bf16, f16};
 use chevron::{kernel, launch};
@@ -19,7 +22,7 @@ fn values(n: usize) -> Vec<f32> {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn half_and_bfloat16_scalars_arrive_intact() -> Result<(), Box<dyn std::error::Error>> {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let n = 3000u32;
     let src = values(n as usize);

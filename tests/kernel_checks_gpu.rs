@@ -4,6 +4,9 @@
 //!
 //! Each test prints the refusal it got (`refused: …`), so a run shows the messages.
 
+#[path = "common/gpu.rs"]
+mod gpu;
+
 use chevron::cudarc::driver::CudaSlice;
 use chevron::{kernel, launch, Error};
 
@@ -27,6 +30,7 @@ fn grid_rotate(input: &CudaSlice<i32>, tmp: &mut CudaSlice<i32>, out: &mut CudaS
 
 /// The same `__launch_bounds__(256)` kernel, compiled by NVRTC at first use: its rules are read
 /// from NVRTC's output (or from `nvcc -ptx` at compile time, where the build machine has nvcc).
+#[allow(deprecated)] // without nvcc: checked at run time (a warning otherwise)
 #[kernel(cuda = "kernels/bounds.cu", name = "bounded_scale")]
 fn bounded_scale_nvrtc(input: &CudaSlice<f32>, out: &mut CudaSlice<f32>, n: u32);
 
@@ -54,7 +58,7 @@ fn scale_inputs(n: usize) -> Vec<f32> {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn launch_bounds_block_checked() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let n: u32 = 4096;
     let host = scale_inputs(n as usize);
@@ -90,7 +94,7 @@ fn launch_bounds_block_checked() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn cluster_dims_checked() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let blocks: u32 = 8;
     let mut out = stream.clone_htod(&vec![POISON_U32; blocks as usize])?;
@@ -130,7 +134,7 @@ fn cluster_dims_checked() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn programmatic_dependent_launch_checked() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let n: u32 = 1 << 16;
     let mut data = stream.clone_htod(&vec![POISON_U32; n as usize])?;
@@ -170,7 +174,7 @@ fn programmatic_dependent_launch_checked() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn grid_sync_needs_cooperative() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let (blocks, block) = (8u32, 128u32);
     let n = blocks * block;
@@ -221,7 +225,7 @@ fn grid_sync_needs_cooperative() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn nvrtc_kernel_checked_from_its_compiled_ptx() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let n: u32 = 2048;
     let host = scale_inputs(n as usize);

@@ -5,6 +5,9 @@
 //! Run on a machine with a CUDA GPU: `cargo test --test kernel_gpu -- --include-ignored`.
 //! The module sources are embedded by the macro (`include_str!`), so the binary runs anywhere.
 
+#[path = "common/gpu.rs"]
+mod gpu;
+
 use std::sync::Arc;
 
 use chevron::cudarc::driver::{
@@ -42,13 +45,16 @@ fn produce(buf: &mut CudaSlice<f32>, v: f32, n: u32, spin: u32);
 #[kernel(ptx = "kernels/pipeline.ptx")]
 fn consume(input: &CudaSlice<f32>, out: &mut CudaSlice<f32>, n: u32);
 
+#[allow(deprecated)] // without nvcc: checked at run time (a warning otherwise)
 #[kernel(cuda = "kernels/histogram.cu")]
 fn histogram(bins: &mut CudaSlice<u32>, data: &CudaView<'_, u8>, len: u32);
 
 // Declared wrong on purpose: `len` is 32-bit in the CUDA source. Only NVRTC's output can show it.
+#[allow(deprecated)] // without nvcc: checked at run time (a warning otherwise)
 #[kernel(cuda = "kernels/histogram.cu", name = "histogram")]
 fn histogram_wrong(bins: &mut CudaSlice<u32>, data: &CudaView<'_, u8>, len: u64);
 
+#[allow(deprecated)] // without nvcc: checked at run time (a warning otherwise)
 #[kernel(cuda = "ui-tests/fixtures/kernel_broken.cu")]
 fn broken(out: &mut CudaSlice<f32>);
 
@@ -134,7 +140,7 @@ impl Lcg {
 }
 
 fn setup() -> Result<(Arc<CudaContext>, Arc<CudaStream>), Error> {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream().map_err(|source| Error::Driver {
         call: "cuStreamCreate",
         kernel: Default::default(),

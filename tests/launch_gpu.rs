@@ -3,6 +3,9 @@
 //! outputs poisoned beforehand. Run on a machine with a GPU:
 //! `cargo test --test launch_gpu -- --ignored`.
 
+#[path = "common/gpu.rs"]
+mod gpu;
+
 use std::error::Error;
 use std::sync::Arc;
 
@@ -18,7 +21,7 @@ const COOPERATIVE: &str = include_str!("../kernels/cooperative.ptx");
 
 /// A fresh stream on device 0 and the function `name` of `ptx`.
 fn load(ptx: &str, name: &str) -> Result<(Arc<CudaStream>, CudaFunction), Box<dyn Error>> {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let module = ctx.load_module(Ptx::from_src(ptx))?;
     let function = module.load_function(name)?;
     Ok((ctx.new_stream()?, function))

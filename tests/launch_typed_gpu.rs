@@ -1,5 +1,8 @@
 //! `launch!` with typed `#[kernel]` declarations on the GPU, checked against host references.
 
+#[path = "common/gpu.rs"]
+mod gpu;
+
 use chevron::cudarc::driver::{CudaSlice, CudaView, CudaViewMut};
 use chevron::{config, kernel, launch, stream_attribute, SyncPolicy};
 
@@ -44,7 +47,7 @@ fn check(got: &[f32], a: f32, x: &[f32], y: &[f32], what: &str) {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn typed_launch_with_stream_and_launch_attributes() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     // 64 blocks of 256: small enough to be co-resident, so `cooperative` is valid.
     let n: u32 = 64 * 256;
@@ -91,7 +94,7 @@ fn typed_launch_with_stream_and_launch_attributes() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn typed_launch_on_views_leaves_the_rest_untouched() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let total = 10_000usize;
     let (lo, len) = (1_000usize, 4_096usize);
@@ -132,7 +135,7 @@ fn typed_launch_on_views_leaves_the_rest_untouched() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn typed_cluster_launch() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let mut out = stream.clone_htod(&vec![u32::MAX; 16 * 2])?;
     unsafe {
@@ -149,7 +152,7 @@ fn typed_cluster_launch() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn declarations_of_one_file_share_its_module() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     // Both declarations name kernels/saxpy.ptx and its `saxpy` entry: one module per context,
     // so the driver hands out the same function handle. A second load would give another.
     let a = saxpy::function(&ctx)?;
@@ -173,7 +176,7 @@ fn seen<T>(log: &std::cell::RefCell<Vec<&'static str>>, what: &'static str, valu
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn typed_launch_evaluates_each_expression_once_in_written_order() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let n: u32 = 4_099;
     let (x_host, y_host) = (random(n as usize, 21), random(n as usize, 22));
@@ -203,7 +206,7 @@ fn typed_launch_evaluates_each_expression_once_in_written_order() -> TestResult 
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn typed_launch_with_a_prebuilt_config() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let n: u32 = 10_000;
     let (x_host, y_host) = (random(n as usize, 31), random(n as usize, 32));

@@ -4,6 +4,9 @@
 //! devices each test prints a note and returns. Run on a machine with two GPUs:
 //! `cargo test --test multi_gpu -- --ignored --nocapture`.
 
+#[path = "common/gpu.rs"]
+mod gpu;
+
 use std::sync::Arc;
 
 use chevron::cudarc::driver::{CudaContext, CudaSlice, CudaStream};
@@ -16,13 +19,13 @@ fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
 
 /// Contexts of devices 0 and 1, or `None` (after a printed note) with fewer than two devices.
 fn two_devices(test: &str) -> Result<Option<[Arc<CudaContext>; 2]>, Error> {
-    chevron::ensure_driver()?;
+    gpu::driver()?;
     let count = CudaContext::device_count()?;
     if count < 2 {
         println!("SKIPPED {test}: {count} CUDA device(s), the test needs 2");
         return Ok(None);
     }
-    Ok(Some([chevron::context(0)?, chevron::context(1)?]))
+    Ok(Some([gpu::context(0)?, gpu::context(1)?]))
 }
 
 /// y = a·x + y on `stream` with x = i, y = 3, a = 2 + device ordinal; checks y = a·i + 3.

@@ -2,6 +2,9 @@
 //! (cached function lookup, stack parameter array, fixed-size attribute array), not the untyped
 //! one. A counting global allocator proves it on the GPU.
 
+#[path = "common/gpu.rs"]
+mod gpu;
+
 use chevron::cudarc::driver::CudaSlice;
 use chevron::cudarc::nvrtc::Ptx;
 use chevron::{kernel, launch};
@@ -15,7 +18,7 @@ fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn launching_allocates_nothing_after_the_first_launch() -> Result<(), Box<dyn std::error::Error>> {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let f = ctx
         .load_module(Ptx::from_src(include_str!("../kernels/saxpy.ptx")))?

@@ -4,6 +4,9 @@
 //! Run on a machine with a CUDA GPU: `cargo test --test occupancy_gpu -- --include-ignored
 //! --nocapture` (the tests print the numbers they measure).
 
+#[path = "common/gpu.rs"]
+mod gpu;
+
 use chevron::cudarc::driver::{CudaSlice, DriverError};
 use chevron::{kernel, launch, ClusterDim, Error, LaunchConfig};
 
@@ -20,7 +23,7 @@ const POISON_U32: u32 = 0xDEAD_BEEF;
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn max_cooperative_grid_is_the_drivers_cooperative_limit() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let s = ctx.new_stream()?;
     let threads = 1024u32;
     let max = grid_rotate::max_cooperative_grid(&ctx, threads, 0)?;
@@ -85,7 +88,7 @@ fn max_cooperative_grid_is_the_drivers_cooperative_limit() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn max_active_clusters_honours_a_run_time_cluster_and_agrees_with_a_launch() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let s = ctx.new_stream()?;
     let cfg = LaunchConfig::new(8, 32).with(ClusterDim::new(2, 1, 1));
     let clusters = cluster_info::max_active_clusters(&ctx, &cfg)?;

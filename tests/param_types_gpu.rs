@@ -5,6 +5,9 @@
 //!
 //! Run on a machine with a CUDA GPU: `cargo test --test param_types_gpu -- --include-ignored`.
 
+#[path = "common/gpu.rs"]
+mod gpu;
+
 use chevron::cudarc::driver::CudaSlice as DeviceBuffer;
 use chevron::cudarc::driver::{CudaSlice, DeviceRepr};
 use chevron::{kernel, launch, LaunchConfig};
@@ -80,7 +83,7 @@ fn assert_close(got: &[f32], want: &[f32], what: &str) {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn aliased_saxpy_matches_the_host() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let n: Count = (1 << 16) + 5;
     let a: Scale = 2.0; // as `unsigned int`, this would arrive as 0x40000000
@@ -114,7 +117,7 @@ fn aliased_saxpy_matches_the_host() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn path_qualified_scalars_arrive_intact() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let cfg = LaunchConfig::new(1, 32);
     let (a, b, c, d, e, f) = (201u8, -99i8, 65_000u16, -32_000i16, 4_000_000_001u32, -7i32);
@@ -144,7 +147,7 @@ fn path_qualified_scalars_arrive_intact() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn aliased_struct_arrives_by_value() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let n: Count = 4099;
     let x = inputs(n as usize, 3);

@@ -6,6 +6,9 @@
 //! the attribute is refused: the test checks the refusal is `Error::Driver` naming it.
 #![cfg(feature = "cuda-13040")]
 
+#[path = "common/gpu.rs"]
+mod gpu;
+
 use chevron::cudarc::driver::CudaSlice;
 use chevron::sys::CUdevice_attribute as A;
 use chevron::{
@@ -30,7 +33,7 @@ fn driver_version() -> i32 {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn oversized_shared_memory_mode() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let func = bigshared::function(&ctx)?;
     let mode = FunctionSharedMemoryMode(SharedMemoryMode::AllowOversized);

@@ -4,6 +4,9 @@
 //! GPU: `cargo test --test sticky_gpu -- --ignored --nocapture`. (Not under compute-sanitizer:
 //! the trap is on purpose.)
 
+#[path = "common/gpu.rs"]
+mod gpu;
+
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -18,7 +21,7 @@ type Report = Result<(String, String, String), String>;
 
 fn after_a_trap() -> Report {
     let e = |e: Error| e.to_string();
-    let ctx = chevron::context(0).map_err(e)?;
+    let ctx = gpu::context(0).map_err(e)?;
     let stream = ctx.new_stream().map_err(|x| e(x.into()))?;
     let mut out = stream.clone_htod(&[7u32]).map_err(|x| e(x.into()))?;
     // A control: without the trigger the kernel writes 1.

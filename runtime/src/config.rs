@@ -12,15 +12,16 @@ use crate::attr::{
 };
 use crate::dim::{Dim3, ExtentError};
 use crate::sys;
+use chevron_cuda_spec::kinds::Position;
 use chevron_cuda_spec::limits::{
     check_launch, LaunchShape, Violation, MAX_BLOCK_DIM, MAX_BLOCK_THREADS, MAX_GRID_DIM,
 };
 
 /// How many launch-attribute kinds this build knows: the capacity of a config's attribute array.
 /// Each kind appears at most once, so the array never overflows.
-pub const MAX_LAUNCH_ATTRIBUTES: usize = count_kinds(true);
+pub const MAX_LAUNCH_ATTRIBUTES: usize = count_kinds(Position::Launch);
 /// How many stream-attribute kinds this build knows.
-pub const MAX_STREAM_ATTRIBUTES: usize = count_kinds(false);
+pub const MAX_STREAM_ATTRIBUTES: usize = count_kinds(Position::Stream);
 
 /// The bit of kind `id` in a config's `present` mask. Ids from 63 on (none yet) share the top
 /// bit, which then only says "maybe": the array is scanned, and removing one such kind leaves
@@ -35,11 +36,11 @@ pub(crate) const fn bit(id: u32) -> u64 {
 const RULED_KINDS: u64 =
     bit(ClusterDim::KIND.id) | bit(PreferredClusterDim::KIND.id) | bit(SharedCarveout::KIND.id);
 
-const fn count_kinds(launch: bool) -> usize {
+const fn count_kinds(position: Position) -> usize {
     let mut n = 0;
     let mut i = 0;
     while i < KINDS.len() {
-        if (launch && KINDS[i].launch) || (!launch && KINDS[i].stream) {
+        if KINDS[i].accepts(position) {
             n += 1;
         }
         i += 1;
@@ -58,7 +59,7 @@ type StreamEntry = (sys::CUstreamAttrID, sys::CUstreamAttrValue);
 /// so the driver never sees a kind twice (it would silently accept that).
 ///
 /// ```
-/// use chevron_cuda_runtime::{ClusterDim, Cooperative, LaunchConfig, SyncPolicy};
+/// use chevron::{ClusterDim, Cooperative, LaunchConfig, SyncPolicy};
 ///
 /// let cfg = LaunchConfig::new((64, 1, 1), 256)
 ///     .shared(1024)
@@ -72,13 +73,13 @@ type StreamEntry = (sys::CUstreamAttrID, sys::CUstreamAttrValue);
 ///
 /// A kind in the wrong place does not compile:
 ///
-/// ```compile_fail
-/// use chevron_cuda_runtime::{LaunchConfig, SyncPolicy};
+/// ```compile_fail,E0277
+/// use chevron::{LaunchConfig, SyncPolicy};
 /// let cfg = LaunchConfig::new(1, 1).with(SyncPolicy::Spin); // stream only
 /// ```
 ///
-/// ```compile_fail
-/// use chevron_cuda_runtime::{Cooperative, LaunchConfig};
+/// ```compile_fail,E0277
+/// use chevron::{Cooperative, LaunchConfig};
 /// let cfg = LaunchConfig::new(1, 1).with_stream(Cooperative); // launch only
 /// ```
 ///
@@ -189,7 +190,7 @@ impl<'a> LaunchConfig<'a> {
     /// decides the actual maximum (16 on an H100/H200).
     ///
     /// ```
-    /// use chevron_cuda_runtime::{ClusterDim, LaunchConfig};
+    /// use chevron::{ClusterDim, LaunchConfig};
     /// let cfg = LaunchConfig::new(32, 128).with(ClusterDim::new(16, 1, 1));
     /// assert!(cfg.validate().is_err());
     /// assert!(cfg.non_portable_cluster().validate().is_ok());

@@ -8,7 +8,7 @@ use core::fmt;
 /// `impl Into<Dim3>` accepts the forms CUDA C++ programmers write with `dim3`.
 ///
 /// ```
-/// use chevron_cuda_runtime::Dim3;
+/// use chevron::Dim3;
 /// assert_eq!(Dim3::from(256), Dim3::new(256, 1, 1));
 /// assert_eq!(Dim3::from((16, 16)).volume(), 256);
 /// ```

@@ -19,7 +19,19 @@ impl core::fmt::Display for KernelName {
 }
 
 /// Everything that can go wrong on chevron's paths. Nothing on them panics.
-#[derive(Debug, thiserror::Error)]
+///
+/// `{}` (`Display`) is one sentence that names the fix. `{:?}` (`Debug`) is that sentence too,
+/// followed by a `Caused by:` line for each cause whose text the sentence does not already
+/// quote, as `anyhow` prints: so `fn main() -> Result<(), chevron::Error>` ends with
+/// `Error: no CUDA driver on this machine: …` rather than `Error: NoDriver`. `{:#?}` is the
+/// structure, as `#[derive(Debug)]` writes it (`Driver { call: "cuLaunchKernelEx", … }`).
+///
+/// ```
+/// let e = chevron::Error::NoDriver;
+/// assert!(format!("{e:?}").starts_with("no CUDA driver on this machine"));
+/// assert_eq!(format!("{e:#?}"), "NoDriver");
+/// ```
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// The CUDA driver library (`libcuda.so` / `nvcuda.dll`) is not on this machine.
@@ -61,6 +73,39 @@ pub enum Error {
         sms: u32,
         /// Blocks per multiprocessor for this kernel, block size and shared memory.
         per_sm: u32,
+    },
+
+    /// A cooperative launch on a stream of an SM partition ([`crate::Partition`]) asked for
+    /// more blocks than the partition's SMs hold at once: sized for the whole device, say.
+    #[error(
+        "cooperative launch{kernel} of {requested} blocks exceeds the {co_resident} co-resident \
+         blocks of its SM partition ({partition_sms} of the device's {device_sms} SMs × {per_sm} \
+         blocks/SM at this block size and shared memory; the whole device holds {} such \
+         blocks); use at most {co_resident} blocks (`partition.max_cooperative_grid`), or a \
+         stream of the whole device",
+        u64::from(*device_sms) * u64::from(*per_sm)
+    )]
+    CooperativeTooLargeForPartition {
+        /// The kernel.
+        kernel: KernelName,
+        /// Blocks in the grid.
+        requested: u64,
+        /// Blocks that fit on the partition at once.
+        co_resident: u64,
+        /// Multiprocessors of the partition.
+        partition_sms: u32,
+        /// Multiprocessors of the device.
+        device_sms: u32,
+        /// Blocks per multiprocessor for this kernel, block size and shared memory.
+        per_sm: u32,
+    },
+
+    /// An SM partition ([`crate::Partition`]) could not be made as asked, or the CUDA version
+    /// or driver has none.
+    #[error("SM partition: {message}")]
+    Partition {
+        /// What went wrong and how to fix it, with the numbers.
+        message: String,
     },
 
     /// The driver refused the cluster shape (`CUDA_ERROR_INVALID_CLUSTER_SIZE`).
@@ -122,6 +167,16 @@ pub enum Error {
     NoNvrtc {
         /// The kernel.
         kernel: KernelName,
+    },
+
+    /// The kernel's code cannot run on this device or under this driver: no PTX variant is for
+    /// the device's architecture, or its PTX ISA is newer than the driver knows.
+    #[error("cannot load{kernel}: {message}")]
+    Incompatible {
+        /// The kernel.
+        kernel: KernelName,
+        /// What the code needs, what the device and driver are, and what to do.
+        message: String,
     },
 
     /// NVRTC failed to compile a kernel's CUDA C source.
@@ -359,14 +414,115 @@ pub enum Error {
     },
 }
 
+/// Errors after which the context is unusable: the driver returns the same code from every
+/// later call in it, in this process (the CUDA driver API's "sticky" errors).
+pub(crate) fn is_sticky(code: cudarc::driver::sys::CUresult) -> bool {
+    use cudarc::driver::sys::cudaError_enum as E;
+    matches!(
+        code,
+        E::CUDA_ERROR_ILLEGAL_ADDRESS
+            | E::CUDA_ERROR_LAUNCH_TIMEOUT
+            | E::CUDA_ERROR_ASSERT
+            | E::CUDA_ERROR_HARDWARE_STACK_ERROR
+            | E::CUDA_ERROR_ILLEGAL_INSTRUCTION
+            | E::CUDA_ERROR_MISALIGNED_ADDRESS
+            | E::CUDA_ERROR_INVALID_ADDRESS_SPACE
+            | E::CUDA_ERROR_INVALID_PC
+            | E::CUDA_ERROR_LAUNCH_FAILED
+            | E::CUDA_ERROR_ECC_UNCORRECTABLE
+    )
+}
+
 /// The end of an [`Error::StreamFailed`] message: what a sticky error means.
 fn sticky_suffix(source: &DriverError) -> &'static str {
-    if crate::explain::is_sticky(source.0) {
+    if is_sticky(source.0) {
         "; the CUDA context is unusable after this error: every later call in it fails the same \
          way, so the process must exit to use the GPU again (run `compute-sanitizer` to find the \
          faulting kernel)"
     } else {
         ""
+    }
+}
+
+/// `{:?}`: the message and its causes; `{:#?}`: the structure (see [`Error`]).
+impl core::fmt::Debug for Error {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        if f.alternate() {
+            return self.fmt_structure(f);
+        }
+        let message = self.to_string();
+        f.write_str(&message)?;
+        let mut causes = Vec::new();
+        let mut next = std::error::Error::source(self);
+        while let Some(cause) = next {
+            let text = cause.to_string();
+            // Most variants quote their driver code in the sentence: no need to say it twice.
+            if !message.contains(&text) {
+                causes.push(text);
+            }
+            next = cause.source();
+        }
+        match causes.as_slice() {
+            [] => Ok(()),
+            [one] => write!(f, "\n\nCaused by:\n    {one}"),
+            many => {
+                f.write_str("\n\nCaused by:")?;
+                for (i, cause) in many.iter().enumerate() {
+                    write!(f, "\n    {i}: {cause}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// `Error::Variant { field: value, … }` as `#[derive(Debug)]` writes it, for each variant listed.
+macro_rules! structure {
+    ($self:ident, $f:ident; $($variant:ident $({ $($field:ident),* })?),* $(,)?) => {
+        match $self {
+            $(Error::$variant $({ $($field),* })? => {
+                #[allow(unused_mut)]
+                let mut s = $f.debug_struct(stringify!($variant));
+                $($(s.field(stringify!($field), $field);)*)?
+                s.finish()
+            })*
+        }
+    };
+}
+
+impl Error {
+    /// The `{:#?}` form: every variant and field, as `#[derive(Debug)]` writes them.
+    fn fmt_structure(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        structure!(self, f;
+            NoDriver,
+            Driver { call, kernel, attributes, source },
+            CooperativeTooLarge { kernel, requested, co_resident, sms, per_sm },
+            CooperativeTooLargeForPartition { kernel, requested, co_resident, partition_sms, device_sms, per_sm },
+            Partition { message },
+            InvalidClusterSize { kernel, grid, cluster, reason },
+            NotCapturing { kernel },
+            ArchTooLow { attribute, kernel, major, minor },
+            InvalidConfig { kernel, violation },
+            NoNvrtc { kernel },
+            Incompatible { kernel, message },
+            Compile { kernel, log },
+            WrongContext { kernel, stream_device, function_device },
+            ContextUnusable { kernel, device, source },
+            ClusterNotResident { kernel, cluster, block, shared },
+            PriorityOutOfRange { kernel, priority, least, greatest },
+            EventRefused { attribute, kernel, source },
+            MissingKernel { kernel, message },
+            KernelConstraint { kernel, message },
+            SharedMemoryTooLarge { kernel, static_bytes, dynamic_bytes, limit },
+            NoDeviceRuntime { kernel, searched },
+            Link { kernel, call, log, source },
+            Signature { kernel, message },
+            Graph { kernel, message },
+            StreamFailed { device, call, source },
+            Unavailable { what, why, fix },
+            OnDevice { device, source },
+            Nccl { call, result },
+        )
     }
 }
 
@@ -378,7 +534,7 @@ const CUDARC_CALL: &str = "a cudarc call";
 /// `ctx.load_module(…)?`) in a function returning chevron's [`Error`]:
 ///
 /// ```no_run
-/// use chevron_cuda_runtime::{context, Error};
+/// use chevron::{context, Error};
 ///
 /// fn round_trip() -> Result<Vec<f32>, Error> {
 ///     let ctx = context(0)?;
@@ -434,3 +590,38 @@ impl Error {
 
 /// Result with [`Error`].
 pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cudarc::driver::sys::cudaError_enum as E;
+
+    #[test]
+    fn sticky_codes_are_the_faults_of_a_kernel() {
+        assert!(is_sticky(E::CUDA_ERROR_LAUNCH_FAILED));
+        assert!(is_sticky(E::CUDA_ERROR_ILLEGAL_ADDRESS));
+        assert!(!is_sticky(E::CUDA_ERROR_INVALID_VALUE));
+        assert!(!is_sticky(E::CUDA_ERROR_INVALID_CLUSTER_SIZE));
+        assert!(!is_sticky(E::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE));
+    }
+
+    #[test]
+    fn debug_is_the_sentence_and_alternate_debug_the_structure() {
+        let e = Error::NoDriver;
+        assert_eq!(format!("{e:?}"), e.to_string());
+        assert!(format!("{e:?}").starts_with("no CUDA driver on this machine"));
+        assert_eq!(format!("{e:#?}"), "NoDriver");
+        let e = Error::KernelConstraint {
+            kernel: KernelName(Some("k")),
+            message: "m".into(),
+        };
+        assert_eq!(
+            format!("{e:?}"),
+            "launch does not fit the kernel for `k`: m"
+        );
+        assert_eq!(
+            format!("{e:#?}"),
+            "KernelConstraint {\n    kernel: KernelName(\n        Some(\n            \"k\",\n        ),\n    ),\n    message: \"m\",\n}"
+        );
+    }
+}

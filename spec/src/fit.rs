@@ -320,6 +320,10 @@ pub struct InfoText {
     pub info: KernelInfo,
     /// The messages, in the order of [`Messages`]' fields.
     pub messages: [String; 9],
+    /// The warning for a `programmatic_event` launch, when the kernel never executes
+    /// `griddepcontrol.launch_dependents`, nor does any function it calls: its event then fires
+    /// only when the kernel ends. `None` when it does, or may (a call chevron cannot see).
+    pub no_trigger: Option<String>,
 }
 
 fn dims_text(d: [u32; 3]) -> String {
@@ -457,8 +461,20 @@ pub fn read_info(
          together, declare it with `#[kernel(…, cooperative = \"co_resident\")]`",
         entry.line
     );
+    let no_trigger = (u.griddep_launch_dependents == Seen::No).then(|| {
+        format!(
+            "kernel `{name}` never executes `griddepcontrol.launch_dependents`, nor does any \
+             function it calls ({file}, entry at line {}): with `programmatic_event` its event \
+             fires only when the kernel ends, so the dependent kernel gains no overlap; call \
+             `cudaTriggerProgrammaticLaunchCompletion()` in the kernel once its dependents may \
+             start, or add `#[allow(deprecated)]` to the function of this launch if ordering \
+             at the end is what you want",
+            entry.line
+        )
+    });
     let unseen = unseen_text(entry, name, file);
     InfoText {
+        no_trigger,
         info,
         messages: [
             block,
@@ -570,6 +586,36 @@ mod tests {
         assert_eq!(i.check_cluster(Some([2, 2, 1])), Ok(()));
         assert_eq!(i.check_cluster(Some([8, 1, 1])), Err(Broken::ClusterRank));
         assert_eq!(i.check_grid([7, 1, 1]), Ok(()));
+    }
+
+    #[test]
+    fn programmatic_event_warning_only_where_the_call_graph_proves_no_trigger() {
+        let src = ".entry t() { griddepcontrol.launch_dependents; ret; }\n\
+                   .entry n() { ret; }\n\
+                   .entry c() { call.uni f, (); ret; }\n\
+                   .func g() { griddepcontrol.launch_dependents; ret; }\n\
+                   .func h() { ret; }\n\
+                   .entry via_g() { call.uni g, (); ret; }\n\
+                   .entry via_h() { call.uni h, (); ret; }";
+        let es = parse_entries(src).expect("PTX parses");
+        let warn = |name: &str| {
+            let e = es.iter().find(|e| e.name == name).expect(name);
+            read_info(e, &e.name, "k.ptx", false, CooperativeUse::ByPtx).no_trigger
+        };
+        assert_eq!(warn("t"), None);
+        let n = warn("n").expect("no trigger in `n`");
+        assert!(
+            n.starts_with(
+                "kernel `n` never executes `griddepcontrol.launch_dependents`, nor does any \
+                 function it calls (k.ptx, entry at line 2)"
+            ),
+            "{n}"
+        );
+        // A call the file does not hold may trigger: unknown, so no warning.
+        assert_eq!(warn("c"), None);
+        // A `.func` it calls triggers: no warning; one that does not: the warning.
+        assert_eq!(warn("via_g"), None);
+        assert!(warn("via_h").is_some());
     }
 
     #[test]

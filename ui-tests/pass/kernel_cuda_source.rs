@@ -3,6 +3,7 @@ use chevron::cudarc::driver::{CudaSlice, CudaView};
 use chevron::kernel;
 
 /// 256-bin byte histogram.
+#[allow(deprecated)] // without nvcc: checked at run time only (a warning otherwise)
 #[kernel(cuda = "kernels/histogram.cu")]
 pub fn histogram(bins: &mut CudaSlice<u32>, data: &CudaView<'_, u8>, len: u32);
 

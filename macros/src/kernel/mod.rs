@@ -3,10 +3,13 @@
 mod ast;
 mod check;
 mod context;
+mod cuda;
 mod expand;
 mod nvcc;
 mod parse;
+mod path_expr;
 mod source;
+mod variants;
 
 #[cfg(test)]
 mod tests;
@@ -14,6 +17,8 @@ mod tests;
 use proc_macro2::TokenStream;
 
 use crate::report::{self, Errors};
+use ast::ResolvedSource;
+pub use nvcc::NvccOutcome;
 
 /// Where the attribute is written: the source file, its 1-based line and column.
 pub type Site = Option<(std::path::PathBuf, usize, usize)>;
@@ -49,7 +54,11 @@ pub fn expand(args: TokenStream, item: TokenStream, site: Site) -> TokenStream {
 /// The expansion of a parsed declaration: the kernel, or a stub, its checks and the errors.
 fn expand_checked(args: &ast::KernelArgs, parsed: &ast::KernelItem, mut cx: Errors) -> TokenStream {
     match check::check(args, parsed, &mut cx) {
-        Ok(decl) => expand::expand_kernel(&decl),
+        Ok(decl) => {
+            let mut out = expand::expand_kernel(&decl);
+            out.extend(run_time_only_warning(args, &decl));
+            out
+        }
         Err(params) => {
             let mut out = expand::expand_stub(parsed);
             out.extend(expand::stub_checks(parsed, &params));
@@ -59,6 +68,23 @@ fn expand_checked(args: &ast::KernelArgs, parsed: &ast::KernelItem, mut cx: Erro
             out
         }
     }
+}
+
+/// The warning of a `cuda = "…"` declaration checked only at run time (see
+/// [`crate::warn::run_time_only`]).
+fn run_time_only_warning(args: &ast::KernelArgs, decl: &ast::KernelDecl) -> TokenStream {
+    let (ResolvedSource::Cuda { abs_path, .. }, None, Some(lit)) = (
+        &decl.source,
+        &decl.info,
+        args.source.as_ref().map(|s| &s.path),
+    ) else {
+        return TokenStream::new();
+    };
+    let outcome = match nvcc::outcome(std::path::Path::new(abs_path)) {
+        NvccOutcome::Ran => NvccOutcome::NoEntry,
+        other => other,
+    };
+    crate::warn::run_time_only(&decl.ident, &lit.value(), lit.span(), outcome, &decl.attrs)
 }
 
 #[cfg(test)]

@@ -50,7 +50,9 @@ fn kernel(file: &File) -> Expansion<'_> {
         .items
         .iter()
         .filter_map(|i| match i {
-            Item::Const(c) => Some(c),
+            // Not the warning of a `cuda = "…"` kernel checked only at run time (`crate::warn`),
+            // which depends on the machine having nvcc.
+            Item::Const(c) if !text(&c.expr).contains("cuda_kernel_checked_at_run_time") => Some(c),
             _ => None,
         })
         .collect();
@@ -652,7 +654,7 @@ fn a_misunderstood_source_is_the_only_error() {
     // (and here expands) against it.
     let errs = errors(&expand(quote!(ptx = 1, ptx = #saxpy), decl.clone()));
     assert_eq!(errs.len(), 1, "{errs:?}");
-    assert!(errs[0].contains("`ptx` takes a string"), "{errs:?}");
+    assert!(errs[0].contains("`ptx` takes a path"), "{errs:?}");
     for args in [
         quote!(ptx(#saxpy)),
         quote!(ptx: #saxpy),

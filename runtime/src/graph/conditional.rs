@@ -205,9 +205,9 @@ impl Capture<'_> {
     /// later.
     ///
     /// ```no_run
-    /// # use chevron_cuda_runtime::{Graph, ConditionalHandle};
-    /// # fn main() -> Result<(), chevron_cuda_runtime::Error> {
-    /// # let stream = chevron_cuda_runtime::context(0)?.new_stream()?;
+    /// # use chevron::{Graph, ConditionalHandle};
+    /// # fn main() -> Result<(), chevron::Error> {
+    /// # let stream = chevron::context(0)?.new_stream()?;
     /// let (mut graph, ()) = Graph::capture(&stream, |capture| {
     ///     let until_converged = capture.condition(1)?; // the body runs at least once
     ///     capture.while_loop(&until_converged, |body| {
@@ -265,9 +265,9 @@ impl Capture<'_> {
     /// 12.8 (feature `cuda-12080`) or later, and needs a CUDA 12.8 driver.
     ///
     /// ```no_run
-    /// # use chevron_cuda_runtime::Graph;
-    /// # fn main() -> Result<(), chevron_cuda_runtime::Error> {
-    /// # let stream = chevron_cuda_runtime::context(0)?.new_stream()?;
+    /// # use chevron::Graph;
+    /// # fn main() -> Result<(), chevron::Error> {
+    /// # let stream = chevron::context(0)?.new_stream()?;
     /// let (graph, ()) = Graph::capture(&stream, |capture| {
     ///     let fits = capture.condition(0)?; // set by a kernel launched before the node
     ///     capture.if_else(&fits, |then, body| {
@@ -508,7 +508,8 @@ struct BodyGuard<'s> {
 impl BodyGuard<'_> {
     fn end(&mut self) -> Result<(), crate::sys::CUresult> {
         self.active = false;
-        crate::driver::end_capture(self.stream)
+        // SAFETY: the stream is live.
+        unsafe { cudarc::driver::result::stream::end_capture(self.stream.cu_stream()) }
             .map(|_| ())
             .map_err(|e| e.0)
     }

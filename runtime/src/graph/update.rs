@@ -24,9 +24,9 @@ use crate::sys;
 /// for the buffer's events again, as `update` does. Borrows the buffer mutably while it lives.
 ///
 /// ```no_run
-/// # use chevron_cuda_runtime::{Graph, GraphNode};
-/// # use chevron_cuda_runtime::cudarc::driver::CudaSlice;
-/// # fn f(graph: &mut Graph<'_>, nodes: &[GraphNode], z: &mut CudaSlice<f32>) -> Result<(), chevron_cuda_runtime::Error> {
+/// # use chevron::{Graph, GraphNode};
+/// # use chevron::cudarc::driver::CudaSlice;
+/// # fn f(graph: &mut Graph<'_>, nodes: &[GraphNode], z: &mut CudaSlice<f32>) -> Result<(), chevron::Error> {
 /// let z = graph.ordered(z)?; // two cuStreamWaitEvent, once
 /// for node in nodes {
 ///     // chain::update_ordered(graph, node, 256, 0.25, 2.0, &z)?: no wait per update
