@@ -136,7 +136,7 @@ impl<T: DeviceRepr> KernelParam<ByValue> for T {
         core::mem::align_of::<T>() as u64,
     );
 
-    #[inline]
+    #[inline(always)]
     fn __chevron_slot<'a>(&'a mut self, _stream: &'a CudaStream) -> ArgSlot<'a> {
         ArgSlot::value(self)
     }
@@ -149,7 +149,7 @@ impl<B: DeviceBuffer> KernelParam<ByRef> for &B {
     const FORM: ParamForm =
         ParamForm::buffer(B::ELEMENT_BYTES, false).with_layout(B::ELEMENT_BYTES, B::ELEMENT_ALIGN);
 
-    #[inline]
+    #[inline(always)]
     fn __chevron_slot<'a>(&'a mut self, stream: &'a CudaStream) -> ArgSlot<'a> {
         let (ptr, record) = (**self).__chevron_ptr(stream);
         ArgSlot::device(ptr, record)
@@ -162,7 +162,7 @@ impl<B: DeviceBufferMut> KernelParam<ByMut> for &mut B {
     const FORM: ParamForm =
         ParamForm::buffer(B::ELEMENT_BYTES, true).with_layout(B::ELEMENT_BYTES, B::ELEMENT_ALIGN);
 
-    #[inline]
+    #[inline(always)]
     fn __chevron_slot<'a>(&'a mut self, stream: &'a CudaStream) -> ArgSlot<'a> {
         let (ptr, record) = (**self).__chevron_ptr_mut(stream);
         ArgSlot::device(ptr, record)
@@ -320,7 +320,7 @@ impl<T> Param<T> {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn slot<'a, T: KernelParam<M>, M>(arg: &'a mut T, stream: &'a CudaStream) -> ArgSlot<'a> {
     arg.__chevron_slot(stream)
 }

@@ -1,9 +1,10 @@
 //! Which GPUs and drivers a PTX file can run on: its `.version` (the PTX ISA, which the driver's
 //! JIT compiler must know) and its `.target` (the oldest architecture it runs on), read from the
-//! file's header, and the rules that pick one of several compiled variants for a device.
+//! file's header, and the rules that pick one of several compiled variants for a device (the
+//! example's lines run in this module's unit tests: a doc example here could only name this inner
+//! crate, which users do not see).
 //!
-//! ```
-//! use chevron_cuda_spec::target::{header, Arch, Version};
+//! ```text
 //! let h = header(".version 8.0\n.target sm_90\n.address_size 64\n").unwrap();
 //! assert_eq!(h.isa, Version::new(8, 0));
 //! assert_eq!(h.target, Arch::new(9, 0));
@@ -317,6 +318,16 @@ pub fn unfit_message(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The module doc's example.
+    #[test]
+    fn the_module_example() {
+        let h = header(".version 8.0\n.target sm_90\n.address_size 64\n").unwrap();
+        assert_eq!(h.isa, Version::new(8, 0));
+        assert_eq!(h.target, Arch::new(9, 0));
+        assert!(h.target.runs_on(Version::new(10, 0)) && !h.target.runs_on(Version::new(8, 9)));
+        assert_eq!(h.isa.needs_cuda(), Some(Version::new(12, 0)));
+    }
 
     #[test]
     fn headers_are_read_past_comments() {
