@@ -7,7 +7,7 @@
 //! [`Float4`] (or a struct of the same size and alignment), not `f32` or `[f32; 4]`.
 //!
 //! ```
-//! use chevron_cuda_runtime::vec::Float4;
+//! use chevron::vec::Float4;
 //! assert_eq!((core::mem::size_of::<Float4>(), core::mem::align_of::<Float4>()), (16, 16));
 //! let v = Float4::new(1.0, 2.0, 3.0, 4.0);
 //! assert_eq!(<[f32; 4]>::from(v), [1.0, 2.0, 3.0, 4.0]);
