@@ -189,7 +189,7 @@ pub struct Texts<'a> {
 /// (`array_len` as for [`fits`]) of which `facts` says more: empty when every rule holds, else
 /// the first broken one's, in this order:
 ///
-/// 1. the PTX type ([`mismatch`], with `texts.ptx`);
+/// 1. the PTX type ([`mismatch`](crate::param::mismatch), with `texts.ptx`);
 /// 2. a by-value struct's alignment, where the PTX gives it (`.align 16 .b8 p[16]`);
 /// 3. the C++ type, where the symbol carries it: a pointer's element type (`float*` takes a
 ///    buffer of `f32`, or a `u64` device address), a number's class, signedness and width
