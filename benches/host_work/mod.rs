@@ -3,7 +3,7 @@
 //! times it, and `tests/host_cost.rs`, which checks its results and that it allocates nothing.
 //!
 //! The typed launches are real `launch!` expansions: `launch!` calls `<KERNEL as
-//! TypedKernel>::__on(stream, &config).__launch(args…)`, and [`saxpy_host`] provides those two
+//! TypedKernel>::__on(stream, &config).launch_kernel(args…)`, and [`saxpy_host`] provides those two
 //! functions (its stream is `&()`) with the body of the `launch` that `#[kernel]` generates for
 //! `saxpy`, minus what needs a driver (the function
 //! lookup by context, cudarc's pointer guards, the context check and `cuLaunchKernelEx`): the
@@ -70,7 +70,7 @@ impl<'a> saxpy_host<'a> {
     /// Nothing is launched; `unsafe` as the real one, which `launch!` calls in the caller's
     /// `unsafe` block.
     #[inline]
-    pub unsafe fn __launch(self, n: u32, a: f32, x: u64, y: u64) -> Result<Launched, Error> {
+    pub unsafe fn launch_kernel(self, n: u32, a: f32, x: u64, y: u64) -> Result<Launched, Error> {
         SAXPY.check_launch(&saxpy::__CHEVRON_INFO, self.config)?;
         let params: [*mut c_void; 4] = [param_ptr(&n), param_ptr(&a), param_ptr(&x), param_ptr(&y)];
         let raw = prepare_launch(
