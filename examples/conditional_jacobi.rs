@@ -1,21 +1,33 @@
 //! Iterate until converged with no host round trip per iteration: Jacobi relaxation of the
 //! screened Poisson equation `-u'' + s·u = b` on N points (`u = 0` outside), one sweep per
-//! launch of `jacobi_step` (`kernels/jacobi.cu`), whose last block to finish decides whether
-//! another sweep is needed (the largest change still over the tolerance). Three ways to run it,
-//! side by side in interleaved rounds:
+//! kernel launch (`kernels/jacobi.cu`). Every variant tests every sweep: it goes on while the
+//! sweep's largest change is over the tolerance, and stops after exactly the sweeps the host
+//! reference does. Run side by side in interleaved rounds:
 //!
-//! - graph WHILE: `jacobi_init` and a `while_loop` whose body is one `jacobi_step`, captured once
-//!   into a [`chevron::Graph`]; the kernel sets the loop's [`chevron::ConditionalHandle`] with
-//!   `cudaGraphSetConditional`, so one replay runs the whole solve on the GPU;
-//! - host loop, synchronized: launch `jacobi_step`, copy its "go on" flag back (a synchronize),
-//!   test it on the host, repeat: what deciding on the host costs;
-//! - host loop, fixed count: launch `jacobi_step` as many times as the solve takes (known from
-//!   the host reference) with no synchronization until the end: the launch cost alone, with the
-//!   answer known in advance.
+//! - graph WHILE, one sweep per body: `jacobi_init` and a `while_loop` whose body is one
+//!   `jacobi_step`, whose last block to finish (one 64-bit atomic per block: no fence) sets the
+//!   loop's [`chevron::ConditionalHandle`] with `cudaGraphSetConditional`;
+//! - graph WHILE, K sweeps per body: the body is K launches of `jacobi_sweep` (alternating
+//!   direction), each of which first tests the sweep before it (the largest change the blocks
+//!   of that sweep left with a fire-and-forget `atomicMax`) and does nothing once the solve is
+//!   over; the first launch that finds the solve over sets the condition to 0. No block waits
+//!   for another, and the node's per-iteration cost is shared by K sweeps; the up to K launches
+//!   that return at once after the last sweep are in its time;
+//! - graph, unrolled: the same sweeps captured one after another (as many as the solve takes,
+//!   known from the host reference), no conditional node: what a sweep costs in a graph by
+//!   itself, the floor under the WHILE rows;
+//! - host loop, synchronized: launch `jacobi_sweep`, copy its largest change back, synchronize,
+//!   test on the host, repeat: what deciding on the host costs, with a pageable copy
+//!   (`memcpy_dtoh`) and with a raw `cuMemcpyDtoHAsync` into pinned memory;
+//! - host loop, K self-stopping sweeps per synchronize: K launches of `jacobi_sweep` (which stop
+//!   themselves, as in the graph) between two read-backs of whether the solve is over;
+//! - host loop, fixed count: launch `jacobi_sweep` as many times as the solve takes with no
+//!   synchronization until the end: the launch cost alone, with the answer known in advance.
 //!
-//! Prints time per iteration for each (median over the rounds) and the ratios; checks every
-//! variant's iteration count and solution against a host reference that runs the same sweeps in
-//! the same `f32` arithmetic (bit for bit equal) and the solution's residual. A mismatch exits 1.
+//! Prints time per sweep for each (median over the rounds) and the ratios to the faster of the
+//! two synchronized host loops and to the fixed-count one; checks every variant's sweep count
+//! and solution against a host reference that runs the same sweeps in the same `f32`
+//! arithmetic (bit for bit equal) and the solution's residual. A mismatch exits 1.
 //!
 //! `cargo run --release --example conditional_jacobi`. Exit code 2 on a machine without a CUDA
 //! driver (one `error: …` line), 1 for any other failure.
@@ -26,10 +38,10 @@ use std::error::Error;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use chevron::cudarc::driver::CudaSlice;
-use chevron::{kernel, launch, ConditionalHandle, Graph};
+use chevron::cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
+use chevron::{kernel, launch, sys, ConditionalHandle, Graph};
 
-/// `u0 = u1 = 0`; `state = [0, 0, 0, 1]`.
+/// `u0 = u1 = 0`; `state = [0, 1, 0, 0]`.
 #[kernel(ptx = "kernels/jacobi.ptx")]
 fn jacobi_init(
     n: u32,
@@ -54,21 +66,48 @@ fn jacobi_step(
     state: &mut CudaSlice<u32>,
 );
 
-/// The same entry for launches outside a graph: no condition to set (`in_graph = 0`), so the
-/// handle is a plain `0u64`. (A `ConditionalHandle` exists only inside a capture.)
-#[kernel(ptx = "kernels/jacobi.ptx", name = "jacobi_step")]
+/// `u0 = u1 = 0`; `state = [sweep 0 changed by +inf, nothing, running]`.
+#[kernel(ptx = "kernels/jacobi.ptx")]
+fn jacobi_sweep_init(
+    n: u32,
+    u0: &mut CudaSlice<f32>,
+    u1: &mut CudaSlice<f32>,
+    state: &mut CudaSlice<u64>,
+);
+
+/// One sweep of parity `parity` from `src` to `dst`, once the sweep before needs a successor.
+#[kernel(ptx = "kernels/jacobi.ptx")]
 #[allow(clippy::too_many_arguments)]
-fn jacobi_step_outside_graph(
-    no_handle: u64,
+fn jacobi_sweep(
+    handle: ConditionalHandle,
     in_graph: u32,
+    parity: u32,
     n: u32,
     rhs: &CudaSlice<f32>,
     inv_diag: f32,
     tol: f32,
     max_iter: u32,
-    u0: &mut CudaSlice<f32>,
-    u1: &mut CudaSlice<f32>,
-    state: &mut CudaSlice<u32>,
+    src: &CudaSlice<f32>,
+    dst: &mut CudaSlice<f32>,
+    state: &mut CudaSlice<u64>,
+);
+
+/// The same entry for launches outside a graph: no condition to set (`in_graph = 0`), so the
+/// handle is a plain `0u64`. (A `ConditionalHandle` exists only inside a capture.)
+#[kernel(ptx = "kernels/jacobi.ptx", name = "jacobi_sweep")]
+#[allow(clippy::too_many_arguments)]
+fn jacobi_sweep_outside_graph(
+    no_handle: u64,
+    in_graph: u32,
+    parity: u32,
+    n: u32,
+    rhs: &CudaSlice<f32>,
+    inv_diag: f32,
+    tol: f32,
+    max_iter: u32,
+    src: &CudaSlice<f32>,
+    dst: &mut CudaSlice<f32>,
+    state: &mut CudaSlice<u64>,
 );
 
 const BLOCK: u32 = 256;
@@ -78,6 +117,11 @@ const SCREENING: f32 = 0.01;
 const TOLERANCE: f32 = 1e-7;
 /// A cap, so that a loop that never converges still ends.
 const MAX_ITER: u32 = 100_000;
+/// Sweeps per body of the K-sweep WHILE loop (even: the body alternates the two directions)
+/// and per synchronize of the self-stopping host loop.
+const K: u32 = 4;
+/// `state[2]` of `jacobi_sweep` once the solve is over: this bit, or-ed with the sweeps done.
+const STOPPED: u64 = 1 << 32;
 
 /// `h²·b[i]`: varied, positive.
 fn rhs(n: usize) -> Vec<f32> {
@@ -103,10 +147,16 @@ fn host_jacobi(rhs: &[f32], inv_diag: f32) -> (u32, Vec<f32>) {
         }
         iter += 1;
         std::mem::swap(&mut src, &mut dst);
-        if !(change > TOLERANCE && iter < MAX_ITER) {
+        if !go_on(change, iter) {
             return (iter, src);
         }
     }
+}
+
+/// Whether another sweep follows sweep `done` whose largest change was `change`: the test
+/// every variant makes, on the host or the GPU.
+fn go_on(change: f32, done: u32) -> bool {
+    change > TOLERANCE && done < MAX_ITER
 }
 
 /// The largest `|(2 + s)·u[i] - u[i-1] - u[i+1] - rhs[i]|`, relative to the largest `rhs`.
@@ -123,19 +173,67 @@ fn residual(u: &[f32], rhs: &[f32]) -> f64 {
     worst / rhs.iter().fold(0f32, |m, &v| m.max(v)) as f64
 }
 
-/// The solution a run left: after `iters` sweeps, in `u1` when the last sweep was even.
+/// The solution a run left: after `iters` sweeps, in `u1` when the last sweep was odd.
 fn solution<'b>(iters: u32, u0: &'b [f32], u1: &'b [f32]) -> &'b [f32] {
-    if (iters - 1).is_multiple_of(2) {
+    if iters % 2 == 1 {
         u1
     } else {
         u0
     }
 }
 
+/// A `jacobi_sweep` slot's sweep and largest change.
+fn slot(word: u64) -> (u32, f32) {
+    ((word >> 32) as u32, f32::from_bits(word as u32))
+}
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
 }
+
+/// The buffers of one variant, poisoned: NaN solution, all-ones state.
+struct Buffers<S> {
+    u0: CudaSlice<f32>,
+    u1: CudaSlice<f32>,
+    state: CudaSlice<S>,
+}
+
+fn buffers<S: chevron::cudarc::driver::DeviceRepr + Copy>(
+    stream: &std::sync::Arc<CudaStream>,
+    n: u32,
+    poison: S,
+    words: usize,
+) -> Result<Buffers<S>, Box<dyn Error>> {
+    let nan = vec![f32::NAN; n as usize];
+    Ok(Buffers {
+        u0: stream.clone_htod(&nan)?,
+        u1: stream.clone_htod(&nan)?,
+        state: stream.clone_htod(&vec![poison; words])?,
+    })
+}
+
+// The row names say 4; the body alternates the two directions, so K is even.
+const _: () = assert!(K == 4);
+
+/// The variants, in the order they run and print.
+const ROWS: [&str; VARIANTS] = [
+    "graph WHILE, 1 sweep per body (`jacobi_step`: the last block decides)",
+    "graph WHILE, 4 sweeps per body (`jacobi_sweep`: each tests the one before)",
+    "graph, the sweeps unrolled (no conditional node; count known)",
+    "host loop, launch + copy back + synchronize + test (pageable copy)",
+    "host loop, launch + copy back + synchronize + test (pinned, raw cuMemcpyDtoHAsync)",
+    "host loop, 4 self-stopping sweeps per synchronize (pinned)",
+    "host loop, fixed count, no synchronize (count known)",
+];
+const GRAPH_STEP: usize = 0;
+const GRAPH_SWEEP: usize = 1;
+const GRAPH_UNROLLED: usize = 2;
+const SYNCED_PAGEABLE: usize = 3;
+const SYNCED_PINNED: usize = 4;
+const SELF_STOPPING: usize = 5;
+const FIXED: usize = 6;
+const VARIANTS: usize = 7;
 
 fn run() -> Result<(), Box<dyn Error>> {
     let ctx = chevron::context(0)?;
@@ -159,94 +257,211 @@ fn run() -> Result<(), Box<dyn Error>> {
     }
 
     let rhs = stream.clone_htod(&rhs_host)?;
-    let nan = vec![f32::NAN; n as usize];
-    let (mut g_u0, mut g_u1) = (stream.clone_htod(&nan)?, stream.clone_htod(&nan)?);
-    let mut g_state = stream.clone_htod(&[u32::MAX; 4])?;
-    let (mut h_u0, mut h_u1) = (stream.clone_htod(&nan)?, stream.clone_htod(&nan)?);
-    let mut h_state = stream.clone_htod(&[u32::MAX; 4])?;
+    let mut g_step = buffers(&stream, n, u32::MAX, 4)?;
+    let mut g_sweep = buffers(&stream, n, u64::MAX, 3)?;
+    let mut g_unrolled = buffers(&stream, n, u64::MAX, 3)?;
+    let mut h = [
+        buffers(&stream, n, u64::MAX, 3)?,
+        buffers(&stream, n, u64::MAX, 3)?,
+        buffers(&stream, n, u64::MAX, 3)?,
+        buffers(&stream, n, u64::MAX, 3)?,
+    ];
 
-    let (mut graph, ()) = Graph::capture(&stream, |capture| {
+    let (mut step_graph, ()) = Graph::capture(&stream, |capture| {
         let s = capture.stream();
+        let b = &mut g_step;
         unsafe {
-            launch!(jacobi_init<<<blocks, BLOCK, s>>>(n, &mut g_u0, &mut g_u1, &mut g_state))
+            launch!(jacobi_init<<<blocks, BLOCK, s>>>(n, &mut b.u0, &mut b.u1, &mut b.state))
         }?;
         // 1: the first sweep always runs; then the kernel decides.
-        let go_on = capture.condition(1)?;
-        capture.while_loop(&go_on, |body| unsafe {
+        let go = capture.condition(1)?;
+        capture.while_loop(&go, |body| unsafe {
             launch!(jacobi_step<<<blocks, BLOCK, body.stream()>>>(
-                go_on, 1, n, &rhs, inv_diag, TOLERANCE, MAX_ITER, &mut g_u0, &mut g_u1, &mut g_state
+                go, 1, n, &rhs, inv_diag, TOLERANCE, MAX_ITER, &mut b.u0, &mut b.u1, &mut b.state
             ))
         })
     })?;
-    graph.upload(&stream)?;
-
-    let mut flag = [0u32; 1];
-    let mut times: [Vec<f64>; 3] = Default::default();
-    let mut host_iters = Vec::new();
-    // Round 0 warms up (modules, the graph's first launch) and is not timed.
-    for round in 0..=rounds {
-        // Graph WHILE: one replay, the whole solve.
-        let t = Instant::now();
-        graph.replay(&stream)?;
-        graph.synchronize()?;
-        let graph_s = t.elapsed().as_secs_f64();
-
-        // Host loop, synchronized: the flag comes back after every sweep.
-        let t = Instant::now();
+    let (mut sweep_graph, ()) = Graph::capture(&stream, |capture| {
+        let s = capture.stream();
+        let b = &mut g_sweep;
         unsafe {
-            launch!(jacobi_init<<<blocks, BLOCK, &stream>>>(n, &mut h_u0, &mut h_u1, &mut h_state))
+            launch!(jacobi_sweep_init<<<blocks, BLOCK, s>>>(n, &mut b.u0, &mut b.u1, &mut b.state))
         }?;
-        let mut done = 0u32;
-        loop {
-            unsafe {
-                launch!(jacobi_step_outside_graph<<<blocks, BLOCK, &stream>>>(
-                    0, 0, n, &rhs, inv_diag, TOLERANCE, MAX_ITER, &mut h_u0, &mut h_u1, &mut h_state
-                ))
-            }?;
-            done += 1;
-            stream.memcpy_dtoh(&h_state.slice(3..4), &mut flag)?;
-            stream.synchronize()?;
-            if flag[0] == 0 {
-                break;
+        // 1 at the start of every replay: only the launch that finds the solve over sets it.
+        let go = capture.condition(1)?;
+        capture.while_loop(&go, |body| {
+            let s = body.stream();
+            // Sweep t of the body's k-th launch is odd for even k (K is even): u0 to u1.
+            for k in 0..K {
+                unsafe {
+                    if k % 2 == 0 {
+                        launch!(jacobi_sweep<<<blocks, BLOCK, s>>>(
+                            go, 1, 1, n, &rhs, inv_diag, TOLERANCE, MAX_ITER,
+                            &b.u0, &mut b.u1, &mut b.state
+                        ))
+                    } else {
+                        launch!(jacobi_sweep<<<blocks, BLOCK, s>>>(
+                            go, 1, 0, n, &rhs, inv_diag, TOLERANCE, MAX_ITER,
+                            &b.u1, &mut b.u0, &mut b.state
+                        ))
+                    }
+                }?;
             }
-            if done > MAX_ITER {
-                return Err("the synchronized host loop did not stop".into());
-            }
+            Ok(())
+        })
+    })?;
+    let (mut unrolled_graph, ()) = Graph::capture(&stream, |capture| {
+        let s = capture.stream();
+        let b = &mut g_unrolled;
+        unsafe {
+            launch!(jacobi_sweep_init<<<blocks, BLOCK, s>>>(n, &mut b.u0, &mut b.u1, &mut b.state))
+        }?;
+        for t in 1..=iters {
+            sweep_on(s, t, n, &rhs, inv_diag, b)?;
         }
-        let synced_s = t.elapsed().as_secs_f64();
-        host_iters.push(done);
+        Ok(())
+    })?;
+    step_graph.upload(&stream)?;
+    sweep_graph.upload(&stream)?;
+    unrolled_graph.upload(&stream)?;
 
-        // Host loop, fixed count: as many sweeps, one synchronize at the end.
-        let t = Instant::now();
-        unsafe {
-            launch!(jacobi_init<<<blocks, BLOCK, &stream>>>(n, &mut h_u0, &mut h_u1, &mut h_state))
-        }?;
-        for _ in 0..iters {
-            unsafe {
-                launch!(jacobi_step_outside_graph<<<blocks, BLOCK, &stream>>>(
-                    0, 0, n, &rhs, inv_diag, TOLERANCE, MAX_ITER, &mut h_u0, &mut h_u1, &mut h_state
-                ))
-            }?;
+    // The pinned read-back: 8 bytes, not write-combined (the host reads it).
+    let mut pinned = unsafe { ctx.alloc_pinned_with_flags::<u64>(1, 0) }?;
+    let pinned_ptr = pinned.as_mut_ptr()?;
+    let state_ptrs: Vec<sys::CUdeviceptr> = h
+        .iter()
+        .map(|b| {
+            let (p, _record) = b.state.device_ptr(&stream);
+            p
+        })
+        .collect();
+    // `word` of variant `v`'s state into the pinned word, then synchronize and read it.
+    let read_pinned = |v: usize, word: u64| -> Result<u64, Box<dyn Error>> {
+        // SAFETY: the pinned word and the state's 3 words are live; the copy is on `stream`,
+        // after the sweeps that wrote the word, and waited for before the read.
+        let rc = unsafe {
+            sys::cuMemcpyDtoHAsync_v2(
+                pinned_ptr.cast(),
+                state_ptrs[v] + 8 * word,
+                8,
+                stream.cu_stream(),
+            )
+        };
+        if rc != sys::cudaError_enum::CUDA_SUCCESS {
+            return Err(format!("cuMemcpyDtoHAsync: {rc:?}").into());
         }
         stream.synchronize()?;
-        let fixed_s = t.elapsed().as_secs_f64();
+        // SAFETY: the copy is done; nothing else writes the word.
+        Ok(unsafe { pinned_ptr.read_volatile() })
+    };
+
+    let mut times: [Vec<f64>; VARIANTS] = Default::default();
+    let mut seen: [Vec<u32>; VARIANTS] = Default::default();
+    // Round 0 warms up (modules, the graphs' first launches) and is not timed.
+    for round in 0..=rounds {
+        let mut t_round = [0f64; VARIANTS];
+
+        for (v, graph) in [
+            (GRAPH_STEP, &mut step_graph),
+            (GRAPH_SWEEP, &mut sweep_graph),
+            (GRAPH_UNROLLED, &mut unrolled_graph),
+        ] {
+            let t = Instant::now();
+            graph.replay(&stream)?;
+            graph.synchronize()?;
+            t_round[v] = t.elapsed().as_secs_f64();
+        }
+
+        // Synchronized, pageable copy: the sweep's slot comes back after every sweep.
+        let t = Instant::now();
+        {
+            let b = &mut h[0];
+            init(&stream, n, blocks, b)?;
+            let mut done = 0u32;
+            loop {
+                done += 1;
+                sweep_on(&stream, done, n, &rhs, inv_diag, b)?;
+                let mut word = [0u64; 1];
+                let p = (done % 2) as usize;
+                stream.memcpy_dtoh(&b.state.slice(p..p + 1), &mut word)?;
+                stream.synchronize()?;
+                let (tag, change) = slot(word[0]);
+                if tag != done {
+                    return Err(format!("pageable host loop: sweep {done} left tag {tag}").into());
+                }
+                if !go_on(change, done) {
+                    break;
+                }
+            }
+            seen[SYNCED_PAGEABLE].push(done);
+        }
+        t_round[SYNCED_PAGEABLE] = t.elapsed().as_secs_f64();
+
+        // Synchronized, pinned copy.
+        let t = Instant::now();
+        {
+            init(&stream, n, blocks, &mut h[1])?;
+            let mut done = 0u32;
+            loop {
+                done += 1;
+                sweep_on(&stream, done, n, &rhs, inv_diag, &mut h[1])?;
+                let (tag, change) = slot(read_pinned(1, u64::from(done % 2))?);
+                if tag != done {
+                    return Err(format!("pinned host loop: sweep {done} left tag {tag}").into());
+                }
+                if !go_on(change, done) {
+                    break;
+                }
+            }
+            seen[SYNCED_PINNED].push(done);
+        }
+        t_round[SYNCED_PINNED] = t.elapsed().as_secs_f64();
+
+        // K self-stopping sweeps per synchronize: the kernels test, the host reads whether
+        // they found the end.
+        let t = Instant::now();
+        {
+            init(&stream, n, blocks, &mut h[2])?;
+            let mut launched = 0u32;
+            loop {
+                for _ in 0..K {
+                    launched += 1;
+                    sweep_on(&stream, launched, n, &rhs, inv_diag, &mut h[2])?;
+                }
+                let stop = read_pinned(2, 2)?;
+                if stop != 0 {
+                    seen[SELF_STOPPING].push(stop as u32);
+                    break;
+                }
+                if launched > MAX_ITER + K {
+                    return Err("the self-stopping host loop did not stop".into());
+                }
+            }
+        }
+        t_round[SELF_STOPPING] = t.elapsed().as_secs_f64();
+
+        // Fixed count: as many sweeps, one synchronize at the end.
+        let t = Instant::now();
+        init(&stream, n, blocks, &mut h[3])?;
+        for done in 1..=iters {
+            sweep_on(&stream, done, n, &rhs, inv_diag, &mut h[3])?;
+        }
+        stream.synchronize()?;
+        t_round[FIXED] = t.elapsed().as_secs_f64();
 
         if round > 0 {
-            for (v, s) in times.iter_mut().zip([graph_s, synced_s, fixed_s]) {
+            for (v, s) in times.iter_mut().zip(t_round) {
                 v.push(s / f64::from(iters) * 1e6);
             }
         }
     }
-    drop(graph); // waits for the last replay; the graph's buffers are readable again
+    // Dropping a graph waits for its last replay; its buffers are readable again.
+    drop(step_graph);
+    drop(sweep_graph);
+    drop(unrolled_graph);
 
-    // Every variant against the host reference, bit for bit.
-    let check = |what: &str, state: &[u32], u0: &[f32], u1: &[f32]| -> Result<(), String> {
-        if state[0] != iters || state[3] != 0 {
-            return Err(format!(
-                "{what}: {} sweeps (go on = {}), the host reference {iters}",
-                state[0], state[3]
-            ));
-        }
+    // Every variant against the host reference: the sweeps, and the solution bit for bit.
+    let check = |what: &str, u0: &[f32], u1: &[f32]| -> Result<(), String> {
         let got = solution(iters, u0, u1);
         let worst = got
             .iter()
@@ -262,50 +477,140 @@ fn run() -> Result<(), Box<dyn Error>> {
         println!("checked: {what}: {iters} sweeps, u equals the host's bit for bit");
         Ok(())
     };
+    let state = stream.clone_dtoh(&g_step.state)?;
+    if state[0] != iters || state[1] != 0 || state[2] != 0 || state[3] != 0 {
+        return Err(format!(
+            "{}: state {state:?}, want [{iters}, 0, 0, 0]",
+            ROWS[GRAPH_STEP]
+        )
+        .into());
+    }
     check(
-        "graph WHILE",
-        &stream.clone_dtoh(&g_state)?,
-        &stream.clone_dtoh(&g_u0)?,
-        &stream.clone_dtoh(&g_u1)?,
+        ROWS[GRAPH_STEP],
+        &stream.clone_dtoh(&g_step.u0)?,
+        &stream.clone_dtoh(&g_step.u1)?,
     )?;
-    // The fixed-count loop ran last on the host buffers.
+    let sweep_state = |what: &str, state: &[u64], stop: u64| -> Result<(), String> {
+        let (tag, change) = slot(state[(iters % 2) as usize]);
+        if tag != iters || go_on(change, tag) || state[2] != stop {
+            return Err(format!(
+                "{what}: last slot sweep {tag} change {change:e}, state[2] = {:#x}; want sweep \
+                 {iters}, a change within the tolerance, state[2] = {stop:#x}",
+                state[2]
+            ));
+        }
+        Ok(())
+    };
+    sweep_state(
+        ROWS[GRAPH_SWEEP],
+        &stream.clone_dtoh(&g_sweep.state)?,
+        STOPPED | u64::from(iters),
+    )?;
     check(
-        "host loop, fixed count",
-        &stream.clone_dtoh(&h_state)?,
-        &stream.clone_dtoh(&h_u0)?,
-        &stream.clone_dtoh(&h_u1)?,
+        ROWS[GRAPH_SWEEP],
+        &stream.clone_dtoh(&g_sweep.u0)?,
+        &stream.clone_dtoh(&g_sweep.u1)?,
     )?;
-    if let Some(bad) = host_iters.iter().find(|&&d| d != iters) {
-        return Err(
-            format!("host loop, synchronized: stopped after {bad} sweeps, want {iters}").into(),
+    sweep_state(
+        ROWS[GRAPH_UNROLLED],
+        &stream.clone_dtoh(&g_unrolled.state)?,
+        0,
+    )?;
+    check(
+        ROWS[GRAPH_UNROLLED],
+        &stream.clone_dtoh(&g_unrolled.u0)?,
+        &stream.clone_dtoh(&g_unrolled.u1)?,
+    )?;
+    for (k, v) in [SYNCED_PAGEABLE, SYNCED_PINNED, SELF_STOPPING, FIXED]
+        .into_iter()
+        .enumerate()
+    {
+        if let Some(bad) = seen[v].iter().find(|&&d| d != iters) {
+            return Err(format!("{}: stopped after {bad} sweeps, want {iters}", ROWS[v]).into());
+        }
+        let stop = if v == SELF_STOPPING {
+            STOPPED | u64::from(iters)
+        } else {
+            0
+        };
+        sweep_state(ROWS[v], &stream.clone_dtoh(&h[k].state)?, stop)?;
+        check(
+            ROWS[v],
+            &stream.clone_dtoh(&h[k].u0)?,
+            &stream.clone_dtoh(&h[k].u1)?,
+        )?;
+    }
+
+    let m: Vec<f64> = times.iter_mut().map(|v| median(v)).collect();
+    let synced = m[SYNCED_PAGEABLE].min(m[SYNCED_PINNED]);
+    let fixed = m[FIXED];
+    println!();
+    println!(
+        "time per sweep, median of {rounds} rounds ({iters} sweeps each; every variant tests every \
+         sweep and stops after the same one)."
+    );
+    println!(
+        "ratios: to the faster synchronized host loop ({synced:.2} µs, one test on the host per \
+         sweep) and to the fixed-count host loop ({fixed:.2} µs)."
+    );
+    println!(
+        "the {K}-sweep rows launch {K} sweeps per WHILE iteration / per synchronize; after the \
+         last sweep up to {K} launches return at once, counted in their time."
+    );
+    println!("| variant | µs per sweep | ratio to the synchronized host loop | ratio to the fixed-count host loop |");
+    println!("|---|---|---|---|");
+    for (v, row) in ROWS.iter().enumerate() {
+        println!(
+            "| {row} | {:.2} | {:.3}× | {:.3}× |",
+            m[v],
+            m[v] / synced,
+            m[v] / fixed
         );
     }
-    println!("checked: host loop, synchronized: stopped after {iters} sweeps in every round");
-
-    let [mut graph_t, mut synced_t, mut fixed_t] = times;
-    let (g, s, f) = (
-        median(&mut graph_t),
-        median(&mut synced_t),
-        median(&mut fixed_t),
-    );
-    println!();
-    println!("time per iteration, median of {rounds} rounds ({iters} iterations each):");
-    println!("| variant | µs per iteration | ratio to the synchronized host loop | ratio to the fixed-count host loop |");
-    println!("|---|---|---|---|");
-    println!(
-        "| graph WHILE (decided on the GPU) | {g:.2} | **{:.3}×** | {:.3}× |",
-        g / s,
-        g / f
-    );
-    println!(
-        "| host loop, launch + synchronize + test | {s:.2} | 1.000× | {:.3}× |",
-        s / f
-    );
-    println!(
-        "| host loop, fixed count, no synchronize | {f:.2} | {:.3}× | 1.000× |",
-        f / s
-    );
+    for v in [GRAPH_STEP, GRAPH_SWEEP] {
+        let ratio = m[v] / synced;
+        println!(
+            "target ≤ 0.25× the synchronized host loop: {} ({ratio:.3}×, {})",
+            if ratio <= 0.25 { "met" } else { "NOT met" },
+            ROWS[v]
+        );
+    }
     Ok(())
+}
+
+/// `jacobi_sweep_init` on a host loop's buffers.
+fn init(
+    stream: &std::sync::Arc<CudaStream>,
+    n: u32,
+    blocks: u32,
+    b: &mut Buffers<u64>,
+) -> Result<(), chevron::Error> {
+    unsafe {
+        launch!(jacobi_sweep_init<<<blocks, BLOCK, stream>>>(n, &mut b.u0, &mut b.u1, &mut b.state))
+    }
+}
+
+/// Sweep `t` (from 1) on `stream`, outside a graph or captured: u0 to u1 when `t` is odd.
+fn sweep_on(
+    stream: &std::sync::Arc<CudaStream>,
+    t: u32,
+    n: u32,
+    rhs: &CudaSlice<f32>,
+    inv_diag: f32,
+    b: &mut Buffers<u64>,
+) -> Result<(), chevron::Error> {
+    let blocks = n.div_ceil(BLOCK);
+    let parity = t % 2;
+    let (src, dst) = if parity == 1 {
+        (&b.u0, &mut b.u1)
+    } else {
+        (&b.u1, &mut b.u0)
+    };
+    unsafe {
+        launch!(jacobi_sweep_outside_graph<<<blocks, BLOCK, stream>>>(
+            0, 0, parity, n, rhs, inv_diag, TOLERANCE, MAX_ITER, src, dst, &mut b.state
+        ))
+    }
 }
 
 fn main() -> ExitCode {

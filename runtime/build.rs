@@ -1,29 +1,28 @@
 //! Checks that exactly one CUDA version feature is on, with one line that names the fix (this can
 //! run before cudarc's own build fails with less helpful errors), and tells the crate which kinds
-//! exist: `cfg(cuda_12030)` means "CUDA 12.3 or later".
+//! exist: `cfg(cuda_12030)` means "CUDA 12.3 or later". The versions are the spec crate's list.
 
-const VERSIONS: &[u32] = &[
-    12000, 12010, 12020, 12030, 12040, 12050, 12060, 12080, 12090, 13000, 13010, 13020, 13030,
-    13040,
-];
+use chevron_cuda_spec::kinds::{feature_env, feature_name, CUDA_VERSIONS as VERSIONS};
 
 fn main() {
     let on: Vec<u32> = VERSIONS
         .iter()
         .copied()
-        .filter(|v| std::env::var_os(format!("CARGO_FEATURE_CUDA_{v}")).is_some())
+        .filter(|v| std::env::var_os(feature_env(*v)).is_some())
         .collect();
     let selected = match on.as_slice() {
         [v] => *v,
         [] => {
             eprintln!(
                 "error: chevron needs one CUDA version feature: with `default-features = false`, \
-                 add one, e.g. `features = [\"cuda-13000\"]` (cuda-12000 … cuda-13040)"
+                 add one, e.g. `features = [\"cuda-13000\"]` ({} … {})",
+                feature_name(VERSIONS[0]),
+                feature_name(VERSIONS[VERSIONS.len() - 1])
             );
             std::process::exit(1);
         }
         many => {
-            let names: Vec<String> = many.iter().map(|v| format!("cuda-{v}")).collect();
+            let names: Vec<String> = many.iter().map(|v| feature_name(*v)).collect();
             eprintln!(
                 "error: chevron got {} CUDA version features at once ({}): add \
                  `default-features = false` next to your `features = [\"cuda-…\"]` (the default \

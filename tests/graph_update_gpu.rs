@@ -2,7 +2,8 @@
 //! the same results as `update` and the host over several rounds with alternating buffers; an
 //! ordered buffer of another graph refused; and the ordering kept: a buffer still being written
 //! by a slow kernel on another stream is read by the replay only after that write, also when the
-//! replay runs on a third stream after a synchronize.
+//! replay runs on a third stream after a synchronize; and every update path and a replay work
+//! with no context current on the thread.
 
 #[path = "common/gpu.rs"]
 mod gpu;
@@ -211,5 +212,97 @@ fn the_ordering_holds_for_a_replay_on_a_third_stream_after_a_synchronize() -> Te
     let (graph_stream, writer, third) = (ctx.new_stream()?, ctx.new_stream()?, ctx.new_stream()?);
     let w = read_while_written(&graph_stream, &writer, &third, true)?;
     assert_after_the_write("replay on a third stream after a synchronize", &w);
+    Ok(())
+}
+
+/// The typed updates and a replay on the last stream bind the graph's context only when the
+/// driver asks for it (the fast path calls the driver straight away): with no context current
+/// on the thread, each still works, and the results equal the host's.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn updates_and_replays_work_with_no_context_current() -> TestResult {
+    const ROUNDS: usize = 4;
+    let stream = chevron::context(0)?.new_stream()?;
+    let mut captured = stream.clone_htod(&data(0.0))?;
+    let mut captured_ordered = stream.clone_htod(&data(0.0))?;
+    let mut plain = [
+        stream.clone_htod(&data(1.0))?,
+        stream.clone_htod(&data(1.0))?,
+    ];
+    let mut ordered_y = [
+        stream.clone_htod(&data(2.0))?,
+        stream.clone_htod(&data(2.0))?,
+    ];
+    let mut kept = stream.clone_htod(&data(3.0))?;
+    let mut want_plain = [data(1.0), data(1.0)];
+    let mut want_ordered = [data(2.0), data(2.0)];
+    let mut want_kept = data(3.0);
+    let unbind = || -> Result<(), String> {
+        // SAFETY: unbinds whatever context is current on this thread; nothing else runs here.
+        let rc = unsafe { chevron::sys::cuCtxSetCurrent(std::ptr::null_mut()) };
+        if rc != chevron::sys::cudaError_enum::CUDA_SUCCESS {
+            return Err(format!("cuCtxSetCurrent(NULL): {rc:?}"));
+        }
+        let mut current = std::ptr::null_mut();
+        // SAFETY: an out-pointer to a local.
+        let rc = unsafe { chevron::sys::cuCtxGetCurrent(&mut current) };
+        if rc != chevron::sys::cudaError_enum::CUDA_SUCCESS || !current.is_null() {
+            return Err(format!(
+                "cuCtxGetCurrent: {rc:?}, {current:?}: want none current"
+            ));
+        }
+        Ok(())
+    };
+    {
+        let (mut update_graph, update_nodes) = chain_graph(&stream, &mut captured)?;
+        let (mut scalar_graph, scalar_nodes) = chain_graph(&stream, &mut kept)?;
+        let (mut ordered_graph, ordered_nodes) = chain_graph(&stream, &mut captured_ordered)?;
+        let ord = {
+            let [y0, y1] = &mut ordered_y;
+            [ordered_graph.ordered(y0)?, ordered_graph.ordered(y1)?]
+        };
+        for round in 0..ROUNDS {
+            let (p, o) = (&mut plain[round % 2], &ord[round % 2]);
+            for (k, node) in update_nodes.iter().enumerate() {
+                let (a, b) = args(k, round);
+                unbind()?;
+                // SAFETY: the node is `chain`'s on N elements, as is the buffer, untouched by
+                // the host until the graph is dropped.
+                unsafe { chain::update(&mut update_graph, node, N, a, b, &mut *p) }?;
+            }
+            for (k, node) in ordered_nodes.iter().enumerate() {
+                let (a, b) = args(k, round);
+                unbind()?;
+                // SAFETY: as above.
+                unsafe { chain::update_ordered(&mut ordered_graph, node, N, a, b, o) }?;
+            }
+            for (k, node) in scalar_nodes.iter().enumerate() {
+                let (a, b) = args(k, round);
+                unbind()?;
+                // SAFETY: as above; the captured buffer is kept.
+                unsafe { chain::update_scalars(&mut scalar_graph, node, N, a, b) }?;
+            }
+            for graph in [&mut update_graph, &mut ordered_graph, &mut scalar_graph] {
+                unbind()?;
+                graph.replay(&stream)?;
+            }
+            host_round(&mut want_plain[round % 2], round);
+            host_round(&mut want_ordered[round % 2], round);
+            host_round(&mut want_kept, round);
+        }
+        unbind()?;
+        drop(update_graph);
+        drop(scalar_graph);
+        drop(ordered_graph);
+    }
+    for (what, got, want) in [
+        ("update, buffer 0", &plain[0], &want_plain[0]),
+        ("update, buffer 1", &plain[1], &want_plain[1]),
+        ("update_ordered, buffer 0", &ordered_y[0], &want_ordered[0]),
+        ("update_ordered, buffer 1", &ordered_y[1], &want_ordered[1]),
+        ("update_scalars", &kept, &want_kept),
+    ] {
+        assert_eq!(&stream.clone_dtoh(got)?, want, "{what}");
+    }
     Ok(())
 }

@@ -10,6 +10,8 @@ use std::time::Instant;
 #[path = "common/probe.rs"]
 mod probe;
 
+use probe::Probe;
+
 const DECLARATION: &str = r#"//! Rebuild probe.
 use chevron::cudarc::driver::CudaSlice;
 
@@ -21,17 +23,14 @@ pub fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
 #[test]
 fn editing_the_ptx_rebuilds_and_the_new_error_shows() {
     let start = Instant::now();
-    let ws = probe::workspace().display().to_string();
-    let dir = probe::create(
-        "rebuild-probe",
-        &format!("chevron-cuda = {{ path = {ws:?} }}"),
-    );
-    std::fs::write(dir.join("src/lib.rs"), DECLARATION).expect("lib.rs");
     let ptx =
         std::fs::read_to_string(probe::workspace().join("kernels/saxpy.ptx")).expect("saxpy.ptx");
-    std::fs::write(dir.join("k.ptx"), &ptx).expect("k.ptx");
+    let probe = Probe::new(
+        "rebuild-probe",
+        &[("src/lib.rs", DECLARATION), ("k.ptx", &ptx)],
+    );
 
-    let first = probe::build(&dir);
+    let first = probe.build(&[]);
     assert!(
         first.status.success(),
         "the probe does not build:\n{}",
@@ -42,8 +41,8 @@ fn editing_the_ptx_rebuilds_and_the_new_error_shows() {
     let param = ".param .u32 saxpy_param_0";
     assert!(ptx.contains(param), "saxpy.ptx has no `{param}`");
     let edited = ptx.replace(param, ".param .u64 saxpy_param_0");
-    std::fs::write(dir.join("k.ptx"), &edited).expect("edit k.ptx");
-    let second = probe::build(&dir);
+    probe.write("k.ptx", &edited);
+    let second = probe.build(&[]);
     let out = probe::text(&second);
     assert!(
         !second.status.success(),
@@ -54,13 +53,12 @@ fn editing_the_ptx_rebuilds_and_the_new_error_shows() {
         "{out}"
     );
 
-    std::fs::write(dir.join("k.ptx"), &ptx).expect("restore k.ptx");
-    let third = probe::build(&dir);
+    probe.write("k.ptx", &ptx);
+    let third = probe.build(&[]);
     assert!(
         third.status.success(),
         "the restored PTX was not seen:\n{}",
         probe::text(&third)
     );
-    let _ = std::fs::remove_dir_all(&dir);
     println!("three builds of the probe in {:?}", start.elapsed());
 }

@@ -7,6 +7,8 @@
 #[path = "common/probe.rs"]
 mod probe;
 
+use probe::Probe;
+
 /// Every macro, used as a user of a renamed dependency writes them: through the new name, and
 /// imported. The functions are compiled (type-checked, code generated), never run.
 const SOURCE: &str = r#"//! Renamed-dependency probe.
@@ -35,40 +37,46 @@ pub fn run(
 }
 "#;
 
-fn build_probe(dir: &std::path::Path, source: &str) {
-    std::fs::write(dir.join("src/lib.rs"), source).expect("lib.rs");
+/// Builds a probe named `name` with `dependencies` and `workspace_table` (see
+/// [`Probe::with_dependencies`]) whose `src/lib.rs` is `source`; it must build.
+fn build_probe(name: &str, dependencies: &str, workspace_table: &str, source: &str) {
     let ptx =
         std::fs::read_to_string(probe::workspace().join("kernels/saxpy.ptx")).expect("saxpy.ptx");
-    std::fs::write(dir.join("k.ptx"), ptx).expect("k.ptx");
-    let out = probe::build(dir);
+    let probe = Probe::with_dependencies(
+        name,
+        dependencies,
+        workspace_table,
+        &[("src/lib.rs", source), ("k.ptx", &ptx)],
+    );
+    let out = probe.build(&[]);
     assert!(
         out.status.success(),
         "the probe in {} does not build:\n{}",
-        dir.display(),
+        probe.dir.display(),
         probe::text(&out)
     );
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
 fn every_macro_works_under_a_renamed_dependency() {
     let ws = probe::workspace().display().to_string();
-    let dir = probe::create(
+    build_probe(
         "renamed-probe",
         &format!("gpu = {{ package = \"chevron-cuda\", path = {ws:?} }}"),
+        "",
+        SOURCE,
     );
-    build_probe(&dir, SOURCE);
 }
 
 #[test]
 fn a_renamed_workspace_dependency_is_found_in_the_workspace() {
     let ws = probe::workspace().display().to_string();
-    let dir = probe::create_in_workspace(
+    build_probe(
         "renamed-workspace-probe",
         "gpu = { workspace = true }",
         &format!("[workspace.dependencies]\ngpu = {{ package = \"chevron-cuda\", path = {ws:?} }}"),
+        SOURCE,
     );
-    build_probe(&dir, SOURCE);
 }
 
 #[test]
@@ -82,9 +90,10 @@ fn the_crate_option_reaches_chevron_through_a_reexport() {
         SOURCE
     );
     let ws = probe::workspace().display().to_string();
-    let dir = probe::create(
+    build_probe(
         "reexport-probe",
         &format!("gpu = {{ package = \"chevron-cuda\", path = {ws:?} }}"),
+        "",
+        &source,
     );
-    build_probe(&dir, &source);
 }

@@ -12,6 +12,7 @@ mod kernel;
 mod krate;
 mod launch;
 mod report;
+mod tokens;
 mod warn;
 
 /// Declares a CUDA kernel with a typed Rust signature, checked against its PTX entry at compile
@@ -38,14 +39,18 @@ mod warn;
 /// | option | meaning |
 /// | --- | --- |
 /// | `ptx = "path"` | PTX from `nvcc -ptx`; read and checked at compile time, embedded with `include_str!` (editing it rebuilds) |
-/// | `cuda = "path"` | CUDA C, embedded and compiled by NVRTC the first time the kernel is used in a process, for the device's compute capability; its PTX is checked against the declaration before the first launch |
-/// | `name = "symbol"` | the `.entry` to use, e.g. a C++-mangled template instance; default: the function's name |
+/// | `ptx = ["a.ptx", "b.ptx", …]` | the same kernel compiled several times (e.g. `compute_75` and `sm_90`): each is checked like one file; at load, the variant whose `.target` is the newest the device runs and whose `.version` the driver knows is used |
+/// | `cuda = "path"` | CUDA C, embedded and compiled by NVRTC the first time the kernel is used in a process, for the device's own architecture, then kept in a disk cache (`chevron::nvrtc_cache_dir`) so later starts skip NVRTC; its PTX is checked against the declaration before the first launch |
+/// | `options = ["-std=c++17", "-DN=128", …]` | NVRTC options of a `cuda` kernel; `-Idir` (relative to the crate root) adds a directory whose headers are embedded; `-arch` and `-rdc` are chevron's |
+/// | `name = "symbol"` | the `.entry` to use, e.g. a C++-mangled template instance; default: the function's name. For `cuda`, a C++ name such as `"softmax<128>"` or `"ns::scale<float>"`: NVRTC instantiates it and the entry is its lowered name |
 /// | `pdl = "no_upstream_reads"` | the kernel reads nothing the previous kernel writes: `programmatic_serialization` is allowed though it never executes `griddepcontrol.wait` |
 /// | `cooperative = "optional"` | the kernel syncs the grid only when `this_grid().is_valid()`: plain launches are allowed |
 /// | `cooperative = "co_resident"` | the kernel needs its blocks resident together, with or without a grid sync: it is launched only with `cooperative` |
 /// | `crate = "path"` | the path the generated code names chevron by; default: the name your `Cargo.toml` gives the `chevron-cuda` dependency (`chevron`, or `gpu` for `gpu = { package = "chevron-cuda" }`); needed only where chevron comes through another crate's re-export |
 ///
-/// Exactly one of `ptx` and `cuda`. Paths are relative to the crate root. Without `name`, an
+/// Exactly one of `ptx` and `cuda`. Paths are relative to the crate root, or absolute; each is
+/// a string literal or `concat!`/`env!` of literals, so that a build script's output is
+/// declared as `ptx = concat!(env!("OUT_DIR"), "/k.ptx")`. Without `name`, an
 /// entry named like the function is used, or else the single C++-mangled entry
 /// `_Z<len><name>…` (a plain `__global__` function without `extern "C"`); when several match
 /// (overloads, template instances), the error lists them.
@@ -124,7 +129,8 @@ mod warn;
 ///
 /// For `ptx = …`: the entry exists, the parameter count, and each parameter's width and class
 /// (integer, float, pointer, by-value bytes); a mismatch points at the Rust parameter and quotes
-/// the PTX line. Always: no body, generics, `async`, `const`, ABI, `self`, variadics, return
+/// the PTX line. A PTX ISA (`.version`) that drivers of the selected `cuda-XXXXX` feature's
+/// version cannot compile is an error, unless another variant can load there. Always: no body, generics, `async`, `const`, ABI, `self`, variadics, return
 /// type or patterns; every problem is reported at once, and a rejected declaration still
 /// defines `launch` and `function` so that its call sites do not add errors.
 ///
@@ -136,6 +142,17 @@ mod warn;
 /// at compile time, and every launch is checked before it runs (`Error::KernelConstraint`).
 /// For `cuda = …` they come from `nvcc -ptx` where the build machine has nvcc, else from
 /// NVRTC's output at the first launch.
+///
+/// # CUDA C headers
+///
+/// The `#include "…"` lines of a `cuda` source (and of the headers it includes) are followed at
+/// compile time: next to the including file, then in the `-I` directories of `options`. Each
+/// header found is embedded with `include_str!` (so the binary needs no files, and editing a
+/// header rebuilds) and given to NVRTC under the name its `#include` writes. Headers not found
+/// there, such as `<cuda_fp16.h>` and `<cooperative_groups.h>`, come from the CUDA toolkit at
+/// run time: `$CHEVRON_CUDA_INCLUDE`, the toolkit of the loaded libnvrtc (a pip install's
+/// `nvidia/cu13/include` too), `$CUDA_PATH`, `$CUDA_HOME`, `/usr/local/cuda`, the toolkit of the
+/// `nvcc` on `PATH`; `Error::Compile` lists where it looked when one is missing.
 ///
 /// # Limitations
 ///

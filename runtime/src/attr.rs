@@ -1,20 +1,16 @@
 //! The launch-attribute kinds and where the driver accepts each one.
 //!
-//! CUDA has one enum of launch attributes (`CUlaunchAttributeID`) for two entry points,
-//! `cuLaunchKernelEx` and `cuStreamSetAttribute`, but each kind is accepted by only some of them.
-//! chevron gives every kind its own type and encodes the placement once, in the spec crate's
-//! table ([`chevron_cuda_spec::kinds::KINDS`]); the marker traits [`LaunchAttribute`] and
-//! [`StreamAttribute`] follow it (checked at compile time below), so a kind in the wrong place is
-//! a compile error. The table, with the CUDA version that introduced each kind:
-//!
-//! | kind | launch (`cuLaunchKernelEx`) | stream (`cuStreamSetAttribute`) |
-//! |---|---|---|
-//! | [`AccessPolicyWindow`], [`Priority`], [`MemSyncDomain`], [`MemSyncDomainMap`] | yes | yes |
-//! | [`SyncPolicy`] | no: `CUDA_ERROR_INVALID_VALUE` | yes |
-//! | [`Cooperative`], [`ClusterDim`], [`ClusterScheduling`], [`PreferredClusterDim`], [`ProgrammaticSerialization`], [`ProgrammaticEvent`], [`CompletionEvent`], [`SharedCarveout`] | yes | no |
-//! | [`NvlinkCentric`] | yes | no (`cuda.h` says "valid for streams"; the driver rejects it) |
-//! | [`PortableClusterSizeMode`], [`SharedMemoryMode`] (CUDA 13.2) | declared yes, not yet measured: a driver older than 13.2 rejects both everywhere | declared no |
-//! | [`DeviceUpdatable`] | only while the stream is capturing | no |
+//! CUDA has one enum of launch attributes (`CUlaunchAttributeID`) for three entry points,
+//! `cuLaunchKernelEx`, `cuStreamSetAttribute` and `cuGraphKernelNodeSetAttribute`, but each kind
+//! is accepted by only some of them. chevron gives every kind its own type and declares each
+//! kind once, as a row of the spec crate's table ([`chevron_cuda_spec::for_each_kind!`]): the
+//! impls below are generated from the rows (the id, the version gate and its message, a marker
+//! trait per [`Position`](chevron_cuda_spec::kinds::Position): [`LaunchAttribute`],
+//! [`StreamAttribute`], [`GraphAttribute`]), so a kind in the wrong place is a compile error and
+//! there is no second list to keep in step. What remains here per kind is its type: the value,
+//! its encoding (`encode`), its decoding where a stream reports it (`from_stream`) and a valid
+//! value for the tests (`sample`). The table, with the measurements behind it, is
+//! `ATTRIBUTES.md`.
 //!
 //! Every type exists with every CUDA feature. A kind the selected CUDA version lacks (such as
 //! [`NvlinkCentric`] with `cuda-12080`) is a compile error where it is used: the entry points
@@ -25,18 +21,19 @@
 
 use crate::dim::Dim3;
 use crate::sys;
-use chevron_cuda_spec::kinds::{self as spec, str_eq, Kind};
+use chevron_cuda_spec::kinds::{self as spec, Kind};
 use cudarc::driver::{CudaEvent, CudaStream, DevicePtr};
 
 mod sealed {
     pub trait Sealed {}
 }
+use sealed::Sealed;
 
 /// A launch-attribute kind: one `CU_LAUNCH_ATTRIBUTE_*` value with its payload.
 ///
-/// Sealed: the kinds are the ones in this module. Whether a kind may go into a launch or onto a
-/// stream is said by [`LaunchAttribute`] and [`StreamAttribute`].
-pub trait Attribute: sealed::Sealed + Copy {
+/// Sealed: the kinds are the ones in this module. Where a kind is accepted is said by
+/// [`LaunchAttribute`], [`StreamAttribute`] and [`GraphAttribute`].
+pub trait Attribute: Sealed + Copy {
     /// The driver's id for this kind. Evaluating it fails the build, naming the feature to use,
     /// when the selected CUDA version lacks the kind.
     const ID: sys::CUlaunchAttributeID;
@@ -54,67 +51,6 @@ pub trait Attribute: sealed::Sealed + Copy {
     fn value(&self) -> sys::CUlaunchAttributeValue;
 }
 
-/// Marker types for the CUDA versions, named like their Cargo features (`cuda_13000` for
-/// `cuda-13000`), so that an error about a kind of a later version can name the feature.
-pub mod cuda {
-    /// CUDA 12.0 (feature `cuda-12000`).
-    #[allow(non_camel_case_types)]
-    #[derive(Debug)]
-    pub enum cuda_12000 {}
-    /// CUDA 12.1 (feature `cuda-12010`).
-    #[allow(non_camel_case_types)]
-    #[derive(Debug)]
-    pub enum cuda_12010 {}
-    /// CUDA 12.2 (feature `cuda-12020`).
-    #[allow(non_camel_case_types)]
-    #[derive(Debug)]
-    pub enum cuda_12020 {}
-    /// CUDA 12.3 (feature `cuda-12030`).
-    #[allow(non_camel_case_types)]
-    #[derive(Debug)]
-    pub enum cuda_12030 {}
-    /// CUDA 12.4 (feature `cuda-12040`).
-    #[allow(non_camel_case_types)]
-    #[derive(Debug)]
-    pub enum cuda_12040 {}
-    /// CUDA 12.5 (feature `cuda-12050`).
-    #[allow(non_camel_case_types)]
-    #[derive(Debug)]
-    pub enum cuda_12050 {}
-    /// CUDA 12.6 (feature `cuda-12060`).
-    #[allow(non_camel_case_types)]
-    #[derive(Debug)]
-    pub enum cuda_12060 {}
-    /// CUDA 12.8 (feature `cuda-12080`).
-    #[allow(non_camel_case_types)]
-    #[derive(Debug)]
-    pub enum cuda_12080 {}
-    /// CUDA 12.9 (feature `cuda-12090`).
-    #[allow(non_camel_case_types)]
-    #[derive(Debug)]
-    pub enum cuda_12090 {}
-    /// CUDA 13.0 (feature `cuda-13000`).
-    #[allow(non_camel_case_types)]
-    #[derive(Debug)]
-    pub enum cuda_13000 {}
-    /// CUDA 13.1 (feature `cuda-13010`).
-    #[allow(non_camel_case_types)]
-    #[derive(Debug)]
-    pub enum cuda_13010 {}
-    /// CUDA 13.2 (feature `cuda-13020`).
-    #[allow(non_camel_case_types)]
-    #[derive(Debug)]
-    pub enum cuda_13020 {}
-    /// CUDA 13.3 (feature `cuda-13030`).
-    #[allow(non_camel_case_types)]
-    #[derive(Debug)]
-    pub enum cuda_13030 {}
-    /// CUDA 13.4 (feature `cuda-13040`).
-    #[allow(non_camel_case_types)]
-    #[derive(Debug)]
-    pub enum cuda_13040 {}
-}
-
 /// Implemented by the CUDA versions up to the selected one: `V: Reached<K>` says the build has
 /// the kinds version `V` introduced, among them `K`.
 #[diagnostic::on_unimplemented(
@@ -124,34 +60,29 @@ pub mod cuda {
 )]
 pub trait Reached<K> {}
 
-#[cfg(cuda_12000)]
-impl<K> Reached<K> for cuda::cuda_12000 {}
-#[cfg(cuda_12010)]
-impl<K> Reached<K> for cuda::cuda_12010 {}
-#[cfg(cuda_12020)]
-impl<K> Reached<K> for cuda::cuda_12020 {}
-#[cfg(cuda_12030)]
-impl<K> Reached<K> for cuda::cuda_12030 {}
-#[cfg(cuda_12040)]
-impl<K> Reached<K> for cuda::cuda_12040 {}
-#[cfg(cuda_12050)]
-impl<K> Reached<K> for cuda::cuda_12050 {}
-#[cfg(cuda_12060)]
-impl<K> Reached<K> for cuda::cuda_12060 {}
-#[cfg(cuda_12080)]
-impl<K> Reached<K> for cuda::cuda_12080 {}
-#[cfg(cuda_12090)]
-impl<K> Reached<K> for cuda::cuda_12090 {}
-#[cfg(cuda_13000)]
-impl<K> Reached<K> for cuda::cuda_13000 {}
-#[cfg(cuda_13010)]
-impl<K> Reached<K> for cuda::cuda_13010 {}
-#[cfg(cuda_13020)]
-impl<K> Reached<K> for cuda::cuda_13020 {}
-#[cfg(cuda_13030)]
-impl<K> Reached<K> for cuda::cuda_13030 {}
-#[cfg(cuda_13040)]
-impl<K> Reached<K> for cuda::cuda_13040 {}
+macro_rules! versions {
+    ($($name:ident = $number:literal),* $(,)?) => {
+        /// Marker types for the CUDA versions, named like their Cargo features (`cuda_13000`
+        /// for `cuda-13000`), so that an error about a kind of a later version can name the
+        /// feature.
+        pub mod cuda {
+            $(
+                #[doc = concat!("The CUDA version of feature `cuda-", $number, "`.")]
+                #[allow(non_camel_case_types)]
+                #[derive(Debug)]
+                pub enum $name {}
+            )*
+        }
+
+        $(
+            #[cfg($name)]
+            #[diagnostic::do_not_recommend]
+            impl<K> Reached<K> for cuda::$name {}
+        )*
+    };
+}
+
+chevron_cuda_spec::for_each_cuda_version!(versions);
 
 /// A kind that `cuLaunchKernelEx` accepts in its attribute array.
 #[diagnostic::on_unimplemented(
@@ -172,6 +103,15 @@ pub trait StreamAttribute: Attribute {
     /// (the driver reports an out-of-range value such as -1 for a fresh stream).
     fn from_stream_value(value: &sys::CUstreamAttrValue) -> Option<Self>;
 }
+
+/// A launch-attribute kind the driver accepts on a graph kernel node
+/// (`cuGraphKernelNodeSetAttribute`): the spec table's graph-node position.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be set on a graph kernel node: the driver rejects it there",
+    label = "not accepted by `cuGraphKernelNodeSetAttribute`",
+    note = "set it on the launch inside the capture instead (`programmatic_serialization` there becomes a programmatic edge of the graph)"
+)]
+pub trait GraphAttribute: Attribute {}
 
 /// A flag kind: present means on; `launch!` writes it as a bare key.
 pub trait FlagAttribute: LaunchAttribute + Default {}
@@ -231,14 +171,7 @@ fn word(v: u32) -> sys::CUlaunchAttributeValue {
     value
 }
 
-/// Checks a runtime row against the spec row with the same CUDA name, at compile time.
-const fn agrees(kind: &Kind, type_name: &str, cuda_name: &str, launch: bool, stream: bool) -> bool {
-    str_eq(kind.type_name, type_name)
-        && str_eq(kind.cuda_name, cuda_name)
-        && kind.launch == launch
-        && kind.stream == stream
-}
-
+/// The spec row with driver id `id`, at compile time.
 const fn row(id: u32) -> &'static Kind {
     match spec::by_id(id) {
         Some(k) => k,
@@ -246,91 +179,118 @@ const fn row(id: u32) -> &'static Kind {
     }
 }
 
-macro_rules! kinds {
-    ($( $ty:ident $(<$lt:lifetime>)? => $id:ident = $n:literal, launch: $l:tt, stream: $s:tt,
-        since: $cfg:ident, $missing:literal; )*) => {
-        $(
-            impl $(<$lt>)? sealed::Sealed for $ty $(<$lt>)? {}
-            impl $(<$lt>)? Attribute for $ty $(<$lt>)? {
-                #[cfg($cfg)]
-                const ID: sys::CUlaunchAttributeID = sys::CUlaunchAttributeID::$id;
-                #[cfg(not($cfg))]
-                const ID: sys::CUlaunchAttributeID = panic!($missing);
-                const KIND: &'static Kind = row($n);
-                type Since = cuda::$cfg;
-                fn value(&self) -> sys::CUlaunchAttributeValue {
-                    self.encode()
-                }
+/// What the kinds' test samples are built from: the GPU tests pass a real event (created with
+/// timing disabled) and a device buffer; a CPU test passes no event and any address. Each kind's
+/// `sample` is beside its type; `samples.rs` turns them into values and configs. Not a public
+/// API.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct Samples<'a> {
+    /// An event for the event kinds; without one they have no sample.
+    pub event: Option<&'a CudaEvent>,
+    /// A device address and length for an access policy window.
+    pub window: (sys::CUdeviceptr, usize),
+}
+
+/// The impls of one row of the spec table (`kinds!` calls it once per row).
+macro_rules! kind {
+    ($key:ident, $ty:ident $generics:tt, $cuda:ident ($id:literal), [$($position:ident)*],
+     $form:ident, $since:ident) => {
+        impl_generic!($generics Sealed for $ty);
+        impl_generic!($generics Attribute for $ty {
+            #[cfg($since)]
+            const ID: sys::CUlaunchAttributeID = sys::CUlaunchAttributeID::$cuda;
+            #[cfg(not($since))]
+            const ID: sys::CUlaunchAttributeID = {
+                const MISSING: spec::ConstStr<{ spec::MESSAGE_BYTES }> =
+                    row($id).missing_message_const();
+                panic!("{}", MISSING.as_str())
+            };
+            const KIND: &'static Kind = row($id);
+            type Since = cuda::$since;
+            fn value(&self) -> sys::CUlaunchAttributeValue {
+                self.encode()
             }
-            kinds!(@launch $l, $ty $(<$lt>)?);
-            // The runtime row agrees with the spec: type, CUDA name, placement, version.
-            const _: () = assert!(agrees(row($n), stringify!($ty), stringify!($id), $l, $s));
-            const _: () = assert!(row($n).in_version(CUDA_VERSION) == cfg!($cfg));
-            #[cfg($cfg)]
-            const _: () = assert!(sys::CUlaunchAttributeID::$id as u32 == $n);
-        )*
+        });
+        $(position!($position, $ty $generics);)*
+        form!($form, $ty $generics);
+        // The build script's `cfg`s and this build's CUDA version agree.
+        const _: () = assert!(row($id).in_version(CUDA_VERSION) == cfg!($since));
+        // The row's id is the driver's.
+        #[cfg($since)]
+        const _: () = assert!(sys::CUlaunchAttributeID::$cuda as u32 == $id);
+    };
+}
+
+/// `impl<'a> Trait for Type<'a> { … }` or `impl Trait for Type { … }`, by the row's generics.
+macro_rules! impl_generic {
+    ([$($lt:lifetime)?] $trait:ident for $ty:ident) => {
+        impl$(<$lt>)? $trait for $ty$(<$lt>)? {}
+    };
+    ([$($lt:lifetime)?] $trait:ident for $ty:ident { $($body:tt)* }) => {
+        impl$(<$lt>)? $trait for $ty$(<$lt>)? { $($body)* }
+    };
+    (@hidden [$($lt:lifetime)?] $trait:ident for $ty:ident { $($body:tt)* }) => {
+        // The kinds a trait is implemented for are the table's: rustc need not list them when a
+        // kind is used in the wrong place.
+        #[diagnostic::do_not_recommend]
+        impl$(<$lt>)? $trait for $ty$(<$lt>)? { $($body)* }
+    };
+}
+
+/// The marker trait of one position (a [`Position`](chevron_cuda_spec::kinds::Position)).
+macro_rules! position {
+    (Launch, $ty:ident $generics:tt) => {
+        impl_generic!(@hidden $generics LaunchAttribute for $ty {});
+    };
+    (Stream, $ty:ident $generics:tt) => {
+        impl_generic!(@hidden $generics StreamAttribute for $ty {
+            fn from_stream_value(value: &sys::CUstreamAttrValue) -> Option<Self> {
+                Self::from_stream(value)
+            }
+        });
+    };
+    (GraphNode, $ty:ident $generics:tt) => {
+        impl_generic!(@hidden $generics GraphAttribute for $ty {});
+    };
+}
+
+/// What a value form adds: flags are [`FlagAttribute`]s.
+macro_rules! form {
+    (Flag, $ty:ident $generics:tt) => {
+        impl_generic!(@hidden $generics FlagAttribute for $ty {});
+    };
+    ($form:ident, $ty:ident $generics:tt) => {};
+}
+
+macro_rules! kinds {
+    ($($key:ident: $ty:ident $(<$lt:lifetime>)? = $cuda:ident ($id:literal),
+        at [$($position:ident),*], form $form:ident $([$($variant:literal $(since $variant_since:ident)?),*])?,
+        since $since:ident, cc $cc:tt, value $value:literal $(, note $note:literal)?;)*) => {
+        $(kind!($key, $ty [$($lt)?], $cuda ($id), [$($position)*], $form, $since);)*
 
         /// Every kind this build's CUDA version has, in the driver's id order: the spec table's
         /// rows for this version.
-        pub const KINDS: &[KindInfo] = &[
-            $(
-                #[cfg($cfg)]
-                *row($n),
-            )*
-        ];
+        pub const KINDS: &[KindInfo] = &[$(
+            #[cfg($since)]
+            *row($id),
+        )*];
 
         /// The driver's id for the kind with number `id`, if this build's CUDA version has it
         /// (for code that talks to the driver directly, such as the placement test).
         pub fn raw_id(id: u32) -> Option<sys::CUlaunchAttributeID> {
             match id {
                 $(
-                    #[cfg($cfg)]
-                    $n => Some(sys::CUlaunchAttributeID::$id),
+                    #[cfg($since)]
+                    $id => Some(sys::CUlaunchAttributeID::$cuda),
                 )*
                 _ => None,
             }
         }
-
-        /// The message each row's `ID` fails with where its version is not selected, for the
-        /// test that holds it to the spec's wording.
-        #[cfg(test)]
-        const MISSING: &[(u32, &str)] = &[$(($n, $missing)),*];
-
-        // Every kind the spec knows has a runtime type.
-        const _: () = assert!(spec::KINDS.len() == [$($n),*].len());
     };
-    (@launch true, $ty:ident $(<$lt:lifetime>)?) => {
-        impl $(<$lt>)? LaunchAttribute for $ty $(<$lt>)? {}
-    };
-    (@launch false, $ty:ident $(<$lt:lifetime>)?) => {};
 }
 
-kinds! {
-    AccessPolicyWindow => CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW = 1, launch: true, stream: true, since: cuda_12000, "";
-    Cooperative => CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2, launch: true, stream: false, since: cuda_12000, "";
-    SyncPolicy => CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY = 3, launch: false, stream: true, since: cuda_12000, "";
-    ClusterDim => CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4, launch: true, stream: false, since: cuda_12000, "";
-    ClusterScheduling => CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5, launch: true, stream: false, since: cuda_12000, "";
-    ProgrammaticSerialization => CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6, launch: true, stream: false, since: cuda_12000, "";
-    ProgrammaticEvent<'a> => CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT = 7, launch: true, stream: false, since: cuda_12000, "";
-    Priority => CU_LAUNCH_ATTRIBUTE_PRIORITY = 8, launch: true, stream: true, since: cuda_12000, "";
-    MemSyncDomainMap => CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP = 9, launch: true, stream: true, since: cuda_12000, "";
-    MemSyncDomain => CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN = 10, launch: true, stream: true, since: cuda_12000, "";
-    PreferredClusterDim => CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION = 11, launch: true, stream: false, since: cuda_12080,
-        "`preferred_cluster` needs CUDA 12.8: use feature cuda-12080 or later";
-    CompletionEvent<'a> => CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT = 12, launch: true, stream: false, since: cuda_12030,
-        "`completion_event` needs CUDA 12.3: use feature cuda-12030 or later";
-    DeviceUpdatable => CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE = 13, launch: true, stream: false, since: cuda_12040,
-        "`device_updatable` needs CUDA 12.4: use feature cuda-12040 or later";
-    SharedCarveout => CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = 14, launch: true, stream: false, since: cuda_12050,
-        "`shared_carveout` needs CUDA 12.5: use feature cuda-12050 or later";
-    NvlinkCentric => CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING = 16, launch: true, stream: false, since: cuda_13000,
-        "`nvlink_centric` needs CUDA 13.0: use feature cuda-13000 or later";
-    PortableClusterSizeMode => CU_LAUNCH_ATTRIBUTE_PORTABLE_CLUSTER_SIZE_MODE = 17, launch: true, stream: false, since: cuda_13020,
-        "`portable_cluster_size_mode` needs CUDA 13.2: use feature cuda-13020 or later";
-    SharedMemoryMode => CU_LAUNCH_ATTRIBUTE_SHARED_MEMORY_MODE = 18, launch: true, stream: false, since: cuda_13020,
-        "`shared_memory_mode` needs CUDA 13.2: use feature cuda-13020 or later";
-}
+chevron_cuda_spec::for_each_kind!(kinds);
 
 /// The row of [`KINDS`] for a driver id, if this build knows it.
 pub fn kind_info(id: sys::CUlaunchAttributeID) -> Option<&'static KindInfo> {
@@ -421,6 +381,10 @@ impl AccessPolicyWindow {
         self
     }
 
+    pub(crate) fn sample(samples: &Samples<'_>) -> Option<Self> {
+        Some(Self::new(samples.window.0, samples.window.1))
+    }
+
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         // Layout of CUaccessPolicyWindow: base_ptr @0, num_bytes @8, hitRatio @16, hitProp @20,
         // missProp @24.
@@ -434,8 +398,9 @@ impl AccessPolicyWindow {
     }
 }
 
-impl StreamAttribute for AccessPolicyWindow {
-    fn from_stream_value(value: &sys::CUstreamAttrValue) -> Option<Self> {
+impl AccessPolicyWindow {
+    /// The value a stream reports, if one is set.
+    fn from_stream(value: &sys::CUstreamAttrValue) -> Option<Self> {
         // Layout of CUaccessPolicyWindow: base_ptr @0, num_bytes @8, hitRatio @16, hitProp @20,
         // missProp @24.
         let base = u64::from_ne_bytes(bytes(value, 0));
@@ -467,9 +432,11 @@ macro_rules! flag {
             fn encode(&self) -> sys::CUlaunchAttributeValue {
                 word(1)
             }
-        }
 
-        impl FlagAttribute for $ty {}
+            pub(crate) fn sample(_: &Samples<'_>) -> Option<Self> {
+                Some(Self)
+            }
+        }
     };
 }
 
@@ -496,8 +463,11 @@ impl DeviceUpdatable {
         // `{ int deviceUpdatable; CUgraphDeviceNode devNode; }`: the driver fills `devNode`.
         word(1)
     }
+
+    pub(crate) fn sample(_: &Samples<'_>) -> Option<Self> {
+        Some(Self)
+    }
 }
-impl FlagAttribute for DeviceUpdatable {}
 
 flag!(
     /// `CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING`: schedule the grid for NVLink
@@ -527,6 +497,10 @@ pub enum SyncPolicy {
 }
 
 impl SyncPolicy {
+    pub(crate) fn sample(_: &Samples<'_>) -> Option<Self> {
+        Some(Self::Spin)
+    }
+
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         use sys::CUsynchronizationPolicy as P;
         word(
@@ -540,8 +514,9 @@ impl SyncPolicy {
     }
 }
 
-impl StreamAttribute for SyncPolicy {
-    fn from_stream_value(value: &sys::CUstreamAttrValue) -> Option<Self> {
+impl SyncPolicy {
+    /// The value a stream reports, if one is set.
+    fn from_stream(value: &sys::CUstreamAttrValue) -> Option<Self> {
         match u32_at(value, 0) {
             1 => Some(Self::Auto),
             2 => Some(Self::Spin),
@@ -566,6 +541,10 @@ pub enum ClusterScheduling {
 }
 
 impl ClusterScheduling {
+    pub(crate) fn sample(_: &Samples<'_>) -> Option<Self> {
+        Some(Self::Spread)
+    }
+
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         use sys::CUclusterSchedulingPolicy as P;
         word(
@@ -590,6 +569,10 @@ pub enum MemSyncDomain {
 }
 
 impl MemSyncDomain {
+    pub(crate) fn sample(_: &Samples<'_>) -> Option<Self> {
+        Some(Self::Default)
+    }
+
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         use sys::CUlaunchMemSyncDomain as D;
         word(
@@ -601,8 +584,9 @@ impl MemSyncDomain {
     }
 }
 
-impl StreamAttribute for MemSyncDomain {
-    fn from_stream_value(value: &sys::CUstreamAttrValue) -> Option<Self> {
+impl MemSyncDomain {
+    /// The value a stream reports, if one is set.
+    fn from_stream(value: &sys::CUstreamAttrValue) -> Option<Self> {
         match u32_at(value, 0) {
             0 => Some(Self::Default),
             1 => Some(Self::Remote),
@@ -615,7 +599,7 @@ impl StreamAttribute for MemSyncDomain {
 // Values
 
 macro_rules! dim_kind {
-    ($(#[$doc:meta])* $ty:ident, $what:literal) => {
+    ($(#[$doc:meta])* $ty:ident, $what:literal, sample: $x:literal) => {
         $(#[$doc])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub struct $ty(pub Dim3);
@@ -629,6 +613,10 @@ macro_rules! dim_kind {
             #[doc = concat!("A ", $what, " from anything that converts to [`Dim3`].")]
             pub fn from_dim(dim: impl Into<Dim3>) -> Self {
                 Self(dim.into())
+            }
+
+            pub(crate) fn sample(_: &Samples<'_>) -> Option<Self> {
+                Some(Self::new($x, 1, 1))
             }
 
             // `{ unsigned x, y, z; }` at offset 0.
@@ -648,7 +636,8 @@ dim_kind!(
     /// 9.0+). The grid must be a multiple of it; 8 blocks is the portable maximum volume.
     /// Launch only.
     ClusterDim,
-    "cluster"
+    "cluster",
+    sample: 2
 );
 
 dim_kind!(
@@ -656,7 +645,8 @@ dim_kind!(
     /// it fits, falling back to [`ClusterDim`]. Must be a multiple of the cluster dimension, with
     /// the same z. Launch only.
     PreferredClusterDim,
-    "preferred cluster"
+    "preferred cluster",
+    sample: 4
 );
 
 /// `CU_LAUNCH_ATTRIBUTE_PRIORITY`: the launch's scheduling priority (lower is higher priority;
@@ -665,13 +655,18 @@ dim_kind!(
 pub struct Priority(pub i32);
 
 impl Priority {
+    pub(crate) fn sample(_: &Samples<'_>) -> Option<Self> {
+        Some(Self(0))
+    }
+
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         word(self.0 as u32)
     }
 }
 
-impl StreamAttribute for Priority {
-    fn from_stream_value(value: &sys::CUstreamAttrValue) -> Option<Self> {
+impl Priority {
+    /// The value a stream reports, if one is set.
+    fn from_stream(value: &sys::CUstreamAttrValue) -> Option<Self> {
         Some(Self(i32::from_ne_bytes(bytes(value, 0))))
     }
 }
@@ -687,6 +682,10 @@ pub struct MemSyncDomainMap {
 }
 
 impl MemSyncDomainMap {
+    pub(crate) fn sample(_: &Samples<'_>) -> Option<Self> {
+        Some(Self::default())
+    }
+
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         let mut v = empty();
         put(&mut v, 0, [self.default, self.remote]);
@@ -694,8 +693,9 @@ impl MemSyncDomainMap {
     }
 }
 
-impl StreamAttribute for MemSyncDomainMap {
-    fn from_stream_value(value: &sys::CUstreamAttrValue) -> Option<Self> {
+impl MemSyncDomainMap {
+    /// The value a stream reports, if one is set.
+    fn from_stream(value: &sys::CUstreamAttrValue) -> Option<Self> {
         let [default, remote] = bytes(value, 0);
         Some(Self { default, remote })
     }
@@ -712,6 +712,10 @@ impl SharedCarveout {
     /// `percent` of the unified L1/shared storage as shared memory.
     pub const fn percent(percent: u32) -> Self {
         Self(percent)
+    }
+
+    pub(crate) fn sample(_: &Samples<'_>) -> Option<Self> {
+        Some(Self::percent(50))
     }
 
     fn encode(&self) -> sys::CUlaunchAttributeValue {
@@ -739,6 +743,10 @@ impl<'a> ProgrammaticEvent<'a> {
         }
     }
 
+    pub(crate) fn sample(samples: &Samples<'a>) -> Option<Self> {
+        samples.event.map(Self::new)
+    }
+
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         // `{ CUevent event; int flags; int triggerAtBlockStart; }`.
         let mut v = empty();
@@ -763,7 +771,11 @@ impl<'a> From<&'a CudaEvent> for ProgrammaticEvent<'a> {
 #[derive(Clone, Copy, Debug)]
 pub struct CompletionEvent<'a>(pub &'a CudaEvent);
 
-impl CompletionEvent<'_> {
+impl<'a> CompletionEvent<'a> {
+    pub(crate) fn sample(samples: &Samples<'a>) -> Option<Self> {
+        samples.event.map(Self)
+    }
+
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         // `{ CUevent event; int flags; }`.
         let mut v = empty();
@@ -797,6 +809,10 @@ pub enum PortableClusterSizeMode {
 }
 
 impl PortableClusterSizeMode {
+    pub(crate) fn sample(_: &Samples<'_>) -> Option<Self> {
+        Some(Self::RequirePortable)
+    }
+
     // The enum's values are the same in every version that has it (0, 1, 2); encoded as the
     // plain number so the type exists with every CUDA feature.
     fn encode(&self) -> sys::CUlaunchAttributeValue {
@@ -862,6 +878,10 @@ impl SharedMemoryMode {
 }
 
 impl SharedMemoryMode {
+    pub(crate) fn sample(_: &Samples<'_>) -> Option<Self> {
+        Some(Self::Default)
+    }
+
     /// The `CUsharedMemoryMode` value (the same in every version that has it).
     pub(crate) fn raw(self) -> u32 {
         match self {
@@ -890,18 +910,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn missing_messages_are_the_specs() {
-        for (id, message) in MISSING {
-            let kind = spec::by_id(*id).expect("a spec row");
-            if kind.since == spec::CUDA_VERSIONS[0] {
-                assert_eq!(*message, "", "{}: in every version, no message", kind.key);
-            } else {
-                assert_eq!(*message, kind.missing_message());
-            }
-        }
-    }
-
-    #[test]
     fn this_build_has_the_kinds_of_its_version() {
         assert!(spec::CUDA_VERSIONS.contains(&CUDA_VERSION));
         for kind in spec::KINDS {
@@ -913,5 +921,18 @@ mod tests {
             );
             assert_eq!(KINDS.contains(kind), kind.in_version(CUDA_VERSION));
         }
+    }
+
+    #[test]
+    fn every_kind_has_a_sample_but_events_need_an_event() {
+        let samples = Samples {
+            event: None,
+            window: (0x1000, 256),
+        };
+        for kind in spec::KINDS {
+            let event = kind.form == spec::ValueForm::Event;
+            assert_eq!(samples.value(kind.id).is_none(), event, "{}", kind.key);
+        }
+        assert!(samples.value(15).is_none() && samples.value(0).is_none());
     }
 }

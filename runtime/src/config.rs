@@ -12,13 +12,14 @@ use crate::attr::{
 };
 use crate::dim::{Dim3, ExtentError};
 use crate::sys;
+use chevron_cuda_spec::kinds::Position;
 use chevron_cuda_spec::limits::{check_launch, LaunchShape, Violation};
 
 /// How many launch-attribute kinds this build knows: the capacity of a config's attribute array.
 /// Each kind appears at most once, so the array never overflows.
-pub const MAX_LAUNCH_ATTRIBUTES: usize = count_kinds(true);
+pub const MAX_LAUNCH_ATTRIBUTES: usize = count_kinds(Position::Launch);
 /// How many stream-attribute kinds this build knows.
-pub const MAX_STREAM_ATTRIBUTES: usize = count_kinds(false);
+pub const MAX_STREAM_ATTRIBUTES: usize = count_kinds(Position::Stream);
 
 /// The bit of kind `id` in a config's `present` mask. Ids from 63 on (none yet) share the top
 /// bit, which then only says "maybe": the array is scanned, and removing one such kind leaves
@@ -28,11 +29,11 @@ const fn bit(id: u32) -> u64 {
     1 << if id < 63 { id } else { 63 }
 }
 
-const fn count_kinds(launch: bool) -> usize {
+const fn count_kinds(position: Position) -> usize {
     let mut n = 0;
     let mut i = 0;
     while i < KINDS.len() {
-        if (launch && KINDS[i].launch) || (!launch && KINDS[i].stream) {
+        if KINDS[i].accepts(position) {
             n += 1;
         }
         i += 1;

@@ -12,10 +12,18 @@ use cudarc::driver::{CudaContext, CudaFunction, CudaStream};
 use crate::attr::Cooperative;
 use crate::completion::{completion, Completion};
 use crate::config::LaunchConfig;
+use crate::device::{context, ensure_driver};
 use crate::error::{Error, KernelName};
 use crate::explain::driver_error;
-use crate::launch::{context, ensure_driver, ensure_shared};
+use crate::function::ensure_shared;
 use crate::occupancy::{max_active_clusters_named, occupancy_named};
+
+// The set and its completions can move to other threads and be awaited there, unpinned.
+const _: () = {
+    const fn send_sync_unpin<T: Send + Sync + Unpin>() {}
+    send_sync_unpin::<Completions>();
+    send_sync_unpin::<DeviceSet>();
+};
 
 /// One device of a [`DeviceSet`]: its primary context and a stream of its own.
 #[derive(Debug)]

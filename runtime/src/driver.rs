@@ -1,23 +1,15 @@
-//! The thin driver layer: every `sys::cu*` call of the runtime goes through here, where a
-//! `CUresult` becomes a `Result` (like cudarc's `result` module, for the calls cudarc's safe API
-//! does not offer with launch attributes).
+//! The driver calls `cudarc::driver::result` lacks, in its shape: each `sys::cu*` call once, its
+//! `CUresult` as a `Result<_, DriverError>` (cudarc's `CUresult::result`). Where cudarc's
+//! `result` module has the call, the runtime calls it directly (`cudarc::driver::result as cu`);
+//! what a failure means is said in one place, `explain.rs`. CUDA versions are told apart by the
+//! build script's `cfg`s (`cfg(cuda_12030)`: CUDA 12.3 or later), as everywhere in the crate.
 
 use core::ffi::c_void;
 
-use cudarc::driver::{result::DriverError, CudaFunction, CudaStream};
+use cudarc::driver::result::{self as cu, DriverError};
+use cudarc::driver::{CudaFunction, CudaStream};
 
-use crate::attr::kind_info;
-use crate::config::LaunchConfig;
-use crate::error::{Error, KernelName};
 use crate::sys;
-
-/// `CUDA_SUCCESS` as `Ok`, anything else as cudarc's `DriverError`.
-pub(crate) fn check(rc: sys::CUresult) -> Result<(), DriverError> {
-    match rc {
-        sys::cudaError_enum::CUDA_SUCCESS => Ok(()),
-        other => Err(DriverError(other)),
-    }
-}
 
 /// Whether the driver library can be loaded.
 pub(crate) fn culib_present() -> bool {
@@ -35,137 +27,43 @@ pub(crate) unsafe fn launch_kernel_ex(
     params: &mut [*mut c_void],
 ) -> Result<(), DriverError> {
     // SAFETY: forwarded from the caller.
-    check(unsafe {
+    unsafe {
         sys::cuLaunchKernelEx(
             config,
             func.cu_function(),
             params.as_mut_ptr(),
             core::ptr::null_mut(),
         )
-    })
+    }
+    .result()
 }
 
-/// `cuStreamSetAttribute`, the one setter of `launch` and `set_stream_attribute`; a failure is
-/// `Error::Driver` naming the kind.
+/// `cuStreamSetAttribute`, the one setter of `launch` and `set_stream_attribute` (a failure is
+/// explained by `explain::stream_attribute_error`).
 pub(crate) fn set_stream_attribute(
     stream: &CudaStream,
     id: sys::CUstreamAttrID,
     value: &sys::CUstreamAttrValue,
-    kernel: KernelName,
-) -> Result<(), Error> {
+) -> Result<(), DriverError> {
     // SAFETY: the stream is live; callers build `value` for `id`.
-    let rc = unsafe { sys::cuStreamSetAttribute(stream.cu_stream(), id, value) };
-    check(rc).map_err(|source| {
-        // A priority outside the device's range gets the range (error path only).
-        if id == sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PRIORITY {
-            let priority = crate::attr::u32_at(value, 0) as i32;
-            if let Ok((least, greatest)) = stream_priority_range() {
-                if priority > least || priority < greatest {
-                    return Error::PriorityOutOfRange {
-                        kernel,
-                        priority,
-                        least,
-                        greatest,
-                    };
-                }
-            }
-        }
-        stream_error("cuStreamSetAttribute", id, kernel, source)
-    })
+    unsafe { sys::cuStreamSetAttribute(stream.cu_stream(), id, value) }.result()
 }
 
 /// `cuStreamGetAttribute`.
 pub(crate) fn stream_attribute(
     stream: &CudaStream,
     id: sys::CUstreamAttrID,
-) -> Result<sys::CUstreamAttrValue, Error> {
+) -> Result<sys::CUstreamAttrValue, DriverError> {
     let mut value = sys::CUstreamAttrValue { pad: [0; 64] };
     // SAFETY: the stream is live and `value` is a valid out-pointer of the right type.
-    let rc = unsafe { sys::cuStreamGetAttribute(stream.cu_stream(), id, &mut value) };
-    check(rc)
+    unsafe { sys::cuStreamGetAttribute(stream.cu_stream(), id, &mut value) }
+        .result()
         .map(|()| value)
-        .map_err(|source| stream_error("cuStreamGetAttribute", id, KernelName(None), source))
-}
-
-fn stream_error(
-    call: &'static str,
-    id: sys::CUstreamAttrID,
-    kernel: KernelName,
-    source: DriverError,
-) -> Error {
-    Error::Driver {
-        call,
-        kernel,
-        attributes: kind_info(id)
-            .map(|k| format!("stream {} ({})", k.key, k.cuda_name))
-            .unwrap_or_default(),
-        source,
-    }
-}
-
-/// `cuStreamIsCapturing`.
-pub(crate) fn stream_capture_status(
-    stream: &CudaStream,
-) -> Result<sys::CUstreamCaptureStatus, DriverError> {
-    let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
-    // SAFETY: the stream is live and `status` is a valid out-pointer.
-    check(unsafe { sys::cuStreamIsCapturing(stream.cu_stream(), &mut status) }).map(|()| status)
-}
-
-/// Sets `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED` on `func` (the launch remembers
-/// it per function, in the function's entry).
-pub(crate) fn allow_non_portable_cluster(func: &CudaFunction) -> Result<(), DriverError> {
-    let attr = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED;
-    // SAFETY: the function handle is live for as long as `func`.
-    check(unsafe { sys::cuFuncSetAttribute(func.cu_function(), attr, 1) })
-}
-
-/// `cuOccupancyMaxActiveClusters` for `config` (its grid, block, shared memory and launch
-/// attributes, the cluster among them) on `stream`. Error path only.
-pub(crate) fn max_active_clusters_of(
-    stream: &CudaStream,
-    func: &CudaFunction,
-    config: &LaunchConfig<'_>,
-) -> Result<i32, DriverError> {
-    let raw = config.raw(stream.cu_stream());
-    max_active_clusters(func, &raw)
-}
-
-/// `cuCtxGetStreamPriorityRange` of the current context: `(least, greatest)`, where greatest is
-/// the numerically lowest.
-pub(crate) fn stream_priority_range() -> Result<(i32, i32), DriverError> {
-    let (mut least, mut greatest): (core::ffi::c_int, core::ffi::c_int) = (0, 0);
-    // SAFETY: two valid out-pointers.
-    check(unsafe { sys::cuCtxGetStreamPriorityRange(&mut least, &mut greatest) })
-        .map(|()| (least, greatest))
-}
-/// `cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes)`: lets launches of
-/// `func` use up to `bytes` of dynamic shared memory (over 48 KiB needs this opt-in).
-pub(crate) fn set_max_dynamic_shared(func: &CudaFunction, bytes: u32) -> Result<(), DriverError> {
-    let attr = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
-    let value = i32::try_from(bytes).unwrap_or(i32::MAX);
-    // SAFETY: the function handle is live for as long as `func`.
-    check(unsafe { sys::cuFuncSetAttribute(func.cu_function(), attr, value) })
-}
-
-/// `cuFuncGetAttribute`; the function's context must be current.
-pub(crate) fn function_attribute(
-    func: &CudaFunction,
-    attr: sys::CUfunction_attribute,
-) -> Result<i32, DriverError> {
-    let mut value = 0;
-    // SAFETY: the function handle is live for as long as `func`; `value` is a valid out-pointer.
-    check(unsafe { sys::cuFuncGetAttribute(&mut value, attr, func.cu_function()) }).map(|()| value)
 }
 
 /// The size in bytes of each of `func`'s parameters, from `cuFuncGetParamInfo` (CUDA 12.4):
 /// `None` where the driver does not have the call.
-#[cfg(not(any(
-    feature = "cuda-12000",
-    feature = "cuda-12010",
-    feature = "cuda-12020",
-    feature = "cuda-12030"
-)))]
+#[cfg(cuda_12040)]
 pub(crate) fn param_sizes(func: &CudaFunction) -> Result<Option<Vec<u32>>, DriverError> {
     use std::sync::OnceLock;
     static PRESENT: OnceLock<bool> = OnceLock::new();
@@ -192,18 +90,13 @@ pub(crate) fn param_sizes(func: &CudaFunction) -> Result<Option<Vec<u32>>, Drive
             }
             // The index past the last parameter.
             sys::cudaError_enum::CUDA_ERROR_INVALID_VALUE => return Ok(Some(sizes)),
-            other => return Err(DriverError(other)),
+            other => other.result()?,
         }
     }
 }
 
 /// Before CUDA 12.4 there is no `cuFuncGetParamInfo`: nothing to check against.
-#[cfg(any(
-    feature = "cuda-12000",
-    feature = "cuda-12010",
-    feature = "cuda-12020",
-    feature = "cuda-12030"
-))]
+#[cfg(not(cuda_12040))]
 pub(crate) fn param_sizes(_func: &CudaFunction) -> Result<Option<Vec<u32>>, DriverError> {
     Ok(None)
 }
@@ -216,28 +109,13 @@ pub(crate) fn max_active_clusters(
 ) -> Result<i32, DriverError> {
     let mut clusters = 0;
     // SAFETY: `config` points at live arrays; the function handle is live.
-    check(unsafe { sys::cuOccupancyMaxActiveClusters(&mut clusters, func.cu_function(), config) })
+    unsafe { sys::cuOccupancyMaxActiveClusters(&mut clusters, func.cu_function(), config) }
+        .result()
         .map(|()| clusters)
 }
 
 // ---------------------------------------------------------------------------------------------
-// Graphs: stream capture, instantiation, replay and kernel-node parameters.
-
-/// `cuStreamBeginCapture`.
-pub(crate) fn begin_capture(
-    stream: &CudaStream,
-    mode: sys::CUstreamCaptureMode,
-) -> Result<(), DriverError> {
-    // SAFETY: the stream is live.
-    check(unsafe { sys::cuStreamBeginCapture_v2(stream.cu_stream(), mode) })
-}
-
-/// `cuStreamEndCapture`: the captured graph (null where the capture recorded nothing valid).
-pub(crate) fn end_capture(stream: &CudaStream) -> Result<sys::CUgraph, DriverError> {
-    let mut graph = core::ptr::null_mut();
-    // SAFETY: the stream is live and `graph` is a valid out-pointer.
-    check(unsafe { sys::cuStreamEndCapture(stream.cu_stream(), &mut graph) }).map(|()| graph)
-}
+// Graphs: capture information, kernel-node parameters and attributes, edges.
 
 /// `cuStreamGetCaptureInfo`: the capture's id and the node the stream's next work will depend
 /// on (after a launch on a capturing stream: the launch's kernel node). `None` for the node when
@@ -250,7 +128,7 @@ pub(crate) fn capture_info(
     let mut deps: *const sys::CUgraphNode = core::ptr::null();
     let mut count: usize = 0;
     // SAFETY: the stream is live; every out-pointer is valid; the graph out-pointer may be null.
-    #[cfg(any(feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020"))]
+    #[cfg(not(cuda_12030))]
     let rc = unsafe {
         sys::cuStreamGetCaptureInfo_v2(
             stream.cu_stream(),
@@ -262,7 +140,7 @@ pub(crate) fn capture_info(
         )
     };
     // SAFETY: as above; the edge-data out-pointer may be null.
-    #[cfg(not(any(feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020")))]
+    #[cfg(cuda_12030)]
     let rc = unsafe {
         sys::cuStreamGetCaptureInfo_v3(
             stream.cu_stream(),
@@ -274,48 +152,14 @@ pub(crate) fn capture_info(
             &mut count,
         )
     };
-    check(rc)?;
+    rc.result()?;
     // SAFETY: the driver returns an array of `count` nodes, valid until the next call on the
     // stream; the one node is copied out at once.
     let node = (count == 1 && !deps.is_null()).then(|| unsafe { *deps });
     Ok((status, id, node))
 }
 
-/// `cuGraphInstantiateWithFlags`.
-pub(crate) fn instantiate(
-    graph: sys::CUgraph,
-    flags: u64,
-) -> Result<sys::CUgraphExec, DriverError> {
-    let mut exec = core::ptr::null_mut();
-    // SAFETY: `graph` is a live graph and `exec` a valid out-pointer.
-    check(unsafe { sys::cuGraphInstantiateWithFlags(&mut exec, graph, flags) }).map(|()| exec)
-}
-
-/// `cuGraphLaunch`.
-///
-/// # Safety
-/// `exec` is a live executable graph of the stream's context.
-pub(crate) unsafe fn graph_launch(
-    exec: sys::CUgraphExec,
-    stream: &CudaStream,
-) -> Result<(), DriverError> {
-    // SAFETY: forwarded from the caller.
-    check(unsafe { sys::cuGraphLaunch(exec, stream.cu_stream()) })
-}
-
-/// `cuGraphUpload`.
-///
-/// # Safety
-/// As [`graph_launch`].
-pub(crate) unsafe fn graph_upload(
-    exec: sys::CUgraphExec,
-    stream: &CudaStream,
-) -> Result<(), DriverError> {
-    // SAFETY: forwarded from the caller.
-    check(unsafe { sys::cuGraphUpload(exec, stream.cu_stream()) })
-}
-
-/// `cuGraphExecDestroy` then `cuGraphDestroy`; either may be null.
+/// `cuGraphExecDestroy` then `cuGraphDestroy` (cudarc's); either may be null.
 ///
 /// # Safety
 /// Both are live (or null) and used by nothing afterwards.
@@ -326,11 +170,11 @@ pub(crate) unsafe fn graph_destroy(
     let mut result = Ok(());
     if !exec.is_null() {
         // SAFETY: forwarded from the caller.
-        result = check(unsafe { sys::cuGraphExecDestroy(exec) });
+        result = unsafe { cu::graph::exec_destroy(exec) };
     }
     if !graph.is_null() {
         // SAFETY: forwarded from the caller.
-        result = result.and(check(unsafe { sys::cuGraphDestroy(graph) }));
+        result = result.and(unsafe { cu::graph::destroy(graph) });
     }
     result
 }
@@ -346,7 +190,9 @@ pub(crate) unsafe fn kernel_node_params(
     // SAFETY: all-zero is a valid value of this plain C struct (null pointers, zero sizes).
     let mut params: sys::CUDA_KERNEL_NODE_PARAMS = unsafe { core::mem::zeroed() };
     // SAFETY: forwarded from the caller; `params` is a valid out-pointer.
-    check(unsafe { sys::cuGraphKernelNodeGetParams_v2(node, &mut params) }).map(|()| params)
+    unsafe { sys::cuGraphKernelNodeGetParams_v2(node, &mut params) }
+        .result()
+        .map(|()| params)
 }
 
 /// `cuKernelGetFunction`: the function of a context-independent kernel handle in the current
@@ -359,7 +205,9 @@ pub(crate) unsafe fn kernel_function(
 ) -> Result<sys::CUfunction, DriverError> {
     let mut func = core::ptr::null_mut();
     // SAFETY: forwarded from the caller; `func` is a valid out-pointer.
-    check(unsafe { sys::cuKernelGetFunction(&mut func, kernel) }).map(|()| func)
+    unsafe { sys::cuKernelGetFunction(&mut func, kernel) }
+        .result()
+        .map(|()| func)
 }
 
 /// `cuGraphExecKernelNodeSetParams`.
@@ -373,7 +221,7 @@ pub(crate) unsafe fn exec_set_kernel_params(
     params: &sys::CUDA_KERNEL_NODE_PARAMS,
 ) -> Result<(), DriverError> {
     // SAFETY: forwarded from the caller.
-    check(unsafe { sys::cuGraphExecKernelNodeSetParams_v2(exec, node, params) })
+    unsafe { sys::cuGraphExecKernelNodeSetParams_v2(exec, node, params) }.result()
 }
 
 /// `cuGraphKernelNodeSetParams`: sets a kernel node of a (not instantiated) graph; the driver
@@ -386,7 +234,7 @@ pub(crate) unsafe fn kernel_node_set_params(
     params: &sys::CUDA_KERNEL_NODE_PARAMS,
 ) -> Result<(), DriverError> {
     // SAFETY: forwarded from the caller.
-    check(unsafe { sys::cuGraphKernelNodeSetParams_v2(node, params) })
+    unsafe { sys::cuGraphKernelNodeSetParams_v2(node, params) }.result()
 }
 
 /// `cuGraphKernelNodeSetAttribute` (on the graph's node: it takes effect in the executable
@@ -400,7 +248,7 @@ pub(crate) unsafe fn kernel_node_set_attribute(
     value: &sys::CUlaunchAttributeValue,
 ) -> Result<(), DriverError> {
     // SAFETY: forwarded from the caller.
-    check(unsafe { sys::cuGraphKernelNodeSetAttribute(node, id, value) })
+    unsafe { sys::cuGraphKernelNodeSetAttribute(node, id, value) }.result()
 }
 
 /// `cuGraphKernelNodeGetAttribute`.
@@ -414,7 +262,9 @@ pub(crate) unsafe fn kernel_node_attribute(
     // SAFETY: all-zero is a valid value of this plain C union.
     let mut value: sys::CUlaunchAttributeValue = unsafe { core::mem::zeroed() };
     // SAFETY: forwarded from the caller; `value` is a valid out-pointer.
-    check(unsafe { sys::cuGraphKernelNodeGetAttribute(node, id, &mut value) }).map(|()| value)
+    unsafe { sys::cuGraphKernelNodeGetAttribute(node, id, &mut value) }
+        .result()
+        .map(|()| value)
 }
 
 /// `cuGraphGetEdges`: every edge as (from, to, whether it is a programmatic dependency). Before
@@ -426,17 +276,18 @@ pub(crate) unsafe fn graph_edges(
     graph: sys::CUgraph,
 ) -> Result<Vec<(sys::CUgraphNode, sys::CUgraphNode, bool)>, DriverError> {
     let mut count = 0usize;
-    #[cfg(any(feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020"))]
+    #[cfg(not(cuda_12030))]
     {
         // SAFETY: null arrays ask for the count only.
-        check(unsafe {
+        unsafe {
             sys::cuGraphGetEdges(
                 graph,
                 core::ptr::null_mut(),
                 core::ptr::null_mut(),
                 &mut count,
             )
-        })?;
+        }
+        .result()?;
         if count == 0 {
             // The driver refuses empty arrays (CUDA_ERROR_INVALID_VALUE): a graph of one node.
             return Ok(Vec::new());
@@ -444,9 +295,8 @@ pub(crate) unsafe fn graph_edges(
         let mut from = vec![core::ptr::null_mut(); count];
         let mut to = vec![core::ptr::null_mut(); count];
         // SAFETY: both arrays hold `count` nodes.
-        check(unsafe {
-            sys::cuGraphGetEdges(graph, from.as_mut_ptr(), to.as_mut_ptr(), &mut count)
-        })?;
+        unsafe { sys::cuGraphGetEdges(graph, from.as_mut_ptr(), to.as_mut_ptr(), &mut count) }
+            .result()?;
         Ok(from
             .into_iter()
             .zip(to)
@@ -454,10 +304,10 @@ pub(crate) unsafe fn graph_edges(
             .map(|(f, t)| (f, t, false))
             .collect())
     }
-    #[cfg(not(any(feature = "cuda-12000", feature = "cuda-12010", feature = "cuda-12020")))]
+    #[cfg(cuda_12030)]
     {
         // SAFETY: null arrays ask for the count only.
-        check(unsafe {
+        unsafe {
             sys::cuGraphGetEdges_v2(
                 graph,
                 core::ptr::null_mut(),
@@ -465,7 +315,8 @@ pub(crate) unsafe fn graph_edges(
                 core::ptr::null_mut(),
                 &mut count,
             )
-        })?;
+        }
+        .result()?;
         if count == 0 {
             // The driver refuses empty arrays (CUDA_ERROR_INVALID_VALUE): a graph of one node.
             return Ok(Vec::new());
@@ -475,7 +326,7 @@ pub(crate) unsafe fn graph_edges(
         // SAFETY: all-zero edge data is valid (a full dependency).
         let mut data: Vec<sys::CUgraphEdgeData> = vec![unsafe { core::mem::zeroed() }; count];
         // SAFETY: the three arrays hold `count` entries.
-        check(unsafe {
+        unsafe {
             sys::cuGraphGetEdges_v2(
                 graph,
                 from.as_mut_ptr(),
@@ -483,7 +334,8 @@ pub(crate) unsafe fn graph_edges(
                 data.as_mut_ptr(),
                 &mut count,
             )
-        })?;
+        }
+        .result()?;
         let programmatic = sys::CUgraphDependencyType::CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC as u8;
         Ok(from
             .into_iter()
@@ -547,7 +399,7 @@ pub(crate) fn link(
             &mut raw,
         )
     };
-    check(rc).map_err(|e| fail("cuLinkCreate", e, &[]))?;
+    rc.result().map_err(|e| fail("cuLinkCreate", e, &[]))?;
     let state = State(raw);
     // SAFETY: the PTX and name are NUL-terminated and live across the call (the driver copies).
     let rc = unsafe {
@@ -562,7 +414,7 @@ pub(crate) fn link(
             core::ptr::null_mut(),
         )
     };
-    if let Err(e) = check(rc) {
+    if let Err(e) = rc.result() {
         drop(state);
         return Err(fail("cuLinkAddData", e, &log));
     }
@@ -578,7 +430,7 @@ pub(crate) fn link(
                 core::ptr::null_mut(),
             )
         };
-        if let Err(e) = check(rc) {
+        if let Err(e) = rc.result() {
             drop(state);
             return Err(fail("cuLinkAddFile", e, &log));
         }
@@ -586,7 +438,7 @@ pub(crate) fn link(
     let (mut cubin, mut size): (*mut c_void, usize) = (core::ptr::null_mut(), 0);
     // SAFETY: the state is live; the cubin it returns lives until cuLinkDestroy.
     let rc = unsafe { sys::cuLinkComplete(state.0, &mut cubin, &mut size) };
-    if let Err(e) = check(rc) {
+    if let Err(e) = rc.result() {
         drop(state);
         return Err(fail("cuLinkComplete", e, &log));
     }
@@ -605,7 +457,9 @@ pub(crate) fn link(
 pub(crate) fn driver_version() -> Result<i32, DriverError> {
     let mut version = 0;
     // SAFETY: a valid out-pointer.
-    check(unsafe { sys::cuDriverGetVersion(&mut version) }).map(|()| version)
+    unsafe { sys::cuDriverGetVersion(&mut version) }
+        .result()
+        .map(|()| version)
 }
 
 /// What a capturing stream records into: the capture's id, its graph (the root graph, or the
@@ -628,7 +482,7 @@ pub(crate) fn capture_state(stream: &CudaStream) -> Result<CaptureState, DriverE
     let mut edges: *const sys::CUgraphEdgeData = core::ptr::null();
     let mut count: usize = 0;
     // SAFETY: the stream is live; every out-pointer is valid.
-    check(unsafe {
+    unsafe {
         sys::cuStreamGetCaptureInfo_v3(
             stream.cu_stream(),
             &mut status,
@@ -638,7 +492,8 @@ pub(crate) fn capture_state(stream: &CudaStream) -> Result<CaptureState, DriverE
             &mut edges,
             &mut count,
         )
-    })?;
+    }
+    .result()?;
     if status != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_ACTIVE || graph.is_null() {
         return Err(DriverError(
             sys::cudaError_enum::CUDA_ERROR_STREAM_CAPTURE_INVALIDATED,
@@ -676,7 +531,7 @@ pub(crate) unsafe fn conditional_handle(
 ) -> Result<u64, DriverError> {
     let mut handle: sys::CUgraphConditionalHandle = 0;
     // SAFETY: forwarded from the caller; `handle` is a valid out-pointer.
-    check(unsafe {
+    unsafe {
         sys::cuGraphConditionalHandleCreate(
             &mut handle,
             graph,
@@ -684,7 +539,8 @@ pub(crate) unsafe fn conditional_handle(
             default,
             sys::CU_GRAPH_COND_ASSIGN_DEFAULT,
         )
-    })
+    }
+    .result()
     .map(|()| handle)
 }
 
@@ -720,7 +576,7 @@ pub(crate) unsafe fn add_conditional_node(
         core::ptr::null()
     };
     // SAFETY: forwarded from the caller; the arrays hold `deps.len()` entries.
-    check(unsafe {
+    unsafe {
         sys::cuGraphAddNode_v2(
             &mut node,
             state.graph,
@@ -729,7 +585,8 @@ pub(crate) unsafe fn add_conditional_node(
             state.deps.len(),
             &mut params,
         )
-    })?;
+    }
+    .result()?;
     // SAFETY: the driver filled the union's conditional member, whose output array holds
     // `size` graphs owned by the node.
     let bodies = unsafe {
@@ -755,7 +612,7 @@ pub(crate) unsafe fn set_capture_dependency(
 ) -> Result<(), DriverError> {
     let set = sys::CUstreamUpdateCaptureDependencies_flags::CU_STREAM_SET_CAPTURE_DEPENDENCIES;
     // SAFETY: forwarded from the caller; one node, no edge data (a plain dependency).
-    check(unsafe {
+    unsafe {
         sys::cuStreamUpdateCaptureDependencies_v2(
             stream.cu_stream(),
             &mut node,
@@ -763,7 +620,8 @@ pub(crate) unsafe fn set_capture_dependency(
             1,
             set as u32,
         )
-    })
+    }
+    .result()
 }
 
 /// `cuStreamBeginCaptureToGraph`: `stream` captures into the existing graph `graph` (a
@@ -778,7 +636,7 @@ pub(crate) unsafe fn begin_capture_to_graph(
     mode: sys::CUstreamCaptureMode,
 ) -> Result<(), DriverError> {
     // SAFETY: forwarded from the caller.
-    check(unsafe {
+    unsafe {
         sys::cuStreamBeginCaptureToGraph(
             stream.cu_stream(),
             graph,
@@ -787,7 +645,8 @@ pub(crate) unsafe fn begin_capture_to_graph(
             0,
             mode,
         )
-    })
+    }
+    .result()
 }
 
 #[cfg(cuda_12030)]
@@ -800,13 +659,13 @@ pub(crate) unsafe fn graph_nodes(
 ) -> Result<Vec<sys::CUgraphNode>, DriverError> {
     let mut count = 0usize;
     // SAFETY: a null array asks for the count only.
-    check(unsafe { sys::cuGraphGetNodes(graph, core::ptr::null_mut(), &mut count) })?;
+    unsafe { sys::cuGraphGetNodes(graph, core::ptr::null_mut(), &mut count) }.result()?;
     if count == 0 {
         return Ok(Vec::new());
     }
     let mut nodes = vec![core::ptr::null_mut(); count];
     // SAFETY: the array holds `count` nodes.
-    check(unsafe { sys::cuGraphGetNodes(graph, nodes.as_mut_ptr(), &mut count) })?;
+    unsafe { sys::cuGraphGetNodes(graph, nodes.as_mut_ptr(), &mut count) }.result()?;
     nodes.truncate(count);
     Ok(nodes)
 }
@@ -820,8 +679,151 @@ pub(crate) unsafe fn graph_nodes(
 pub(crate) unsafe fn node_type(node: sys::CUgraphNode) -> Result<u32, DriverError> {
     let mut raw: u32 = u32::MAX;
     // SAFETY: forwarded from the caller; the enum is a `u32` in C, read back as one.
+    unsafe { sys::cuGraphNodeGetType(node, &mut raw as *mut u32 as *mut sys::CUgraphNodeType) }
+        .result()
+        .map(|()| raw)
+}
+
+/// The SM resource of device `dev` (`cuDeviceGetDevResource`, `CU_DEV_RESOURCE_TYPE_SM`).
+#[cfg(cuda_12050)]
+pub(crate) fn device_sm_resource(dev: sys::CUdevice) -> Result<sys::CUdevResource, DriverError> {
+    // SAFETY: a plain C struct, all zeros valid; the driver fills it.
+    let mut res: sys::CUdevResource = unsafe { core::mem::zeroed() };
+    // SAFETY: an out-pointer to a local.
     check(unsafe {
-        sys::cuGraphNodeGetType(node, &mut raw as *mut u32 as *mut sys::CUgraphNodeType)
-    })
-    .map(|()| raw)
+        sys::cuDeviceGetDevResource(
+            dev,
+            &mut res,
+            sys::CUdevResourceType::CU_DEV_RESOURCE_TYPE_SM,
+        )
+    })?;
+    Ok(res)
+}
+
+/// `cuDevSmResourceSplitByCount` into one group of at least `min_count` SMs (rounded up to the
+/// driver's granularity) and the remainder.
+#[cfg(cuda_12050)]
+pub(crate) fn split_sms(
+    input: &sys::CUdevResource,
+    min_count: u32,
+) -> Result<(sys::CUdevResource, sys::CUdevResource), DriverError> {
+    // SAFETY: plain C structs, all zeros valid; the driver fills them.
+    let (mut group, mut rest): (sys::CUdevResource, sys::CUdevResource) =
+        unsafe { (core::mem::zeroed(), core::mem::zeroed()) };
+    let mut groups = 1u32;
+    // SAFETY: one result slot for `groups` = 1, out-pointers to locals, `input` from the driver.
+    check(unsafe {
+        sys::cuDevSmResourceSplitByCount(&mut group, &mut groups, input, &mut rest, 0, min_count)
+    })?;
+    if groups != 1 {
+        return Err(DriverError(sys::cudaError_enum::CUDA_ERROR_INVALID_VALUE));
+    }
+    Ok((group, rest))
+}
+
+/// The SMs of an SM resource.
+#[cfg(cuda_12050)]
+pub(crate) fn sm_count(res: &sys::CUdevResource) -> u32 {
+    // SAFETY: an SM resource (every resource here is): the union holds `sm`.
+    unsafe { res.__bindgen_anon_1.sm.smCount }
+}
+
+/// A green context of `dev` on the SMs of `res` (`cuDevResourceGenerateDesc`, then
+/// `cuGreenCtxCreate` with its default stream).
+#[cfg(cuda_12050)]
+pub(crate) fn green_context(
+    dev: sys::CUdevice,
+    res: &sys::CUdevResource,
+) -> Result<sys::CUgreenCtx, DriverError> {
+    let mut res = *res;
+    let mut desc: sys::CUdevResourceDesc = core::ptr::null_mut();
+    // SAFETY: one resource from a split of this device; out-pointer to a local.
+    check(unsafe { sys::cuDevResourceGenerateDesc(&mut desc, &mut res, 1) })?;
+    let mut green: sys::CUgreenCtx = core::ptr::null_mut();
+    // SAFETY: `desc` was just generated for this device.
+    check(unsafe {
+        sys::cuGreenCtxCreate(
+            &mut green,
+            desc,
+            dev,
+            sys::CUgreenCtxCreate_flags::CU_GREEN_CTX_DEFAULT_STREAM as u32,
+        )
+    })?;
+    Ok(green)
+}
+
+/// `cuGreenCtxDestroy`.
+///
+/// # Safety
+/// `green` is live and nothing uses it or its streams afterwards.
+#[cfg(cuda_12050)]
+pub(crate) unsafe fn green_context_destroy(green: sys::CUgreenCtx) -> Result<(), DriverError> {
+    // SAFETY: forwarded from the caller.
+    check(unsafe { sys::cuGreenCtxDestroy(green) })
+}
+
+/// A non-blocking stream whose work runs on `green`'s SMs (`cuGreenCtxStreamCreate`).
+///
+/// # Safety
+/// `green` is live.
+#[cfg(cuda_12050)]
+pub(crate) unsafe fn green_stream(
+    green: sys::CUgreenCtx,
+    priority: i32,
+) -> Result<sys::CUstream, DriverError> {
+    let mut stream: sys::CUstream = core::ptr::null_mut();
+    // SAFETY: forwarded from the caller; an out-pointer to a local.
+    check(unsafe {
+        sys::cuGreenCtxStreamCreate(
+            &mut stream,
+            green,
+            sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32,
+            priority,
+        )
+    })?;
+    Ok(stream)
+}
+
+/// `cuStreamDestroy`, for the streams chevron made outside cudarc.
+///
+/// # Safety
+/// Nothing uses `stream` afterwards.
+#[cfg(cuda_12050)]
+pub(crate) unsafe fn stream_destroy(stream: sys::CUstream) -> Result<(), DriverError> {
+    // SAFETY: forwarded from the caller.
+    check(unsafe { sys::cuStreamDestroy_v2(stream) })
+}
+
+/// The green context of `stream` (`cuStreamGetGreenCtx`): null for a stream of a whole device.
+#[cfg(cuda_12050)]
+pub(crate) fn stream_green_context(stream: &CudaStream) -> Result<sys::CUgreenCtx, DriverError> {
+    let mut green: sys::CUgreenCtx = core::ptr::null_mut();
+    // SAFETY: the stream is live; an out-pointer to a local.
+    check(unsafe { sys::cuStreamGetGreenCtx(stream.cu_stream(), &mut green) })?;
+    Ok(green)
+}
+
+/// The SMs of green context `green` (`cuGreenCtxGetDevResource`).
+///
+/// # Safety
+/// `green` is live.
+#[cfg(cuda_12050)]
+pub(crate) unsafe fn green_context_sms(green: sys::CUgreenCtx) -> Result<u32, DriverError> {
+    // SAFETY: a plain C struct, all zeros valid; the driver fills it.
+    let mut res: sys::CUdevResource = unsafe { core::mem::zeroed() };
+    // SAFETY: forwarded from the caller; an out-pointer to a local.
+    check(unsafe {
+        sys::cuGreenCtxGetDevResource(
+            green,
+            &mut res,
+            sys::CUdevResourceType::CU_DEV_RESOURCE_TYPE_SM,
+        )
+    })?;
+    Ok(sm_count(&res))
+}
+
+/// `CUDA_SUCCESS` or the driver's error, for the calls above that cudarc's `result` lacks.
+#[inline]
+fn check(rc: sys::CUresult) -> Result<(), DriverError> {
+    rc.result()
 }

@@ -75,6 +75,39 @@ pub enum Error {
         per_sm: u32,
     },
 
+    /// A cooperative launch on a stream of an SM partition ([`crate::Partition`]) asked for
+    /// more blocks than the partition's SMs hold at once: sized for the whole device, say.
+    #[error(
+        "cooperative launch{kernel} of {requested} blocks exceeds the {co_resident} co-resident \
+         blocks of its SM partition ({partition_sms} of the device's {device_sms} SMs × {per_sm} \
+         blocks/SM at this block size and shared memory; the whole device holds {} such \
+         blocks); use at most {co_resident} blocks (`partition.max_cooperative_grid`), or a \
+         stream of the whole device",
+        u64::from(*device_sms) * u64::from(*per_sm)
+    )]
+    CooperativeTooLargeForPartition {
+        /// The kernel.
+        kernel: KernelName,
+        /// Blocks in the grid.
+        requested: u64,
+        /// Blocks that fit on the partition at once.
+        co_resident: u64,
+        /// Multiprocessors of the partition.
+        partition_sms: u32,
+        /// Multiprocessors of the device.
+        device_sms: u32,
+        /// Blocks per multiprocessor for this kernel, block size and shared memory.
+        per_sm: u32,
+    },
+
+    /// An SM partition ([`crate::Partition`]) could not be made as asked, or the CUDA version
+    /// or driver has none.
+    #[error("SM partition: {message}")]
+    Partition {
+        /// What went wrong and how to fix it, with the numbers.
+        message: String,
+    },
+
     /// The driver refused the cluster shape (`CUDA_ERROR_INVALID_CLUSTER_SIZE`).
     #[error("invalid cluster size{kernel}: cluster {cluster} with grid {grid}: {reason}")]
     InvalidClusterSize {
@@ -134,6 +167,16 @@ pub enum Error {
     NoNvrtc {
         /// The kernel.
         kernel: KernelName,
+    },
+
+    /// The kernel's code cannot run on this device or under this driver: no PTX variant is for
+    /// the device's architecture, or its PTX ISA is newer than the driver knows.
+    #[error("cannot load{kernel}: {message}")]
+    Incompatible {
+        /// The kernel.
+        kernel: KernelName,
+        /// What the code needs, what the device and driver are, and what to do.
+        message: String,
     },
 
     /// NVRTC failed to compile a kernel's CUDA C source.
@@ -371,9 +414,28 @@ pub enum Error {
     },
 }
 
+/// Errors after which the context is unusable: the driver returns the same code from every
+/// later call in it, in this process (the CUDA driver API's "sticky" errors).
+pub(crate) fn is_sticky(code: cudarc::driver::sys::CUresult) -> bool {
+    use cudarc::driver::sys::cudaError_enum as E;
+    matches!(
+        code,
+        E::CUDA_ERROR_ILLEGAL_ADDRESS
+            | E::CUDA_ERROR_LAUNCH_TIMEOUT
+            | E::CUDA_ERROR_ASSERT
+            | E::CUDA_ERROR_HARDWARE_STACK_ERROR
+            | E::CUDA_ERROR_ILLEGAL_INSTRUCTION
+            | E::CUDA_ERROR_MISALIGNED_ADDRESS
+            | E::CUDA_ERROR_INVALID_ADDRESS_SPACE
+            | E::CUDA_ERROR_INVALID_PC
+            | E::CUDA_ERROR_LAUNCH_FAILED
+            | E::CUDA_ERROR_ECC_UNCORRECTABLE
+    )
+}
+
 /// The end of an [`Error::StreamFailed`] message: what a sticky error means.
 fn sticky_suffix(source: &DriverError) -> &'static str {
-    if crate::explain::is_sticky(source.0) {
+    if is_sticky(source.0) {
         "; the CUDA context is unusable after this error: every later call in it fails the same \
          way, so the process must exit to use the GPU again (run `compute-sanitizer` to find the \
          faulting kernel)"
@@ -435,11 +497,14 @@ impl Error {
             NoDriver,
             Driver { call, kernel, attributes, source },
             CooperativeTooLarge { kernel, requested, co_resident, sms, per_sm },
+            CooperativeTooLargeForPartition { kernel, requested, co_resident, partition_sms, device_sms, per_sm },
+            Partition { message },
             InvalidClusterSize { kernel, grid, cluster, reason },
             NotCapturing { kernel },
             ArchTooLow { attribute, kernel, major, minor },
             InvalidConfig { kernel, violation },
             NoNvrtc { kernel },
+            Incompatible { kernel, message },
             Compile { kernel, log },
             WrongContext { kernel, stream_device, function_device },
             ContextUnusable { kernel, device, source },
@@ -529,6 +594,16 @@ pub type Result<T, E = Error> = core::result::Result<T, E>;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cudarc::driver::sys::cudaError_enum as E;
+
+    #[test]
+    fn sticky_codes_are_the_faults_of_a_kernel() {
+        assert!(is_sticky(E::CUDA_ERROR_LAUNCH_FAILED));
+        assert!(is_sticky(E::CUDA_ERROR_ILLEGAL_ADDRESS));
+        assert!(!is_sticky(E::CUDA_ERROR_INVALID_VALUE));
+        assert!(!is_sticky(E::CUDA_ERROR_INVALID_CLUSTER_SIZE));
+        assert!(!is_sticky(E::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE));
+    }
 
     #[test]
     fn debug_is_the_sentence_and_alternate_debug_the_structure() {

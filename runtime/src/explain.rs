@@ -1,13 +1,16 @@
 //! What a failed launch means, with the numbers. Everything here runs on the error path only,
 //! after `cuLaunchKernelEx` has failed, so a launch that succeeds pays for none of it.
 
-use cudarc::driver::{result::DriverError, CudaContext, CudaFunction, CudaStream};
+use cudarc::driver::result::{self as cu, DriverError};
+use cudarc::driver::{CudaContext, CudaFunction, CudaStream};
 
-use crate::attr::{Attribute, CompletionEvent, DeviceUpdatable, Priority, ProgrammaticEvent};
+use crate::attr::{
+    kind_info, u32_at, Attribute, CompletionEvent, DeviceUpdatable, Priority, ProgrammaticEvent,
+};
 use crate::config::LaunchConfig;
+use crate::device::is_capturing;
 use crate::driver;
-use crate::error::{Error, KernelName};
-use crate::launch::is_capturing;
+use crate::error::{is_sticky, Error, KernelName};
 use crate::sys;
 use chevron_cuda_spec::kinds::KINDS as SPEC_KINDS;
 use chevron_cuda_spec::limits::PORTABLE_CLUSTER_BLOCKS;
@@ -41,6 +44,13 @@ pub(crate) fn explain(
     let (grid, block) = (config.grid(), config.block());
     match source.0 {
         E::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE => {
+            // On an SM partition's stream: the partition's SMs, next to the device's.
+            #[cfg(cuda_12050)]
+            if let Ok(Some(e)) =
+                crate::partition::cooperative_too_large(stream, func, kernel, config)
+            {
+                return e;
+            }
             let sms = ctx
                 .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
                 .unwrap_or(0) as u32;
@@ -106,18 +116,11 @@ pub(crate) fn explain(
             };
         }
     }
-    if let Some(value) = config.launch_value(Priority::KIND.id) {
-        let priority = crate::attr::u32_at(value, 0) as i32;
-        if let Ok((least, greatest)) = driver::stream_priority_range() {
-            if priority > least || priority < greatest {
-                return Error::PriorityOutOfRange {
-                    kernel,
-                    priority,
-                    least,
-                    greatest,
-                };
-            }
-        }
+    if let Some(error) = config
+        .launch_value(Priority::KIND.id)
+        .and_then(|value| priority_out_of_range(value, kernel))
+    {
+        return error;
     }
     // The driver takes an event in a launch only if it was created with timing disabled; it
     // says nothing more than CUDA_ERROR_INVALID_VALUE or (driver 580, a timing event in
@@ -140,6 +143,44 @@ pub(crate) fn explain(
     }
 }
 
+/// What a failed `cuStreamSetAttribute` (`call`) or `cuStreamGetAttribute` of kind `id` means:
+/// for a priority outside the device's range, that range; otherwise [`Error::Driver`] naming the
+/// kind. `value` is what was set, if anything was.
+pub(crate) fn stream_attribute_error(
+    call: &'static str,
+    id: sys::CUstreamAttrID,
+    value: Option<&sys::CUstreamAttrValue>,
+    kernel: KernelName,
+    source: DriverError,
+) -> Error {
+    if id == Priority::ID {
+        if let Some(error) = value.and_then(|v| priority_out_of_range(v, kernel)) {
+            return error;
+        }
+    }
+    Error::Driver {
+        call,
+        kernel,
+        attributes: kind_info(id)
+            .map(|k| format!("stream {} ({})", k.key, k.cuda_name))
+            .unwrap_or_default(),
+        source,
+    }
+}
+
+/// [`Error::PriorityOutOfRange`] when the priority in `value` is outside the current context's
+/// range (`cuCtxGetStreamPriorityRange`), in a launch or on a stream alike.
+fn priority_out_of_range(value: &sys::CUlaunchAttributeValue, kernel: KernelName) -> Option<Error> {
+    let priority = u32_at(value, 0) as i32;
+    let (least, greatest) = cu::stream::get_priority_range().ok()?;
+    (priority > least || priority < greatest).then_some(Error::PriorityOutOfRange {
+        kernel,
+        priority,
+        least,
+        greatest,
+    })
+}
+
 /// [`Error::Driver`] for a failed `call`, or [`Error::ContextUnusable`] when the code is a
 /// sticky one.
 pub(crate) fn driver_error(
@@ -157,24 +198,6 @@ pub(crate) fn driver_error(
     } else {
         Error::driver(call, kernel, source)
     }
-}
-
-/// Errors after which the context is unusable: the driver returns the same code from every
-/// later call in it, in this process (the CUDA driver API's "sticky" errors).
-pub(crate) fn is_sticky(code: sys::CUresult) -> bool {
-    matches!(
-        code,
-        E::CUDA_ERROR_ILLEGAL_ADDRESS
-            | E::CUDA_ERROR_LAUNCH_TIMEOUT
-            | E::CUDA_ERROR_ASSERT
-            | E::CUDA_ERROR_HARDWARE_STACK_ERROR
-            | E::CUDA_ERROR_ILLEGAL_INSTRUCTION
-            | E::CUDA_ERROR_MISALIGNED_ADDRESS
-            | E::CUDA_ERROR_INVALID_ADDRESS_SPACE
-            | E::CUDA_ERROR_INVALID_PC
-            | E::CUDA_ERROR_LAUNCH_FAILED
-            | E::CUDA_ERROR_ECC_UNCORRECTABLE
-    )
 }
 
 /// `Some(device of the function's context)` when `func` was loaded in another context than
@@ -206,7 +229,8 @@ fn foreign_in(function: &str, own_ctx: &str) -> Option<usize> {
 
 /// Whether `cuOccupancyMaxActiveClusters` says no cluster of this shape fits on the device.
 fn not_resident(stream: &CudaStream, func: &CudaFunction, config: &LaunchConfig<'_>) -> bool {
-    matches!(driver::max_active_clusters_of(stream, func, config), Ok(0))
+    let raw = config.raw(stream.cu_stream());
+    matches!(driver::max_active_clusters(func, &raw), Ok(0))
 }
 
 fn cluster_not_resident(
@@ -225,15 +249,6 @@ fn cluster_not_resident(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sticky_codes_are_the_faults_of_a_kernel() {
-        assert!(is_sticky(E::CUDA_ERROR_LAUNCH_FAILED));
-        assert!(is_sticky(E::CUDA_ERROR_ILLEGAL_ADDRESS));
-        assert!(!is_sticky(E::CUDA_ERROR_INVALID_VALUE));
-        assert!(!is_sticky(E::CUDA_ERROR_INVALID_CLUSTER_SIZE));
-        assert!(!is_sticky(E::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE));
-    }
 
     /// cudarc 0.19's derived `Debug` of a `CudaFunction`, as it prints it.
     const FUNCTION: &str = "CudaFunction { cu_function: 0x5633a1b2c3d0, module: CudaModule { \

@@ -4,10 +4,10 @@
 
 use std::sync::Arc;
 
+use cudarc::driver::result as cu;
 use cudarc::driver::{CudaContext, CudaFunction};
 
 use crate::attr::{cuda, Reached, SharedMemoryMode};
-use crate::driver;
 use crate::error::{Error, KernelName};
 use crate::sys;
 
@@ -106,7 +106,7 @@ where
     ctx.bind_to_thread()
         .map_err(|e| Error::driver("cuCtxSetCurrent", KernelName(None), e))?;
     // SAFETY: the function handle is live for as long as `func`.
-    driver::check(unsafe { sys::cuFuncSetAttribute(func.cu_function(), A::ID, attr.value()) })
+    unsafe { cu::function::set_function_attribute(func.cu_function(), A::ID, attr.value()) }
         .map_err(|source| Error::Driver {
             call: "cuFuncSetAttribute",
             kernel: KernelName(None),
@@ -126,7 +126,8 @@ where
 {
     ctx.bind_to_thread()
         .map_err(|e| Error::driver("cuCtxSetCurrent", KernelName(None), e))?;
-    driver::function_attribute(func, A::ID)
+    // SAFETY: the function handle is live for as long as `func`.
+    unsafe { cu::function::get_function_attribute(func.cu_function(), A::ID) }
         .map(A::from_value)
         .map_err(|source| Error::Driver {
             call: "cuFuncGetAttribute",
@@ -141,11 +142,12 @@ where
 #[cfg(cuda_13040)]
 pub(crate) fn oversized_allowed(func: &CudaFunction, launch_mode: Option<u32>) -> bool {
     match launch_mode {
-        Some(0) | None => driver::function_attribute(
-            func,
-            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE,
-        )
-        .is_ok_and(|v| v >= 3),
+        Some(0) | None => {
+            let attr = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE;
+            // SAFETY: the function handle is live for as long as `func`.
+            unsafe { cu::function::get_function_attribute(func.cu_function(), attr) }
+                .is_ok_and(|v| v >= 3)
+        }
         Some(mode) => mode >= 3,
     }
 }
@@ -179,6 +181,28 @@ mod tests {
             None
         );
         assert_eq!(FunctionSharedMemoryMode::from_value(-1), None);
+    }
+
+    /// The modes of this build are the spec row's values, in order: those as old as the kind in
+    /// every build (the type exists before its kind is usable), the later ones
+    /// (`"AllowOversized" since cuda_13040`) from their version on.
+    #[test]
+    fn modes_are_the_rows_values_of_this_version() {
+        use crate::attr::Attribute;
+        use chevron_cuda_spec::kinds::{variant_since, ValueForm};
+        let kind = <SharedMemoryMode as Attribute>::KIND;
+        let ValueForm::Enum(variants) = kind.form else {
+            panic!("shared_memory_mode is an enum kind");
+        };
+        let want: Vec<&str> = variants
+            .iter()
+            .copied()
+            .filter(|v| {
+                variant_since(kind.key, v).is_some_and(|s| s <= crate::CUDA_VERSION.max(kind.since))
+            })
+            .collect();
+        let have: Vec<String> = modes().iter().map(|m| format!("{m:?}")).collect();
+        assert_eq!(have, want);
     }
 
     #[cfg(cuda_13040)]

@@ -5,65 +5,16 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaStream};
 
-use crate::attr::{
-    AccessPolicyWindow, Attribute, ClusterDim, ClusterScheduling, Cooperative, DeviceUpdatable,
-    MemSyncDomain, MemSyncDomainMap, NvlinkCentric, PortableClusterSizeMode, Priority, Reached,
-    SharedCarveout, SharedMemoryMode,
-};
+use crate::attr::{GraphAttribute, Reached};
 use crate::driver;
 use crate::error::{Error, KernelName};
 use crate::sys;
+use cudarc::driver::result as cu;
 
 mod conditional;
 mod update;
 pub use conditional::{ConditionalHandle, ConditionalNodes, SwitchNodes};
 pub use update::{Ordered, OrderedBuffer, OrderedRead};
-
-/// A launch-attribute kind the driver accepts on a graph kernel node
-/// (`cuGraphKernelNodeSetAttribute`): the spec table's `graph` column, checked below.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be set on a graph kernel node: the driver rejects it there",
-    label = "not accepted by `cuGraphKernelNodeSetAttribute`",
-    note = "set it on the launch inside the capture instead (`programmatic_serialization` there becomes a programmatic edge of the graph)"
-)]
-pub trait GraphAttribute: Attribute {}
-
-macro_rules! graph_kinds {
-    ($($ty:ty),* $(,)?) => {
-        $(
-            impl GraphAttribute for $ty {}
-            const _: () = assert!(<$ty as Attribute>::KIND.graph);
-        )*
-        // Every kind of the table's `graph` column has the trait.
-        const _: () = assert!(graph_rows() == [$(stringify!($ty)),*].len());
-    };
-}
-
-const fn graph_rows() -> usize {
-    let (kinds, mut i, mut n) = (chevron_cuda_spec::kinds::KINDS, 0, 0);
-    while i < kinds.len() {
-        if kinds[i].graph {
-            n += 1;
-        }
-        i += 1;
-    }
-    n
-}
-
-graph_kinds!(
-    AccessPolicyWindow,
-    Cooperative,
-    ClusterDim,
-    ClusterScheduling,
-    Priority,
-    MemSyncDomainMap,
-    MemSyncDomain,
-    DeviceUpdatable,
-    SharedCarveout,
-    NvlinkCentric,
-    PortableClusterSizeMode,
-    SharedMemoryMode,
-);
 
 /// Type-erases the capture body: the graph keeps it, and with it everything it borrows or owns.
 trait Keep {}
@@ -148,7 +99,7 @@ pub struct Graph<'a> {
     /// graph's nodes before instantiating again. Indexed by the node's slot (no hashing on the
     /// update path); storage is reused, so updates after the first of each node allocate
     /// nothing.
-    updated: Vec<Option<Recorded>>,
+    updated: core::cell::RefCell<Vec<Option<Recorded>>>,
     _body: Box<dyn Keep + 'a>,
 }
 
@@ -199,18 +150,31 @@ struct Recorded {
 }
 
 impl Recorded {
-    /// Copies the arguments `params` points at; allocates nothing once `bytes` has grown.
+    /// Copies the arguments `params` points at into `bytes` (as long as the sizes' sum, from
+    /// the first record): one store for a 4- or 8-byte parameter, allocates nothing.
     ///
     /// # Safety
     /// Parameter `k` points at `sizes[k]` readable bytes.
     #[inline]
     unsafe fn record(&mut self, params: &[*mut c_void]) {
-        self.bytes.clear();
+        let mut at = 0usize;
         for (param, &size) in params.iter().zip(self.sizes) {
-            // SAFETY: the caller's promise.
-            self.bytes.extend_from_slice(unsafe {
-                core::slice::from_raw_parts(*param as *const u8, size as usize)
-            });
+            let size = size as usize;
+            let Some(to) = self.bytes.get_mut(at..at + size) else {
+                return;
+            };
+            let from = *param as *const u8;
+            // SAFETY: the caller's promise; `to` is `size` bytes of `bytes`.
+            unsafe {
+                match size {
+                    4 => (to.as_mut_ptr() as *mut u32)
+                        .write_unaligned((from as *const u32).read_unaligned()),
+                    8 => (to.as_mut_ptr() as *mut u64)
+                        .write_unaligned((from as *const u64).read_unaligned()),
+                    _ => core::ptr::copy_nonoverlapping(from, to.as_mut_ptr(), size),
+                }
+            }
+            at += size;
         }
     }
 }
@@ -354,7 +318,8 @@ struct CaptureGuard<'s> {
 impl CaptureGuard<'_> {
     fn end(&mut self) -> Result<sys::CUgraph, sys::CUresult> {
         self.active = false;
-        let result = driver::end_capture(self.stream).map_err(|e| e.0);
+        // SAFETY: the stream is live.
+        let result = unsafe { cu::stream::end_capture(self.stream.cu_stream()) }.map_err(|e| e.0);
         if self.tracking {
             // SAFETY: restores what it was before the capture; buffers allocated meanwhile stay
             // untracked, as documented.
@@ -374,6 +339,9 @@ impl Drop for CaptureGuard<'_> {
         }
     }
 }
+
+/// `cuGraphInstantiateWithFlags` flags: none.
+const INSTANTIATE: sys::CUgraphInstantiate_flags = sys::CUgraphInstantiate_flags(0);
 
 fn graph_err(call: &'static str) -> impl Fn(cudarc::driver::result::DriverError) -> Error {
     move |e| Error::driver(call, KernelName(None), e)
@@ -399,7 +367,7 @@ impl<'a> Graph<'a> {
     {
         let ctx = stream.context().clone();
         ctx.bind_to_thread().map_err(graph_err("cuCtxSetCurrent"))?;
-        if crate::launch::is_capturing(stream) {
+        if crate::device::is_capturing(stream) {
             return Err(Error::Graph {
                 kernel: KernelName(None),
                 message: "the stream is already capturing a graph: end that capture first"
@@ -424,7 +392,8 @@ impl<'a> Graph<'a> {
         // Relaxed: a kernel's first use inside the body loads its module, which the stricter
         // modes forbid while a capture runs.
         let mode = sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED;
-        if let Err(e) = driver::begin_capture(stream, mode) {
+        // SAFETY: the stream is live.
+        if let Err(e) = unsafe { cu::stream::begin_capture(stream.cu_stream(), mode) } {
             if tracking {
                 // SAFETY: as in the guard.
                 unsafe { ctx.enable_event_tracking() };
@@ -450,7 +419,8 @@ impl<'a> Graph<'a> {
                 message: "the capture recorded no graph".to_string(),
             });
         }
-        let exec = match driver::instantiate(graph, 0) {
+        // SAFETY: the graph is live.
+        let exec = match unsafe { cu::graph::instantiate(graph, INSTANTIATE) } {
             Ok(exec) => exec,
             Err(e) => {
                 // SAFETY: the graph was never instantiated and nothing else holds it.
@@ -468,7 +438,7 @@ impl<'a> Graph<'a> {
                 waits_on_last: core::cell::Cell::new(false),
                 order,
                 id,
-                updated: Vec::new(),
+                updated: core::cell::RefCell::new(Vec::new()),
                 _body: Box::new(body),
             },
             out,
@@ -479,11 +449,32 @@ impl<'a> Graph<'a> {
     /// stream than the previous replay first waits for that one; on the same stream it is one
     /// `cuGraphLaunch`. Allocates nothing.
     pub fn replay(&mut self, stream: &Arc<CudaStream>) -> Result<(), Error> {
-        self.switch_to(stream)?;
-        // SAFETY: `exec` is live and of the stream's context (checked by `switch_to`).
-        unsafe { driver::graph_launch(self.exec, stream) }.map_err(graph_err("cuGraphLaunch"))?;
+        if stream.cu_stream() == self.last.cu_stream() {
+            // The stream names the graph's context: bound only when the driver asks for it.
+            // SAFETY: `exec` is live and of the stream's context (the stream of the last
+            // replay, or the capture's).
+            if unsafe { cu::graph::launch(self.exec, stream.cu_stream()) }.is_err() {
+                self.replay_bound(stream)?;
+            }
+        } else {
+            self.switch_to(stream)?;
+            // SAFETY: `exec` is live and of the stream's context (checked by `switch_to`).
+            unsafe { cu::graph::launch(self.exec, stream.cu_stream()) }
+                .map_err(graph_err("cuGraphLaunch"))?;
+        }
         self.pending = true;
         Ok(())
+    }
+
+    /// `cuGraphLaunch` again with the context bound: the driver refused it without, or refuses
+    /// it for another reason (which this call reports; a refused launch launched nothing).
+    #[cold]
+    #[inline(never)]
+    fn replay_bound(&mut self, stream: &Arc<CudaStream>) -> Result<(), Error> {
+        self.switch_to(stream)?;
+        // SAFETY: as in `replay`.
+        unsafe { cu::graph::launch(self.exec, stream.cu_stream()) }
+            .map_err(graph_err("cuGraphLaunch"))
     }
 
     /// Uploads the graph's resources to the device on `stream`, so that the first replay does
@@ -491,7 +482,8 @@ impl<'a> Graph<'a> {
     pub fn upload(&mut self, stream: &Arc<CudaStream>) -> Result<(), Error> {
         self.switch_to(stream)?;
         // SAFETY: as in `replay`.
-        unsafe { driver::graph_upload(self.exec, stream) }.map_err(graph_err("cuGraphUpload"))?;
+        unsafe { cu::graph::upload(self.exec, stream.cu_stream()) }
+            .map_err(graph_err("cuGraphUpload"))?;
         self.pending = true;
         Ok(())
     }
@@ -576,24 +568,46 @@ impl<'a> Graph<'a> {
         name: Option<&'static str>,
         params: &mut [*mut c_void],
     ) -> Result<(), Error> {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.__set_params(node, func, name, params) }
+    }
+
+    /// [`Graph::set_params`] through a shared borrow, for the typed updates: they hold the
+    /// stream of [`Graph::order_stream`] (borrowed from the graph) until the call, which a
+    /// mutable borrow would make them clone. The graph is not `Sync`, and the record of the
+    /// arguments is behind a `RefCell`.
+    ///
+    /// The hot path is what cannot be decided once: the node and function checks (two
+    /// compares), the driver call (the executable graph names its context, so the context is
+    /// bound only when the driver refuses the call without it, and the call is then made again),
+    /// and the copy of the arguments into the node's slot.
+    ///
+    /// # Safety
+    /// As [`Graph::set_params`].
+    #[doc(hidden)]
+    #[inline]
+    pub unsafe fn __set_params(
+        &self,
+        node: &GraphNode,
+        func: &CudaFunction,
+        name: Option<&'static str>,
+        params: &mut [*mut c_void],
+    ) -> Result<(), Error> {
         let kernel = KernelName(name);
         self.check_kernel_node(node, func, kernel)?;
-        self.ctx
-            .bind_to_thread()
-            .map_err(|e| Error::driver("cuCtxSetCurrent", kernel, e))?;
-        // SAFETY: forwarded from the caller; the node is checked and the context bound.
+        // SAFETY: forwarded from the caller; the node is checked.
         unsafe { self.set_checked(node, func, kernel, params) }
     }
 
-    /// [`Graph::set_params`] after its checks, with the context bound: the driver call, then the
-    /// record of the arguments in the node's slot (one index, no hashing; the parameter sizes
-    /// are looked up at the node's first update only).
+    /// [`Graph::set_params`] after its checks: the driver call, then the record of the
+    /// arguments in the node's slot (one index, no hashing; the parameter sizes are looked up
+    /// at the node's first update only).
     ///
     /// # Safety
     /// As [`Graph::set_params`]; `node` passed [`Graph::check_kernel_node`] with `func`.
     #[inline]
     unsafe fn set_checked(
-        &mut self,
+        &self,
         node: &GraphNode,
         func: &CudaFunction,
         kernel: KernelName,
@@ -604,17 +618,42 @@ impl<'a> Graph<'a> {
         raw.extra = core::ptr::null_mut();
         // SAFETY: `exec` was instantiated from the graph holding `node` (checked by the caller);
         // the parameters are the caller's promise. The driver copies them before returning.
-        unsafe { driver::exec_set_kernel_params(self.exec, node.node, &raw) }
-            .map_err(|e| Error::driver("cuGraphExecKernelNodeSetParams", kernel, e))?;
-        if let Some(Some(recorded)) = self.updated.get_mut(node.slot as usize) {
+        if unsafe { driver::exec_set_kernel_params(self.exec, node.node, &raw) }.is_err() {
+            // SAFETY: as above.
+            unsafe { self.exec_set_bound(node, kernel, &raw) }?;
+        }
+        let mut updated = self.updated.borrow_mut();
+        if let Some(Some(recorded)) = updated.get_mut(node.slot as usize) {
             if recorded.sizes.len() == params.len() {
                 // SAFETY: `params` matches the node's function, whose sizes these are.
                 unsafe { recorded.record(params) };
                 return Ok(());
             }
         }
+        drop(updated);
         // SAFETY: as above.
         unsafe { self.first_record(node, func, kernel, &raw, params) }
+    }
+
+    /// `cuGraphExecKernelNodeSetParams` again, with the graph's context bound: the driver
+    /// refused the call without it, or refuses it for another reason (which this call reports).
+    ///
+    /// # Safety
+    /// As [`Graph::set_checked`]; `raw` is the node's launch with the caller's parameters.
+    #[cold]
+    #[inline(never)]
+    unsafe fn exec_set_bound(
+        &self,
+        node: &GraphNode,
+        kernel: KernelName,
+        raw: &sys::CUDA_KERNEL_NODE_PARAMS,
+    ) -> Result<(), Error> {
+        self.ctx
+            .bind_to_thread()
+            .map_err(|e| Error::driver("cuCtxSetCurrent", kernel, e))?;
+        // SAFETY: forwarded from the caller.
+        unsafe { driver::exec_set_kernel_params(self.exec, node.node, raw) }
+            .map_err(|e| Error::driver("cuGraphExecKernelNodeSetParams", kernel, e))
     }
 
     /// The first update of a node: its slot, with the function's parameter sizes.
@@ -623,23 +662,25 @@ impl<'a> Graph<'a> {
     /// As [`Graph::set_checked`]; `raw` is the node's launch with `params`.
     #[cold]
     unsafe fn first_record(
-        &mut self,
+        &self,
         node: &GraphNode,
         func: &CudaFunction,
         kernel: KernelName,
         raw: &sys::CUDA_KERNEL_NODE_PARAMS,
         params: &mut [*mut c_void],
     ) -> Result<(), Error> {
-        match crate::kernel::function_info(func).param_sizes(&self.ctx, func) {
+        match crate::function::function_info(func).param_sizes(&self.ctx, func) {
             Some(sizes) if sizes.len() == params.len() => {
                 let slot = node.slot as usize;
-                if self.updated.len() <= slot {
-                    self.updated.resize_with(slot + 1, || None);
+                let mut updated = self.updated.borrow_mut();
+                if updated.len() <= slot {
+                    updated.resize_with(slot + 1, || None);
                 }
-                let recorded = self.updated[slot].insert(Recorded {
+                let total = sizes.iter().map(|&s| s as usize).sum();
+                let recorded = updated[slot].insert(Recorded {
                     node: node.node,
                     params: node.params,
-                    bytes: Vec::new(),
+                    bytes: vec![0; total],
                     sizes,
                 });
                 // SAFETY: `params` matches the node's function, whose sizes these are.
@@ -657,7 +698,8 @@ impl<'a> Graph<'a> {
     /// Writes the recorded arguments of updated nodes into the graph's nodes
     /// (`cuGraphKernelNodeSetParams`), before the graph is instantiated again.
     fn write_back_updates(&mut self) -> Result<(), Error> {
-        for recorded in self.updated.iter_mut().flatten() {
+        let updated = self.updated.get_mut();
+        for recorded in updated.iter_mut().flatten() {
             let mut pointers: Vec<*mut c_void> = Vec::with_capacity(recorded.sizes.len());
             let mut at = 0usize;
             for &size in recorded.sizes {
@@ -671,7 +713,7 @@ impl<'a> Graph<'a> {
             unsafe { driver::kernel_node_set_params(recorded.node, &raw) }
                 .map_err(graph_err("cuGraphKernelNodeSetParams"))?;
         }
-        self.updated.clear();
+        updated.clear();
         Ok(())
     }
 
@@ -695,6 +737,26 @@ impl<'a> Graph<'a> {
         keep: &[bool],
         kept: &mut [u64],
     ) -> Result<(), Error> {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.__set_params_keeping(node, func, name, params, keep, kept) }
+    }
+
+    /// [`Graph::set_params_keeping`] through a shared borrow, for the typed `update_scalars`
+    /// (see [`Graph::__set_params`]).
+    ///
+    /// # Safety
+    /// As [`Graph::set_params_keeping`].
+    #[doc(hidden)]
+    #[inline]
+    pub unsafe fn __set_params_keeping(
+        &self,
+        node: &GraphNode,
+        func: &CudaFunction,
+        name: Option<&'static str>,
+        params: &mut [*mut c_void],
+        keep: &[bool],
+        kept: &mut [u64],
+    ) -> Result<(), Error> {
         let kernel = KernelName(name);
         self.check_kernel_node(node, func, kernel)?;
         if keep.len() != params.len() || kept.len() != params.len() {
@@ -709,52 +771,75 @@ impl<'a> Graph<'a> {
                 ),
             });
         }
-        self.ctx
-            .bind_to_thread()
-            .map_err(|e| Error::driver("cuCtxSetCurrent", kernel, e))?;
-        if let Some(Some(recorded)) = self.updated.get(node.slot as usize) {
-            // The last update's arguments.
-            let mut at = 0usize;
-            for (k, slot) in kept.iter_mut().enumerate() {
-                if keep[k] {
-                    let value = recorded.bytes.get(at..at + 8).ok_or_else(|| Error::Graph {
-                        kernel,
-                        message: format!("parameter {k} is not 8 bytes: update it"),
-                    })?;
-                    *slot = u64::from_ne_bytes(value.try_into().unwrap_or([0; 8]));
+        let found = match self.updated.borrow().get(node.slot as usize) {
+            Some(Some(recorded)) => {
+                // The last update's arguments.
+                let mut at = 0usize;
+                for (k, &size) in recorded.sizes.iter().enumerate().take(params.len()) {
+                    if keep[k] {
+                        let value = recorded.bytes.get(at..at + 8).filter(|_| size == 8);
+                        let Some(value) = value else {
+                            return Err(Error::Graph {
+                                kernel,
+                                message: format!("parameter {k} is not 8 bytes: update it"),
+                            });
+                        };
+                        kept[k] = u64::from_ne_bytes(value.try_into().unwrap_or([0; 8]));
+                    }
+                    at += size as usize;
                 }
-                at += recorded.sizes.get(k).copied().unwrap_or(0) as usize;
+                true
             }
-        } else {
-            // The graph's node: the captured arguments.
-            // SAFETY: the node belongs to this graph (checked), which is live.
-            let current = unsafe { driver::kernel_node_params(node.node) }
-                .map_err(|e| Error::driver("cuGraphKernelNodeGetParams", kernel, e))?;
-            if current.kernelParams.is_null() {
-                return Err(Error::Graph {
-                    kernel,
-                    message: "the driver gave no parameters for the node: update all of them"
-                        .to_string(),
-                });
-            }
-            for (k, slot) in kept.iter_mut().enumerate() {
-                if keep[k] {
-                    // SAFETY: the driver's array has one pointer per parameter of the node's
-                    // function, which is `func` (checked), whose parameters `params` matches
-                    // (the caller's promise), and each kept parameter is 8 bytes. The copy is
-                    // taken before the node is set again.
-                    *slot =
-                        unsafe { (*current.kernelParams.add(k) as *const u64).read_unaligned() };
-                }
-            }
+            _ => false,
+        };
+        if !found {
+            // SAFETY: forwarded from the caller.
+            unsafe { self.kept_from_node(node, kernel, keep, kept) }?;
         }
         for (k, param) in params.iter_mut().enumerate() {
             if keep[k] {
                 *param = &mut kept[k] as *mut u64 as *mut c_void;
             }
         }
-        // SAFETY: forwarded from the caller; the node is checked and the context bound.
+        // SAFETY: forwarded from the caller; the node is checked.
         unsafe { self.set_checked(node, func, kernel, params) }
+    }
+
+    /// The kept arguments of a node not updated yet: the graph's node's, the captured ones.
+    ///
+    /// # Safety
+    /// As [`Graph::set_params_keeping`]; `node` passed [`Graph::check_kernel_node`].
+    #[cold]
+    unsafe fn kept_from_node(
+        &self,
+        node: &GraphNode,
+        kernel: KernelName,
+        keep: &[bool],
+        kept: &mut [u64],
+    ) -> Result<(), Error> {
+        self.ctx
+            .bind_to_thread()
+            .map_err(|e| Error::driver("cuCtxSetCurrent", kernel, e))?;
+        // SAFETY: the node belongs to this graph (checked), which is live.
+        let current = unsafe { driver::kernel_node_params(node.node) }
+            .map_err(|e| Error::driver("cuGraphKernelNodeGetParams", kernel, e))?;
+        if current.kernelParams.is_null() {
+            return Err(Error::Graph {
+                kernel,
+                message: "the driver gave no parameters for the node: update all of them"
+                    .to_string(),
+            });
+        }
+        for (k, slot) in kept.iter_mut().enumerate() {
+            if keep[k] {
+                // SAFETY: the driver's array has one pointer per parameter of the node's
+                // function (checked to be the caller's), whose parameters `keep` covers (the
+                // caller's promise), and each kept parameter is 8 bytes. The copy is taken
+                // before the node is set again.
+                *slot = unsafe { (*current.kernelParams.add(k) as *const u64).read_unaligned() };
+            }
+        }
+        Ok(())
     }
 
     /// [`Graph::check_node`], and that the node launches `func`.
@@ -812,7 +897,9 @@ impl<'a> Graph<'a> {
         )?;
         self.synchronize()?;
         self.write_back_updates()?;
-        let exec = driver::instantiate(self.graph, 0).map_err(graph_err("cuGraphInstantiate"))?;
+        // SAFETY: the graph is live.
+        let exec = unsafe { cu::graph::instantiate(self.graph, INSTANTIATE) }
+            .map_err(graph_err("cuGraphInstantiate"))?;
         let old = core::mem::replace(&mut self.exec, exec);
         // SAFETY: no replay of the old executable graph runs (synchronized above).
         unsafe { driver::graph_destroy(old, core::ptr::null_mut()) }

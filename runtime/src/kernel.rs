@@ -5,18 +5,19 @@
 //! (loading the module, NVRTC, resolving the function, more contexts than slots) happens on a
 //! cold path behind one process-wide mutex.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
 
 use crate::config::LaunchConfig;
+use crate::device::ensure_driver;
 use crate::dim::Dim3;
 use crate::error::{Error, KernelName};
-use crate::launch::ensure_driver;
+use crate::nvrtc::{self, CudaProgram};
 use crate::occupancy::{self, Occupancy};
 use crate::ptx::{self, ParamSig, Unresolved};
 use chevron_cuda_spec::fit::{self, Broken, KernelInfo, LaunchFacts};
+use chevron_cuda_spec::target::{self, Version};
 
 /// Contexts served without a lock. One GPU process rarely has more than one context per device;
 /// further contexts go to a locked overflow list.
@@ -32,19 +33,39 @@ pub enum KernelSource {
         /// The PTX text.
         text: &'static str,
     },
-    /// CUDA C, compiled by NVRTC at the first use in a process for each compute capability.
+    /// The same kernel compiled several times (for several GPU generations, or PTX ISA
+    /// versions): the variant loaded is chosen per device, by its `.target` against the
+    /// device's compute capability and its `.version` against the driver.
+    PtxVariants {
+        /// The variants, in the declaration's order.
+        variants: &'static [PtxVariant],
+    },
+    /// CUDA C, compiled by NVRTC at the first use in a process for each compute capability
+    /// (or loaded from the disk cache, see [`crate::nvrtc_cache_dir`]).
     Cuda {
         /// The file, as an absolute path: the key under which the module is shared.
         path: &'static str,
         /// The CUDA C source.
         text: &'static str,
+        /// Its headers, options and name expression.
+        program: &'static CudaProgram,
     },
+}
+
+/// One compiled variant of a kernel's PTX (see [`KernelSource::PtxVariants`]).
+#[derive(Clone, Copy, Debug)]
+pub struct PtxVariant {
+    /// The file, as an absolute path: the key under which the module is shared.
+    pub path: &'static str,
+    /// The PTX text.
+    pub text: &'static str,
 }
 
 impl KernelSource {
     fn path(&self) -> &'static str {
         match self {
             KernelSource::Ptx { path, .. } | KernelSource::Cuda { path, .. } => path,
+            KernelSource::PtxVariants { variants } => variants.first().map_or("", |v| v.path),
         }
     }
 }
@@ -103,6 +124,22 @@ impl Kernel {
         Self::new(name, Some(entry), KernelSource::Ptx { path, text }, &[])
     }
 
+    /// A kernel compiled into several PTX files, each with the `.entry` `entry`: the one
+    /// loaded on a device is the variant whose `.target` is the newest the device runs and
+    /// whose `.version` the driver knows. `Error::Incompatible` when none fits.
+    pub const fn ptx_variants(
+        name: &'static str,
+        entry: &'static str,
+        variants: &'static [PtxVariant],
+    ) -> Self {
+        Self::new(
+            name,
+            Some(entry),
+            KernelSource::PtxVariants { variants },
+            &[],
+        )
+    }
+
     /// A kernel in CUDA C, compiled by NVRTC at first use. Its entry is `entry`, or `name`
     /// (a C++-mangled `_Z<len>name…` entry is found too); the NVRTC output is checked against
     /// `signature` before the first launch.
@@ -113,7 +150,30 @@ impl Kernel {
         text: &'static str,
         signature: &'static [ParamSig],
     ) -> Self {
-        Self::new(name, entry, KernelSource::Cuda { path, text }, signature)
+        Self::cuda_program(name, entry, path, text, &CudaProgram::PLAIN, signature)
+    }
+
+    /// [`Kernel::cuda`] with headers, NVRTC options and a name expression: what
+    /// `#[kernel(cuda = "…", options = […])]` declares. With a name expression, the entry is
+    /// its lowered name.
+    pub const fn cuda_program(
+        name: &'static str,
+        entry: Option<&'static str>,
+        path: &'static str,
+        text: &'static str,
+        program: &'static CudaProgram,
+        signature: &'static [ParamSig],
+    ) -> Self {
+        Self::new(
+            name,
+            entry,
+            KernelSource::Cuda {
+                path,
+                text,
+                program,
+            },
+            signature,
+        )
     }
 
     const fn new(
@@ -137,6 +197,28 @@ impl Kernel {
     /// The kernel's name, as messages show it.
     pub fn name(&self) -> &'static str {
         self.name
+    }
+
+    /// For a `cuda = "…"` kernel: compiles it with NVRTC for compute capability `cc`, without a
+    /// GPU or driver, finds its entry (the lowered name of a name expression) and checks the
+    /// declared signature against it; returns the entry. A PTX kernel's entry is returned as
+    /// declared (its checks ran at compile time; a set of variants is not compiled here).
+    ///
+    /// `Error::NoNvrtc` without NVRTC, `Error::Compile` with NVRTC's log, `Error::Signature`
+    /// when the declaration does not match the compiled entry.
+    pub fn compile_check(&self, cc: (i32, i32)) -> Result<String, Error> {
+        match self.source {
+            KernelSource::Cuda {
+                path,
+                text,
+                program,
+            } => {
+                let kernel = KernelName(Some(self.name));
+                let (ptx, lowered) = nvrtc::compile_program(path, text, program, cc, kernel)?;
+                self.check_nvrtc_output(&ptx, lowered.as_deref())
+            }
+            _ => Ok(self.entry.unwrap_or(self.name).to_string()),
+        }
     }
 
     /// The function in `ctx`, loading its module the first time. Afterwards this only compares
@@ -231,43 +313,53 @@ impl Kernel {
     /// Loads (or reuses) the module and resolves the function. Called with LOADER held.
     fn load(&self, ctx: &Arc<CudaContext>) -> Result<CudaFunction, Error> {
         let kernel = KernelName(Some(self.name));
-        let (module, entry) = match self.source {
+        let one;
+        let variants: &[PtxVariant] = match self.source {
             KernelSource::Ptx { path, text } => {
-                let entry = self.entry.unwrap_or(self.name);
-                (
-                    module_for(ctx, path, kernel, || Ok(text.to_owned()))?,
-                    entry.to_owned(),
-                )
+                one = [PtxVariant { path, text }];
+                &one
             }
-            KernelSource::Cuda { path, text } => {
-                let (major, minor) = ctx
-                    .compute_capability()
-                    .map_err(|e| Error::driver("cuDeviceGetAttribute", kernel, e))?;
-                let ptx = nvrtc_ptx(path, text, (major, minor), kernel)?;
-                let entry = self.check_nvrtc_output(&ptx)?;
-                (
-                    module_for(ctx, path, kernel, || Ok(ptx.to_string()))?,
-                    entry,
-                )
+            KernelSource::PtxVariants { variants } => variants,
+            KernelSource::Cuda {
+                path,
+                text,
+                program,
+            } => {
+                let compiled = nvrtc::compiled(ctx, path, text, program, kernel)?;
+                let entry = self.check_nvrtc_output(&compiled.ptx, compiled.lowered.as_deref())?;
+                // One module per compiled program: declarations of one file with other
+                // options or template instances have their own.
+                let key = (path, Arc::as_ptr(&compiled) as usize);
+                let module = module_for(ctx, key, kernel, || Ok(Image::Cubin(&compiled.image)))?;
+                return module
+                    .load_function(&entry)
+                    .map_err(|e| self.missing(&entry, None, e));
             }
         };
+        let variant = choose_variant(ctx, variants, kernel)?;
+        let entry = self.entry.unwrap_or(self.name);
+        let module = module_for(ctx, (variant.path, 0), kernel, || {
+            Ok(Image::Ptx(variant.path, variant.text))
+        })?;
         module
-            .load_function(&entry)
-            .map_err(|e| self.missing(&entry, e))
+            .load_function(entry)
+            .map_err(|e| self.missing(entry, Some(variant), e))
     }
 
     /// The error of a `cuModuleGetFunction` that failed: for an entry the module does not have,
     /// [`Error::MissingKernel`] with the kernels it has (read from the PTX, on this error path
-    /// only).
+    /// only). `variant` is the PTX loaded; `None` for NVRTC's output, which was checked to have
+    /// the entry (a miss is the driver's to explain).
     #[cold]
-    fn missing(&self, entry: &str, e: cudarc::driver::DriverError) -> Error {
+    fn missing(
+        &self,
+        entry: &str,
+        variant: Option<&PtxVariant>,
+        e: cudarc::driver::DriverError,
+    ) -> Error {
         let kernel = KernelName(Some(self.name));
-        let path = self.source.path();
-        let listed = match self.source {
-            KernelSource::Ptx { text, .. } => ptx::parse_entries(text).ok(),
-            // NVRTC's output was checked to have the entry; a miss is the driver's to explain.
-            KernelSource::Cuda { .. } => None,
-        };
+        let path = variant.map_or(self.source.path(), |v| v.path);
+        let listed = variant.and_then(|v| ptx::parse_entries(v.text).ok());
         match listed {
             Some(entries)
                 if e.0 == crate::sys::cudaError_enum::CUDA_ERROR_NOT_FOUND
@@ -289,14 +381,15 @@ impl Kernel {
         }
     }
 
-    /// Finds the entry in NVRTC's PTX and checks it against the declared signature.
-    fn check_nvrtc_output(&self, ptx_text: &str) -> Result<String, Error> {
+    /// Finds the entry in NVRTC's PTX (`lowered`, the name expression's lowered name, when
+    /// there is one) and checks it against the declared signature.
+    fn check_nvrtc_output(&self, ptx_text: &str, lowered: Option<&str>) -> Result<String, Error> {
         let kernel = KernelName(Some(self.name));
         let path = self.source.path();
         let signature = |message: String| Error::Signature { kernel, message };
         let entries = ptx::parse_entries(ptx_text)
             .map_err(|e| signature(format!("cannot read NVRTC's PTX for {path}: {e}")))?;
-        let wanted = self.entry.unwrap_or(self.name);
+        let wanted = lowered.or(self.entry).unwrap_or(self.name);
         let entry = ptx::resolve_entry(&entries, wanted, path).map_err(|u| {
             signature(match u {
                 Unresolved::Ambiguous(m) => m,
@@ -408,14 +501,17 @@ impl Kernel {
 /// Serializes loading (the cold path). Launches never take it once their kernel is loaded.
 static LOADER: Mutex<()> = Mutex::new(());
 
+/// What a module is made of: PTX text (named for the linker's messages) or machine code.
+enum Image<'a> {
+    Ptx(&'a str, &'a str),
+    Cubin(&'a [u8]),
+}
+
+/// A module's key besides its context: its file, and for CUDA C the compiled program.
+type ModuleKey = (&'static str, usize);
+
 /// Modules per (context, file): declarations naming the same file share one module.
-static MODULES: Mutex<Vec<(usize, &'static str, Arc<CudaModule>)>> = Mutex::new(Vec::new());
-
-/// NVRTC output for one file and compute capability.
-type CompiledPtx = (&'static str, (i32, i32), Arc<str>);
-
-/// NVRTC output per (file, compute capability), for the whole process.
-static NVRTC: Mutex<Vec<CompiledPtx>> = Mutex::new(Vec::new());
+static MODULES: Mutex<Vec<(usize, ModuleKey, Arc<CudaModule>)>> = Mutex::new(Vec::new());
 
 /// A panic elsewhere while a cache was locked leaves it consistent (entries are only pushed),
 /// so poisoning is ignored.
@@ -423,22 +519,57 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-fn module_for(
+fn module_for<'a>(
     ctx: &Arc<CudaContext>,
-    path: &'static str,
+    key: ModuleKey,
     kernel: KernelName,
-    text: impl FnOnce() -> Result<String, Error>,
+    image: impl FnOnce() -> Result<Image<'a>, Error>,
 ) -> Result<Arc<CudaModule>, Error> {
-    let key = ctx.cu_ctx() as usize;
+    let context = ctx.cu_ctx() as usize;
     if let Some((_, _, m)) = lock(&MODULES)
         .iter()
-        .find(|(c, p, _)| *c == key && *p == path)
+        .find(|(c, k, _)| *c == context && *k == key)
     {
         return Ok(m.clone());
     }
-    let module = crate::link::load(ctx, path, text()?, kernel)?;
-    lock(&MODULES).push((key, path, module.clone()));
+    let module = match image()? {
+        Image::Ptx(path, text) => crate::link::load(ctx, path, text.to_owned(), kernel)?,
+        Image::Cubin(cubin) => crate::link::load_image(ctx, cubin.to_vec(), kernel)?,
+    };
+    lock(&MODULES).push((context, key, module.clone()));
     Ok(module)
+}
+
+/// The variant of a kernel's PTX for `ctx`'s device (see [`target::choose`]); a variant whose
+/// header cannot be read is left to the driver when no readable one fits.
+/// `Error::Incompatible` when none can run on the device under this driver.
+fn choose_variant<'v>(
+    ctx: &Arc<CudaContext>,
+    variants: &'v [PtxVariant],
+    kernel: KernelName,
+) -> Result<&'v PtxVariant, Error> {
+    let headers: Vec<_> = variants.iter().map(|v| target::header(v.text)).collect();
+    if headers.iter().all(Option::is_none) {
+        return variants.first().ok_or(Error::Incompatible {
+            kernel,
+            message: "the kernel has no PTX variant".into(),
+        });
+    }
+    let (major, minor) = ctx
+        .compute_capability()
+        .map_err(|e| Error::driver("cuDeviceGetAttribute", kernel, e))?;
+    let cc = Version::new(major.max(0) as u32, minor.max(0) as u32);
+    let driver = nvrtc::driver_version();
+    if let Some(i) = target::choose(&headers, cc, driver) {
+        return Ok(&variants[i]);
+    }
+    if let Some(i) = headers.iter().position(Option::is_none) {
+        return Ok(&variants[i]);
+    }
+    Err(Error::Incompatible {
+        kernel,
+        message: target::unfit_message(&headers, &format!("device {}", ctx.ordinal()), cc, driver),
+    })
 }
 
 /// How many modules of files whose path ends with `path` are loaded in the context `ctx`: 1 after any number of
@@ -448,336 +579,14 @@ pub fn modules_loaded(ctx: &Arc<CudaContext>, path: &str) -> usize {
     let key = ctx.cu_ctx() as usize;
     lock(&MODULES)
         .iter()
-        .filter(|(c, p, _)| *c == key && p.ends_with(path))
+        .filter(|(c, (p, _), _)| *c == key && p.ends_with(path))
         .count()
-}
-
-/// Whether the NVRTC library can be loaded; checked once per process.
-pub fn nvrtc_present() -> bool {
-    static PRESENT: OnceLock<bool> = OnceLock::new();
-    // SAFETY: only tries to open the library by its usual names.
-    *PRESENT.get_or_init(|| unsafe { cudarc::nvrtc::sys::is_culib_present() })
-}
-
-fn nvrtc_ptx(
-    path: &'static str,
-    source: &str,
-    arch: (i32, i32),
-    kernel: KernelName,
-) -> Result<Arc<str>, Error> {
-    if let Some((_, _, ptx)) = lock(&NVRTC)
-        .iter()
-        .find(|(p, a, _)| *p == path && *a == arch)
-    {
-        return Ok(ptx.clone());
-    }
-    let ptx: Arc<str> = compile_cuda(path, source, arch, kernel)?.into();
-    lock(&NVRTC).push((path, arch, ptx.clone()));
-    Ok(ptx)
-}
-
-/// Compiles CUDA C with NVRTC for compute capability `arch` (`--gpu-architecture=compute_XY`).
-/// A source that calls the CUDA device runtime, which NVRTC declares only for relocatable code,
-/// is compiled again with `-rdc=true` (its PTX is then linked with `libcudadevrt.a` when it
-/// loads, see [`crate::load_ptx`]).
-///
-/// `Error::NoNvrtc` when the library is missing (where cudarc would panic), `Error::Compile`
-/// with NVRTC's log when the source does not compile.
-pub fn compile_cuda(
-    path: &str,
-    source: &str,
-    arch: (i32, i32),
-    kernel: KernelName,
-) -> Result<String, Error> {
-    use cudarc::nvrtc::{compile_ptx_with_opts, CompileError, CompileOptions};
-    if source.contains('\0') {
-        // cudarc would panic turning it into a C string.
-        return Err(Error::Compile {
-            kernel,
-            log: format!("{path} contains a NUL byte"),
-        });
-    }
-    if !nvrtc_present() {
-        return Err(Error::NoNvrtc { kernel });
-    }
-    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
-    let compile = |rdc: bool| {
-        let mut options = vec![format!("--gpu-architecture=compute_{}{}", arch.0, arch.1)];
-        if rdc {
-            options.push("-rdc=true".to_string());
-        }
-        let opts = CompileOptions {
-            name: Some(name.replace('\0', "")),
-            options,
-            ..Default::default()
-        };
-        compile_ptx_with_opts(source, opts)
-    };
-    let mut result = compile(false);
-    if let Err(CompileError::CompileError { log, .. }) = &result {
-        // NVRTC declares the CUDA device runtime (`cudaGraphKernelNodeSetParam`, …) only for
-        // relocatable code: such a source compiles again with -rdc=true, and its PTX is linked
-        // with libcudadevrt when it loads.
-        let log = log.to_string_lossy();
-        if log.contains("identifier \"cuda") && log.contains("is undefined") {
-            result = compile(true);
-        }
-    }
-    match result {
-        Ok(ptx) => Ok(ptx.to_src()),
-        Err(CompileError::CompileError { log, options, .. }) => Err(Error::Compile {
-            kernel,
-            log: format!(
-                "{}\n(NVRTC options: {})",
-                log.to_string_lossy().trim_end(),
-                options.join(" ")
-            ),
-        }),
-        Err(other) => Err(Error::Compile {
-            kernel,
-            log: format!("{other}"),
-        }),
-    }
-}
-
-/// What the runtime learns or sets once per `CUfunction` (shared memory opt-in, non-portable
-/// clusters, parameter sizes), for typed and `dyn` launches alike.
-///
-/// Keyed by the function handle in a fixed table read without a lock: a lookup is a few atomic
-/// loads. Entries are never removed. `#[kernel]` modules are never unloaded, so their handles
-/// are never reused; a handle of a module the user loaded, dropped and replaced could come back
-/// for another function and find the old entry: a shared-memory opt-in then looks done (the
-/// driver refuses the launch: an error, not a wrong launch) and the `dyn` parameter check
-/// compares with the old function's sizes.
-pub(crate) struct FunctionInfo {
-    key: AtomicUsize,
-    /// The dynamic shared memory the function is opted into.
-    pub(crate) shared: SharedOptIn,
-    /// Whether `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED` is set.
-    pub(crate) non_portable: AtomicBool,
-    /// Each parameter's size from `cuFuncGetParamInfo`; `None` where that call is missing.
-    pub(crate) params: OnceLock<Option<Box<[u32]>>>,
-}
-
-impl FunctionInfo {
-    const fn new(key: usize) -> Self {
-        Self {
-            key: AtomicUsize::new(key),
-            shared: SharedOptIn::new(),
-            non_portable: AtomicBool::new(false),
-            params: OnceLock::new(),
-        }
-    }
-
-    /// `func`'s parameter sizes (`cuFuncGetParamInfo`, asked once; `ctx`, the function's
-    /// context, is made current for that call); `None` where the driver lacks the call. A
-    /// failure leaves them unknown, as if the call were missing.
-    pub(crate) fn param_sizes(
-        &'static self,
-        ctx: &CudaContext,
-        func: &CudaFunction,
-    ) -> Option<&'static [u32]> {
-        self.params
-            .get_or_init(|| {
-                let _ = ctx.bind_to_thread();
-                crate::driver::param_sizes(func)
-                    .ok()
-                    .flatten()
-                    .map(Vec::into_boxed_slice)
-            })
-            .as_deref()
-    }
-}
-
-/// How much dynamic shared memory one function allows (its
-/// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`, as far as chevron has checked or set it),
-/// raised only, under concurrent launches too.
-///
-/// A launch asking for at most [`Self::covers`] needs nothing more: one atomic load. A launch
-/// asking for more calls [`Self::raise`], which serialises the raises of one function: with two
-/// threads asking 64 KiB and 100 KiB at once, each reading the driver's value and then setting
-/// its own, the 64 KiB one could set last, leaving the function at 64 KiB while the cache said
-/// 100 KiB, and later 100 KiB launches would skip the opt-in and fail. Under the lock the driver's
-/// value is read after every earlier raise of the function has finished, so it only grows, and
-/// the cache is published (with `Release`) only after the driver has the value.
-pub(crate) struct SharedOptIn {
-    covered: AtomicU32,
-    raising: Mutex<()>,
-}
-
-impl SharedOptIn {
-    pub(crate) const fn new() -> Self {
-        Self {
-            covered: AtomicU32::new(0),
-            raising: Mutex::new(()),
-        }
-    }
-
-    /// Whether launches of `bytes` need nothing more: the function allows at least that much.
-    #[inline]
-    pub(crate) fn covers(&self, bytes: u32) -> bool {
-        bytes <= self.covered.load(Ordering::Acquire)
-    }
-
-    /// Makes the function allow `bytes`: `allowed` reads what it allows now (and may refuse
-    /// `bytes`, e.g. over the device's limit), `set` raises that to `bytes`. Both run with this
-    /// function's raises serialised, and not at all when another raise already covered `bytes`.
-    pub(crate) fn raise<E>(
-        &self,
-        bytes: u32,
-        allowed: impl FnOnce() -> Result<u32, E>,
-        set: impl FnOnce(u32) -> Result<(), E>,
-    ) -> Result<(), E> {
-        let _raising = lock(&self.raising);
-        if self.covers(bytes) {
-            return Ok(());
-        }
-        if bytes > allowed()? {
-            set(bytes)?;
-        }
-        // Under the lock, after the driver has it; `bytes` is over what was covered.
-        self.covered.store(bytes, Ordering::Release);
-        Ok(())
-    }
-}
-
-/// Functions served without a lock; more go to a locked list.
-const INFO_SLOTS: usize = 64;
-
-static INFO: [FunctionInfo; INFO_SLOTS] = [const { FunctionInfo::new(0) }; INFO_SLOTS];
-static INFO_OVERFLOW: Mutex<Vec<&'static FunctionInfo>> = Mutex::new(Vec::new());
-
-/// The entry of `func`, created on first use.
-#[inline]
-pub(crate) fn function_info(func: &CudaFunction) -> &'static FunctionInfo {
-    let key = func.cu_function() as usize;
-    for entry in &INFO {
-        match entry.key.load(Ordering::Acquire) {
-            k if k == key => return entry,
-            // Entries fill in order, so the first empty one ends the search.
-            0 => break,
-            _ => {}
-        }
-    }
-    function_info_cold(key)
-}
-
-#[cold]
-fn function_info_cold(key: usize) -> &'static FunctionInfo {
-    let mut overflow = lock(&INFO_OVERFLOW);
-    for entry in &INFO {
-        match entry.key.load(Ordering::Acquire) {
-            k if k == key => return entry,
-            0 => {
-                // Writers hold INFO_OVERFLOW; the other fields are already initialized, so
-                // publishing the key publishes a complete entry.
-                entry.key.store(key, Ordering::Release);
-                return entry;
-            }
-            _ => {}
-        }
-    }
-    if let Some(entry) = overflow
-        .iter()
-        .find(|e| e.key.load(Ordering::Relaxed) == key)
-    {
-        return entry;
-    }
-    let entry: &'static FunctionInfo = Box::leak(Box::new(FunctionInfo::new(key)));
-    overflow.push(entry);
-    entry
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ptx::{Expected, ParamSig};
-
-    /// Threads raising one function's shared memory to different sizes at once, against a fake
-    /// driver attribute that reads, yields and then writes (the window where the unserialised
-    /// protocol lost the larger value): after every round the attribute is the largest size asked,
-    /// and every raise returned only once the attribute covered its own size.
-    #[test]
-    fn concurrent_shared_memory_raises_only_grow() {
-        use std::sync::Barrier;
-        const THREADS: usize = 8;
-        const ROUNDS: usize = 200;
-        // 48 KiB, the default, then sizes whose largest is asked by a thread in the middle.
-        let sizes: [u32; THREADS] = [64, 100, 72, 227, 80, 96, 200, 49].map(|k| k * 1024);
-        let largest = *sizes.iter().max().unwrap();
-        for round in 0..ROUNDS {
-            let opt_in = SharedOptIn::new();
-            let attribute = AtomicU32::new(48 * 1024);
-            let sets = AtomicUsize::new(0);
-            let start = Barrier::new(THREADS);
-            std::thread::scope(|scope| {
-                for (t, &bytes) in sizes.iter().enumerate() {
-                    let (opt_in, attribute, sets, start) = (&opt_in, &attribute, &sets, &start);
-                    scope.spawn(move || {
-                        start.wait();
-                        // Rotate who goes first from round to round.
-                        for _ in 0..(t + round) % THREADS {
-                            std::thread::yield_now();
-                        }
-                        if opt_in.covers(bytes) {
-                            return;
-                        }
-                        let r: Result<(), ()> = opt_in.raise(
-                            bytes,
-                            || {
-                                let now = attribute.load(Ordering::SeqCst);
-                                std::thread::yield_now();
-                                Ok(now)
-                            },
-                            |b| {
-                                std::thread::yield_now();
-                                attribute.store(b, Ordering::SeqCst);
-                                sets.fetch_add(1, Ordering::SeqCst);
-                                Ok(())
-                            },
-                        );
-                        r.unwrap();
-                        let now = attribute.load(Ordering::SeqCst);
-                        assert!(
-                            now >= bytes,
-                            "round {round}: raised to {bytes}, attribute {now}"
-                        );
-                    });
-                }
-            });
-            let now = attribute.load(Ordering::SeqCst);
-            assert_eq!(now, largest, "round {round}: the attribute shrank");
-            assert!(opt_in.covers(largest) && !opt_in.covers(largest + 1));
-            // Each set raised the attribute: at most one per distinct size, at least one.
-            let sets = sets.load(Ordering::SeqCst);
-            assert!((1..=THREADS).contains(&sets), "round {round}: {sets} sets");
-        }
-    }
-
-    /// A refused raise (over the device's limit) changes nothing; a later smaller one works.
-    #[test]
-    fn a_refused_raise_leaves_the_opt_in_as_it_was() {
-        let opt_in = SharedOptIn::new();
-        let r: Result<(), &str> = opt_in.raise(300 * 1024, || Err("over the limit"), |_| Ok(()));
-        assert_eq!(r, Err("over the limit"));
-        assert!(!opt_in.covers(1));
-        let mut set = None;
-        let r: Result<(), &str> = opt_in.raise(
-            64 * 1024,
-            || Ok(48 * 1024),
-            |b| {
-                set = Some(b);
-                Ok(())
-            },
-        );
-        assert_eq!((r, set), (Ok(()), Some(64 * 1024)));
-        assert!(opt_in.covers(64 * 1024) && !opt_in.covers(64 * 1024 + 1));
-        // Already allowed by the driver: recorded without a set.
-        let r: Result<(), &str> =
-            opt_in.raise(90 * 1024, || Ok(96 * 1024), |_| Err("no set expected"));
-        assert_eq!(r, Ok(()));
-        assert!(opt_in.covers(90 * 1024));
-    }
 
     const HISTOGRAM: &[ParamSig] = &[
         ParamSig {
@@ -805,11 +614,14 @@ mod tests {
     #[test]
     fn nvrtc_output_is_checked_against_the_declaration() {
         static OK: Kernel = Kernel::cuda("histogram", None, "/k/histogram.cu", "", HISTOGRAM);
-        assert_eq!(OK.check_nvrtc_output(HISTOGRAM_PTX).unwrap(), "histogram");
+        assert_eq!(
+            OK.check_nvrtc_output(HISTOGRAM_PTX, None).unwrap(),
+            "histogram"
+        );
 
         const WRONG: &[ParamSig] = &[HISTOGRAM[0], HISTOGRAM[1]];
         static SHORT: Kernel = Kernel::cuda("histogram", None, "/k/histogram.cu", "", WRONG);
-        match SHORT.check_nvrtc_output(HISTOGRAM_PTX) {
+        match SHORT.check_nvrtc_output(HISTOGRAM_PTX, None) {
             Err(Error::Signature { kernel, message }) => {
                 assert_eq!(kernel, KernelName(Some("histogram")));
                 assert!(
@@ -830,14 +642,14 @@ mod tests {
             },
         ];
         static FLOATY: Kernel = Kernel::cuda("histogram", None, "/k/histogram.cu", "", FLOAT);
-        let err = FLOATY.check_nvrtc_output(HISTOGRAM_PTX).unwrap_err();
+        let err = FLOATY.check_nvrtc_output(HISTOGRAM_PTX, None).unwrap_err();
         assert!(
             err.to_string().contains("`len: f32` is a 32-bit float"),
             "{err}"
         );
 
         static MISSING: Kernel = Kernel::cuda("hist", None, "/k/histogram.cu", "", HISTOGRAM);
-        let err = MISSING.check_nvrtc_output(HISTOGRAM_PTX).unwrap_err();
+        let err = MISSING.check_nvrtc_output(HISTOGRAM_PTX, None).unwrap_err();
         assert!(
             err.to_string().contains("its kernels are: `histogram`"),
             "{err}"
@@ -849,7 +661,11 @@ mod tests {
         use cudarc::driver::sys::cudaError_enum as E;
         use cudarc::driver::DriverError;
         static K: Kernel = Kernel::ptx("histogrm", "histogrm", "/k/histogram.ptx", HISTOGRAM_PTX);
-        let e = K.missing("histogrm", DriverError(E::CUDA_ERROR_NOT_FOUND));
+        let v = PtxVariant {
+            path: "/k/histogram.ptx",
+            text: HISTOGRAM_PTX,
+        };
+        let e = K.missing("histogrm", Some(&v), DriverError(E::CUDA_ERROR_NOT_FOUND));
         assert!(
             matches!(
                 e,
@@ -867,7 +683,11 @@ mod tests {
              one of its `.entry` lines"
         );
         // Another failure of the same call stays the driver's error.
-        let e = K.missing("histogrm", DriverError(E::CUDA_ERROR_INVALID_CONTEXT));
+        let e = K.missing(
+            "histogrm",
+            Some(&v),
+            DriverError(E::CUDA_ERROR_INVALID_CONTEXT),
+        );
         assert!(
             matches!(
                 e,
@@ -882,6 +702,7 @@ mod tests {
 
     #[test]
     fn missing_nvrtc_is_a_typed_error() {
+        use crate::nvrtc::{compile_cuda, nvrtc_present};
         let r = compile_cuda(
             "k.cu",
             "extern \"C\" __global__ void k() {}",

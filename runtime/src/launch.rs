@@ -1,51 +1,18 @@
-//! The launch call: stream attributes, then `cuLaunchKernelEx` with the attribute array.
+//! The launch call: the context check, stream attributes, then `cuLaunchKernelEx` with the
+//! attribute array.
 
 use core::ffi::c_void;
-use std::cell::Cell;
-use std::sync::atomic::Ordering;
-use std::sync::Arc;
 
 use cudarc::driver::{result::DriverError, CudaContext, CudaFunction, CudaStream};
 
 use crate::config::LaunchConfig;
+use crate::current::{bind, last_bound};
 use crate::driver;
 use crate::error::{Error, KernelName};
-use crate::explain::explain;
-use crate::kernel::{function_info, FunctionInfo};
+use crate::explain::{driver_error, explain, stream_attribute_error};
+use crate::function::{allow_non_portable_cluster, ensure_shared};
 use crate::sys;
 use chevron_cuda_spec::limits::{volume, Violation, PORTABLE_CLUSTER_BLOCKS};
-
-/// Whether the CUDA driver library can be loaded; checked once per process.
-pub fn driver_present() -> bool {
-    use std::sync::OnceLock;
-    static PRESENT: OnceLock<bool> = OnceLock::new();
-    *PRESENT.get_or_init(driver::culib_present)
-}
-
-/// `Err(Error::NoDriver)` unless the driver library can be loaded. Call before anything that
-/// would make cudarc load it (cudarc panics when it is missing).
-pub fn ensure_driver() -> Result<(), Error> {
-    if driver_present() {
-        Ok(())
-    } else {
-        Err(Error::NoDriver)
-    }
-}
-
-/// Opens the primary context of device `ordinal`: `Error::NoDriver` on a machine without a CUDA
-/// driver, where cudarc's `CudaContext::new` would panic.
-///
-/// ```
-/// match chevron::context(0) {
-///     Ok(ctx) => println!("{}", ctx.name().unwrap_or_default()),
-///     Err(chevron::Error::NoDriver) => println!("no GPU here"),
-///     Err(e) => println!("{e}"),
-/// }
-/// ```
-pub fn context(ordinal: usize) -> Result<Arc<CudaContext>, Error> {
-    ensure_driver()?;
-    CudaContext::new(ordinal).map_err(|e| Error::driver("cuCtxCreate", KernelName(None), e))
-}
 
 /// Launches `func` on `stream` with `config`: checks that the stream's context is current on
 /// this thread (binding it where needed), sets the config's stream attributes with
@@ -96,6 +63,8 @@ pub unsafe fn launch_named(
     let kernel = KernelName(name);
     let raw = prepare_launch(config, stream.cu_stream(), kernel)?;
     let binding = bind_for_launch(stream, config, kernel)?;
+    // One relaxed load unless an SM partition exists (cooperative grids on partitions).
+    crate::partition::check_launch(stream, func, kernel, config)?;
     // SAFETY: `raw` points into `config`, alive for the call; `params` is the caller's promise.
     match unsafe { enqueue(stream, func, kernel, config, &raw, params) } {
         Ok(()) => Ok(()),
@@ -128,13 +97,6 @@ fn invalid_config(kernel: KernelName, violation: Violation) -> Error {
     Error::InvalidConfig { kernel, violation }
 }
 
-thread_local! {
-    /// The context chevron last made current on this thread (its `CUcontext` as an address; 0:
-    /// none yet). Only a hint: other code may bind another context since, which a failed launch
-    /// finds out (see [`after_failure`]).
-    static BOUND: Cell<usize> = const { Cell::new(0) };
-}
-
 /// How a launch found its context current.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Binding {
@@ -142,16 +104,6 @@ enum Binding {
     Checked,
     /// This thread's last bind through chevron was this context; the driver was not asked.
     Assumed,
-}
-
-/// Makes `ctx` current on this thread (cudarc's `bind_to_thread`: `cuCtxGetCurrent`, then
-/// `cuCtxSetCurrent` where another context is current), and remembers it for this thread. Also
-/// reports an error cudarc recorded where it could not return one (in a `Drop`).
-pub(crate) fn bind(ctx: &CudaContext, kernel: KernelName) -> Result<(), Error> {
-    ctx.bind_to_thread()
-        .map_err(|e| crate::explain::driver_error("cuCtxSetCurrent", kernel, ctx, e))?;
-    BOUND.set(ctx.cu_ctx() as usize);
-    Ok(())
 }
 
 /// The context bind of a launch: when this thread last bound the stream's context, only cudarc's
@@ -169,15 +121,10 @@ fn bind_for_launch(
     // The NULL stream, `CU_STREAM_LEGACY` (1) and `CU_STREAM_PER_THREAD` (2).
     let names_current = stream.cu_stream() as usize <= 2;
     let may_assume = !names_current || config.stream_attributes().is_empty();
-    if may_assume && BOUND.get() == ctx.cu_ctx() as usize {
+    if may_assume && last_bound(ctx) {
         match ctx.check_err() {
             Ok(()) => Ok(Binding::Assumed),
-            Err(e) => Err(crate::explain::driver_error(
-                "cuCtxSetCurrent",
-                kernel,
-                ctx,
-                e,
-            )),
+            Err(e) => Err(driver_error("cuCtxSetCurrent", kernel, ctx, e)),
         }
     } else {
         bind_checked(ctx, kernel)
@@ -224,7 +171,15 @@ unsafe fn enqueue(
         }
     }
     for (id, value) in config.stream_attributes() {
-        driver::set_stream_attribute(stream, *id, value, kernel).map_err(Failure::Step)?;
+        driver::set_stream_attribute(stream, *id, value).map_err(|source| {
+            Failure::Step(stream_attribute_error(
+                "cuStreamSetAttribute",
+                *id,
+                Some(value),
+                kernel,
+                source,
+            ))
+        })?;
     }
     // SAFETY: forwarded from the caller.
     unsafe { driver::launch_kernel_ex(raw, func, params) }.map_err(Failure::Launch)
@@ -265,133 +220,4 @@ unsafe fn after_failure(
         Failure::Step(e) => Err(e),
         Failure::Launch(source) => Err(explain(stream, func, kernel, config, source)),
     }
-}
-
-/// Makes `shared` bytes of dynamic shared memory available to `func`: above the driver's default
-/// (48 KiB minus the kernel's static shared memory) it needs
-/// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`, set here the first time a launch asks for
-/// that much; static + dynamic over the device's opt-in limit is refused with the numbers.
-/// Afterwards a launch asking for at most as much finds the function's entry and compares once.
-/// Raises of one function are serialised ([`crate::kernel::SharedOptIn`]), so concurrent
-/// launches asking different sizes leave it at the largest.
-/// With CUDA 13.4, a launch whose `shared_memory_mode` (or else the function's) allows oversized
-/// shared memory may go up to the device's oversized limit instead. The function's context must
-/// be current.
-#[inline]
-pub(crate) fn ensure_shared(
-    ctx: &Arc<CudaContext>,
-    func: &CudaFunction,
-    shared: u32,
-    kernel: KernelName,
-    config: &LaunchConfig<'_>,
-) -> Result<(), Error> {
-    let info = function_info(func);
-    if info.shared.covers(shared) {
-        return Ok(());
-    }
-    opt_in_shared(ctx, func, info, shared, kernel, config)
-}
-
-#[cold]
-#[inline(never)]
-fn opt_in_shared(
-    ctx: &Arc<CudaContext>,
-    func: &CudaFunction,
-    info: &FunctionInfo,
-    shared: u32,
-    kernel: KernelName,
-    config: &LaunchConfig<'_>,
-) -> Result<(), Error> {
-    use sys::CUfunction_attribute::{
-        CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES as MAX_DYNAMIC,
-        CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES as STATIC,
-    };
-    let attribute = |attr| {
-        driver::function_attribute(func, attr)
-            .map(|v| v.max(0) as u32)
-            .map_err(|e| Error::driver("cuFuncGetAttribute", kernel, e))
-    };
-    let allowed = || {
-        // The function attribute calls want the function's context current; a launch may only
-        // have assumed it.
-        bind(ctx, kernel)?;
-        let static_bytes = attribute(STATIC)?;
-        #[cfg_attr(not(cuda_13040), allow(unused_mut))]
-        let mut limit = ctx
-            .attribute(
-                sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-            )
-            .map_err(|e| Error::driver("cuDeviceGetAttribute", kernel, e))?
-            .max(0) as u32;
-        #[cfg(cuda_13040)]
-        if u64::from(static_bytes) + u64::from(shared) > u64::from(limit) {
-            let mode = config.launch_value(<crate::SharedMemoryMode as crate::Attribute>::KIND.id);
-            if crate::function_attr::oversized_allowed(
-                func,
-                mode.map(|v| crate::attr::u32_at(v, 0)),
-            ) {
-                use sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_OVERSIZED_SHARED_MEMORY_PER_BLOCK as OVERSIZED;
-                if let Ok(oversized) = ctx.attribute(OVERSIZED) {
-                    limit = limit.max(oversized.max(0) as u32);
-                }
-            }
-        }
-        #[cfg(not(cuda_13040))]
-        let _ = config;
-        if u64::from(static_bytes) + u64::from(shared) > u64::from(limit) {
-            return Err(Error::SharedMemoryTooLarge {
-                kernel,
-                static_bytes,
-                dynamic_bytes: shared,
-                limit,
-            });
-        }
-        attribute(MAX_DYNAMIC)
-    };
-    let set = |bytes| {
-        driver::set_max_dynamic_shared(func, bytes).map_err(|e| Error::Driver {
-            call: "cuFuncSetAttribute",
-            kernel,
-            attributes: "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES".to_string(),
-            source: e,
-        })
-    };
-    info.shared.raise(shared, allowed, set)
-}
-
-/// Sets `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED` on `func`, once per function:
-/// later launches find the function's entry and read one flag.
-#[inline]
-fn allow_non_portable_cluster(
-    ctx: &CudaContext,
-    func: &CudaFunction,
-    kernel: KernelName,
-) -> Result<(), Error> {
-    let info = function_info(func);
-    if info.non_portable.load(Ordering::Acquire) {
-        return Ok(());
-    }
-    allow_non_portable_cold(ctx, func, info, kernel)
-}
-
-#[cold]
-#[inline(never)]
-fn allow_non_portable_cold(
-    ctx: &CudaContext,
-    func: &CudaFunction,
-    info: &FunctionInfo,
-    kernel: KernelName,
-) -> Result<(), Error> {
-    bind(ctx, kernel)?;
-    driver::allow_non_portable_cluster(func)
-        .map_err(|e| Error::driver("cuFuncSetAttribute", kernel, e))?;
-    // Setting it twice from two threads is harmless.
-    info.non_portable.store(true, Ordering::Release);
-    Ok(())
-}
-
-/// Whether `stream` is capturing a graph.
-pub fn is_capturing(stream: &CudaStream) -> bool {
-    driver::stream_capture_status(stream)
-        .is_ok_and(|s| s == sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_ACTIVE)
 }

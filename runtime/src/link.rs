@@ -11,9 +11,9 @@ use std::sync::{Arc, OnceLock};
 use cudarc::driver::{CudaContext, CudaModule};
 use cudarc::nvrtc::Ptx;
 
+use crate::device::ensure_driver;
 use crate::driver;
 use crate::error::{Error, KernelName};
-use crate::launch::ensure_driver;
 
 /// The environment variable naming `libcudadevrt.a` itself, checked first.
 pub const CUDADEVRT_VAR: &str = "CHEVRON_CUDADEVRT";
@@ -131,31 +131,69 @@ pub(crate) fn load(
         // cudarc would panic turning it into a C string.
         return Err(not_ptx());
     }
-    let calls = crate::ptx::device_runtime_calls(&text).join(", ");
-    if calls.is_empty() {
+    if crate::ptx::device_runtime_calls(&text).is_empty() {
         return ctx
             .load_module(Ptx::from_src(text))
             .map_err(|e| Error::driver("cuModuleLoadData", kernel, e));
     }
-    let library = cudadevrt_for(kernel)?;
-    // Neither can hold a NUL: the text was checked, the path is a found file's.
+    let image = cubin(ctx, name, &text, kernel)?;
+    load_image(ctx, image, kernel)
+}
+
+/// Machine code for `ctx`'s device from PTX text, by the driver's linker (its JIT compiler), with
+/// [`cudadevrt`] when the PTX calls the CUDA device runtime.
+pub(crate) fn cubin(
+    ctx: &Arc<CudaContext>,
+    name: &str,
+    text: &str,
+    kernel: KernelName,
+) -> Result<Vec<u8>, Error> {
+    let not_ptx = || Error::Signature {
+        kernel,
+        message: format!("{name} contains a NUL byte and is not valid PTX"),
+    };
+    let calls = crate::ptx::device_runtime_calls(text).join(", ");
+    let library = if calls.is_empty() {
+        None
+    } else {
+        Some(cudadevrt_for(kernel)?)
+    };
     let c_text = CString::new(text).map_err(|_| not_ptx())?;
     let c_name = CString::new(name.replace('\0', "")).unwrap_or_default();
-    let c_library = CString::new(library.to_string_lossy().into_owned()).unwrap_or_default();
+    // A found file's path holds no NUL.
+    let c_libraries: Vec<CString> = library
+        .iter()
+        .map(|l| CString::new(l.to_string_lossy().into_owned()).unwrap_or_default())
+        .collect();
     ctx.bind_to_thread()
         .map_err(|e| Error::driver("cuCtxSetCurrent", kernel, e))?;
-    let cubin = driver::link(&c_text, &c_name, &[c_library]).map_err(|f| Error::Link {
+    driver::link(&c_text, &c_name, &c_libraries).map_err(|f| Error::Link {
         kernel,
         call: f.call,
-        log: format!(
-            "{name} calls the CUDA device runtime ({}), linked with {}{}{}",
-            calls,
-            library.display(),
-            if f.log.is_empty() { "" } else { ":\n" },
-            f.log
-        ),
+        log: match &library {
+            Some(library) => format!(
+                "{name} calls the CUDA device runtime ({}), linked with {}{}{}",
+                calls,
+                library.display(),
+                if f.log.is_empty() { "" } else { ":\n" },
+                f.log
+            ),
+            None => format!(
+                "{name}{}{}",
+                if f.log.is_empty() { "" } else { ":\n" },
+                f.log
+            ),
+        },
         source: f.source,
-    })?;
-    ctx.load_module(Ptx::from_binary(cubin))
+    })
+}
+
+/// Loads machine code (a cubin) into a module of `ctx`.
+pub(crate) fn load_image(
+    ctx: &Arc<CudaContext>,
+    image: Vec<u8>,
+    kernel: KernelName,
+) -> Result<Arc<CudaModule>, Error> {
+    ctx.load_module(Ptx::from_binary(image))
         .map_err(|e| Error::driver("cuModuleLoadData", kernel, e))
 }

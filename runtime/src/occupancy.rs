@@ -7,13 +7,15 @@
 
 use std::sync::Arc;
 
+use cudarc::driver::result as cu;
 use cudarc::driver::{CudaContext, CudaFunction};
 
 use crate::config::LaunchConfig;
+use crate::device::ensure_driver;
 use crate::dim::Dim3;
 use crate::driver;
 use crate::error::{Error, KernelName};
-use crate::launch::{ensure_driver, ensure_shared};
+use crate::function::ensure_shared;
 use crate::sys;
 
 use sys::CUdevice_attribute as A;
@@ -186,7 +188,8 @@ fn limit(
 ) -> Result<Option<OccupancyLimit>, Error> {
     use sys::CUfunction_attribute as F;
     let attribute = |attr| {
-        driver::function_attribute(func, attr)
+        // SAFETY: the function handle is live for as long as `func`.
+        unsafe { cu::function::get_function_attribute(func.cu_function(), attr) }
             .map(|v| v.max(0) as u64)
             .map_err(|e| Error::driver("cuFuncGetAttribute", kernel, e))
     };
@@ -244,12 +247,33 @@ pub(crate) fn max_active_clusters_named(
     config: &LaunchConfig<'_>,
     kernel: KernelName,
 ) -> Result<u32, Error> {
+    // The query ignores the stream for a function of a module.
+    max_active_clusters_stream(ctx, func, config, core::ptr::null_mut(), kernel)
+}
+
+/// [`max_active_clusters`] asked with `stream` in the driver's launch config: an SM partition's
+/// stream, for [`crate::Partition::max_active_clusters`].
+pub(crate) fn max_active_clusters_on(
+    ctx: &Arc<CudaContext>,
+    func: &CudaFunction,
+    config: &LaunchConfig<'_>,
+    stream: &cudarc::driver::CudaStream,
+) -> Result<u32, Error> {
+    max_active_clusters_stream(ctx, func, config, stream.cu_stream(), KernelName(None))
+}
+
+fn max_active_clusters_stream(
+    ctx: &Arc<CudaContext>,
+    func: &CudaFunction,
+    config: &LaunchConfig<'_>,
+    stream: sys::CUstream,
+    kernel: KernelName,
+) -> Result<u32, Error> {
     if let Err(violation) = config.validate() {
         return Err(Error::InvalidConfig { kernel, violation });
     }
     prepare(ctx, func, config, kernel)?;
-    // The query ignores the stream.
-    let raw = config.raw(core::ptr::null_mut());
+    let raw = config.raw(stream);
     driver::max_active_clusters(func, &raw)
         .map(|n| n.max(0) as u32)
         .map_err(|source| Error::Driver {

@@ -5,6 +5,8 @@ use cudarc::driver::CudaStream;
 use crate::attr::{Reached, StreamAttribute};
 use crate::driver;
 use crate::error::{Error, KernelName};
+use crate::explain::stream_attribute_error;
+
 /// Sets a stream attribute with `cuStreamSetAttribute`. Only kinds the driver accepts on a
 /// stream compile:
 ///
@@ -30,7 +32,11 @@ where
         .context()
         .bind_to_thread()
         .map_err(|e| Error::driver("cuCtxSetCurrent", KernelName(None), e))?;
-    driver::set_stream_attribute(stream, A::ID, &attr.value(), KernelName(None))
+    let value = attr.value();
+    driver::set_stream_attribute(stream, A::ID, &value).map_err(|source| {
+        let call = "cuStreamSetAttribute";
+        stream_attribute_error(call, A::ID, Some(&value), KernelName(None), source)
+    })
 }
 
 /// Reads a stream attribute with `cuStreamGetAttribute`; `None` where the stream has no value of
@@ -43,8 +49,14 @@ where
         .context()
         .bind_to_thread()
         .map_err(|e| Error::driver("cuCtxSetCurrent", KernelName(None), e))?;
-    Ok(A::from_stream_value(&driver::stream_attribute(
-        stream,
-        A::ID,
-    )?))
+    let value = driver::stream_attribute(stream, A::ID).map_err(|source| {
+        stream_attribute_error(
+            "cuStreamGetAttribute",
+            A::ID,
+            None,
+            KernelName(None),
+            source,
+        )
+    })?;
+    Ok(A::from_stream_value(&value))
 }

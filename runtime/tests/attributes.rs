@@ -3,6 +3,7 @@
 
 use chevron_cuda_runtime::sys::{self, CUlaunchAttributeID as Id};
 use chevron_cuda_runtime::*;
+use chevron_cuda_spec::kinds::{Position, ValueForm};
 
 fn only_attr(cfg: &LaunchConfig<'_>) -> sys::CUlaunchAttribute {
     let attrs = cfg.launch_attributes();
@@ -208,27 +209,42 @@ fn flags_can_be_switched_off_and_kinds_removed() {
 }
 
 #[test]
-fn every_launch_kind_fits_at_once() {
-    let cfg = LaunchConfig::new(8, 32)
-        .with(AccessPolicyWindow::new(0x1000, 256))
-        .with(Cooperative)
-        .with(ClusterDim::new(2, 1, 1))
-        .with(ClusterScheduling::Spread)
-        .with(ProgrammaticSerialization)
-        .with(Priority(0))
-        .with(MemSyncDomainMap::default())
-        .with(MemSyncDomain::Remote)
-        .with(PreferredClusterDim::new(4, 1, 1))
-        .with(DeviceUpdatable)
-        .with(SharedCarveout::percent(50))
-        .with(NvlinkCentric);
-    // The two event kinds need a GPU context to create events; the GPU tests cover them. Kinds
-    // of CUDA 13.2 and later are in a build with such a feature, not added here.
-    let later = KINDS.iter().filter(|k| k.launch && k.since > 13000).count();
-    assert_eq!(
-        cfg.launch_attributes().len(),
-        MAX_LAUNCH_ATTRIBUTES - 2 - later
-    );
+fn every_kind_fits_at_once() {
+    // The sample of every kind this build has (from the table, through each type's `sample`),
+    // in every position a config holds. The event kinds need a GPU context to create an event;
+    // the GPU tests cover them.
+    let samples = Samples {
+        event: None,
+        window: (0x1000, 256),
+    };
+    let cfg = samples.fill(LaunchConfig::new(8, 32));
+    let expected = |position: Position| -> Vec<u32> {
+        KINDS
+            .iter()
+            .filter(|k| k.accepts(position) && k.form != ValueForm::Event)
+            .map(|k| k.id)
+            .collect()
+    };
+    let launch: Vec<u32> = cfg
+        .launch_attributes()
+        .iter()
+        .map(|a| a.id as u32)
+        .collect();
+    let stream: Vec<u32> = cfg.stream_attributes().iter().map(|a| a.0 as u32).collect();
+    assert_eq!(launch, expected(Position::Launch));
+    assert_eq!(stream, expected(Position::Stream));
+    let events = KINDS
+        .iter()
+        .filter(|k| k.accepts(Position::Launch) && k.form == ValueForm::Event)
+        .count();
+    assert_eq!(launch.len(), MAX_LAUNCH_ATTRIBUTES - events);
+    assert_eq!(stream.len(), MAX_STREAM_ATTRIBUTES);
+    // Each entry holds its sample's value.
+    let pad = |v: &sys::CUlaunchAttributeValue| unsafe { v.pad };
+    for a in cfg.launch_attributes() {
+        let sample = samples.value(a.id as u32).expect("a sample");
+        assert_eq!(pad(&a.value), pad(&sample), "{:?}", a.id);
+    }
     assert_eq!(cfg.grid(), Dim3::new(8, 1, 1));
     assert_eq!(cfg.block(), Dim3::new(32, 1, 1));
     assert!(cfg.validate().is_ok(), "{:?}", cfg.validate());
@@ -236,48 +252,39 @@ fn every_launch_kind_fits_at_once() {
 
 #[test]
 fn the_table_as_data_matches_the_types() {
-    fn row<A: Attribute>() -> &'static KindInfo {
+    fn row<A: Attribute>() -> &'static KindInfo
+    where
+        A::Since: Reached<A>,
+    {
         let k = kind_info(A::ID).expect("kind in KINDS");
-        assert_eq!(k.key, A::KEY);
-        assert_eq!(k.cuda_name, A::CUDA_NAME);
+        assert_eq!((k.key, k.cuda_name), (A::KEY, A::CUDA_NAME));
+        assert_eq!(A::KIND, k);
         k
     }
-    let launch_only = [
-        row::<Cooperative>(),
-        row::<ClusterDim>(),
-        row::<ClusterScheduling>(),
-        row::<PreferredClusterDim>(),
-        row::<ProgrammaticSerialization>(),
-        row::<ProgrammaticEvent<'_>>(),
-        row::<CompletionEvent<'_>>(),
-        row::<SharedCarveout>(),
-        row::<NvlinkCentric>(),
-        row::<DeviceUpdatable>(),
-    ];
-    for k in launch_only {
-        assert!(k.launch && !k.stream, "{k:?}");
-    }
-    for k in [
-        row::<AccessPolicyWindow>(),
-        row::<Priority>(),
-        row::<MemSyncDomain>(),
-        row::<MemSyncDomainMap>(),
-    ] {
-        assert!(k.launch && k.stream, "{k:?}");
-    }
     let sync = row::<SyncPolicy>();
-    assert!(!sync.launch && sync.stream);
+    assert_eq!(sync.type_name, "SyncPolicy");
+    assert!(!sync.accepts(Position::Launch) && sync.accepts(Position::Stream));
+    let cooperative = row::<Cooperative>();
+    assert!(cooperative.accepts(Position::Launch) && !cooperative.accepts(Position::Stream));
+    let priority = row::<Priority>();
+    assert!(Position::ALL.iter().all(|p| priority.accepts(*p)));
+    assert_eq!(
+        row::<ProgrammaticEvent<'_>>().cuda_name,
+        "CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT"
+    );
     // The rows of this build's CUDA version (the default, 13.0, unless a feature says otherwise).
-    let in_version = chevron_cuda_spec::kinds::KINDS
+    let in_version: Vec<_> = chevron_cuda_spec::kinds::KINDS
         .iter()
         .filter(|k| k.in_version(CUDA_VERSION))
-        .count();
-    assert_eq!(KINDS.len(), in_version);
-    if CUDA_VERSION == 13000 {
-        assert_eq!(KINDS.len(), 15);
-        assert_eq!(MAX_LAUNCH_ATTRIBUTES, 14);
-        assert_eq!(MAX_STREAM_ATTRIBUTES, 5);
+        .collect();
+    assert_eq!(KINDS.iter().collect::<Vec<_>>(), in_version);
+    for k in KINDS {
+        assert_eq!(kind_info(raw_id(k.id).expect("an id")), Some(k));
     }
+    let count = |p: Position| KINDS.iter().filter(|k| k.accepts(p)).count();
+    assert_eq!(MAX_LAUNCH_ATTRIBUTES, count(Position::Launch));
+    assert_eq!(MAX_STREAM_ATTRIBUTES, count(Position::Stream));
+    const { assert!(MAX_STREAM_ATTRIBUTES > 0 && MAX_LAUNCH_ATTRIBUTES > MAX_STREAM_ATTRIBUTES) };
     let mut keys: Vec<_> = KINDS.iter().map(|k| k.key).collect();
     keys.sort_unstable();
     keys.dedup();

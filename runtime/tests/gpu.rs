@@ -8,11 +8,12 @@ mod gpu;
 use std::sync::Arc;
 
 use chevron_cuda_runtime::cudarc::driver::{
-    CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut,
+    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut,
 };
 use chevron_cuda_runtime::cudarc::nvrtc::Ptx;
 use chevron_cuda_runtime::sys;
 use chevron_cuda_runtime::*;
+use chevron_cuda_spec::kinds::Position;
 
 const SAXPY: &str = include_str!("../../kernels/saxpy.ptx");
 const CLUSTER: &str = include_str!("../../kernels/cluster.ptx");
@@ -506,33 +507,11 @@ fn non_portable_cluster_without_opt_in_is_a_typed_error() -> TestResult {
     Ok(())
 }
 
-/// A valid value of each kind, for the raw matrix test.
-fn sample(
-    kind: &KindInfo,
-    event: &CudaEvent,
-    window: AccessPolicyWindow,
-) -> sys::CUlaunchAttributeValue {
-    // By key: every type exists with every CUDA feature (only its `ID` needs the version).
-    match kind.key {
-        "access_policy_window" => window.value(),
-        "cooperative" => Cooperative.value(),
-        "sync" => SyncPolicy::Spin.value(),
-        "cluster" => ClusterDim::new(2, 1, 1).value(),
-        "cluster_scheduling" => ClusterScheduling::Spread.value(),
-        "programmatic_serialization" => ProgrammaticSerialization.value(),
-        "programmatic_event" => ProgrammaticEvent::new(event).value(),
-        "priority" => Priority(0).value(),
-        "mem_sync_domain_map" => MemSyncDomainMap::default().value(),
-        "mem_sync_domain" => MemSyncDomain::Default.value(),
-        "preferred_cluster" => PreferredClusterDim::new(4, 1, 1).value(),
-        "completion_event" => CompletionEvent(event).value(),
-        "device_updatable" => DeviceUpdatable.value(),
-        "shared_carveout" => SharedCarveout::percent(50).value(),
-        "nvlink_centric" => NvlinkCentric.value(),
-        "portable_cluster_size_mode" => PortableClusterSizeMode::RequirePortable.value(),
-        "shared_memory_mode" => SharedMemoryMode::Default.value(),
-        other => panic!("no sample for {other}"),
-    }
+/// A valid value of each kind, for the raw matrix tests: each type's sample, beside the type.
+fn sample(kind: &KindInfo, samples: &Samples<'_>) -> sys::CUlaunchAttributeValue {
+    samples
+        .value(kind.id)
+        .unwrap_or_else(|| panic!("no sample for {} with an event", kind.key))
 }
 
 fn driver_version() -> u32 {
@@ -553,11 +532,15 @@ fn placement_table_matches_the_driver() -> TestResult {
     let f = function(&ctx, SAXPY, "saxpy");
     let buf = ctx.default_stream().alloc_zeros::<f32>(1024)?;
     let window = AccessPolicyWindow::over(&buf, &ctx.default_stream());
+    let samples = Samples {
+        event: Some(&event),
+        window: (window.base, window.num_bytes),
+    };
     let mut mismatches = Vec::new();
     let driver = driver_version();
     println!("driver CUDA version {driver}, built for {CUDA_VERSION}");
     for kind in KINDS {
-        let value = sample(kind, &event, window);
+        let value = sample(kind, &samples);
         let id = raw_id(kind.id).expect("every kind of KINDS has an id in this build");
         // Launch: saxpy with n = 0 on 8 blocks, this kind alone (the preferred cluster with the
         // cluster dimension it refines).
@@ -620,14 +603,14 @@ fn placement_table_matches_the_driver() -> TestResult {
             assert_eq!(launch_rc, sys::cudaError_enum::CUDA_ERROR_NOT_SUPPORTED);
             false
         } else {
-            kind.launch
+            kind.accepts(Position::Launch)
         };
         // A driver older than the CUDA version that introduced a kind does not know it: the
         // recorded answer is that it rejects the kind in both places.
         let (launch_expected, stream_expected) = if kind.since > driver {
             (false, false)
         } else {
-            (launch_expected, kind.stream)
+            (launch_expected, kind.accepts(Position::Stream))
         };
         if launch_ok != launch_expected || stream_ok != stream_expected {
             mismatches.push(format!(
@@ -653,12 +636,16 @@ fn graph_node_placement_matches_the_driver() -> TestResult {
     let f = function(&ctx, SAXPY, "saxpy");
     let buf = ctx.default_stream().alloc_zeros::<f32>(1024)?;
     let window = AccessPolicyWindow::over(&buf, &ctx.default_stream());
+    let samples = Samples {
+        event: Some(&event),
+        window: (window.base, window.num_bytes),
+    };
     let driver = driver_version();
     println!("driver CUDA version {driver}, built for {CUDA_VERSION}");
     let mut mismatches = Vec::new();
     let mut accepted = 0;
     for kind in KINDS {
-        let value = sample(kind, &event, window);
+        let value = sample(kind, &samples);
         let id = raw_id(kind.id).expect("every kind of KINDS has an id in this build");
         let stream = ctx.new_stream()?;
         let cfg = LaunchConfig::new(8, 32);
@@ -696,7 +683,7 @@ fn graph_node_placement_matches_the_driver() -> TestResult {
             alone
         );
         // A driver older than the kind's CUDA version does not know it.
-        let expected = kind.graph && kind.since <= driver;
+        let expected = kind.accepts(Position::GraphNode) && kind.since <= driver;
         if ok != expected {
             mismatches.push(format!(
                 "{}: expected graph node {expected} (driver {driver}), driver says {rc:?}",
@@ -709,6 +696,104 @@ fn graph_node_placement_matches_the_driver() -> TestResult {
         accepted > 0 && accepted < KINDS.len(),
         "accepted {accepted}"
     );
+    assert!(mismatches.is_empty(), "{mismatches:#?}");
+    Ok(())
+}
+
+/// `(cuLaunchKernelEx, cuStreamSetAttribute)` answers for `kind` with `value` on `stream`
+/// (saxpy with n = 0 on 8 blocks of 32 threads; `preferred_cluster` with the cluster dimension
+/// it refines), the raw calls of [`placement_table_matches_the_driver`].
+fn placement_on(
+    ctx: &Arc<CudaContext>,
+    stream: &CudaStream,
+    f: &CudaFunction,
+    kind: &KindInfo,
+    value: sys::CUlaunchAttributeValue,
+) -> Result<(sys::CUresult, sys::CUresult), Box<dyn std::error::Error>> {
+    let id = raw_id(kind.id).expect("every kind of KINDS has an id in this build");
+    let mut attrs = vec![sys::CUlaunchAttribute {
+        id,
+        pad: [0; 4],
+        value,
+    }];
+    if kind.key == "preferred_cluster" {
+        attrs.push(sys::CUlaunchAttribute {
+            id: ClusterDim::ID,
+            pad: [0; 4],
+            value: ClusterDim::new(2, 1, 1).value(),
+        });
+    }
+    let raw = sys::CUlaunchConfig {
+        gridDimX: 8,
+        gridDimY: 1,
+        gridDimZ: 1,
+        blockDimX: 32,
+        blockDimY: 1,
+        blockDimZ: 1,
+        sharedMemBytes: 0,
+        hStream: stream.cu_stream(),
+        attrs: attrs.as_mut_ptr(),
+        numAttrs: attrs.len() as u32,
+    };
+    let (n, a, null) = (0u32, 1.0f32, 0u64);
+    let mut params = [
+        &n as *const u32 as *mut _,
+        &a as *const f32 as *mut _,
+        &null as *const u64 as *mut _,
+        &null as *const u64 as *mut _,
+    ];
+    ctx.bind_to_thread()?;
+    let launch_rc = unsafe {
+        sys::cuLaunchKernelEx(
+            &raw,
+            f.cu_function(),
+            params.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    };
+    stream.synchronize()?;
+    let stream_rc = unsafe { sys::cuStreamSetAttribute(stream.cu_stream(), id, &value) };
+    Ok((launch_rc, stream_rc))
+}
+
+/// The SM-partition position: every kind in a launch and as a stream attribute on a stream of a
+/// `Partition` (a green context's stream) is answered by the driver as on a stream of the whole
+/// device, so the table's launch and stream columns hold there too, and only what depends on the
+/// SM count (cooperative residency, occupancy) is checked against the partition.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn partition_placement_matches_the_device_streams() -> TestResult {
+    let ctx = ctx();
+    let event = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))?;
+    let f = function(&ctx, SAXPY, "saxpy");
+    let buf = ctx.default_stream().alloc_zeros::<f32>(1024)?;
+    let window = AccessPolicyWindow::over(&buf, &ctx.default_stream());
+    let samples = Samples {
+        event: Some(&event),
+        window: (window.base, window.num_bytes),
+    };
+    let (mut part, _rest) = Partition::split(&ctx, 8)?;
+    let mut mismatches = Vec::new();
+    for kind in KINDS {
+        let value = sample(kind, &samples);
+        let device = placement_on(&ctx, &*ctx.new_stream()?, &f, kind, value)?;
+        let partition = placement_on(&ctx, &*part.new_stream()?, &f, kind, value)?;
+        println!(
+            "{:<28} device: launch {:<40} stream {:<30} partition: launch {:<40} stream {:?}",
+            kind.key,
+            format!("{:?}", device.0),
+            format!("{:?}", device.1),
+            format!("{:?}", partition.0),
+            partition.1
+        );
+        if device != partition {
+            mismatches.push(format!(
+                "{}: device stream (launch {:?}, stream {:?}), partition stream (launch {:?}, \
+                 stream {:?})",
+                kind.key, device.0, device.1, partition.0, partition.1
+            ));
+        }
+    }
     assert!(mismatches.is_empty(), "{mismatches:#?}");
     Ok(())
 }

@@ -14,12 +14,48 @@
 //! by `graph_node_placement_matches_the_driver`; the CUDA 13.2 kinds' `graph` entries are
 //! declared, not yet measured.
 
-/// Every CUDA version chevron (through cudarc) supports, as cudarc's feature numbers:
-/// `12040` is CUDA 12.4, feature `cuda-12040`.
-pub const CUDA_VERSIONS: &[u32] = &[
-    12000, 12010, 12020, 12030, 12040, 12050, 12060, 12080, 12090, 13000, 13010, 13020, 13030,
-    13040,
-];
+/// Calls `$callback! { … }` with every CUDA version chevron (through cudarc) supports, oldest
+/// first, as `cuda_12040 = 12040` pairs: the `cfg` (and marker type) name and cudarc's feature
+/// number (`12040` is CUDA 12.4, feature `cuda-12040`).
+///
+/// This is the one list of versions: [`CUDA_VERSIONS`], the runtime's version markers and
+/// `cfg`s and the macros' selected version are generated from it. A test checks that each name
+/// is its number's.
+#[macro_export]
+macro_rules! for_each_cuda_version {
+    ($callback:ident) => {
+        $callback! {
+            cuda_12000 = 12000, cuda_12010 = 12010, cuda_12020 = 12020, cuda_12030 = 12030,
+            cuda_12040 = 12040, cuda_12050 = 12050, cuda_12060 = 12060, cuda_12080 = 12080,
+            cuda_12090 = 12090, cuda_13000 = 13000, cuda_13010 = 13010, cuda_13020 = 13020,
+            cuda_13030 = 13030, cuda_13040 = 13040,
+        }
+    };
+}
+
+macro_rules! versions {
+    ($($name:ident = $number:literal),* $(,)?) => {
+        /// Every CUDA version chevron (through cudarc) supports, as cudarc's feature numbers:
+        /// `12040` is CUDA 12.4, feature `cuda-12040`.
+        pub const CUDA_VERSIONS: &[u32] = &[$($number),*];
+
+        /// Each version's number under its `cfg` name, for the rows of [`for_each_kind!`](crate::for_each_kind).
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals)]
+        pub mod cuda {
+            $(
+                #[doc = concat!("Feature `cuda-", $number, "`.")]
+                pub const $name: u32 = $number;
+            )*
+        }
+
+        /// The `cfg` name of each version in [`CUDA_VERSIONS`], in the same order.
+        #[cfg(test)]
+        const VERSION_NAMES: &[&str] = &[$(stringify!($name)),*];
+    };
+}
+
+for_each_cuda_version!(versions);
 
 /// The CUDA version chevron selects when no feature says otherwise (feature `cuda-13000`).
 pub const DEFAULT_CUDA_VERSION: u32 = 13000;
@@ -32,6 +68,91 @@ pub fn version_name(version: u32) -> String {
 /// `13000` as `"cuda-13000"`, the Cargo feature that selects it.
 pub fn feature_name(version: u32) -> String {
     format!("cuda-{version}")
+}
+
+/// The CUDA version of the `cuda-*` features that are on, as `on(version)` says: the oldest one
+/// on, or `None` when none is. The build scripts of the runtime and the macros read the features
+/// through it.
+pub fn selected_version(on: impl Fn(u32) -> bool) -> Option<u32> {
+    CUDA_VERSIONS.iter().copied().find(|v| on(*v))
+}
+
+/// The environment variable Cargo sets for a build script when feature `cuda-{version}` is on.
+pub fn feature_env(version: u32) -> String {
+    format!("CARGO_FEATURE_CUDA_{version}")
+}
+
+/// Where the driver takes a launch attribute: one entry point each. A kind's row lists the
+/// positions it is accepted in ([`Kind::accepts`]); the runtime has a marker trait per position,
+/// the macros a place in their grammar for the positions they can write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Position {
+    /// An entry of `cuLaunchKernelEx`'s attribute array: the launch list of `launch!` and
+    /// `config!`, `LaunchConfig::with`.
+    Launch,
+    /// `cuStreamSetAttribute`: `stream(...)` in `launch!`, `LaunchConfig::with_stream`,
+    /// `set_stream_attribute`. The value stays on the stream.
+    Stream,
+    /// `cuGraphKernelNodeSetAttribute` on a captured kernel node: `Graph::set_node_attribute`.
+    GraphNode,
+}
+
+impl Position {
+    /// Every position, in the order of the table's columns.
+    pub const ALL: [Position; 3] = [Self::Launch, Self::Stream, Self::GraphNode];
+
+    /// The driver call that takes the kinds of this position.
+    pub const fn driver_call(self) -> &'static str {
+        match self {
+            Self::Launch => "cuLaunchKernelEx",
+            Self::Stream => "cuStreamSetAttribute",
+            Self::GraphNode => "cuGraphKernelNodeSetAttribute",
+        }
+    }
+
+    /// The position's column in `ATTRIBUTES.md`: `stream`.
+    pub const fn title(self) -> &'static str {
+        match self {
+            Self::Launch => "launch",
+            Self::Stream => "stream",
+            Self::GraphNode => "graph node",
+        }
+    }
+
+    /// The position's column in the key table of the README and the `launch!` docs, named as
+    /// the DSL writes it: `` `stream(...)` ``.
+    pub const fn dsl_title(self) -> &'static str {
+        match self {
+            Self::Launch => "launch list",
+            Self::Stream => "`stream(...)`",
+            Self::GraphNode => "graph node",
+        }
+    }
+
+    const fn bit(self) -> u8 {
+        1 << self as u8
+    }
+}
+
+/// A set of [`Position`]s: where one kind is accepted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Positions(u8);
+
+impl Positions {
+    /// The positions in `list`.
+    pub const fn of(list: &[Position]) -> Self {
+        let (mut bits, mut i) = (0, 0);
+        while i < list.len() {
+            bits |= list[i].bit();
+            i += 1;
+        }
+        Self(bits)
+    }
+
+    /// Whether `position` is in the set.
+    pub const fn contains(self, position: Position) -> bool {
+        self.0 & position.bit() != 0
+    }
 }
 
 /// How a key's value is written in `launch!`/`config!`, and so how the macros build the kind.
@@ -81,12 +202,8 @@ pub struct Kind {
     pub cuda_name: &'static str,
     /// The driver's id (`CUlaunchAttributeID`).
     pub id: u32,
-    /// Accepted by `cuLaunchKernelEx`.
-    pub launch: bool,
-    /// Accepted by `cuStreamSetAttribute`.
-    pub stream: bool,
-    /// Accepted by `cuGraphKernelNodeSetAttribute` on a captured kernel node.
-    pub graph: bool,
+    /// Where the driver accepts it.
+    pub positions: Positions,
     /// How its value is written.
     pub form: ValueForm,
     /// The CUDA version that introduced it (cudarc's feature number: `12080` is CUDA 12.8).
@@ -101,6 +218,11 @@ pub struct Kind {
 }
 
 impl Kind {
+    /// Whether the driver accepts this kind at `position`.
+    pub const fn accepts(&self, position: Position) -> bool {
+        self.positions.contains(position)
+    }
+
     /// Whether CUDA `version` has this kind.
     pub const fn in_version(&self, version: u32) -> bool {
         version >= self.since
@@ -109,111 +231,227 @@ impl Kind {
     /// The message for a key used with a CUDA feature that lacks it:
     /// ``"`nvlink_centric` needs CUDA 13.0: use feature cuda-13000 or later"``.
     pub fn missing_message(&self) -> String {
-        format!(
-            "`{}` needs CUDA {}: use feature {} or later",
-            self.key,
-            version_name(self.since),
-            feature_name(self.since)
-        )
+        self.missing_message_const().as_str().to_string()
+    }
+
+    /// [`Self::missing_message`], built in a `const` (the runtime's `Attribute::ID` of a kind
+    /// the selected version lacks panics with it).
+    pub const fn missing_message_const(&self) -> ConstStr<MESSAGE_BYTES> {
+        ConstStr::new()
+            .push("`")
+            .push(self.key)
+            .push("` needs CUDA ")
+            .push_u32(self.since / 1000)
+            .push(".")
+            .push_u32(self.since % 1000 / 10)
+            .push(": use feature cuda-")
+            .push_u32(self.since)
+            .push(" or later")
     }
 }
 
-const SM90: Option<(u32, u32)> = Some((9, 0));
+/// The capacity of a message built in a `const`.
+pub const MESSAGE_BYTES: usize = 128;
 
-macro_rules! row {
-    ($key:literal, $ty:literal, $cuda:literal, $id:literal, launch: $l:literal, stream: $s:literal,
-     graph: $g:literal, $form:expr, since: $since:literal, cc: $cc:expr, $value:literal
-     $(, note: $note:literal)?) => {
-        Kind {
-            key: $key,
-            type_name: $ty,
-            cuda_name: $cuda,
-            id: $id,
-            launch: $l,
-            stream: $s,
-            graph: $g,
-            form: $form,
-            since: $since,
-            min_cc: $cc,
-            value: $value,
-            note: row!(@note $($note)?),
+/// A string built in a `const` context, of at most `N` bytes (longer input is cut at a
+/// character boundary).
+#[derive(Clone, Copy, Debug)]
+pub struct ConstStr<const N: usize> {
+    bytes: [u8; N],
+    len: usize,
+}
+
+impl<const N: usize> ConstStr<N> {
+    /// The empty string.
+    pub const fn new() -> Self {
+        Self {
+            bytes: [0; N],
+            len: 0,
+        }
+    }
+
+    /// `self` followed by `s`.
+    pub const fn push(mut self, s: &str) -> Self {
+        let s = s.as_bytes();
+        let mut i = 0;
+        while i < s.len() && self.len < N {
+            self.bytes[self.len] = s[i];
+            self.len += 1;
+            i += 1;
+        }
+        self
+    }
+
+    /// `self` followed by `n` in decimal.
+    pub const fn push_u32(self, n: u32) -> Self {
+        let mut digits = [0u8; 10];
+        let (mut at, mut n) = (digits.len(), n);
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        match core::str::from_utf8(digits.split_at(at).1) {
+            Ok(text) => self.push(text),
+            Err(_) => self,
+        }
+    }
+
+    /// The string so far.
+    pub const fn as_str(&self) -> &str {
+        let mut len = self.len;
+        loop {
+            // A cut inside a character: shorten to the last whole one.
+            match core::str::from_utf8(self.bytes.split_at(len).0) {
+                Ok(text) => return text,
+                Err(_) => len -= 1,
+            }
+        }
+    }
+}
+
+impl<const N: usize> Default for ConstStr<N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Calls `$callback! { … }` with every launch-attribute kind of every supported CUDA version,
+/// one row each, in the driver's id order: the one declaration of a kind. One row reads
+///
+/// ```text
+/// key: RustType<'lifetime?> = CU_LAUNCH_ATTRIBUTE_NAME (id),
+///     at [positions…], form ValueForm ["variants"…]?, since cuda_NNNNN, cc any|(major, minor),
+///     value "docs", note "docs"?;
+/// ```
+///
+/// [`KINDS`] is built from it here; the runtime builds from it each kind's trait impls (its id,
+/// version gate and missing-version message, a marker trait per position), its list of this
+/// build's kinds and the sample values of its tests. The runtime's type named in the row must
+/// exist, with the inherent functions its value form and positions need (`encode`, `sample`,
+/// and `from_stream` where it is accepted on a stream): the compiler names any that is missing.
+///
+/// Placement (`at`) was measured on an H200 by calling `cuLaunchKernelEx`,
+/// `cuStreamSetAttribute` and `cuGraphKernelNodeSetAttribute` (on a kernel node captured from a
+/// launch, CUDA 13.0 driver) with a valid value of each kind; the runtime's GPU tests
+/// `placement_table_matches_the_driver` and `graph_node_placement_matches_the_driver` re-check
+/// it against the driver they run on. The CUDA 13.2 kinds' positions are declared from `cuda.h`,
+/// not yet measured.
+#[macro_export]
+macro_rules! for_each_kind {
+    ($callback:ident) => {
+        $callback! {
+            access_policy_window: AccessPolicyWindow = CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW (1),
+                at [Launch, Stream, GraphNode], form Expr, since cuda_12000, cc any,
+                value "an `AccessPolicyWindow`";
+            cooperative: Cooperative = CU_LAUNCH_ATTRIBUTE_COOPERATIVE (2),
+                at [Launch, GraphNode], form Flag, since cuda_12000, cc any,
+                value "flag";
+            sync: SyncPolicy = CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY (3),
+                at [Stream], form Enum ["Auto", "Spin", "Yield", "BlockingSync"],
+                since cuda_12000, cc any,
+                value "`Auto`/`Spin`/`Yield`/`BlockingSync` or a `SyncPolicy`";
+            cluster: ClusterDim = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION (4),
+                at [Launch, GraphNode], form Dim, since cuda_12000, cc (9, 0),
+                value "dim";
+            cluster_scheduling: ClusterScheduling =
+                CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE (5),
+                at [Launch, GraphNode], form Enum ["Default", "Spread", "LoadBalancing"],
+                since cuda_12000, cc (9, 0),
+                value "`Default`/`Spread`/`LoadBalancing` or a `ClusterScheduling`";
+            programmatic_serialization: ProgrammaticSerialization =
+                CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION (6),
+                at [Launch], form Flag, since cuda_12000, cc (9, 0),
+                value "flag";
+            programmatic_event: ProgrammaticEvent<'a> = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT (7),
+                at [Launch], form Event, since cuda_12000, cc (9, 0),
+                value "`&CudaEvent` or a `ProgrammaticEvent`";
+            priority: Priority = CU_LAUNCH_ATTRIBUTE_PRIORITY (8),
+                at [Launch, Stream, GraphNode], form I32, since cuda_12000, cc any,
+                value "`i32`";
+            mem_sync_domain_map: MemSyncDomainMap = CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP (9),
+                at [Launch, Stream, GraphNode], form Expr, since cuda_12000, cc any,
+                value "a `MemSyncDomainMap`";
+            mem_sync_domain: MemSyncDomain = CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN (10),
+                at [Launch, Stream, GraphNode], form Enum ["Default", "Remote"],
+                since cuda_12000, cc any,
+                value "`Default`/`Remote` or a `MemSyncDomain`";
+            preferred_cluster: PreferredClusterDim =
+                CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION (11),
+                at [Launch], form Dim, since cuda_12080, cc (9, 0),
+                value "dim";
+            completion_event: CompletionEvent<'a> =
+                CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT (12),
+                at [Launch], form Event, since cuda_12030, cc any,
+                value "`&CudaEvent`";
+            device_updatable: DeviceUpdatable =
+                CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE (13),
+                at [Launch, GraphNode], form Flag, since cuda_12040, cc any,
+                value "flag", note "while the stream captures";
+            shared_carveout: SharedCarveout =
+                CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT (14),
+                at [Launch, GraphNode], form Percent, since cuda_12050, cc any,
+                value "percent, 0 to 100";
+            nvlink_centric: NvlinkCentric =
+                CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING (16),
+                at [Launch, GraphNode], form Flag, since cuda_13000, cc any,
+                value "flag";
+            portable_cluster_size_mode: PortableClusterSizeMode =
+                CU_LAUNCH_ATTRIBUTE_PORTABLE_CLUSTER_SIZE_MODE (17),
+                at [Launch, GraphNode], form Enum ["Default", "RequirePortable", "AllowNonPortable"],
+                since cuda_13020, cc (9, 0),
+                value "`Default`/`RequirePortable`/`AllowNonPortable` or a `PortableClusterSizeMode`";
+            shared_memory_mode: SharedMemoryMode = CU_LAUNCH_ATTRIBUTE_SHARED_MEMORY_MODE (18),
+                at [Launch, GraphNode],
+                form Enum ["Default", "RequirePortable", "AllowNonPortable",
+                    // CU_SHARED_MEMORY_MODE_ALLOW_OVERSIZED_SHARED_MEMORY (3) and
+                    // CU_SHARED_MEMORY_MODE_PREFER_OVERSIZED_SHARED_MEMORY (4).
+                    "AllowOversized" since cuda_13040, "PreferOversized" since cuda_13040],
+                since cuda_13020, cc any,
+                value "`Default`/`RequirePortable`/`AllowNonPortable` (13.4: `AllowOversized`/`PreferOversized`) or a `SharedMemoryMode`";
         }
     };
+}
+
+macro_rules! kinds {
+    ($($key:ident: $ty:ident $(<$lt:lifetime>)? = $cuda:ident ($id:literal),
+        at [$($position:ident),*],
+        form $form:ident $([$($variant:literal $(since $variant_since:ident)?),*])?,
+        since $since:ident, cc $cc:tt, value $value:literal $(, note $note:literal)?;)*) => {
+        /// Every kind of every supported CUDA version, in the driver's id order: the rows of
+        /// [`for_each_kind!`](crate::for_each_kind).
+        pub const KINDS: &[Kind] = &[$(
+            Kind {
+                key: stringify!($key),
+                type_name: stringify!($ty),
+                cuda_name: stringify!($cuda),
+                id: $id,
+                positions: Positions::of(&[$(Position::$position),*]),
+                form: ValueForm::$form $((&[$($variant),*]))?,
+                since: cuda::$since,
+                min_cc: kinds!(@cc $cc),
+                value: $value,
+                note: kinds!(@note $($note)?),
+            },
+        )*];
+
+        /// Enum values of a kind that came with a later CUDA version than the kind: `(key,
+        /// variant, version)`, the row's `"Variant" since cuda_NNNNN`. A variant not listed is as
+        /// old as its kind.
+        pub const LATER_VARIANTS: &[(&str, &str, u32)] = &[$($($($(
+            (stringify!($key), $variant, cuda::$variant_since),
+        )?)*)?)*];
+    };
+    (@cc any) => { None };
+    (@cc ($major:literal, $minor:literal)) => { Some(($major, $minor)) };
     (@note) => { "" };
     (@note $note:literal) => { $note };
 }
 
-/// Every kind of every supported CUDA version, in the driver's id order.
-pub const KINDS: &[Kind] = &[
-    row!("access_policy_window", "AccessPolicyWindow", "CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW", 1,
-        launch: true, stream: true, graph: true, ValueForm::Expr, since: 12000, cc: None,
-        "an `AccessPolicyWindow`"),
-    row!("cooperative", "Cooperative", "CU_LAUNCH_ATTRIBUTE_COOPERATIVE", 2,
-        launch: true, stream: false, graph: true, ValueForm::Flag, since: 12000, cc: None, "flag"),
-    row!("sync", "SyncPolicy", "CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY", 3,
-        launch: false, stream: true, graph: false,
-        ValueForm::Enum(&["Auto", "Spin", "Yield", "BlockingSync"]),
-        since: 12000, cc: None, "`Auto`/`Spin`/`Yield`/`BlockingSync` or a `SyncPolicy`"),
-    row!("cluster", "ClusterDim", "CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION", 4,
-        launch: true, stream: false, graph: true, ValueForm::Dim, since: 12000, cc: SM90, "dim"),
-    row!("cluster_scheduling", "ClusterScheduling",
-        "CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE", 5,
-        launch: true, stream: false, graph: true,
-        ValueForm::Enum(&["Default", "Spread", "LoadBalancing"]),
-        since: 12000, cc: SM90, "`Default`/`Spread`/`LoadBalancing` or a `ClusterScheduling`"),
-    row!("programmatic_serialization", "ProgrammaticSerialization",
-        "CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION", 6,
-        launch: true, stream: false, graph: false, ValueForm::Flag, since: 12000, cc: SM90, "flag"),
-    row!("programmatic_event", "ProgrammaticEvent", "CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT", 7,
-        launch: true, stream: false, graph: false, ValueForm::Event, since: 12000, cc: SM90,
-        "`&CudaEvent` or a `ProgrammaticEvent`"),
-    row!("priority", "Priority", "CU_LAUNCH_ATTRIBUTE_PRIORITY", 8,
-        launch: true, stream: true, graph: true, ValueForm::I32, since: 12000, cc: None, "`i32`"),
-    row!("mem_sync_domain_map", "MemSyncDomainMap", "CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP", 9,
-        launch: true, stream: true, graph: true, ValueForm::Expr, since: 12000, cc: None,
-        "a `MemSyncDomainMap`"),
-    row!("mem_sync_domain", "MemSyncDomain", "CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN", 10,
-        launch: true, stream: true, graph: true, ValueForm::Enum(&["Default", "Remote"]),
-        since: 12000,
-        cc: None, "`Default`/`Remote` or a `MemSyncDomain`"),
-    row!("preferred_cluster", "PreferredClusterDim",
-        "CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION", 11,
-        launch: true, stream: false, graph: false, ValueForm::Dim, since: 12080, cc: SM90, "dim"),
-    row!("completion_event", "CompletionEvent", "CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT", 12,
-        launch: true, stream: false, graph: false, ValueForm::Event, since: 12030, cc: None,
-        "`&CudaEvent`"),
-    row!("device_updatable", "DeviceUpdatable",
-        "CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE", 13,
-        launch: true, stream: false, graph: true, ValueForm::Flag, since: 12040, cc: None, "flag",
-        note: "while the stream captures"),
-    row!("shared_carveout", "SharedCarveout",
-        "CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT", 14,
-        launch: true, stream: false, graph: true, ValueForm::Percent, since: 12050, cc: None,
-        "percent, 0 to 100"),
-    row!("nvlink_centric", "NvlinkCentric",
-        "CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING", 16,
-        launch: true, stream: false, graph: true, ValueForm::Flag, since: 13000, cc: None, "flag"),
-    row!("portable_cluster_size_mode", "PortableClusterSizeMode",
-        "CU_LAUNCH_ATTRIBUTE_PORTABLE_CLUSTER_SIZE_MODE", 17,
-        launch: true, stream: false, graph: true,
-        ValueForm::Enum(&["Default", "RequirePortable", "AllowNonPortable"]), since: 13020,
-        cc: SM90, "`Default`/`RequirePortable`/`AllowNonPortable` or a `PortableClusterSizeMode`"),
-    row!("shared_memory_mode", "SharedMemoryMode", "CU_LAUNCH_ATTRIBUTE_SHARED_MEMORY_MODE", 18,
-        launch: true, stream: false, graph: true,
-        ValueForm::Enum(&["Default", "RequirePortable", "AllowNonPortable", "AllowOversized",
-            "PreferOversized"]),
-        since: 13020, cc: None,
-        "`Default`/`RequirePortable`/`AllowNonPortable` (13.4: `AllowOversized`/`PreferOversized`) or a `SharedMemoryMode`"),
-];
-
-/// Enum values of a kind that came with a later CUDA version than the kind: `(key, variant,
-/// version)`. A variant not listed is as old as its kind.
-pub const LATER_VARIANTS: &[(&str, &str, u32)] = &[
-    // CU_SHARED_MEMORY_MODE_ALLOW_OVERSIZED_SHARED_MEMORY (3) and
-    // CU_SHARED_MEMORY_MODE_PREFER_OVERSIZED_SHARED_MEMORY (4).
-    ("shared_memory_mode", "AllowOversized", 13040),
-    ("shared_memory_mode", "PreferOversized", 13040),
-];
+for_each_kind!(kinds);
 
 /// The CUDA version that introduced value `variant` of kind `key`: the kind's own unless
 /// [`LATER_VARIANTS`] lists it.
@@ -275,14 +513,40 @@ pub const TABLE_BEGIN: &str = "<!-- kinds:begin -->";
 /// The marker that closes it.
 pub const TABLE_END: &str = "<!-- kinds:end -->";
 
-/// The launch-list cell of a table: `yes`, or `no` written as `no`, with the row's note.
-fn launch_cell(k: &Kind, no: &str) -> String {
-    let answer = if k.launch { "yes" } else { no };
-    if k.note.is_empty() {
-        answer.to_string()
-    } else {
-        format!("{answer}, {}", k.note)
-    }
+/// The placement cells of a table, one per position: `yes`, or `no` (the launch column's `no`
+/// written as `launch_no`), with the row's note in the launch column.
+fn position_cells(k: &Kind, launch_no: &str) -> String {
+    let cells: Vec<String> = Position::ALL
+        .iter()
+        .map(|&p| {
+            let answer = match (k.accepts(p), p) {
+                (true, _) => "yes",
+                (false, Position::Launch) => launch_no,
+                (false, _) => "no",
+            };
+            if p == Position::Launch && !k.note.is_empty() {
+                format!("{answer}, {}", k.note)
+            } else {
+                answer.to_string()
+            }
+        })
+        .collect();
+    cells.join(" | ")
+}
+
+/// The header and rule of a table whose position columns are titled by `title`.
+fn header(before: &[&str], title: fn(Position) -> &'static str, after: &[&str]) -> [String; 2] {
+    let titles = Position::ALL.iter().map(|p| title(*p));
+    let cells: Vec<&str> = before
+        .iter()
+        .copied()
+        .chain(titles)
+        .chain(after.iter().copied())
+        .collect();
+    [
+        format!("| {} |", cells.join(" | ")),
+        format!("|{}", "---|".repeat(cells.len())),
+    ]
 }
 
 /// The compute-capability cell of a table: `9.0+` or `any`.
@@ -298,25 +562,22 @@ fn cc_cell(k: &Kind) -> String {
 /// the compute capability it needs. The README and the `launch!` docs hold exactly these lines;
 /// a test checks them.
 pub fn markdown_table() -> Vec<String> {
-    let yes_no = |b: bool| if b { "yes" } else { "**no**" };
-    let mut lines = vec![
-        "| key | value | kind (`CU_LAUNCH_ATTRIBUTE_…`) | launch list | `stream(...)` | graph node | CUDA | compute capability |"
-            .to_string(),
-        "|---|---|---|---|---|---|---|---|".to_string(),
-    ];
+    let mut lines = header(
+        &["key", "value", "kind (`CU_LAUNCH_ATTRIBUTE_…`)"],
+        Position::dsl_title,
+        &["CUDA", "compute capability"],
+    )
+    .to_vec();
     for k in KINDS {
-        let (launch, cc) = (launch_cell(k, yes_no(false)), cc_cell(k));
         lines.push(format!(
-            "| `{}` | {} | `{}` (`{}`) | {} | {} | {} | {}+ | {} |",
+            "| `{}` | {} | `{}` (`{}`) | {} | {}+ | {} |",
             k.key,
             k.value,
             k.type_name,
             k.cuda_name.trim_start_matches("CU_LAUNCH_ATTRIBUTE_"),
-            launch,
-            if k.stream { "yes" } else { "no" },
-            if k.graph { "yes" } else { "no" },
+            position_cells(k, "**no**"),
             version_name(k.since),
-            cc
+            cc_cell(k)
         ));
     }
     lines
@@ -328,27 +589,24 @@ pub fn markdown_table() -> Vec<String> {
 /// the CUDA version that introduced it and the compute capability it needs. A test in this crate
 /// checks the file against it.
 pub fn attributes_table() -> Vec<String> {
-    let yes_no = |b: bool| if b { "yes" } else { "no" };
-    let mut lines = vec![
-        "| key | Rust type | `CU_LAUNCH_ATTRIBUTE_…` (id) | launch | stream | graph node | value | CUDA | compute capability |"
-            .to_string(),
-        "|---|---|---|---|---|---|---|---|---|".to_string(),
-    ];
+    let mut lines = header(
+        &["key", "Rust type", "`CU_LAUNCH_ATTRIBUTE_…` (id)"],
+        Position::title,
+        &["value", "CUDA", "compute capability"],
+    )
+    .to_vec();
     for k in KINDS {
-        let (launch, cc) = (launch_cell(k, yes_no(false)), cc_cell(k));
         lines.push(format!(
-            "| [`{}`](#{}) | `{}` | `{}` ({}) | {} | {} | {} | {} | {}+ | {} |",
+            "| [`{}`](#{}) | `{}` | `{}` ({}) | {} | {} | {}+ | {} |",
             k.key,
             k.key,
             k.type_name,
             k.cuda_name.trim_start_matches("CU_LAUNCH_ATTRIBUTE_"),
             k.id,
-            launch,
-            yes_no(k.stream),
-            yes_no(k.graph),
+            position_cells(k, "no"),
             k.value,
             version_name(k.since),
-            cc
+            cc_cell(k)
         ));
     }
     lines
@@ -366,7 +624,17 @@ mod tests {
                 assert!(a.id < b.id, "rows are in id order");
             }
             assert!(CUDA_VERSIONS.contains(&a.since), "{}", a.key);
-            assert!(a.launch || a.stream, "{}", a.key);
+            assert!(
+                a.accepts(Position::Launch) || a.accepts(Position::Stream),
+                "{}",
+                a.key
+            );
+            // A graph's kernel node takes attributes of the launch it was captured from.
+            assert!(
+                !a.accepts(Position::GraphNode) || a.accepts(Position::Launch),
+                "{}",
+                a.key
+            );
             assert!(a.cuda_name.starts_with("CU_LAUNCH_ATTRIBUTE_"));
         }
     }
@@ -387,6 +655,53 @@ mod tests {
         assert!(CUDA_VERSIONS.contains(&DEFAULT_CUDA_VERSION));
         assert!(CUDA_VERSIONS.windows(2).all(|w| w[0] < w[1]));
         assert!(str_eq("abc", "abc") && !str_eq("abc", "abd") && !str_eq("ab", "abc"));
+    }
+
+    #[test]
+    fn every_version_is_named_after_its_number() {
+        assert_eq!(VERSION_NAMES.len(), CUDA_VERSIONS.len());
+        for (name, number) in VERSION_NAMES.iter().zip(CUDA_VERSIONS) {
+            assert_eq!(*name, feature_name(*number).replace('-', "_"));
+        }
+        assert_eq!(selected_version(|v| v >= 12080), Some(12080));
+        assert_eq!(selected_version(|_| false), None);
+        assert_eq!(feature_env(12040), "CARGO_FEATURE_CUDA_12040");
+    }
+
+    #[test]
+    fn const_messages_are_the_formatted_ones() {
+        for k in KINDS {
+            let want = format!(
+                "`{}` needs CUDA {}: use feature {} or later",
+                k.key,
+                version_name(k.since),
+                feature_name(k.since)
+            );
+            assert_eq!(k.missing_message_const().as_str(), want);
+            assert_eq!(k.missing_message(), want);
+        }
+        let s = ConstStr::<8>::new()
+            .push("ab")
+            .push_u32(0)
+            .push_u32(4_294_967_295);
+        assert_eq!(s.as_str(), "ab042949");
+        // Cut inside a character: the whole characters before it.
+        assert_eq!(ConstStr::<4>::new().push("ab€").as_str(), "ab");
+        assert_eq!(ConstStr::<4>::default().as_str(), "");
+    }
+
+    #[test]
+    fn positions_are_sets() {
+        let both = Positions::of(&[Position::Launch, Position::GraphNode]);
+        assert!(both.contains(Position::Launch) && both.contains(Position::GraphNode));
+        assert!(!both.contains(Position::Stream));
+        assert!(!Positions::of(&[]).contains(Position::Launch));
+        let sync = by_key("sync").unwrap();
+        assert!(sync.accepts(Position::Stream) && !sync.accepts(Position::Launch));
+        assert_eq!(
+            Position::GraphNode.driver_call(),
+            "cuGraphKernelNodeSetAttribute"
+        );
     }
 
     #[test]
@@ -433,23 +748,21 @@ mod tests {
     }
 
     #[test]
-    fn graph_column_is_the_measured_one() {
-        // Measured on an H200 (CUDA 13.0 driver): rejected on a captured kernel node.
-        let rejected = [
-            "sync",
-            "programmatic_serialization",
-            "programmatic_event",
-            "preferred_cluster",
-            "completion_event",
-        ];
-        for k in KINDS {
-            assert_eq!(k.graph, !rejected.contains(&k.key), "{}", k.key);
-        }
+    fn the_graph_column_is_the_tables() {
         let table = markdown_table();
         assert!(table[0].contains("| graph node |"));
         assert!(table
             .iter()
             .any(|l| l.starts_with("| `priority` |") && l.contains("| yes | yes | yes | 12.0+ |")));
+        for (k, line) in KINDS.iter().zip(&table[2..]) {
+            let graph = if k.accepts(Position::GraphNode) {
+                "yes"
+            } else {
+                "no"
+            };
+            let cells: Vec<&str> = line.split(" | ").collect();
+            assert_eq!(cells[5], graph, "{line}");
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! whole call graph (see [`BodyUses`]). Everything else is skipped.
 
 mod facts;
+pub(crate) mod rule;
 
 pub use facts::{BodyUses, Callee, Fact, Seen, Site, UnseenCall};
 
@@ -300,7 +301,7 @@ pub enum Expected {
 impl Expected {
     /// What the Rust side is, for messages: "a 32-bit integer".
     pub fn describe(self) -> String {
-        crate::param::describe(crate::param::Message::new(), self)
+        rule::describe(rule::Message::new(), self)
             .as_str()
             .to_string()
     }
@@ -369,7 +370,7 @@ impl Param {
 /// [`check_signature`] for the full message).
 pub fn check_param(expected: Expected, param: &Param) -> Result<Option<u64>, String> {
     // One rule for both: `#[kernel]` applies it in const code (`param::fits`).
-    if crate::param::fits(expected, param.ty, param.array_len) {
+    if rule::fits(expected, param.ty, param.array_len) {
         return Ok(match expected {
             Expected::Value(None) => Some(param.size_bytes()),
             _ => None,

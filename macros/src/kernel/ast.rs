@@ -16,13 +16,16 @@ pub enum SourceKind {
 }
 
 /// The file a kernel's code is in, as written.
+#[derive(Clone)]
 pub struct SourceArg {
     pub kind: SourceKind,
     pub path: LitStr,
+    /// `ptx = ["a.ptx", "b.ptx"]`: the variants after the first (`path`).
+    pub variants: Vec<LitStr>,
 }
 
 /// The attribute's arguments: `#[kernel(ptx = "…", name = "…")]`.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct KernelArgs {
     pub source: Option<SourceArg>,
     /// An explicit entry symbol, e.g. a mangled C++ name.
@@ -37,6 +40,8 @@ pub struct KernelArgs {
     pub no_upstream_reads: bool,
     /// `cooperative = "optional"` or `"co_resident"`.
     pub cooperative: CooperativeUse,
+    /// `options = ["-std=c++17", …]`: NVRTC options of a `cuda = "…"` kernel.
+    pub options: Option<(Span, Vec<LitStr>)>,
     /// `crate = "path"`: the path generated code names chevron by (default: the name the
     /// crate's `Cargo.toml` gives the `chevron-cuda` dependency).
     pub krate: Option<syn::Path>,
@@ -105,8 +110,9 @@ pub struct KernelParam {
     /// declaration left out; `None` matches any.
     pub hint: Option<Expected>,
     pub wording: Wording,
-    /// The PTX parameter in its place, once the entry is found and the counts agree.
-    pub ptx: Option<PtxParam>,
+    /// The PTX parameter in its place, once the entry is found and the counts agree: one per
+    /// distinct parameter among the variants of `ptx = [...]`, each asserted.
+    pub ptx: Vec<PtxParam>,
 }
 
 /// What a PTX parameter is, for the const assertion against the Rust type's form.
@@ -120,12 +126,18 @@ pub struct PtxParam {
 
 /// Where the kernel's code comes from, after checking.
 pub enum ResolvedSource {
-    /// A PTX file whose entry was found and checked.
-    Ptx { abs_path: String, entry: String },
+    /// A PTX file whose entry was found and checked; `variants`: the other compiled variants
+    /// of `ptx = [...]` (checked the same way), after the first.
+    Ptx {
+        abs_path: String,
+        entry: String,
+        variants: Vec<String>,
+    },
     /// CUDA C; the entry is looked up in NVRTC's output at run time.
     Cuda {
         abs_path: String,
         entry: Option<String>,
+        program: super::cuda::CudaSpec,
     },
 }
 

@@ -110,17 +110,45 @@ fn check_source(
     }
     Some(match source.kind {
         SourceKind::Cuda => {
-            let info = nvcc_info(args, item, &rel, &abs, &text, cx);
+            let program = super::cuda::cuda_program(args, &abs, &text, &base_dir(), cx);
+            let info = nvcc_info(args, item, &rel, &abs, &text, &program, cx);
             let resolved = ResolvedSource::Cuda {
                 abs_path,
-                entry: args.name.as_ref().map(|n| n.value()),
+                // A name expression's entry is its lowered name, known once NVRTC compiled it.
+                entry: args
+                    .name
+                    .as_ref()
+                    .map(|n| n.value())
+                    .filter(|_| program.name_expression.is_none()),
+                program,
             };
             (resolved, info)
         }
         SourceKind::Ptx => {
+            if let Some((span, _)) = &args.options {
+                cx.error(
+                    *span,
+                    "`options` are NVRTC's, for a `cuda = \"….cu\"` kernel; PTX is compiled \
+                     already: give nvcc the options when making it",
+                );
+            }
             let entry = check_ptx(args, item, &abs, &text, params, cx)?;
             let info = launch_info(args, item, &rel, &abs, &text, &entry);
-            (ResolvedSource::Ptx { abs_path, entry }, info)
+            let more = super::variants::check_variants(args, item, &entry, params, resolve, cx)?;
+            let mut all = vec![(lit, text.as_str())];
+            all.extend(
+                source
+                    .variants
+                    .iter()
+                    .zip(more.iter().map(|(_, t)| t.as_str())),
+            );
+            super::variants::check_isa(&all, crate::launch::keys::selected_cuda(), cx);
+            let resolved = ResolvedSource::Ptx {
+                abs_path,
+                entry,
+                variants: more.into_iter().map(|(abs, _)| abs).collect(),
+            };
+            (resolved, info)
         }
     })
 }
@@ -130,16 +158,20 @@ fn check_source(
 /// it at compile time too. `None` (the runtime then reads NVRTC's output before the first
 /// launch) when there is no nvcc, it fails, or `CHEVRON_NVCC=0`. The CUDA C's errors are left
 /// to NVRTC at run time, as without nvcc: the flags differ, and so could the verdict. An nvcc
-/// that runs past its time bound is an error (see `nvcc.rs`).
+/// that runs past its time bound is an error (see `nvcc.rs`). nvcc gets the declaration's
+/// `-D`/`-U`/`-std` options, its `-I` directories and its name expression (see
+/// [`super::cuda::nvcc_extra`]).
 fn nvcc_info(
     args: &KernelArgs,
     item: &KernelItem,
     rel: &str,
     abs: &Path,
     text: &str,
+    program: &super::cuda::CudaSpec,
     cx: &mut Errors,
 ) -> Option<InfoText> {
-    let ptx_text = match super::nvcc::ptx(abs, text) {
+    let extra = super::cuda::nvcc_extra(program);
+    let ptx_text = match super::nvcc::ptx(abs, text, &extra) {
         Ok(ptx) => ptx?,
         Err(message) => {
             let span = args
@@ -151,11 +183,16 @@ fn nvcc_info(
         }
     };
     let entries = ptx::parse_entries(&ptx_text).ok()?;
-    let wanted = match &args.name {
-        Some(n) => n.value(),
-        None => kernel_name(&item.sig.ident),
+    let entry = match &program.name_expression {
+        Some(expression) => super::cuda::instance_entry(expression, &entries)?,
+        None => {
+            let wanted = match &args.name {
+                Some(n) => n.value(),
+                None => kernel_name(&item.sig.ident),
+            };
+            ptx::resolve_entry(&entries, &wanted, rel).ok()?
+        }
     };
-    let entry = ptx::resolve_entry(&entries, &wanted, rel).ok()?;
     Some(read_info(
         entry,
         &kernel_name(&item.sig.ident),
@@ -380,7 +417,7 @@ fn check_params(item: &KernelItem, cx: &mut Errors) -> (Vec<KernelParam>, bool) 
                 by_ref: matches!(strip(ty), Type::Reference(_)),
                 hint: hint(ty),
                 wording: wording(ty),
-                ptx: None,
+                ptx: Vec::new(),
             }),
             _ => ok = false,
         }
@@ -584,7 +621,7 @@ pub fn type_text(ty: &Type) -> String {
 
 /// The PTX side: finds the entry and checks every parameter against it. Returns the entry's
 /// symbol.
-fn check_ptx(
+pub(super) fn check_ptx(
     args: &KernelArgs,
     item: &KernelItem,
     abs: &Path,
@@ -689,7 +726,12 @@ fn check_ptx(
     }
     // Whether each type fits is asserted in the expansion, where rustc has resolved it.
     for (param, ptx_param) in params.iter_mut().zip(&entry.params) {
-        param.ptx = Some(PtxParam {
+        let same = |q: &PtxParam| q.ty == ptx_param.ty && q.array_len == ptx_param.array_len;
+        if param.ptx.iter().any(same) {
+            // A variant of `ptx = [...]` with the same parameter: asserted once.
+            continue;
+        }
+        param.ptx.push(PtxParam {
             ty: ptx_param.ty,
             array_len: ptx_param.array_len,
             suffix: format!(

@@ -50,19 +50,42 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
     let args = hygienic("__chevron_params");
 
     let kernel = match source {
-        ResolvedSource::Ptx { abs_path, entry } => {
+        ResolvedSource::Ptx {
+            abs_path,
+            entry,
+            variants,
+        } => {
             let path = LitStr::new(abs_path, Span::call_site());
             let entry = LitStr::new(entry, Span::call_site());
-            quote!(#p::Kernel::ptx(#name, #entry, #path, #p::include_str!(#path)))
+            if variants.is_empty() {
+                quote!(#p::Kernel::ptx(#name, #entry, #path, #p::include_str!(#path)))
+            } else {
+                let all = std::iter::once(abs_path).chain(variants).map(|v| {
+                    let v = LitStr::new(v, Span::call_site());
+                    quote!(#p::PtxVariant { path: #v, text: #p::include_str!(#v) })
+                });
+                quote!(#p::Kernel::ptx_variants(#name, #entry, &[#(#all),*]))
+            }
         }
-        ResolvedSource::Cuda { abs_path, entry } => {
+        ResolvedSource::Cuda {
+            abs_path,
+            entry,
+            program,
+        } => {
             let path = LitStr::new(abs_path, Span::call_site());
             let entry = match entry {
                 Some(e) => quote!(#p::Some(#e)),
                 None => quote!(#p::None),
             };
             let sig = params.iter().map(|q| signature_entry(q, &p));
-            quote!(#p::Kernel::cuda(#name, #entry, #path, #p::include_str!(#path), &[#(#sig),*]))
+            if program.is_plain() {
+                quote!(#p::Kernel::cuda(#name, #entry, #path, #p::include_str!(#path), &[#(#sig),*]))
+            } else {
+                let program = super::cuda::program_tokens(program, &p);
+                quote!(#p::Kernel::cuda_program(
+                    #name, #entry, #path, #p::include_str!(#path), &#program, &[#(#sig),*]
+                ))
+            }
         }
     };
 
@@ -442,7 +465,9 @@ fn expand_occupancy(
 
 /// `update`: sets the arguments of a node of this kernel captured in a graph, for the following
 /// replays. It takes the kernel's parameters as declared and goes through `Graph::set_params`,
-/// which checks that the node is of this graph and this kernel.
+/// which checks that the node is of this graph and this kernel. The generated functions take the
+/// graph `&mut` and call its shared-borrow forms (`__set_params`, `__set_params_keeping`), so
+/// that the order stream stays borrowed from the graph instead of cloned per update.
 fn graph_update(
     p: &TokenStream,
     kernel: &Ident,
@@ -510,12 +535,12 @@ fn graph_update(
             #(#decls,)*
         ) -> #p::Result<(), #p::Error> {
             let #func = Self::__chevron_kernel().get(#graph.context())?;
-            let #stream = ::core::clone::Clone::clone(#graph.order_stream());
+            let #stream = #graph.order_stream();
             #(#prepare)*
             let mut #args: [*mut #p::c_void; #n] = [#(#pointers),*];
             // SAFETY: the parameters match the PTX entry, as for `launch`; the rest is the
             // caller's promise.
-            unsafe { #graph.set_params(#node, #func, #p::Some(#name), &mut #args) }
+            unsafe { #graph.__set_params(#node, #func, #p::Some(#name), &mut #args) }
         }
     }
 }
@@ -541,7 +566,7 @@ fn update_ordered(
     let stream = hygienic("__chevron_stream");
     let mut decls = Vec::new();
     let mut prepare = vec![quote! {
-        let #stream = ::core::clone::Clone::clone(#graph.order_stream());
+        let #stream = #graph.order_stream();
     }];
     let mut pointers = Vec::new();
     for (k, q) in params.iter().enumerate() {
@@ -598,7 +623,7 @@ fn update_ordered(
             let mut #args: [*mut #p::c_void; #n] = [#(#pointers),*];
             // SAFETY: the parameters match the PTX entry, as for `launch`; the rest is the
             // caller's promise.
-            unsafe { #graph.set_params(#node, #func, #p::Some(#name), &mut #args) }
+            unsafe { #graph.__set_params(#node, #func, #p::Some(#name), &mut #args) }
         }
     }
 }
@@ -652,10 +677,11 @@ fn update_scalars(
     let mut decls = Vec::new();
     let mut pointers = Vec::new();
     let mut keep = Vec::new();
-    // The slots borrow the stream until the launch; the graph is borrowed mutably by then.
+    // The slots borrow the stream (and so the graph) until the update, which takes the graph
+    // shared (`__set_params_keeping`): no clone of the stream per update.
     let stream = hygienic("__chevron_stream");
     let mut prepare = vec![quote! {
-        let #stream = ::core::clone::Clone::clone(#graph.order_stream());
+        let #stream = #graph.order_stream();
     }];
     for (k, q) in params.iter().enumerate() {
         if is_buffer(q) {
@@ -705,7 +731,7 @@ fn update_scalars(
             // SAFETY: the parameters match the PTX entry, as for `launch`, and the kept ones are
             // device pointers; the rest is the caller's promise.
             unsafe {
-                #graph.set_params_keeping(
+                #graph.__set_params_keeping(
                     #node,
                     #func,
                     #p::Some(#name),
@@ -837,7 +863,7 @@ pub fn param_check(q: &KernelParam, attrs: &[&Attribute]) -> TokenStream {
     let ty = &q.ty;
     let (first, last) = type_spans(ty);
     let p = crate::krate::private_at(first);
-    let Some(ptx) = &q.ptx else {
+    if q.ptx.is_empty() {
         let param = param_expr(q);
         return quote_spanned! {first=>
             #(#attrs)*
@@ -845,30 +871,36 @@ pub fn param_check(q: &KernelParam, attrs: &[&Attribute]) -> TokenStream {
                 let _ = #param;
             };
         };
-    };
-    let form = form_expr(q);
-    let variant = Ident::new(&format!("{:?}", ptx.ty), first);
-    let array_len = match ptx.array_len {
-        Some(n) => quote_spanned!(first=> #p::Some(#n)),
-        None => quote_spanned!(first=> #p::None),
-    };
-    let prefix = format!("`{}: {}` is ", q.ident, q.ty_text);
-    let suffix = &ptx.suffix;
-    let message = Ident::new("__CHEVRON_MISMATCH", Span::mixed_site());
-    // `panic!` from the parameter's name to its type's last token: the error covers the whole
-    // parameter, `a: Scale`.
-    let panic = quote_spanned!(q.ident.span()=> #p::panic!);
-    let panic_args = quote_spanned!(last=> ("{}", #message.as_str()));
-    quote_spanned! {first=>
-        #(#attrs)*
-        const _: () = {
-            const #message: #p::Message =
-                #p::mismatch(#form, #p::PtxType::#variant, #array_len, #prefix, #suffix);
-            if !#message.is_empty() {
-                #panic #panic_args
-            }
-        };
     }
+    // One assertion per distinct PTX parameter (the variants of `ptx = [...]` may differ).
+    q.ptx
+        .iter()
+        .map(|ptx| {
+            let form = form_expr(q);
+            let variant = Ident::new(&format!("{:?}", ptx.ty), first);
+            let array_len = match ptx.array_len {
+                Some(n) => quote_spanned!(first=> #p::Some(#n)),
+                None => quote_spanned!(first=> #p::None),
+            };
+            let prefix = format!("`{}: {}` is ", q.ident, q.ty_text);
+            let suffix = &ptx.suffix;
+            let message = Ident::new("__CHEVRON_MISMATCH", Span::mixed_site());
+            // `panic!` from the parameter's name to its type's last token: the error covers the
+            // whole parameter, `a: Scale`.
+            let panic = quote_spanned!(q.ident.span()=> #p::panic!);
+            let panic_args = quote_spanned!(last=> ("{}", #message.as_str()));
+            quote_spanned! {first=>
+                #(#attrs)*
+                const _: () = {
+                    const #message: #p::Message =
+                        #p::mismatch(#form, #p::PtxType::#variant, #array_len, #prefix, #suffix);
+                    if !#message.is_empty() {
+                        #panic #panic_args
+                    }
+                };
+            }
+        })
+        .collect()
 }
 
 /// One `ParamSig` of the run-time signature check (`cuda = "…"`).

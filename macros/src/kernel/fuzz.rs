@@ -55,6 +55,21 @@ fn seeds() -> Vec<(String, String)> {
                 .into(),
         ),
         (
+            format!(
+                "ptx = [\"{k}/variants/saxpy_sm75.ptx\", concat!(\"{k}\", \"/variants/saxpy_sm90.ptx\")], \
+                 name = \"saxpy\""
+            ),
+            "pub fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);".into(),
+        ),
+        (
+            format!(
+                "cuda = \"{k}/nvrtc/softmax.cu\", name = \"softmax<128>\", \
+                 options = [\"-std=c++17\", \"-DN=1\", \"-I{k}/nvrtc\"]"
+            ),
+            "fn softmax(out: &mut CudaSlice<f32>, input: &CudaSlice<f32>, rows: i32, cols: i32);"
+                .into(),
+        ),
+        (
             // Aliases, paths and renamed imports: what the types are is for rustc to say.
             format!("ptx = \"{k}/saxpy.ptx\""),
             "fn saxpy(n: Count, a: std::primitive::f32, x: &DevBuf, y: &mut DeviceBuffer<f32>);"
@@ -157,6 +172,18 @@ fn pieces() -> Vec<String> {
         "(\"x\")",
         "ptx = 1",
         "name = \"\"",
+        "options",
+        "[]",
+        "[\"-arch=sm_90\"]",
+        "[\"-I\"]",
+        "[\"-I/\"]",
+        "concat!()",
+        "concat!(env!(\"OUT_DIR\"))",
+        "env!()",
+        "env!(1, 2, 3)",
+        "std::concat!(\"\")",
+        "\"softmax<\"",
+        "\"a::b<c>\"",
     ]
     .iter()
     .map(|s| s.to_string())

@@ -3,10 +3,13 @@
 mod ast;
 mod check;
 mod context;
+mod cuda;
 mod expand;
 mod nvcc;
 mod parse;
+mod path_expr;
 mod source;
+mod variants;
 
 #[cfg(test)]
 mod tests;

@@ -44,61 +44,113 @@ pub enum NvccOutcome {
     NoEntry,
 }
 
-type Memo = Mutex<Option<HashMap<PathBuf, (String, Result<String, NvccOutcome>)>>>;
+/// What the declaration adds to the plain `nvcc -ptx -arch=sm_90` of its file.
+#[derive(Default, Clone, PartialEq, Eq, Hash)]
+pub struct Extra {
+    /// The declaration's preprocessor and language options as nvcc takes them (`-DN=128`,
+    /// `-UX`, `-std=c++17`) and its include directories (`-I/abs/dir`).
+    pub flags: Vec<String>,
+    /// A C++ name expression (`softmax<128>`): the file is compiled through a wrapper that
+    /// takes the instance's address, so that nvcc instantiates it.
+    pub name_expression: Option<String>,
+}
 
-/// nvcc's result per path and content in this process.
+impl Extra {
+    fn key(&self) -> String {
+        let mut key = self.flags.join("\n");
+        if let Some(e) = &self.name_expression {
+            key.push_str("\nname ");
+            key.push_str(e);
+        }
+        key
+    }
+
+    /// The wrapper compiled instead of the file, for a name expression.
+    fn wrapper(&self, path: &Path) -> Option<String> {
+        let expression = self.name_expression.as_ref()?;
+        let path = path.to_str().filter(|p| !p.contains(['"', '\\', '\n']))?;
+        Some(format!(
+            "#include \"{path}\"\nstatic void* const __chevron_instance = (void*)&{expression};\n"
+        ))
+    }
+}
+
+type Memo = Mutex<Option<HashMap<(PathBuf, Extra), (String, Result<String, NvccOutcome>)>>>;
+
+/// nvcc's result per path, options and content in this process.
 static MEMO: Memo = Mutex::new(None);
 
 fn disabled() -> bool {
     std::env::var_os("CHEVRON_NVCC").is_some_and(|v| v == "0")
 }
 
-/// `nvcc -ptx -arch=sm_90` of the CUDA C file `path` (whose text is `text`), once per path and
-/// content in this process and cached on disk across builds. `Ok(None)` without nvcc, when it
-/// refuses the file, or with `CHEVRON_NVCC=0` ([`outcome`] says which); `Err` with the message
-/// for a run that timed out or a bad `CHEVRON_NVCC_TIMEOUT`.
-pub fn ptx(path: &Path, text: &str) -> Result<Option<String>, String> {
+/// `nvcc -ptx -arch=sm_90` of the CUDA C file `path` (whose text is `text`) with the
+/// declaration's `extra`, once per path, options and content in this process and cached on disk
+/// across builds. `Ok(None)` without nvcc, when it refuses the file, or with `CHEVRON_NVCC=0`
+/// ([`outcome`] says which); `Err` with the message for a run that timed out or a bad
+/// `CHEVRON_NVCC_TIMEOUT`.
+pub fn ptx(path: &Path, text: &str, extra: &Extra) -> Result<Option<String>, String> {
     if disabled() {
         return Ok(None);
     }
     let mut guard = MEMO.lock().unwrap_or_else(PoisonError::into_inner);
     let memo = guard.get_or_insert_with(HashMap::new);
-    if let Some((cached, ptx)) = memo.get(path) {
+    let memo_key = (path.to_path_buf(), extra.clone());
+    if let Some((cached, ptx)) = memo.get(&memo_key) {
         if cached == text {
             return Ok(ptx.clone().ok());
         }
     }
     let ptx = match find_nvcc() {
         None => Err(NvccOutcome::NotFound),
-        Some(nvcc) => compile(&nvcc, path, text)?.ok_or(NvccOutcome::Failed),
+        Some(nvcc) => compile(&nvcc, path, text, extra)?,
     };
-    memo.insert(path.to_path_buf(), (text.to_string(), ptx.clone()));
+    memo.insert(memo_key, (text.to_string(), ptx.clone()));
     Ok(ptx.ok())
 }
 
-/// What [`ptx`] last found for `path`: [`NvccOutcome::Ran`] when it gave PTX.
+/// What [`ptx`] found for `path` (with any options): [`NvccOutcome::Ran`] when it gave PTX.
 pub fn outcome(path: &Path) -> NvccOutcome {
     if disabled() {
         return NvccOutcome::Disabled;
     }
     let guard = MEMO.lock().unwrap_or_else(PoisonError::into_inner);
-    match guard.as_ref().and_then(|memo| memo.get(path)) {
-        Some((_, Ok(_))) => NvccOutcome::Ran,
-        Some((_, Err(outcome))) => *outcome,
-        None => NvccOutcome::Disabled,
+    let mut found = NvccOutcome::Disabled;
+    for ((p, _), (_, result)) in guard.iter().flatten() {
+        if p == path {
+            match result {
+                Ok(_) => return NvccOutcome::Ran,
+                Err(outcome) => found = *outcome,
+            }
+        }
     }
+    found
 }
 
-/// The PTX of `path` from the disk cache, or from a run of `nvcc` (then stored); `None` when
-/// nvcc refuses the file.
-fn compile(nvcc: &Nvcc, path: &Path, text: &str) -> Result<Option<String>, String> {
+/// The PTX of `path` from the disk cache, or from a run of `nvcc` (then stored);
+/// `Err(Failed)` when nvcc refuses the file, `Err(Disabled)` when a name expression's wrapper
+/// cannot name the path (no compile-time check then).
+fn compile(
+    nvcc: &Nvcc,
+    path: &Path,
+    text: &str,
+    extra: &Extra,
+) -> Result<Result<String, NvccOutcome>, String> {
+    let wrapper = match &extra.name_expression {
+        Some(_) => match extra.wrapper(path) {
+            Some(w) => Some(w),
+            // A path no `#include` can name: no compile-time check.
+            None => return Ok(Err(NvccOutcome::Disabled)),
+        },
+        None => None,
+    };
     let timeout = timeout()?;
-    let entry = cache_dir().map(|dir| dir.join(entry_name(nvcc, path)));
+    let entry = cache_dir().map(|dir| dir.join(entry_name(nvcc, path, extra)));
     let source_hash = hash_bytes(text.as_bytes());
     if let Some(hit) = entry.as_deref().and_then(|e| lookup(e, &source_hash)) {
-        return Ok(Some(hit));
+        return Ok(Ok(hit));
     }
-    let run = run(&nvcc.path, path, timeout)?;
+    let run = run(&nvcc.path, path, &extra.flags, wrapper.as_deref(), timeout)?;
     if let (Some(entry), Some(deps), Some(ptx)) = (&entry, &run.deps, &run.ptx) {
         // The toolkit's own headers change with nvcc, which the entry's name covers.
         let toolkit = nvcc.path.parent().and_then(Path::parent);
@@ -109,7 +161,7 @@ fn compile(nvcc: &Nvcc, path: &Path, text: &str) -> Result<Option<String>, Strin
             .collect();
         store(entry, &source_hash, &deps, ptx);
     }
-    Ok(run.ptx)
+    Ok(run.ptx.ok_or(NvccOutcome::Failed))
 }
 
 /// `CHEVRON_NVCC_TIMEOUT` (seconds, may be fractional) or [`DEFAULT_TIMEOUT`].
@@ -192,11 +244,12 @@ pub fn cache_dir() -> Option<PathBuf> {
 }
 
 /// One entry per source path, nvcc and options: a changed file replaces its entry.
-fn entry_name(nvcc: &Nvcc, path: &Path) -> String {
+fn entry_name(nvcc: &Nvcc, path: &Path, extra: &Extra) -> String {
     let key = format!(
-        "{FORMAT}\n{}\n{}\n{}",
+        "{FORMAT}\n{}\n{}\n{}\n{}",
         nvcc.identity,
         OPTIONS.join(" "),
+        extra.key(),
         path.display()
     );
     let stem = path
@@ -293,24 +346,49 @@ struct Run {
     deps: Option<Vec<PathBuf>>,
 }
 
-/// Runs `nvcc -ptx -arch=sm_90 -MD` on `source`, killed after `timeout`.
-fn run(nvcc: &Path, source: &Path, timeout: Duration) -> Result<Run, String> {
+/// Runs `nvcc -ptx -arch=sm_90 -MD` with `flags` on `source` (or on `wrapper`, a file
+/// including it), killed after `timeout`.
+fn run(
+    nvcc: &Path,
+    source: &Path,
+    flags: &[String],
+    wrapper: Option<&str>,
+    timeout: Duration,
+) -> Result<Run, String> {
     static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let base = std::env::temp_dir().join(format!("chevron-nvcc-{}-{n}", std::process::id()));
     let (out, deps_file) = (base.with_extension("ptx"), base.with_extension("d"));
+    let wrapper_file = base.with_extension("cu");
+    let compiled = match wrapper {
+        Some(text) => {
+            if std::fs::write(&wrapper_file, text).is_err() {
+                return Ok(Run {
+                    ptx: None,
+                    deps: None,
+                });
+            }
+            wrapper_file.as_path()
+        }
+        None => source,
+    };
     let mut cmd = Command::new(nvcc);
     cmd.args(OPTIONS)
+        .args(flags)
         .arg("-MD")
         .arg("-MF")
         .arg(&deps_file)
         .arg("-o")
         .arg(&out)
-        .arg(source)
+        .arg(compiled)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-    let status = match wait_bounded(cmd, timeout) {
+    let waited = wait_bounded(cmd, timeout);
+    if wrapper.is_some() {
+        let _ = std::fs::remove_file(&wrapper_file);
+    }
+    let status = match waited {
         Ok(status) => status,
         Err(Waited::NotStarted) => {
             return Ok(Run {
@@ -328,9 +406,12 @@ fn run(nvcc: &Path, source: &Path, timeout: Duration) -> Result<Run, String> {
         .success()
         .then(|| std::fs::read_to_string(&out).ok())
         .flatten();
-    let deps = std::fs::read_to_string(&deps_file)
-        .ok()
-        .map(|d| parse_deps(&d));
+    // The wrapper is gone: the file it includes stands for it.
+    let deps = std::fs::read_to_string(&deps_file).ok().map(|d| {
+        let mut deps = parse_deps(&d);
+        deps.retain(|d| *d != wrapper_file);
+        deps
+    });
     let _ = std::fs::remove_file(&out);
     let _ = std::fs::remove_file(&deps_file);
     // Only PTX is cached: nvcc lists no dependencies when it fails (a header created later
@@ -490,7 +571,7 @@ mod tests {
         let source = dir.0.join("k.cu");
         std::fs::write(&source, "extern \"C\" __global__ void k() {}\n").expect("k.cu");
         let start = Instant::now();
-        let err = match run(&script, &source, Duration::from_millis(300)) {
+        let err = match run(&script, &source, &[], None, Duration::from_millis(300)) {
             Err(e) => e,
             Ok(_) => panic!(
                 "a hanging nvcc returned; it wrote: {:?}",

@@ -2,6 +2,7 @@
 
 use proc_macro2::{Span, TokenStream, TokenTree};
 use syn::parse::{ParseStream, Parser};
+use syn::spanned::Spanned;
 use syn::{Attribute, Block, LitStr, Signature, Token, Visibility};
 
 use chevron_cuda_spec::fit::CooperativeUse;
@@ -10,8 +11,9 @@ use super::ast::{KernelArgs, KernelItem, SourceArg, SourceKind};
 use crate::report::Errors;
 
 const KEYS: &str = "`ptx = \"….ptx\"`, `cuda = \"….cu\"`, `name = \"…\"`, \
-                    `pdl = \"no_upstream_reads\"`, `cooperative = \"optional\"`/`\"co_resident\"` \
-                    or `crate = \"path::to::chevron\"`";
+                    `options = [\"-std=c++17\", …]`, `pdl = \"no_upstream_reads\"`, \
+                    `cooperative = \"optional\"`/`\"co_resident\"` or \
+                    `crate = \"path::to::chevron\"`";
 
 /// Parses the attribute's arguments, recording every problem in `cx`.
 ///
@@ -50,7 +52,7 @@ fn split_commas(args: TokenStream) -> Vec<TokenStream> {
 }
 
 /// `= "…"` after `key`, with the fix for `key("…")` and `key: "…"`.
-fn string_value(
+pub(super) fn string_value(
     meta: &syn::meta::ParseNestedMeta<'_>,
     key: &str,
     example: &str,
@@ -96,12 +98,20 @@ fn parse_arg(
             } else {
                 (SourceKind::Cuda, "kernels/saxpy.cu")
             };
-            let path = string_value(&meta, &key, example)?;
-            if path.value().is_empty() {
-                cx.error(
-                    path.span(),
-                    format!("`{key}` needs a file path, relative to the crate root"),
-                );
+            let mut paths =
+                super::path_expr::source_paths(&meta, &key, example, kind == SourceKind::Ptx)?
+                    .into_iter();
+            let Some(path) = paths.next() else {
+                return Ok(());
+            };
+            let variants: Vec<LitStr> = paths.collect();
+            for p in std::iter::once(&path).chain(&variants) {
+                if p.value().is_empty() {
+                    cx.error(
+                        p.span(),
+                        format!("`{key}` needs a file path, relative to the crate root"),
+                    );
+                }
             }
             match &out.source {
                 Some(prev) if prev.kind == kind => {
@@ -111,7 +121,13 @@ fn parse_arg(
                     "`ptx` and `cuda` exclude each other: a kernel is either PTX (checked at \
                      compile time) or CUDA C (compiled by NVRTC at run time)",
                 )),
-                None => out.source = Some(SourceArg { kind, path }),
+                None => {
+                    out.source = Some(SourceArg {
+                        kind,
+                        path,
+                        variants,
+                    })
+                }
             }
         }
         "name" => {
@@ -123,6 +139,16 @@ fn parse_arg(
                 cx.push(meta.error("duplicate `name`"));
             } else {
                 out.name = Some(name);
+            }
+        }
+        "options" => {
+            let options = super::cuda::parse_options(&meta)?;
+            if out.options.is_some() {
+                cx.push(
+                    meta.error("duplicate `options`: list every option in one `options = [...]`"),
+                );
+            } else {
+                out.options = Some((meta.path.span(), options));
             }
         }
         "pdl" => {
@@ -174,12 +200,20 @@ fn parse_arg(
         }
         _ => {
             out.invalid = true;
-            let hint = ["ptx", "cuda", "name", "pdl", "cooperative", "crate"]
-                .into_iter()
-                .find(|k| k.eq_ignore_ascii_case(&key))
-                .map_or(String::new(), |k| {
-                    format!(" (options are lowercase: `{k}`)")
-                });
+            let hint = [
+                "ptx",
+                "cuda",
+                "name",
+                "options",
+                "pdl",
+                "cooperative",
+                "crate",
+            ]
+            .into_iter()
+            .find(|k| k.eq_ignore_ascii_case(&key))
+            .map_or(String::new(), |k| {
+                format!(" (options are lowercase: `{k}`)")
+            });
             cx.push(meta.error(format!("unknown `#[kernel]` option; expected {KEYS}{hint}")));
             if meta.input.peek(Token![=]) {
                 let _: syn::Expr = meta.value()?.parse()?;

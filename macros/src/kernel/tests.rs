@@ -645,7 +645,7 @@ fn a_misunderstood_source_is_the_only_error() {
     // (and here expands) against it.
     let errs = errors(&expand(quote!(ptx = 1, ptx = #saxpy), decl.clone()));
     assert_eq!(errs.len(), 1, "{errs:?}");
-    assert!(errs[0].contains("`ptx` takes a string"), "{errs:?}");
+    assert!(errs[0].contains("`ptx` takes a path"), "{errs:?}");
     for args in [
         quote!(ptx(#saxpy)),
         quote!(ptx: #saxpy),

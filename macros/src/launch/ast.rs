@@ -4,7 +4,9 @@
 use proc_macro2::Span;
 use syn::{Expr, Ident, Path};
 
-use super::keys::Key;
+use chevron_cuda_spec::kinds::Position;
+
+use super::keys::{Key, Place};
 
 /// `launch!(KERNEL<<<…>>>(ARGS…))`.
 pub struct LaunchInput {
@@ -57,8 +59,8 @@ pub enum Entry {
 pub enum Item {
     /// `KEY` or `KEY = EXPR` in the launch list (including `shared`).
     Attr(Attr),
-    /// `stream(SATTR, …)`.
-    Stream(StreamGroup),
+    /// `KEYWORD(ATTR, …)`: `stream(SATTR, …)`.
+    Group(Group),
 }
 
 /// `KEY` or `KEY = EXPR`.
@@ -69,9 +71,11 @@ pub struct Attr {
     pub value: Option<Expr>,
 }
 
-/// `stream(SATTR, …)`.
-pub struct StreamGroup {
-    /// The `stream` keyword.
+/// `KEYWORD(ATTR, …)`: the attributes of one group's position (`stream(SATTR, …)`).
+pub struct Group {
+    /// The place the keyword names.
+    pub place: &'static Place,
+    /// The keyword.
     pub ident: Ident,
     /// The attributes inside the parentheses.
     pub attrs: Vec<Attr>,
@@ -87,10 +91,9 @@ pub struct Plan {
     pub stream: Option<Expr>,
     /// `shared = EXPR`.
     pub shared: Option<Expr>,
-    /// Entries of the `cuLaunchKernelEx` attribute array, in source order.
-    pub launch: Vec<Setting>,
-    /// Stream attributes, in source order.
-    pub stream_attrs: Vec<Setting>,
+    /// The attributes of every position (the launch list's are entries of the
+    /// `cuLaunchKernelEx` attribute array), in source order.
+    pub settings: Vec<Setting>,
     /// `non_portable_cluster`: clusters of 9 to 16 blocks allowed.
     pub non_portable_cluster: bool,
     /// `shared` and the attributes as written, interleaved: the order their values are
@@ -101,21 +104,28 @@ pub struct Plan {
     pub prebuilt: Option<Expr>,
 }
 
-/// One item of the launch list or of a `stream(...)` group, by where [`Plan`] holds it.
+impl Plan {
+    /// The settings of `position`, in source order.
+    pub fn at(&self, position: Position) -> impl Iterator<Item = &Setting> {
+        self.settings.iter().filter(move |s| s.position == position)
+    }
+}
+
+/// One item of the launch list or of a group, by where [`Plan`] holds it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Slot {
     /// [`Plan::shared`].
     Shared,
-    /// `Plan::launch[i]`.
-    Launch(usize),
-    /// `Plan::stream_attrs[i]`.
-    Stream(usize),
+    /// `Plan::settings[i]`.
+    Setting(usize),
 }
 
 /// One checked attribute.
 pub struct Setting {
     /// The key's row.
     pub key: Key,
+    /// Where it goes: the launch list's position or its group's.
+    pub position: Position,
     /// Where the key is written.
     pub span: Span,
     /// Its value.

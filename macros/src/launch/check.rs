@@ -4,17 +4,18 @@
 
 use std::collections::HashMap;
 
+use chevron_cuda_spec::kinds::Position;
 use chevron_cuda_spec::limits::check_carveout;
 use chevron_cuda_spec::ptx::{capped_list, name_list};
-use proc_macro2::{Span, TokenStream};
-use quote::ToTokens;
+use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Expr, Lit};
 
 use super::ast::{Attr, Chevrons, Entry, Item, Plan, Setting, Slot, Value};
-use super::keys::{self, Key, ValueForm, NON_PORTABLE_CLUSTER, SHARED, STREAM};
+use super::keys::{self, Key, Place, ValueForm, GROUPS, LIST, NON_PORTABLE_CLUSTER, SHARED};
 use super::limits::{check_block, check_clusters, check_grid, lit_dim, lit_number, Numeric};
 use crate::report::Errors;
+use crate::tokens::{snippet, unparen};
 
 /// Which macro is being checked; decides the positions.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -81,8 +82,7 @@ pub fn check_chevrons(ch: &Chevrons, mode: Mode, cx: &mut Errors) -> Option<Plan
         block: position(1),
         stream: (mode == Mode::Launch).then(|| position(2)),
         shared: None,
-        launch: Vec::new(),
-        stream_attrs: Vec::new(),
+        settings: Vec::new(),
         non_portable_cluster: false,
         order: Vec::new(),
         prebuilt: None,
@@ -148,8 +148,7 @@ fn check_prebuilt(ch: &Chevrons, config: &Attr, cx: &mut Errors) -> Option<Plan>
         block: one,
         stream,
         shared: None,
-        launch: Vec::new(),
-        stream_attrs: Vec::new(),
+        settings: Vec::new(),
         non_portable_cluster: false,
         order: Vec::new(),
         prebuilt: Some(value.clone()),
@@ -177,7 +176,7 @@ fn split_entries<'a>(
                 let name = ["grid", "block", "stream"][first_item.unwrap_or(0).min(2)];
                 let key = match item {
                     Item::Attr(a) => a.key.to_string(),
-                    Item::Stream(_) => STREAM.to_string(),
+                    Item::Group(g) => g.ident.to_string(),
                 };
                 cx.error(
                     item_span(item),
@@ -318,140 +317,158 @@ fn macro_name(mode: Mode) -> &'static str {
 fn item_span(item: &Item) -> Span {
     match item {
         Item::Attr(a) => a.key.span(),
-        Item::Stream(s) => s.ident.span(),
+        Item::Group(g) => g.ident.span(),
     }
 }
 
-/// Where a key was first set, for duplicates: the `stream(...)` group (0 for the launch list).
-struct Seen {
-    group: usize,
-}
+/// Where each key was first set, for duplicates: by position and key, the group it was set in
+/// (0 for the launch list, then each group counted from 1 in written order).
+type Seen = HashMap<(Position, String), usize>;
 
 fn check_items(items: &[&Item], plan: &mut Plan, cx: &mut Errors) {
-    let mut seen_launch: HashMap<String, Seen> = HashMap::new();
-    let mut seen_stream: HashMap<String, Seen> = HashMap::new();
+    let mut seen = Seen::new();
     let mut group = 0;
     for item in items {
         match item {
             Item::Attr(attr) => {
-                let name = attr.key.to_string();
-                if name == SHARED {
-                    if dup(&mut seen_launch, attr, 0, cx, DupPlace::Launch) {
-                        continue;
-                    }
-                    match &attr.value {
-                        Some(v) => {
-                            lit_number(v, Numeric::Bytes, cx);
-                            plan.shared = Some(v.clone());
-                            plan.order.push(Slot::Shared);
-                        }
-                        None => cx.error(
-                            attr.key.span(),
-                            "`shared` needs the dynamic shared memory in bytes: `shared = BYTES`",
-                        ),
-                    }
-                    continue;
-                }
-                if name == NON_PORTABLE_CLUSTER {
-                    if dup(&mut seen_launch, attr, 0, cx, DupPlace::Launch) {
-                        continue;
-                    }
-                    match &attr.value {
-                        None => plan.non_portable_cluster = true,
-                        Some(v) => cx.error(
-                            v.span(),
-                            "`non_portable_cluster` takes no value: write it bare to allow \
-                             clusters of 9 to 16 blocks",
-                        ),
-                    }
-                    continue;
-                }
-                if name == STREAM {
-                    cx.error(
-                        attr.key.span(),
-                        "stream attributes go in parentheses, `stream(sync = Spin, …)`; the \
-                         stream itself is the third position",
-                    );
-                    continue;
-                }
-                let Some(key) = keys::lookup(&name) else {
-                    unknown_key(attr, false, cx);
-                    continue;
-                };
-                if !key.info.launch {
-                    cx.error(
-                        attr.key.span(),
-                        format!(
-                            "`{name}` is a stream attribute: the driver rejects {} in \
-                             cuLaunchKernelEx; {}",
-                            key.info.cuda_name,
-                            stream_fix(key, attr)
-                        ),
-                    );
-                    continue;
-                }
-                if dup(&mut seen_launch, attr, 0, cx, DupPlace::Launch) {
-                    continue;
-                }
-                if let Some(value) = check_value(key, attr, cx) {
-                    plan.order.push(Slot::Launch(plan.launch.len()));
-                    plan.launch.push(Setting {
-                        key,
-                        span: attr.key.span(),
-                        value,
-                    });
+                if !check_list_keyword(attr, plan, &mut seen, cx) {
+                    check_setting(&LIST, attr, 0, plan, &mut seen, cx);
                 }
             }
-            Item::Stream(g) => {
+            Item::Group(g) => {
                 group += 1;
                 for attr in &g.attrs {
-                    let name = attr.key.to_string();
-                    if name == SHARED {
-                        cx.error(
-                            attr.key.span(),
-                            "`shared` is the launch's dynamic shared memory, not a stream \
-                             attribute; move it out of `stream(...)`",
-                        );
-                        continue;
-                    }
-                    let Some(key) = keys::lookup(&name) else {
-                        unknown_key(attr, true, cx);
-                        continue;
-                    };
-                    if !key.info.stream {
+                    if attr.key == SHARED {
                         cx.error(
                             attr.key.span(),
                             format!(
-                                "`{name}` is a launch attribute: the driver rejects {} in \
-                                 cuStreamSetAttribute; move it out of `stream(...)` into the \
-                                 launch list",
-                                key.info.cuda_name
+                                "`shared` is the launch's dynamic shared memory, not a {} \
+                                 attribute; move it out of `{}`",
+                                g.place.noun, g.place.syntax
                             ),
                         );
                         continue;
                     }
-                    if dup(&mut seen_stream, attr, group, cx, DupPlace::Stream) {
-                        continue;
-                    }
-                    if let Some(value) = check_value(key, attr, cx) {
-                        plan.order.push(Slot::Stream(plan.stream_attrs.len()));
-                        plan.stream_attrs.push(Setting {
-                            key,
-                            span: attr.key.span(),
-                            value,
-                        });
-                    }
+                    check_setting(g.place, attr, group, plan, &mut seen, cx);
                 }
             }
         }
     }
 }
 
-/// How to write a stream-only attribute that was put in the launch list: the user's value when
-/// it can be valid there, otherwise a valid value and the choices.
-fn stream_fix(key: Key, attr: &Attr) -> String {
+/// The launch list's own keywords, which are no kinds: `shared`, `non_portable_cluster`, and a
+/// group's keyword written bare. Returns whether `attr` was one.
+fn check_list_keyword(attr: &Attr, plan: &mut Plan, seen: &mut Seen, cx: &mut Errors) -> bool {
+    let name = attr.key.to_string();
+    if name == SHARED {
+        if dup(seen, attr, &LIST, 0, cx) {
+            return true;
+        }
+        match &attr.value {
+            Some(v) => {
+                lit_number(v, Numeric::Bytes, cx);
+                plan.shared = Some(v.clone());
+                plan.order.push(Slot::Shared);
+            }
+            None => cx.error(
+                attr.key.span(),
+                "`shared` needs the dynamic shared memory in bytes: `shared = BYTES`",
+            ),
+        }
+        return true;
+    }
+    if name == NON_PORTABLE_CLUSTER {
+        if dup(seen, attr, &LIST, 0, cx) {
+            return true;
+        }
+        match &attr.value {
+            None => plan.non_portable_cluster = true,
+            Some(v) => cx.error(
+                v.span(),
+                "`non_portable_cluster` takes no value: write it bare to allow clusters of 9 to \
+                 16 blocks",
+            ),
+        }
+        return true;
+    }
+    if let Some(group) = Place::group(&name) {
+        cx.error(
+            attr.key.span(),
+            format!(
+                "{} attributes go in parentheses, `{name}({}, …)`{}",
+                group.noun,
+                group.first_example(),
+                group.bare_note
+            ),
+        );
+        return true;
+    }
+    false
+}
+
+/// One attribute written at `place` (in group number `group`): its key, whether the driver
+/// accepts it there, duplicates, its value. The same path for every position.
+fn check_setting(
+    place: &'static Place,
+    attr: &Attr,
+    group: usize,
+    plan: &mut Plan,
+    seen: &mut Seen,
+    cx: &mut Errors,
+) {
+    let name = attr.key.to_string();
+    let Some(key) = keys::lookup(&name) else {
+        unknown_key(attr, place, cx);
+        return;
+    };
+    if !key.info.accepts(place.position) {
+        cx.error(attr.key.span(), misplaced(key, attr, place));
+        return;
+    }
+    if dup(seen, attr, place, group, cx) {
+        return;
+    }
+    if let Some(value) = check_value(key, attr, cx) {
+        plan.order.push(Slot::Setting(plan.settings.len()));
+        plan.settings.push(Setting {
+            key,
+            position: place.position,
+            span: attr.key.span(),
+            value,
+        });
+    }
+}
+
+/// Why `key` cannot be written at `place`, and where it goes instead.
+fn misplaced(key: Key, attr: &Attr, place: &Place) -> String {
+    let (name, cuda) = (key.name(), key.info.cuda_name);
+    let driver = place.position.driver_call();
+    let target = std::iter::once(&LIST)
+        .chain(GROUPS)
+        .find(|p| key.info.accepts(p.position));
+    match target {
+        Some(target) if target.keyword.is_none() => format!(
+            "`{name}` is a {} attribute: the driver rejects {cuda} in {driver}; move it out of \
+             `{}` into the launch list",
+            target.noun, place.syntax
+        ),
+        Some(target) => format!(
+            "`{name}` is a {} attribute: the driver rejects {cuda} in {driver}; {}",
+            target.noun,
+            group_fix(key, attr, target)
+        ),
+        None => format!(
+            "`{name}` cannot be written in `launch!`: the driver rejects {cuda} in {driver}"
+        ),
+    }
+}
+
+/// How to write an attribute that belongs in group `target` and was put in the launch list: the
+/// user's value when it can be valid there, otherwise a valid value and the choices.
+fn group_fix(key: Key, attr: &Attr, target: &Place) -> String {
     let name = key.name();
     let ty = key.info.type_name;
+    let keyword = target.keyword.unwrap_or_default();
     if let Some(value) = &attr.value {
         let literal = matches!(unparen(value), Expr::Lit(_));
         let literal_ok = matches!(
@@ -460,7 +477,7 @@ fn stream_fix(key: Key, attr: &Attr) -> String {
         );
         let valid = check_value(key, attr, &mut Errors::default()).is_some();
         if valid && (!literal || literal_ok) {
-            return format!("write it as `stream({name} = {})`", snippet(value));
+            return format!("write it as `{keyword}({name} = {})`", snippet(value));
         }
     }
     let why = attr.value.as_ref().map_or(String::new(), |v| {
@@ -468,13 +485,17 @@ fn stream_fix(key: Key, attr: &Attr) -> String {
     });
     match key.form {
         ValueForm::Enum(variants) => format!(
-            "{why}write it as `stream({name} = {})`, with one of {} or an expression of type \
+            "{why}write it as `{keyword}({name} = {})`, with one of {} or an expression of type \
              `{ty}`",
             variants[0],
             name_list(variants.iter().copied())
         ),
-        ValueForm::Flag => format!("write it as `stream({name})`"),
-        form => format!("{why}move it into `stream(...)`: {}", form.describe(name)),
+        ValueForm::Flag => format!("write it as `{keyword}({name})`"),
+        form => format!(
+            "{why}move it into `{}`: {}",
+            target.syntax,
+            form.describe(name)
+        ),
     }
 }
 
@@ -515,53 +536,41 @@ fn is_literal(expr: &Expr) -> bool {
     }
 }
 
-#[derive(Clone, Copy)]
-enum DupPlace {
-    Launch,
-    Stream,
-}
-
-/// Records `attr`; reports it and returns true if its key was already set in this place.
-fn dup(
-    seen: &mut HashMap<String, Seen>,
-    attr: &Attr,
-    group: usize,
-    cx: &mut Errors,
-    place: DupPlace,
-) -> bool {
+/// Records `attr` at `place` (group number `group`); reports it and returns true if its key was
+/// already set there.
+fn dup(seen: &mut Seen, attr: &Attr, place: &Place, group: usize, cx: &mut Errors) -> bool {
     let name = attr.key.to_string();
-    if let Some(first) = seen.get(&name) {
-        let message = match place {
-            DupPlace::Launch => format!(
+    if let Some(first) = seen.get(&(place.position, name.clone())) {
+        let message = match place.keyword {
+            None => format!(
                 "`{name}` is set twice in the launch list; remove one (the driver would \
                  silently take one of them)"
             ),
-            DupPlace::Stream if first.group == group => {
-                format!("`{name}` is set twice in this `stream(...)`; remove one")
+            Some(_) if *first == group => {
+                format!(
+                    "`{name}` is set twice in this `{}`; remove one",
+                    place.syntax
+                )
             }
-            DupPlace::Stream => format!(
-                "`{name}` is already set in an earlier `stream(...)` group; remove one of them"
+            Some(_) => format!(
+                "`{name}` is already set in an earlier `{}` group; remove one of them",
+                place.syntax
             ),
         };
         cx.error(attr.key.span(), message);
         return true;
     }
-    seen.insert(name, Seen { group });
+    seen.insert((place.position, name), group);
     false
 }
 
-fn unknown_key(attr: &Attr, in_stream: bool, cx: &mut Errors) {
+fn unknown_key(attr: &Attr, place: &Place, cx: &mut Errors) {
     let name = attr.key.to_string();
     if let Some(message) = keys::missing_in_version(&name) {
         cx.error(attr.key.span(), message);
         return;
     }
-    let valid = keys::valid_here(in_stream);
-    let place = if in_stream {
-        "stream attribute"
-    } else {
-        "launch attribute"
-    };
+    let valid = keys::valid_here(place);
     let hint = match keys::nearest(&name, &valid) {
         Some(near) => format!("did you mean `{near}`? "),
         None => String::new(),
@@ -569,7 +578,8 @@ fn unknown_key(attr: &Attr, in_stream: bool, cx: &mut Errors) {
     cx.error(
         attr.key.span(),
         format!(
-            "unknown {place} `{name}`; {hint}expected one of {}",
+            "unknown {} attribute `{name}`; {hint}expected one of {}",
+            place.noun,
             // Every valid key: the table is short, unlike a PTX file's kernel list.
             capped_list(valid.iter().map(|k| format!("`{k}`")), valid.len())
         ),
@@ -655,29 +665,6 @@ fn check_value(key: Key, attr: &Attr, cx: &mut Errors) -> Option<Value> {
         }
         ValueForm::Event | ValueForm::Expr => Some(Value::Expr(value.clone())),
     }
-}
-
-/// Sees through parentheses and invisible groups (from `macro_rules!` fragments).
-pub fn unparen(expr: &Expr) -> &Expr {
-    match expr {
-        Expr::Paren(p) => unparen(&p.expr),
-        Expr::Group(g) => unparen(&g.expr),
-        other => other,
-    }
-}
-
-/// Source-like text of some tokens, for messages.
-pub fn snippet(tokens: &impl ToTokens) -> String {
-    let ts: TokenStream = tokens.to_token_stream();
-    let text = ts.to_string();
-    text.replace(" :: ", "::")
-        .replace(":: ", "::")
-        .replace(" . ", ".")
-        .replace("& ", "&")
-        .replace(" (", "(")
-        .replace("( ", "(")
-        .replace(" )", ")")
-        .replace(" ,", ",")
 }
 
 /// Untyped (`dyn`) launches pass each argument as a pointer to its bytes, so the Rust type of a

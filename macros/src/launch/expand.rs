@@ -11,15 +11,15 @@
 //!   tokens. Paths are absolute (`::chevron::__private::…`). The argument traits of `dyn`
 //!   launches are imported in a block that holds no user expression.
 
+use chevron_cuda_spec::kinds::Position;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::{Expr, Lit, LitInt};
 
 use super::ast::{Kernel, LaunchInput, Plan, Setting, Slot, Value};
-use super::check::unparen;
-use super::keys::ValueForm;
-use super::limits::lit_u64;
+use super::keys::{Place, ValueForm, GROUPS, LIST};
+use crate::tokens::{lit_u64, unparen};
 
 /// A generated local: invisible to user code, reported at `at`.
 fn local(name: &str, at: Span) -> Ident {
@@ -141,8 +141,7 @@ fn bind_items(
     let grid = quote_spanned!(gs=> <_ as #p::IntoDim>::into_dim(#grid));
     let block = quote_spanned!(bs=> <_ as #p::IntoDim>::into_dim(#block));
     let mut shared = None;
-    let mut launch = vec![TokenStream::new(); plan.launch.len()];
-    let mut stream = vec![TokenStream::new(); plan.stream_attrs.len()];
+    let mut settings = vec![TokenStream::new(); plan.settings.len()];
     for slot in &plan.order {
         match *slot {
             Slot::Shared => {
@@ -152,34 +151,42 @@ fn bind_items(
                         .__set_shared_extent(<_ as #p::Extent>::extent(#v))));
                 }
             }
-            Slot::Launch(i) => launch[i] = setting_tokens(&plan.launch[i], false, lets),
-            Slot::Stream(i) => stream[i] = setting_tokens(&plan.stream_attrs[i], true, lets),
+            Slot::Setting(i) => settings[i] = setting_tokens(&plan.settings[i], lets),
         }
     }
     let non_portable = plan
         .non_portable_cluster
         .then(|| quote!(.__set_non_portable_cluster()));
+    // The groups' settings, then the launch list's, each in written order (their values are
+    // bound above, in the order written).
+    let places = GROUPS.iter().chain([&LIST]);
+    let chain = places.flat_map(|place| {
+        plan.settings
+            .iter()
+            .zip(&settings)
+            .filter(move |(s, _)| s.position == place.position)
+            .map(|(_, tokens)| tokens.clone())
+    });
     ConfigBuild {
         init: quote!(#p::LaunchConfig::__from_extents(#grid, #block)),
         steps: shared
             .into_iter()
             .chain(non_portable)
-            .chain(stream)
-            .chain(launch)
+            .chain(chain)
             .collect(),
     }
 }
 
-/// `.__set(…)`, `.__set_stream(…)` or `.__set_flag(…)` for one attribute, binding its value.
-fn setting_tokens(setting: &Setting, stream: bool, lets: &mut Lets) -> TokenStream {
-    let method = format_ident!("{}", if stream { "__set_stream" } else { "__set" });
+/// `.__set(…)`, `.__set_stream(…)` (the setter of the setting's place) or `.__set_flag(…)` for
+/// one attribute, binding its value.
+fn setting_tokens(setting: &Setting, lets: &mut Lets) -> TokenStream {
+    let place = Place::of(setting.position).expect("check keeps only settings of a place");
+    let method = format_ident!("{}", place.method);
     let span = setting.span;
-    let prefix = if stream {
-        "__chevron_stream_"
-    } else {
-        "__chevron_"
+    let name = match place.keyword {
+        Some(keyword) => format!("__chevron_{keyword}_{}", setting.key.name()),
+        None => format!("__chevron_{}", setting.key.name()),
     };
-    let name = format!("{prefix}{}", setting.key.name());
     let value = match &setting.value {
         Value::On => kind_type(setting, span),
         Value::Flag(e) => {
@@ -389,7 +396,7 @@ fn literal_flag(setting: Option<&Setting>) -> Option<bool> {
 /// message, located at the value it is about.
 fn fit_checks(path: &syn::Path, plan: &Plan) -> Vec<TokenStream> {
     let p = crate::krate::private();
-    let setting = |key: &str| plan.launch.iter().find(|s| s.key.name() == key);
+    let setting = |key: &str| plan.at(Position::Launch).find(|s| s.key.name() == key);
     let one = |span: Span, call: TokenStream| {
         let info = Ident::new("__chevron_info", Span::mixed_site());
         let message = Ident::new("__chevron_message", Span::mixed_site());

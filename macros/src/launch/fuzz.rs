@@ -212,9 +212,9 @@ struct Corpus {
 impl Corpus {
     fn new() -> Self {
         let lex = |texts: &[&str]| texts.iter().map(|t| pieces(t)).collect();
-        let keys: Vec<String> = super::keys::valid_here(false)
+        let keys: Vec<String> = super::keys::valid_here(&super::keys::LIST)
             .into_iter()
-            .chain(super::keys::valid_here(true))
+            .chain(super::keys::valid_here(&super::keys::GROUPS[0]))
             .map(str::to_string)
             .collect();
         Self {

@@ -4,7 +4,7 @@
 //! reaches them as the same `cuda-*` feature the facade forwards.
 
 pub use chevron_cuda_spec::kinds::ValueForm;
-use chevron_cuda_spec::kinds::{self, Kind};
+use chevron_cuda_spec::kinds::{self, Kind, Position};
 
 /// The DSL keyword for dynamic shared memory (not an attribute kind: a field of the launch).
 pub const SHARED: &str = "shared";
@@ -15,51 +15,80 @@ pub const STREAM: &str = "stream";
 pub const NON_PORTABLE_CLUSTER: &str = "non_portable_cluster";
 
 /// The CUDA version the user selected: the oldest `cuda-*` feature on (with two on, the runtime
-/// refuses to build anyway), or the newest version when none is (the macros on their own).
+/// refuses to build anyway), or the newest version when none is (the macros on their own), as
+/// the build script read it.
 pub const fn selected_cuda() -> u32 {
-    if cfg!(feature = "cuda-12000") {
-        return 12000;
+    let digits = env!("CHEVRON_CUDA_VERSION").as_bytes();
+    let (mut version, mut i) = (0, 0);
+    while i < digits.len() {
+        version = version * 10 + (digits[i] - b'0') as u32;
+        i += 1;
     }
-    if cfg!(feature = "cuda-12010") {
-        return 12010;
+    version
+}
+
+/// A place of `launch!`/`config!` where attributes are written: the launch list, and one group
+/// `KEYWORD(…)` for each other [`Position`] the grammar has. Checking, duplicates, messages and
+/// the generated builder call all follow the place; a position the DSL can write is one entry
+/// here.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Place {
+    /// Where the driver takes what is written here.
+    pub position: Position,
+    /// The group's keyword (`stream`), or `None` for the launch list.
+    pub keyword: Option<&'static str>,
+    /// How the group is named in messages and key lists: `stream(...)`.
+    pub syntax: &'static str,
+    /// The in-place `LaunchConfig` setter that adds a kind here, as generated code calls it
+    /// (`__set_stream`; the public builder is `with_stream`).
+    pub method: &'static str,
+    /// What an attribute written here is called: "stream" in "unknown stream attribute".
+    pub noun: &'static str,
+    /// An example of the group's contents, for messages: `sync = Spin, priority = 0`.
+    pub example: &'static str,
+    /// What follows "… go in parentheses, `stream(sync = Spin, …)`" for a bare keyword.
+    pub bare_note: &'static str,
+}
+
+/// The launch list: the entries of `cuLaunchKernelEx`'s attribute array.
+pub const LIST: Place = Place {
+    position: Position::Launch,
+    keyword: None,
+    syntax: "",
+    method: "__set",
+    noun: "launch",
+    example: "",
+    bare_note: "",
+};
+
+/// The groups, one per position written as `KEYWORD(…)` in the launch list.
+pub const GROUPS: &[Place] = &[Place {
+    position: Position::Stream,
+    keyword: Some(STREAM),
+    syntax: "stream(...)",
+    method: "__set_stream",
+    noun: "stream",
+    example: "sync = Spin, priority = 0",
+    bare_note: "; the stream itself is the third position",
+}];
+
+impl Place {
+    /// The group named `keyword`.
+    pub fn group(keyword: &str) -> Option<&'static Place> {
+        GROUPS.iter().find(|g| g.keyword == Some(keyword))
     }
-    if cfg!(feature = "cuda-12020") {
-        return 12020;
+
+    /// The place where the DSL writes kinds of `position`, if it has one.
+    pub fn of(position: Position) -> Option<&'static Place> {
+        std::iter::once(&LIST)
+            .chain(GROUPS)
+            .find(|p| p.position == position)
     }
-    if cfg!(feature = "cuda-12030") {
-        return 12030;
+
+    /// The first example setting: `sync = Spin`.
+    pub fn first_example(&self) -> &'static str {
+        self.example.split(", ").next().unwrap_or("")
     }
-    if cfg!(feature = "cuda-12040") {
-        return 12040;
-    }
-    if cfg!(feature = "cuda-12050") {
-        return 12050;
-    }
-    if cfg!(feature = "cuda-12060") {
-        return 12060;
-    }
-    if cfg!(feature = "cuda-12080") {
-        return 12080;
-    }
-    if cfg!(feature = "cuda-12090") {
-        return 12090;
-    }
-    if cfg!(feature = "cuda-13000") {
-        return 13000;
-    }
-    if cfg!(feature = "cuda-13010") {
-        return 13010;
-    }
-    if cfg!(feature = "cuda-13020") {
-        return 13020;
-    }
-    if cfg!(feature = "cuda-13030") {
-        return 13030;
-    }
-    if cfg!(feature = "cuda-13040") {
-        return 13040;
-    }
-    13040
 }
 
 /// One key: the spec's row and the DSL's value form.
@@ -111,12 +140,12 @@ pub fn variants_in_version(key: &str, variants: &[&'static str]) -> Vec<&'static
         .collect()
 }
 
-/// Whether `name` is a key of any CUDA version or a DSL keyword (`shared`, `stream`,
+/// Whether `name` is a key of any CUDA version or a DSL keyword (`shared`, a group keyword,
 /// `non_portable_cluster`).
 pub fn is_known(name: &str) -> bool {
     name == SHARED
-        || name == STREAM
         || name == NON_PORTABLE_CLUSTER
+        || Place::group(name).is_some()
         || kinds::by_key(name).is_some()
 }
 
@@ -126,22 +155,23 @@ pub fn is_flag(name: &str) -> bool {
     name == NON_PORTABLE_CLUSTER || kinds::by_key(name).is_some_and(|k| k.form == ValueForm::Flag)
 }
 
-/// What may be written in the launch list (or, with `stream == true`, inside `stream(...)`),
-/// in the table's order, for "expected one of" messages.
-pub fn valid_here(stream: bool) -> Vec<&'static str> {
+/// What may be written at `place`, in the table's order, for "expected one of" messages: in the
+/// launch list also `shared`, the groups and `non_portable_cluster`.
+pub fn valid_here(place: &Place) -> Vec<&'static str> {
+    let list = place.keyword.is_none();
     let mut keys: Vec<&'static str> = Vec::new();
-    if !stream {
+    if list {
         keys.push(SHARED);
-        keys.push("stream(...)");
+        keys.extend(GROUPS.iter().map(|g| g.syntax));
     }
     keys.extend(
         kinds::KINDS
             .iter()
             .filter(|k| k.in_version(selected_cuda()))
-            .filter(|k| if stream { k.stream } else { k.launch })
+            .filter(|k| k.accepts(place.position))
             .map(|k| k.key),
     );
-    if !stream {
+    if list {
         keys.push(NON_PORTABLE_CLUSTER);
     }
     keys
@@ -191,7 +221,7 @@ mod tests {
         assert!(missing_in_version("cooperative").is_none());
         assert!(missing_in_version("fast").is_none());
         assert!(
-            is_known("shared_memory_mode") && !valid_here(false).contains(&"shared_memory_mode")
+            is_known("shared_memory_mode") && !valid_here(&LIST).contains(&"shared_memory_mode")
         );
     }
 
@@ -223,8 +253,8 @@ mod tests {
 
     #[test]
     fn placement_lists_follow_the_runtime() {
-        let launch = valid_here(false);
-        let stream = valid_here(true);
+        let launch = valid_here(&LIST);
+        let stream = valid_here(&GROUPS[0]);
         assert!(launch.contains(&"cooperative") && !launch.contains(&"sync"));
         assert!(stream.contains(&"sync") && !stream.contains(&"cooperative"));
         assert!(stream.contains(&"priority") && launch.contains(&"priority"));
@@ -232,8 +262,40 @@ mod tests {
     }
 
     #[test]
+    fn places_are_one_per_position() {
+        let places: Vec<&Place> = std::iter::once(&LIST).chain(GROUPS).collect();
+        for (i, a) in places.iter().enumerate() {
+            assert_eq!(Place::of(a.position), Some(*a));
+            for b in &places[i + 1..] {
+                assert_ne!(a.position, b.position);
+            }
+        }
+        assert_eq!(
+            Place::of(Position::GraphNode),
+            None,
+            "not written in `launch!`"
+        );
+        for g in GROUPS {
+            let keyword = g.keyword.expect("a group has a keyword");
+            assert_eq!(Place::group(keyword), Some(g));
+            assert_eq!(g.syntax, format!("{keyword}(...)"));
+            assert!(kinds::by_key(keyword).is_none() && is_known(keyword));
+            // The example in its messages is valid there.
+            for setting in g.example.split(", ") {
+                let key = setting.split(" = ").next().unwrap_or_default();
+                assert!(
+                    lookup(key).is_some_and(|k| k.info.accepts(g.position)),
+                    "{setting}"
+                );
+            }
+        }
+        assert!(Place::group("shared").is_none());
+        assert_eq!(GROUPS[0].first_example(), "sync = Spin");
+    }
+
+    #[test]
     fn suggestions() {
-        let launch = valid_here(false);
+        let launch = valid_here(&LIST);
         assert_eq!(nearest("coperative", &launch), Some("cooperative"));
         assert_eq!(nearest("clustr", &launch), Some("cluster"));
         assert_eq!(nearest("prio", &launch), None);

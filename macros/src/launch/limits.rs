@@ -3,6 +3,7 @@
 //! known only at run time get the same rules from `LaunchConfig::validate`. Here each violation
 //! is reported at the literal that decides it.
 
+use chevron_cuda_spec::kinds::Position;
 use chevron_cuda_spec::limits::{
     check_block_threads, check_cluster_blocks, check_cluster_divides, check_extent,
     check_preferred_axis, check_preferred_divides, DimKind, Violation,
@@ -12,18 +13,8 @@ use syn::spanned::Spanned;
 use syn::{Expr, Lit, UnOp};
 
 use super::ast::{Plan, Setting, Value};
-use super::check::unparen;
 use crate::report::Errors;
-
-/// An integer literal's value (for reading, not checking: [`lit_number`] checks).
-pub fn lit_u64(expr: &Expr) -> Option<(u64, Span)> {
-    match unparen(expr) {
-        Expr::Lit(syn::ExprLit {
-            lit: Lit::Int(i), ..
-        }) => Some((i.base10_parse::<u64>().ok()?, i.span())),
-        _ => None,
-    }
-}
+use crate::tokens::unparen;
 
 /// What a numeric position of `launch!`/`config!` holds: every such position gets the same
 /// literal check ([`lit_number`]), worded for what it holds.
@@ -242,7 +233,7 @@ pub fn check_grid(grid: &LitDim, cx: &mut Errors) {
 }
 
 pub fn check_clusters(plan: &Plan, grid: &LitDim, cx: &mut Errors) {
-    let find = |key: &str| plan.launch.iter().find(|s| s.key.name() == key);
+    let find = |key: &str| plan.at(Position::Launch).find(|s| s.key.name() == key);
     let mut quiet = Errors::default();
     let dim_of = |s: &Setting, cx: &mut Errors| match &s.value {
         Value::Expr(e) => lit_dim(e, s.key.name(), cx),

@@ -18,7 +18,7 @@ mod check;
 mod expand;
 #[cfg(test)]
 mod fuzz;
-mod keys;
+pub(crate) mod keys;
 mod limits;
 mod parse;
 #[cfg(test)]

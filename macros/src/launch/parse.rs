@@ -8,8 +8,8 @@ use syn::parse::{ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::{Expr, Ident, Path, Token};
 
-use super::ast::{Attr, Chevrons, ConfigInput, Entry, Item, Kernel, LaunchInput, StreamGroup};
-use super::keys::{self, STREAM};
+use super::ast::{Attr, Chevrons, ConfigInput, Entry, Group, Item, Kernel, LaunchInput};
+use super::keys::{self, Place};
 use crate::report::Errors;
 
 const LAUNCH_SHAPE: &str = "`launch!(KERNEL<<<GRID, BLOCK, STREAM, ATTRIBUTES…>>>(ARGS…))`";
@@ -251,25 +251,22 @@ fn peek_bare_ident(input: ParseStream) -> Option<Ident> {
     (fork.is_empty() || fork.peek(Token![,])).then_some(ident)
 }
 
-/// `stream(…)` whose contents look like attributes (`KEY = …`, or a known key), as opposed to a
-/// call of a function named `stream` in a positional expression.
-fn peek_stream_group(input: ParseStream, in_item_zone: bool) -> bool {
+/// `KEYWORD(…)` of a group (`stream(…)`) whose contents look like attributes (`KEY = …`, or a
+/// known key), as opposed to a call of a function named `stream` in a positional expression.
+fn peek_group(input: ParseStream, in_item_zone: bool) -> Option<&'static Place> {
     let fork = input.fork();
-    let Ok(ident) = fork.parse::<Ident>() else {
-        return false;
-    };
-    if ident != STREAM || !fork.peek(syn::token::Paren) {
-        return false;
+    let ident = fork.parse::<Ident>().ok()?;
+    let place = Place::group(&ident.to_string())?;
+    if !fork.peek(syn::token::Paren) {
+        return None;
     }
-    let Ok(group) = fork.parse::<proc_macro2::Group>() else {
-        return false;
-    };
+    let group = fork.parse::<proc_macro2::Group>().ok()?;
     let after_ok = fork.is_empty() || fork.peek(Token![,]);
     if !after_ok {
-        return false;
+        return None;
     }
     if in_item_zone {
-        return true;
+        return Some(place);
     }
     let looks_like_attrs = |input: ParseStream| -> syn::Result<bool> {
         Ok(peek_assign(input)
@@ -280,18 +277,26 @@ fn peek_stream_group(input: ParseStream, in_item_zone: bool) -> bool {
         input.parse::<TokenStream>()?;
         r
     };
-    inner.parse2(group.stream()).unwrap_or(false)
+    inner
+        .parse2(group.stream())
+        .unwrap_or(false)
+        .then_some(place)
 }
 
 fn parse_entry(input: ParseStream, index: usize, positions: usize) -> syn::Result<Entry> {
     let in_item_zone = index >= positions;
-    if peek_stream_group(input, in_item_zone) {
+    if let Some(place) = peek_group(input, in_item_zone) {
         let ident: Ident = input.parse()?;
         // Parsed on its own, so that an error inside is reported once (a nested `ParseBuffer`
         // left unfinished would add "expected `)`" at the same place).
         let group: proc_macro2::Group = input.parse()?;
-        let attrs = parse_stream_attrs.parse2(group.stream())?;
-        return Ok(Entry::Item(Item::Stream(StreamGroup { ident, attrs })));
+        let attrs =
+            (|input: ParseStream| parse_group_attrs(input, place)).parse2(group.stream())?;
+        return Ok(Entry::Item(Item::Group(Group {
+            place,
+            ident,
+            attrs,
+        })));
     }
     if peek_assign(input) || (in_item_zone && peek_assign_any(input)) {
         return Ok(Entry::Item(Item::Attr(parse_attr(input)?)));
@@ -305,8 +310,8 @@ fn parse_entry(input: ParseStream, index: usize, positions: usize) -> syn::Resul
     }
     if input.peek(Ident) && input.peek2(syn::token::Paren) && in_item_zone {
         let ident: Ident = input.fork().parse()?;
-        if ident == STREAM {
-            return Err(input.error("expected `stream(KEY = VALUE, …)`"));
+        if Place::group(&ident.to_string()).is_some() {
+            return Err(input.error(format!("expected `{ident}(KEY = VALUE, …)`")));
         }
     }
     Ok(Entry::Position(input.parse()?))
@@ -331,25 +336,29 @@ fn parse_attr(input: ParseStream) -> syn::Result<Attr> {
     })
 }
 
-/// The inside of `stream(…)`: attributes only; `shared` and nested groups are rejected later
-/// (check) or here (a nested `stream(…)`), with a message saying where they belong.
-fn parse_stream_attrs(input: ParseStream) -> syn::Result<Vec<Attr>> {
+/// The inside of a group (`stream(…)`): attributes only; `shared` and nested groups are
+/// rejected later (check) or here (a nested group), with a message saying where they belong.
+fn parse_group_attrs(input: ParseStream, place: &Place) -> syn::Result<Vec<Attr>> {
     let mut attrs = Vec::new();
+    let (keyword, noun) = (place.keyword.unwrap_or_default(), place.noun);
     while !input.is_empty() {
         if input.peek(Ident) && input.peek2(syn::token::Paren) {
             let ident: Ident = input.fork().parse()?;
-            if ident == STREAM {
+            if let Some(inner) = Place::group(&ident.to_string()) {
                 return Err(syn::Error::new(
                     ident.span(),
-                    "`stream(...)` groups do not nest: list the stream attributes in one group",
+                    format!(
+                        "`{}` groups do not nest: list the {noun} attributes in one group",
+                        inner.syntax
+                    ),
                 ));
             }
         }
         if !input.peek(Ident::peek_any) {
-            return Err(input.error(
-                "expected a stream attribute, `KEY` or `KEY = VALUE` (`stream(sync = Spin, \
-                 priority = 0)`)",
-            ));
+            return Err(input.error(format!(
+                "expected a {noun} attribute, `KEY` or `KEY = VALUE` (`{keyword}({})`)",
+                place.example
+            )));
         }
         attrs.push(parse_attr(input)?);
         if input.is_empty() {

@@ -1,11 +1,12 @@
-//! The driver calls of completions, in the shape of the crate's thin driver layer
-//! (`crate::driver`): each `sys::cu*` call once, its `CUresult` as a `Result`.
+//! The driver calls of completions that `cudarc::driver::result` lacks, in the shape of the
+//! crate's thin driver layer (`crate::driver`): each `sys::cu*` call once, its `CUresult` as a
+//! `Result` (cudarc's `CUresult::result`). `cuLaunchHostFunc` and `cuEventRecord` are cudarc's
+//! (`result::stream::launch_host_function`, `result::event::record`).
 
 use core::ffi::c_void;
 
 use cudarc::driver::DriverError;
 
-use crate::driver::check;
 use crate::sys;
 
 /// `cuStreamAddCallback`: `callback(stream, status, user)` runs on a driver thread once the work
@@ -19,26 +20,12 @@ pub(crate) unsafe fn add_callback(
     user: *mut c_void,
 ) -> Result<(), DriverError> {
     // SAFETY: forwarded from the caller; flags must be 0.
-    check(unsafe { sys::cuStreamAddCallback(stream, callback, user, 0) })
-}
-
-/// `cuLaunchHostFunc`: `f(user)` runs on a driver thread once the work enqueued so far is done;
-/// never when the context failed.
-///
-/// # Safety
-/// As [`add_callback`].
-pub(crate) unsafe fn launch_host_func(
-    stream: sys::CUstream,
-    f: sys::CUhostFn,
-    user: *mut c_void,
-) -> Result<(), DriverError> {
-    // SAFETY: forwarded from the caller.
-    check(unsafe { sys::cuLaunchHostFunc(stream, f, user) })
+    unsafe { sys::cuStreamAddCallback(stream, callback, user, 0) }.result()
 }
 
 /// Whether the loaded driver exports `cuLaunchHostFunc_v2` (CUDA 13.2). cudarc panics calling a
 /// symbol that the driver lacks, so this is asked first, once.
-#[cfg(any(feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040"))]
+#[cfg(cuda_13020)]
 pub(crate) fn has_host_func_v2() -> bool {
     use std::sync::OnceLock;
     static PRESENT: OnceLock<bool> = OnceLock::new();
@@ -56,7 +43,7 @@ pub(crate) fn has_host_func_v2() -> bool {
 ///
 /// # Safety
 /// As [`add_callback`].
-#[cfg(any(feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040"))]
+#[cfg(cuda_13020)]
 pub(crate) unsafe fn launch_host_func_v2(
     stream: sys::CUstream,
     f: sys::CUhostFn,
@@ -70,7 +57,7 @@ pub(crate) unsafe fn launch_host_func_v2(
         M::CU_HOST_TASK_BLOCKING
     };
     // SAFETY: forwarded from the caller.
-    check(unsafe { sys::cuLaunchHostFunc_v2(stream, f, user, mode as core::ffi::c_uint) })
+    unsafe { sys::cuLaunchHostFunc_v2(stream, f, user, mode as core::ffi::c_uint) }.result()
 }
 
 /// `cuStreamWriteValue32`: the stream writes `value` to `address` once the work enqueued so far
@@ -85,7 +72,7 @@ pub(crate) unsafe fn write_value32(
     value: u32,
 ) -> Result<(), DriverError> {
     // SAFETY: forwarded from the caller; flags 0 is CU_STREAM_WRITE_VALUE_DEFAULT.
-    check(unsafe { sys::cuStreamWriteValue32_v2(stream, address, value, 0) })
+    unsafe { sys::cuStreamWriteValue32_v2(stream, address, value, 0) }.result()
 }
 
 /// `cuMemHostRegister` with `CU_MEMHOSTREGISTER_DEVICEMAP`, then `cuMemHostGetDevicePointer`:
@@ -99,20 +86,11 @@ pub(crate) unsafe fn register_mapped(
 ) -> Result<sys::CUdeviceptr, DriverError> {
     const DEVICEMAP: core::ffi::c_uint = 0x02;
     // SAFETY: forwarded from the caller.
-    check(unsafe { sys::cuMemHostRegister_v2(ptr, bytes, DEVICEMAP) })?;
+    unsafe { sys::cuMemHostRegister_v2(ptr, bytes, DEVICEMAP) }.result()?;
     let mut device: sys::CUdeviceptr = 0;
     // SAFETY: the memory was registered with DEVICEMAP just above; `device` is an out-pointer.
-    check(unsafe { sys::cuMemHostGetDevicePointer_v2(&mut device, ptr, 0) })?;
+    unsafe { sys::cuMemHostGetDevicePointer_v2(&mut device, ptr, 0) }.result()?;
     Ok(device)
-}
-
-/// `cuEventRecord`.
-///
-/// # Safety
-/// The event and the stream are live and of the same context.
-pub(crate) unsafe fn record(event: sys::CUevent, stream: sys::CUstream) -> Result<(), DriverError> {
-    // SAFETY: forwarded from the caller.
-    check(unsafe { sys::cuEventRecord(event, stream) })
 }
 
 /// `cuEventQuery`: `Ok(true)` once the recorded work is done, `Ok(false)` while it is not
@@ -137,14 +115,16 @@ pub(crate) unsafe fn stream_done(stream: sys::CUstream) -> Result<bool, DriverEr
 fn not_ready_is_false(rc: sys::CUresult) -> Result<bool, DriverError> {
     match rc {
         sys::cudaError_enum::CUDA_ERROR_NOT_READY => Ok(false),
-        other => check(other).map(|()| true),
+        other => other.result().map(|()| true),
     }
 }
 
 /// `cuDriverGetVersion`: the CUDA version of the driver, e.g. 13000 for 13.0.
-#[cfg(any(feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040"))]
+#[cfg(cuda_13020)]
 pub(crate) fn driver_version() -> Result<i32, DriverError> {
     let mut version = 0;
     // SAFETY: a valid out-pointer.
-    check(unsafe { sys::cuDriverGetVersion(&mut version) }).map(|()| version)
+    unsafe { sys::cuDriverGetVersion(&mut version) }
+        .result()
+        .map(|()| version)
 }

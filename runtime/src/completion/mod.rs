@@ -25,6 +25,7 @@ use core::task::{Context, Poll, Waker};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use cudarc::driver::result as cu;
 use cudarc::driver::{CudaStream, DriverError};
 
 use crate::error::{Error, KernelName};
@@ -131,7 +132,7 @@ const V2: &str = "`Mechanism::HostFuncV2` (cuLaunchHostFunc_v2)";
 const V2_FIX: &str = "use another `Mechanism` (`Mechanism::HostFunc` is the same without the \
                       sync mode)";
 
-#[cfg(not(any(feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040")))]
+#[cfg(not(cuda_13020))]
 fn host_func_v2_available() -> Result<(), Error> {
     Err(Error::Unavailable {
         what: V2,
@@ -142,9 +143,9 @@ fn host_func_v2_available() -> Result<(), Error> {
     })
 }
 
-#[cfg(any(feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040"))]
+#[cfg(cuda_13020)]
 fn host_func_v2_available() -> Result<(), Error> {
-    crate::ensure_driver()?;
+    crate::device::ensure_driver()?;
     if driver::has_host_func_v2() {
         return Ok(());
     }
@@ -165,8 +166,6 @@ fn host_func_v2_available() -> Result<(), Error> {
 const _: () = {
     const fn send_sync_unpin<T: Send + Sync + Unpin>() {}
     send_sync_unpin::<Completion>();
-    send_sync_unpin::<crate::devices::Completions>();
-    send_sync_unpin::<crate::devices::DeviceSet>();
 };
 
 /// A future that completes once the work enqueued on a stream before it was made is done:
@@ -249,7 +248,7 @@ fn start(stream: &Arc<CudaStream>, mechanism: Mechanism) -> Result<State, Error>
     let kernel = KernelName(None);
     ctx.bind_to_thread()
         .map_err(|e| driver_error("cuCtxSetCurrent", kernel, ctx, e))?;
-    if crate::launch::is_capturing(stream) {
+    if crate::device::is_capturing(stream) {
         return Err(Error::Graph {
             kernel,
             message: "cannot await a stream that is capturing a graph (its work runs when the \
@@ -257,10 +256,12 @@ fn start(stream: &Arc<CudaStream>, mechanism: Mechanism) -> Result<State, Error>
                 .to_string(),
         });
     }
-    let policy = SyncPolicy::from_stream_value(&crate::driver::stream_attribute(
-        stream,
-        <SyncPolicy as crate::Attribute>::ID,
-    )?);
+    let id = <SyncPolicy as crate::Attribute>::ID;
+    let policy = SyncPolicy::from_stream_value(
+        &crate::driver::stream_attribute(stream, id).map_err(|source| {
+            crate::explain::stream_attribute_error("cuStreamGetAttribute", id, None, kernel, source)
+        })?,
+    );
     let pace = Pace::of(policy);
     let device = ctx.ordinal();
     let raw = stream.cu_stream();
@@ -294,7 +295,7 @@ fn start(stream: &Arc<CudaStream>, mechanism: Mechanism) -> Result<State, Error>
         Mechanism::Event => {
             let event = reactor::take_event(ctx).map_err(fail("cuEventCreate"))?;
             // SAFETY: the event and the stream are live and of the same context.
-            if let Err(e) = unsafe { driver::record(event.cu_event(), raw) } {
+            if let Err(e) = unsafe { cu::event::record(event.cu_event(), raw) } {
                 reactor::give_back_event(ctx, event);
                 return Err(fail("cuEventRecord")(e));
             }
@@ -355,7 +356,7 @@ fn enqueue_host_func(
     pace: Pace,
 ) -> Result<(), (&'static str, DriverError)> {
     let user = slot.as_user_data();
-    #[cfg(any(feature = "cuda-13020", feature = "cuda-13030", feature = "cuda-13040"))]
+    #[cfg(cuda_13020)]
     if mechanism == Mechanism::HostFuncV2 {
         let spin = matches!(pace, Pace::Spin | Pace::Yield);
         // SAFETY: the stream is live; the slot outlives the call (never freed); `available`
@@ -365,7 +366,7 @@ fn enqueue_host_func(
     }
     let _ = (mechanism, pace);
     // SAFETY: as above.
-    unsafe { driver::launch_host_func(stream, Some(on_host_func), user) }
+    unsafe { cu::stream::launch_host_function(stream, on_host_func, user) }
         .map_err(|e| ("cuLaunchHostFunc", e))
 }
 

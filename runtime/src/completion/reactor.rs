@@ -270,7 +270,7 @@ fn bind(entry: &Entry, current_ctx: &mut usize) {
     if *current_ctx != ctx as usize {
         // SAFETY: the context is live: the entry's stream holds it. A failure shows up in the
         // query that follows.
-        if unsafe { sys::cuCtxSetCurrent(ctx) } == sys::cudaError_enum::CUDA_SUCCESS {
+        if unsafe { cudarc::driver::result::ctx::set_current(ctx) }.is_ok() {
             *current_ctx = ctx as usize;
         }
     }

@@ -508,7 +508,8 @@ struct BodyGuard<'s> {
 impl BodyGuard<'_> {
     fn end(&mut self) -> Result<(), crate::sys::CUresult> {
         self.active = false;
-        crate::driver::end_capture(self.stream)
+        // SAFETY: the stream is live.
+        unsafe { cudarc::driver::result::stream::end_capture(self.stream.cu_stream()) }
             .map(|_| ())
             .map_err(|e| e.0)
     }

@@ -1,0 +1,40 @@
+//! Helpers over the user's tokens that every phase of `launch!`/`config!` reads through: seeing
+//! through parentheses, a literal's value, source-like text for messages. Below the phases, so
+//! that none of them imports another for these.
+
+use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
+use syn::{Expr, Lit};
+
+/// Sees through parentheses and invisible groups (from `macro_rules!` fragments).
+pub fn unparen(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Paren(p) => unparen(&p.expr),
+        Expr::Group(g) => unparen(&g.expr),
+        other => other,
+    }
+}
+
+/// Source-like text of some tokens, for messages.
+pub fn snippet(tokens: &impl ToTokens) -> String {
+    let ts: TokenStream = tokens.to_token_stream();
+    let text = ts.to_string();
+    text.replace(" :: ", "::")
+        .replace(":: ", "::")
+        .replace(" . ", ".")
+        .replace("& ", "&")
+        .replace(" (", "(")
+        .replace("( ", "(")
+        .replace(" )", ")")
+        .replace(" ,", ",")
+}
+
+/// An integer literal's value (for reading, not checking: `launch::limits::lit_number` checks).
+pub fn lit_u64(expr: &Expr) -> Option<(u64, Span)> {
+    match unparen(expr) {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Int(i), ..
+        }) => Some((i.base10_parse::<u64>().ok()?, i.span())),
+        _ => None,
+    }
+}

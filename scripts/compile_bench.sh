@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Compile-time cost of chevron's macros: `cargo check` of a crate with 100 `#[kernel]`
+# declarations and 200 `launch!` sites, against the same 200 launches written with cudarc's
+# `launch_builder` (functions loaded by hand, arguments pushed one by one).
+#
+# Usage: scripts/compile_bench.sh [RUNS]   (default 5)
+#   CHEVRON_DIR   the chevron workspace to measure (default: this repository)
+#   BENCH_DIR     where the two crates and their target directory go (default: target/compile-bench)
+#
+# Both crates are generated fresh, checked once to build their dependencies, then checked RUNS
+# more times after touching their source; the median and the spread of those are printed. Only
+# the crate itself is re-checked each time, so the numbers are the macros' cost (chevron) against
+# plain rustc on the same calls (cudarc). CHEVRON_NVCC=0: no nvcc during the check (the
+# declarations are PTX; nothing would run it anyway).
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+chevron="$(cd "${CHEVRON_DIR:-$here}" && pwd)"
+runs="${1:-5}"
+bench="${BENCH_DIR:-$here/target/compile-bench}"
+mkdir -p "$bench"
+bench="$(cd "$bench" && pwd)"
+export CARGO_TARGET_DIR="$bench/target" CARGO_INCREMENTAL=0 CHEVRON_NVCC=0
+unset CARGO_MAKEFLAGS
+
+KERNELS=100
+LAUNCHES=200
+
+manifest() { # name, extra dependencies
+    cat <<EOF
+[package]
+name = "$1"
+version = "0.0.0"
+edition = "2021"
+publish = false
+
+[dependencies]
+$2
+
+[workspace]
+EOF
+}
+
+gen_chevron() {
+    local dir="$bench/chevron-macros"
+    rm -rf "$dir" && mkdir -p "$dir/src" "$dir/kernels"
+    manifest bench-chevron-macros "chevron-cuda = { path = \"$chevron\" }" >"$dir/Cargo.toml"
+    cp "$chevron/kernels/saxpy.ptx" "$dir/kernels/saxpy.ptx"
+    {
+        echo "//! $KERNELS #[kernel] declarations, $LAUNCHES launch! sites."
+        echo "#![allow(clippy::all)]"
+        echo "use chevron::cudarc::driver::{CudaSlice, CudaStream};"
+        echo "use chevron::{kernel, launch};"
+        for ((k = 0; k < KERNELS; k++)); do
+            echo "#[kernel(ptx = \"kernels/saxpy.ptx\", name = \"saxpy\")]"
+            echo "pub fn k$k(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);"
+        done
+        echo "pub fn run(s: &CudaStream, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>, n: u32) -> Result<(), chevron::Error> {"
+        for ((l = 0; l < LAUNCHES; l++)); do
+            k=$((l % KERNELS))
+            echo "    unsafe { launch!(k$k<<<n.div_ceil(256), 256, s>>>(n, $l.0, x, y)) }?;"
+        done
+        echo "    Ok(())"
+        echo "}"
+    } >"$dir/src/lib.rs"
+}
+
+gen_cudarc() {
+    local dir="$bench/cudarc-builder"
+    rm -rf "$dir" && mkdir -p "$dir/src"
+    # The same cudarc, through chevron's re-export: identical dependencies, no macro used.
+    manifest bench-cudarc-builder "chevron-cuda = { path = \"$chevron\" }" >"$dir/Cargo.toml"
+    {
+        echo "//! $LAUNCHES launches with cudarc's launch_builder, $KERNELS functions."
+        echo "#![allow(clippy::all)]"
+        echo "use chevron::cudarc::driver::{CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg, DriverError};"
+        echo "use std::sync::Arc;"
+        echo "pub struct Kernels {"
+        for ((k = 0; k < KERNELS; k++)); do
+            echo "    pub k$k: CudaFunction,"
+        done
+        echo "}"
+        echo "impl Kernels {"
+        echo "    pub fn load(m: &Arc<CudaModule>) -> Result<Self, DriverError> {"
+        echo "        Ok(Self {"
+        for ((k = 0; k < KERNELS; k++)); do
+            echo "            k$k: m.load_function(\"saxpy\")?,"
+        done
+        echo "        })"
+        echo "    }"
+        echo "}"
+        echo "pub fn run(k: &Kernels, s: &Arc<CudaStream>, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>, n: u32) -> Result<(), DriverError> {"
+        echo "    let cfg = LaunchConfig { grid_dim: (n.div_ceil(256), 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };"
+        for ((l = 0; l < LAUNCHES; l++)); do
+            kk=$((l % KERNELS))
+            echo "    { let a = $l.0f32; let mut b = s.launch_builder(&k.k$kk); b.arg(&n).arg(&a).arg(x).arg(&mut *y); unsafe { b.launch(cfg) }?; }"
+        done
+        echo "    Ok(())"
+        echo "}"
+    } >"$dir/src/lib.rs"
+}
+
+# Prints the median and the range of RUNS `cargo check` times of crate $1, in seconds.
+measure() {
+    local dir="$1" times=()
+    (cd "$dir" && CHEVRON_MANIFEST_DIR="$dir" cargo check --offline --quiet 2>&1) || {
+        echo "cargo check of $dir failed" >&2
+        exit 1
+    }
+    for ((r = 0; r < runs; r++)); do
+        touch "$dir/src/lib.rs"
+        local start end
+        start=$(date +%s.%N)
+        (cd "$dir" && CHEVRON_MANIFEST_DIR="$dir" cargo check --offline --quiet)
+        end=$(date +%s.%N)
+        times+=("$(echo "$end - $start" | bc -l)")
+    done
+    printf '%s\n' "${times[@]}" | sort -n | awk '
+        { t[NR] = $1 }
+        END {
+            m = (NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2
+            printf "%.3f %.3f %.3f\n", m, t[1], t[NR]
+        }'
+}
+
+gen_chevron
+gen_cudarc
+cp "$chevron/Cargo.lock" "$bench/chevron-macros/Cargo.lock"
+cp "$chevron/Cargo.lock" "$bench/cudarc-builder/Cargo.lock"
+echo "chevron: $chevron ($(cd "$chevron" && git rev-parse --short HEAD 2>/dev/null || echo '?'))"
+echo "$KERNELS #[kernel] declarations + $LAUNCHES launch! sites vs $LAUNCHES cudarc launch_builder calls; cargo check, $runs runs each after a warm-up"
+read -r cm clo chi < <(measure "$bench/chevron-macros")
+read -r bm blo bhi < <(measure "$bench/cudarc-builder")
+printf 'chevron macros:         median %.2f s (%.2f–%.2f)\n' "$cm" "$clo" "$chi"
+printf 'cudarc launch_builder:  median %.2f s (%.2f–%.2f)\n' "$bm" "$blo" "$bhi"
+printf 'ratio: %.2f×\n' "$(echo "$cm / $bm" | bc -l)"

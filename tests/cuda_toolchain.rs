@@ -1,0 +1,226 @@
+//! The CUDA compilers, without a GPU (`.ci/run` installs nvcc and NVRTC from pip and sets
+//! `CHEVRON_REQUIRE_CUDA_TOOLS=1`, which turns a missing tool into a failure instead of a
+//! `skipped:` line):
+//!
+//! - `kernels/build.sh` into a temporary directory gives the committed PTX byte for byte, the
+//!   PTX reader's fixtures (spec/tests/fixtures) included (the committed files are what the
+//!   script makes, with the pinned nvcc);
+//! - the compile-time nvcc path of `cuda = "…"`: a probe crate launching a kernel with a block
+//!   over its `__launch_bounds__` fails to build where nvcc is found, and builds with
+//!   `CHEVRON_NVCC=0` (the check then falls to the run time); nvcc gets the declaration's
+//!   `-D`/`-I` options and compiles a template instance named by a name expression.
+
+#[path = "common/probe.rs"]
+mod probe;
+
+use std::path::Path;
+use std::process::Command;
+
+use probe::{text, tools_required, Probe};
+
+/// Whether to run: nvcc is here; else a `skipped:` line (a failure when tools are required).
+fn nvcc_or_skip(test: &str) -> bool {
+    if probe::nvcc().is_some() {
+        return true;
+    }
+    assert!(
+        !tools_required(),
+        "{test}: CHEVRON_REQUIRE_CUDA_TOOLS=1 but no nvcc on PATH, in $CUDA_PATH/bin or /usr/local/cuda/bin"
+    );
+    println!("skipped: {test}: no nvcc (on PATH, in $CUDA_PATH/bin or /usr/local/cuda/bin)");
+    false
+}
+
+/// Every `.ptx` under `dir` (one level of subdirectories), relative to it.
+fn ptx_files(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("kernels/").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            for sub in std::fs::read_dir(&path).expect("a subdirectory").flatten() {
+                if sub.path().extension().is_some_and(|e| e == "ptx") {
+                    out.push(format!(
+                        "{}/{}",
+                        entry.file_name().to_string_lossy(),
+                        sub.file_name().to_string_lossy()
+                    ));
+                }
+            }
+        } else if path.extension().is_some_and(|e| e == "ptx") {
+            out.push(entry.file_name().to_string_lossy().into_owned());
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn regenerating_the_ptx_changes_nothing() {
+    if !nvcc_or_skip("regenerating_the_ptx_changes_nothing") {
+        return;
+    }
+    let kernels = probe::workspace().join("kernels");
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("regenerated-ptx");
+    let _ = std::fs::remove_dir_all(&out);
+    let nvcc = probe::nvcc().expect("checked above");
+    let run = Command::new("bash")
+        .arg(kernels.join("build.sh"))
+        .arg(&out)
+        .env("NVCC", &nvcc)
+        .output()
+        .expect("running kernels/build.sh");
+    assert!(
+        run.status.success(),
+        "kernels/build.sh failed:\n{}",
+        text(&run)
+    );
+    // The PTX reader's fixtures go to `<out>/fixtures`; committed, they sit next to their
+    // sources in spec/tests/fixtures.
+    let fixtures = probe::workspace().join("spec/tests/fixtures");
+    let mut committed = ptx_files(&kernels);
+    committed.extend(
+        ptx_files(&fixtures)
+            .into_iter()
+            .map(|f| format!("fixtures/{f}")),
+    );
+    committed.sort();
+    let committed_path = |name: &str| match name.strip_prefix("fixtures/") {
+        Some(f) => fixtures.join(f),
+        None => kernels.join(name),
+    };
+    let made = ptx_files(&out);
+    assert_eq!(
+        committed, made,
+        "build.sh makes other files than are committed"
+    );
+    assert!(committed.len() >= 20, "{committed:?}");
+    let mut differ = Vec::new();
+    for name in &committed {
+        let a = std::fs::read(committed_path(name)).expect("committed PTX");
+        let b = std::fs::read(out.join(name)).expect("regenerated PTX");
+        if a != b {
+            differ.push(name.clone());
+        }
+    }
+    assert!(
+        differ.is_empty(),
+        "regenerated PTX differs from the committed files: {differ:?} (run kernels/build.sh with \
+         the nvcc that made them, `{}`, and commit the result)",
+        String::from_utf8_lossy(&run.stdout)
+            .lines()
+            .last()
+            .unwrap_or_default()
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+const BOUNDED_CU: &str = "extern \"C\" __global__ void __launch_bounds__(64) \
+    bounded(float* out, unsigned int n)\n\
+    {\n    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) out[i] = 1.0f;\n}\n";
+
+const BOUNDED_LIB: &str = r#"use chevron::cudarc::driver::{CudaSlice, CudaStream};
+
+#[chevron::kernel(cuda = "kernels/bounded.cu")]
+pub fn bounded(out: &mut CudaSlice<f32>, n: u32);
+
+pub fn run(s: &CudaStream, out: &mut CudaSlice<f32>) -> Result<(), chevron::Error> {
+    unsafe { chevron::launch!(bounded<<<4, 128, s>>>(out, 512)) }
+}
+"#;
+
+#[test]
+fn nvcc_checks_cuda_kernels_at_compile_time() {
+    if !nvcc_or_skip("nvcc_checks_cuda_kernels_at_compile_time") {
+        return;
+    }
+    let p = Probe::new(
+        "nvcc-probe",
+        &[
+            ("src/lib.rs", BOUNDED_LIB),
+            ("kernels/bounded.cu", BOUNDED_CU),
+        ],
+    );
+    let nvcc_dir = probe::nvcc()
+        .and_then(|n| n.parent().map(Path::to_path_buf))
+        .expect("checked above");
+    let path = std::env::join_paths(std::iter::once(nvcc_dir).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .expect("PATH");
+    let path = path.to_string_lossy().into_owned();
+    let checked = p.build(&[("PATH", &path)]);
+    let out = text(&checked);
+    assert!(
+        !checked.status.success(),
+        "nvcc's `.maxntid 64` was not seen:\n{out}"
+    );
+    assert!(
+        out.contains("kernel `bounded` is compiled with `.maxntid 64, 1, 1` (nvcc's PTX of kernels/bounded.cu"),
+        "{out}"
+    );
+    // Without nvcc's PTX the launch compiles; the runtime checks it against NVRTC's output.
+    let unchecked = p.build(&[("PATH", &path), ("CHEVRON_NVCC", "0")]);
+    assert!(unchecked.status.success(), "{}", text(&unchecked));
+}
+
+/// A template and a plain kernel whose bounds come from the declaration's `-D` option and a
+/// header found through its `-I` directory.
+const OPTIONS_CU: &str = "#include \"bounds.cuh\"\n\
+    template <int N>\n\
+    __global__ void __launch_bounds__(N) tbounded(float* out, unsigned int n)\n\
+    {\n    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) out[i] = SCALE * N;\n}\n\
+    extern \"C\" __global__ void __launch_bounds__(BLOCK) dbounded(float* out, unsigned int n)\n\
+    {\n    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) out[i] = SCALE;\n}\n";
+
+const OPTIONS_LIB: &str = r#"use chevron::cudarc::driver::{CudaSlice, CudaStream};
+
+#[chevron::kernel(cuda = "kernels/options.cu", name = "tbounded<64>", options = ["-DBLOCK=32", "-Iinc", "-std=c++17"])]
+pub fn tbounded(out: &mut CudaSlice<f32>, n: u32);
+
+#[chevron::kernel(cuda = "kernels/options.cu", name = "dbounded", options = ["-DBLOCK=32", "-Iinc"])]
+pub fn dbounded(out: &mut CudaSlice<f32>, n: u32);
+
+pub fn run(s: &CudaStream, out: &mut CudaSlice<f32>) -> Result<(), chevron::Error> {
+    unsafe { chevron::launch!(tbounded<<<4, 128, s>>>(&mut *out, 512)) }?;
+    unsafe { chevron::launch!(dbounded<<<4, 64, s>>>(out, 512)) }
+}
+"#;
+
+#[test]
+fn nvcc_gets_the_declarations_options_and_name_expression() {
+    if !nvcc_or_skip("nvcc_gets_the_declarations_options_and_name_expression") {
+        return;
+    }
+    let p = Probe::new(
+        "nvcc-options-probe",
+        &[
+            ("src/lib.rs", OPTIONS_LIB),
+            ("kernels/options.cu", OPTIONS_CU),
+            ("inc/bounds.cuh", "#define SCALE 2.0f\n"),
+        ],
+    );
+    let nvcc_dir = probe::nvcc()
+        .and_then(|n| n.parent().map(Path::to_path_buf))
+        .expect("checked above");
+    let path = std::env::join_paths(std::iter::once(nvcc_dir).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .expect("PATH");
+    let path = path.to_string_lossy().into_owned();
+    let checked = p.build(&[("PATH", &path)]);
+    let out = text(&checked);
+    assert!(
+        !checked.status.success(),
+        "nvcc's bounds were not seen:\n{out}"
+    );
+    // The instance `tbounded<64>` (its `__launch_bounds__(N)`), through the name expression.
+    assert!(
+        out.contains("kernel `tbounded` is compiled with `.maxntid 64, 1, 1` (nvcc's PTX of kernels/options.cu"),
+        "{out}"
+    );
+    // `-DBLOCK=32` reached nvcc, and `-Iinc` found `bounds.cuh`.
+    assert!(
+        out.contains("kernel `dbounded` is compiled with `.maxntid 32, 1, 1` (nvcc's PTX of kernels/options.cu"),
+        "{out}"
+    );
+}
