@@ -20,7 +20,7 @@ use crate::nvrtc_cache::{self, CacheKey, Entry};
 /// instance.
 ///
 /// ```
-/// use chevron_cuda_runtime::CudaProgram;
+/// use chevron::CudaProgram;
 /// static PROGRAM: CudaProgram = CudaProgram {
 ///     headers: &[("common.cuh", "#define BLOCK 256\n")],
 ///     options: &["-std=c++17", "-DN=128"],
@@ -749,7 +749,7 @@ pub fn compile_cuda(
 /// check `cuda = "…"` code where only NVRTC is installed. `Error::NoNvrtc` without NVRTC.
 ///
 /// ```no_run
-/// use chevron_cuda_runtime::{compile_program, CudaProgram, KernelName};
+/// use chevron::{compile_program, CudaProgram, KernelName};
 /// static PROGRAM: CudaProgram = CudaProgram {
 ///     headers: &[("n.cuh", "#define N 4\n")],
 ///     options: &["-std=c++17"],
@@ -759,7 +759,7 @@ pub fn compile_cuda(
 /// let (ptx, lowered) = compile_program("k.cu", src, &PROGRAM, (9, 0), KernelName(None))?;
 /// assert_eq!(lowered.as_deref(), Some("_Z4fillILi4EEvPi"));
 /// assert!(ptx.contains(".entry _Z4fillILi4EEvPi"));
-/// # Ok::<(), chevron_cuda_runtime::Error>(())
+/// # Ok::<(), chevron::Error>(())
 /// ```
 pub fn compile_program(
     path: &str,

@@ -60,8 +60,8 @@ static ALIVE: AtomicUsize = AtomicUsize::new(0);
 /// to let the partition go when dropped.
 ///
 /// ```no_run
-/// # fn main() -> Result<(), chevron_cuda_runtime::Error> {
-/// use chevron_cuda_runtime::{context, Partition};
+/// # fn main() -> Result<(), chevron::Error> {
+/// use chevron::{context, Partition};
 ///
 /// let ctx = context(0)?;
 /// let (mut urgent, mut rest) = Partition::split(&ctx, 8)?; // 8 SMs (or the driver's minimum)

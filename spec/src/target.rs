@@ -1,15 +1,8 @@
 //! Which GPUs and drivers a PTX file can run on: its `.version` (the PTX ISA, which the driver's
 //! JIT compiler must know) and its `.target` (the oldest architecture it runs on), read from the
-//! file's header, and the rules that pick one of several compiled variants for a device.
-//!
-//! ```
-//! use chevron_cuda_spec::target::{header, Arch, Version};
-//! let h = header(".version 8.0\n.target sm_90\n.address_size 64\n").unwrap();
-//! assert_eq!(h.isa, Version::new(8, 0));
-//! assert_eq!(h.target, Arch::new(9, 0));
-//! assert!(h.target.runs_on(Version::new(10, 0)) && !h.target.runs_on(Version::new(8, 9)));
-//! assert_eq!(h.isa.needs_cuda(), Some(Version::new(12, 0)));
-//! ```
+//! file's header, and the rules that pick one of several compiled variants for a device. (Its
+//! example, `header_of_an_sm_90_file`, is a unit test: this crate is not one users name, and
+//! doc examples say `chevron::…`.)
 
 use core::fmt;
 
@@ -317,6 +310,15 @@ pub fn unfit_message(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn header_of_an_sm_90_file() {
+        let h = header(".version 8.0\n.target sm_90\n.address_size 64\n").unwrap();
+        assert_eq!(h.isa, Version::new(8, 0));
+        assert_eq!(h.target, Arch::new(9, 0));
+        assert!(h.target.runs_on(Version::new(10, 0)) && !h.target.runs_on(Version::new(8, 9)));
+        assert_eq!(h.isa.needs_cuda(), Some(Version::new(12, 0)));
+    }
 
     #[test]
     fn headers_are_read_past_comments() {
