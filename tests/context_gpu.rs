@@ -169,6 +169,100 @@ fn launches_find_their_context_after_other_code_binds_another() -> TestResult {
     Ok(())
 }
 
+/// An error cudarc recorded where it could not return one (in a `Drop`, or a wait its pointer
+/// guards enqueued) is reported by the next launch, which then launches nothing; the launch
+/// after it runs. Each launch form, on a created stream and on the default stream, on the
+/// launch's straight path (the context already bound by this thread) and on its general one
+/// (a stream attribute).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_recorded_error_is_reported_by_the_next_launch_which_runs_nothing() -> TestResult {
+    use chevron::cudarc::driver::DriverError;
+    use chevron::LaunchConfig;
+    #[derive(Clone, Copy, Debug)]
+    enum Form {
+        Typed,
+        TypedStreamAttribute,
+        KernelLaunch,
+        LaunchFunction,
+        Dyn,
+    }
+    let ctx = chevron::context(0)?;
+    let f = ctx
+        .load_module(Ptx::from_src(SAXPY))?
+        .load_function("saxpy")?;
+    let (created, default) = (ctx.new_stream()?, ctx.default_stream());
+    let mut checked = 0;
+    for stream in [&created, &default] {
+        let (x_host, y_host) = (data(N as usize, 7), data(N as usize, 8));
+        let x = stream.clone_htod(&x_host)?;
+        let mut y = stream.clone_htod(&y_host)?;
+        let config = LaunchConfig::new(N.div_ceil(128), 128u32);
+        for form in [
+            Form::Typed,
+            Form::TypedStreamAttribute,
+            Form::KernelLaunch,
+            Form::LaunchFunction,
+            Form::Dyn,
+        ] {
+            if matches!(form, Form::TypedStreamAttribute) && !stream_attributes_work(stream) {
+                continue;
+            }
+            let mut run = |a: f32| -> Result<(), chevron::Error> {
+                unsafe {
+                    match form {
+                        Form::Typed => {
+                            launch!(saxpy<<<N.div_ceil(128), 128, stream>>>(N, a, &x, &mut y))
+                        }
+                        Form::TypedStreamAttribute => launch!(saxpy<<<N.div_ceil(128), 128,
+                            stream, stream(sync = Spin)>>>(N, a, &x, &mut y)),
+                        Form::KernelLaunch => saxpy::launch(stream, &config, N, a, &x, &mut y),
+                        Form::LaunchFunction => {
+                            use chevron::cudarc::driver::{DevicePtr, DevicePtrMut};
+                            let (px, _rx) = x.device_ptr(stream);
+                            let (py, _wy) = y.device_ptr_mut(stream);
+                            let mut params = [
+                                &N as *const u32 as *mut _,
+                                &a as *const f32 as *mut _,
+                                &px as *const u64 as *mut _,
+                                &py as *const u64 as *mut _,
+                            ];
+                            chevron::launch_function(stream, &f, &config, &mut params)
+                        }
+                        Form::Dyn => {
+                            launch!(dyn f<<<N.div_ceil(128), 128, stream>>>(&N, &a, &x, &mut y))
+                        }
+                    }
+                }
+            };
+            // Binds the context (the next launch may take the straight path), y = 1·x + y.
+            run(1.0).map_err(|e| format!("{form:?}: {e}"))?;
+            ctx.record_err::<()>(Err(DriverError(
+                sys::cudaError_enum::CUDA_ERROR_INVALID_VALUE,
+            )));
+            match run(100.0) {
+                Err(chevron::Error::Driver { source, .. })
+                    if source.0 == sys::cudaError_enum::CUDA_ERROR_INVALID_VALUE => {}
+                other => panic!("{form:?} on {:?}: {other:?}", stream.cu_stream()),
+            }
+            // Reported once: y = 2·x + y, the refused launch added nothing.
+            run(1.0).map_err(|e| format!("{form:?}: {e}"))?;
+            let got = stream.clone_dtoh(&y)?;
+            let want: Vec<f32> = x_host
+                .iter()
+                .zip(&y_host)
+                .map(|(x, y)| 1f32.mul_add(*x, 1f32.mul_add(*x, *y)))
+                .collect();
+            assert_eq!(got, want, "{form:?} on {:?}", stream.cu_stream());
+            // The next form starts from what this one left.
+            y = stream.clone_htod(&y_host)?;
+            checked += 1;
+        }
+    }
+    println!("{checked} forms × streams: the recorded error reported once, nothing launched");
+    Ok(())
+}
+
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn each_thread_binds_its_own_context() -> TestResult {

@@ -80,6 +80,7 @@ fn each_step_hands_the_driver_what_the_launch_says() {
     );
     assert_eq!(host_work::validate_only().unwrap(), want(&TWO, false));
     assert_eq!(host_work::kernel_rules_only().unwrap(), want(&TWO, false));
+    assert_eq!(host_work::kernel_rules_each().unwrap(), want(&TWO, false));
     for step in host_work::steps() {
         assert!((step.run)().is_ok(), "{}", step.name);
     }
@@ -87,18 +88,37 @@ fn each_step_hands_the_driver_what_the_launch_says() {
 
 #[test]
 fn the_steps_check_what_a_launch_checks() {
-    use chevron::__private::{check_arg_sizes, ArgSlot, ArgSlots};
-    // A config over the limits is refused by the launch's own check.
-    let bad = chevron::LaunchConfig::new(1, 2048);
-    let r = chevron::__private::prepare_launch(&bad, core::ptr::null_mut(), Default::default());
-    assert!(
-        matches!(r, Err(chevron::Error::InvalidConfig { .. })),
-        "{:?}",
-        r.map(|_| ())
-    );
+    use chevron::__private::{check_arg_sizes, ArgSlot, ArgSlots, ArgStorage, LaunchRules};
+    use chevron::{Cooperative, LaunchConfig};
+    let rules = const { LaunchRules::of(&host_work::saxpy::__CHEVRON_INFO) };
+    let check = |config: &LaunchConfig<'_>| host_work::SAXPY.__check_config(rules, config);
+    // A config over the limits is refused by the typed launch's own check, with the limit's
+    // words; so is `cooperative` for `saxpy`, which never syncs its grid, with the kernel's.
+    assert!(check(&LaunchConfig::new(1, 256)).is_ok());
+    for (config, want) in [
+        (
+            LaunchConfig::new(1, (64, 32)),
+            "block (64, 32, 1) has 2048 threads",
+        ),
+        (LaunchConfig::new(0, 256), "grid x is 0"),
+        (LaunchConfig::new((1, 65536), 256), "grid y is 65536"),
+        (
+            LaunchConfig::new(1, 256).with(Cooperative),
+            "kernel `saxpy` never syncs the whole grid",
+        ),
+    ] {
+        let e = check(&config).expect_err(want).to_string();
+        assert!(e.contains(want), "{e}");
+    }
+    // The dyn launch's check of its config.
+    assert!(matches!(
+        LaunchConfig::new(1, (64, 32)).validate(),
+        Err(chevron::Violation::BlockTooLarge { .. })
+    ));
     // Arguments of other sizes than the kernel's parameters are refused.
     let (n, wide) = (1u32, 2u64);
-    let mut slots: ArgSlots<'_, 2> = ArgSlots::new();
+    let mut storage = ArgStorage::<2>::new();
+    let mut slots = ArgSlots::new(&mut storage);
     slots.set(0, ArgSlot::value(&n));
     slots.set(1, ArgSlot::value(&wide));
     assert!(check_arg_sizes(&[4, 8], &slots).is_ok());
@@ -107,6 +127,15 @@ fn the_steps_check_what_a_launch_checks() {
         Err(chevron::Error::Signature { .. })
     ));
     assert!(check_arg_sizes(&host_work::SAXPY_SIZES, &slots).is_err());
+    // Slots are set in order; one set out of order is dropped and the launch refused.
+    let mut storage = ArgStorage::<2>::new();
+    let mut slots = ArgSlots::new(&mut storage);
+    slots.set(1, ArgSlot::value(&wide));
+    slots.set(0, ArgSlot::value(&n));
+    assert!(matches!(
+        check_arg_sizes(&[4, 8], &slots),
+        Err(chevron::Error::Signature { .. })
+    ));
 }
 
 #[test]

@@ -260,7 +260,8 @@ fn start(dir: &Path, cache_on: bool) -> (u64, u64) {
     );
     let line = stdout
         .lines()
-        .find_map(|l| l.strip_prefix("stats: "))
+        // With --nocapture the line follows the harness's `test cache_start ... `.
+        .find_map(|l| l.split_once("stats: ").map(|(_, rest)| rest))
         .unwrap_or_else(|| panic!("no stats line in:\n{stdout}"));
     let get = |k: &str| -> u64 {
         line.split_whitespace()

@@ -3,32 +3,30 @@
 //! times it, and `tests/host_cost.rs`, which checks its results and that it allocates nothing.
 //!
 //! The typed launches are real `launch!` expansions: `launch!` calls `<KERNEL as
-//! TypedKernel>::__on(stream, &config).launch_kernel(args…)`, and [`saxpy_host`] provides those two
-//! functions (its stream is `&()`) with the body of the `launch` that `#[kernel]` generates for
-//! `saxpy`, minus what needs a driver (the function
-//! lookup by context, cudarc's pointer guards, the context check and `cuLaunchKernelEx`): the
-//! kernel's rules (`Kernel::check_launch`), the parameter array, and `prepare_launch` (the
-//! config's limit check and the driver's `CUlaunchConfig`). So the config is built exactly as
-//! `launch!` builds it. The `dyn` launch is written out as `launch!(dyn …)` expands, with
-//! `ArgSlot::device` standing for cudarc's `device_ptr`.
+//! TypedKernel>::__on(stream, &config).launch_kernel(args…)`, and [`saxpy_host`] provides those
+//! two functions (its stream is `&()`) with the body of the `launch` that `#[kernel]` generates for
+//! `saxpy`, step by step, minus what needs a driver: the config's check with the kernel's rules
+//! folded at compile time (`Kernel::__check_config`, what `Kernel::__check` does after the
+//! function lookup), one slot per argument (what the parameter types' `KernelParam` slots make:
+//! `ArgSlot::value` for numbers, `ArgSlot::device` for buffers, with cudarc's guard) and its
+//! pointer, the parameter array, and the driver's `CUlaunchConfig`. So the config is built
+//! exactly as `launch!` builds it. The `dyn` launch is written out as `launch!(dyn …)` expands,
+//! with `ArgSlot::device` standing for cudarc's `device_ptr`.
 //!
-//! What is left out costs, on the GPU path: the function lookup (one atomic load and a compare),
+//! What is left out costs, on the GPU path: the function lookup (an atomic load and a compare),
 //! the guards (two atomic loads each while cudarc tracks nothing) and the context check (a
-//! thread-local compare and cudarc's recorded-error swap); `examples/launch_overhead.rs` measures
-//! them with the driver.
+//! thread-local compare and cudarc's recorded-error swap). `scripts/host_cost_callgrind.sh`
+//! counts the instructions of whole launches, those included, against a stand-in driver;
+//! `examples/launch_overhead.rs` times them with the real one.
 
 #![allow(dead_code)] // The bench and the test each use part of it.
 
 use core::ffi::c_void;
 use std::hint::black_box;
 
-use chevron::__private::{check_arg_sizes, prepare_launch, ArgSlot, ArgSlots, TypedKernel};
-
-/// A parameter's address, as the driver reads it.
-#[inline(always)]
-fn param_ptr<T>(value: &T) -> *mut c_void {
-    value as *const T as *mut c_void
-}
+use chevron::__private::{
+    check_arg_sizes, ArgSlot, ArgSlots, ArgStorage, LaunchRules, TypedKernel,
+};
 use chevron::cudarc::driver::{CudaSlice, SyncOnDrop};
 use chevron::{config, kernel, launch, sys, Error, Kernel, KernelName, LaunchConfig};
 
@@ -36,7 +34,7 @@ use chevron::{config, kernel, launch, sys, Error, Kernel, KernelName, LaunchConf
 pub fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
 
 /// `saxpy`'s kernel, as `#[kernel]` declares it (its module is never loaded here).
-static SAXPY: Kernel = Kernel::ptx(
+pub static SAXPY: Kernel = Kernel::ptx(
     "saxpy",
     "saxpy",
     concat!(env!("CARGO_MANIFEST_DIR"), "/kernels/saxpy.ptx"),
@@ -71,13 +69,21 @@ impl<'a> saxpy_host<'a> {
     /// `unsafe` block.
     #[inline]
     pub unsafe fn launch_kernel(self, n: u32, a: f32, x: u64, y: u64) -> Result<Launched, Error> {
-        SAXPY.check_launch(&saxpy::__CHEVRON_INFO, self.config)?;
-        let params: [*mut c_void; 4] = [param_ptr(&n), param_ptr(&a), param_ptr(&x), param_ptr(&y)];
-        let raw = prepare_launch(
+        SAXPY.__check_config(
+            const { LaunchRules::of(&saxpy::__CHEVRON_INFO) },
             self.config,
-            core::ptr::null_mut(),
-            KernelName(Some("saxpy")),
         )?;
+        let (arg_0, arg_1) = (n, a);
+        let slot_0 = ArgSlot::value(&arg_0);
+        let param_0 = slot_0.param();
+        let slot_1 = ArgSlot::value(&arg_1);
+        let param_1 = slot_1.param();
+        let slot_2 = ArgSlot::device(x, SyncOnDrop::Record(None));
+        let param_2 = slot_2.param();
+        let slot_3 = ArgSlot::device(y, SyncOnDrop::Record(None));
+        let param_3 = slot_3.param();
+        let params: [*mut c_void; 4] = [param_0, param_1, param_2, param_3];
+        let raw = self.config.__driver_config(core::ptr::null_mut());
         // SAFETY: the parameters are `saxpy`'s, and alive.
         Ok(unsafe { Launched::read(&raw, &params) })
     }
@@ -204,14 +210,22 @@ pub fn dynamic() -> Result<Launched, Error> {
         chevron::__private::IntoDim::into_dim(i.grid),
         chevron::__private::IntoDim::into_dim(i.block),
     );
-    let mut slots: ArgSlots<'_, 4> = ArgSlots::new();
+    let mut storage = ArgStorage::<4>::new();
+    let mut slots = ArgSlots::new(&mut storage);
     slots.set(0, ArgSlot::value(&i.n));
     slots.set(1, ArgSlot::value(&i.a));
     slots.set(2, ArgSlot::device(i.x, SyncOnDrop::Record(None)));
     slots.set(3, ArgSlot::device(i.y, SyncOnDrop::Record(None)));
+    // What `launch_args` does with them.
     check_arg_sizes(black_box(&SAXPY_SIZES), &slots)?;
     let params = slots.params();
-    let raw = prepare_launch(&config, core::ptr::null_mut(), KernelName(None))?;
+    config
+        .validate()
+        .map_err(|violation| Error::InvalidConfig {
+            kernel: KernelName(None),
+            violation,
+        })?;
+    let raw = config.__driver_config(core::ptr::null_mut());
     // SAFETY: the slots hold the four parameters and outlive the read.
     Ok(unsafe { Launched::read(&raw, &params) })
 }
@@ -251,9 +265,18 @@ pub fn validate_only() -> Result<Launched, Error> {
     Ok(Launched::of(config))
 }
 
-/// `Kernel::check_launch` against `saxpy`'s rules.
+/// `Kernel::__check_config` with `saxpy`'s rules, as a typed launch checks its config.
 #[inline(never)]
 pub fn kernel_rules_only() -> Result<Launched, Error> {
+    let config: &LaunchConfig<'_> = black_box(&PREBUILT);
+    SAXPY.__check_config(const { LaunchRules::of(&saxpy::__CHEVRON_INFO) }, config)?;
+    Ok(Launched::of(config))
+}
+
+/// `Kernel::check_launch` against `saxpy`'s rules: every rule, one by one (the public check,
+/// and what a launch falls back to when the quick compares do not settle it).
+#[inline(never)]
+pub fn kernel_rules_each() -> Result<Launched, Error> {
     let config: &LaunchConfig<'_> = black_box(&PREBUILT);
     SAXPY.check_launch(black_box(&saxpy::__CHEVRON_INFO), config)?;
     Ok(Launched::of(config))
@@ -321,8 +344,12 @@ pub fn steps() -> Vec<Step> {
             run: validate_only,
         },
         Step {
-            name: "  Kernel::check_launch",
+            name: "  Kernel::__check_config",
             run: kernel_rules_only,
+        },
+        Step {
+            name: "  Kernel::check_launch (every rule)",
+            run: kernel_rules_each,
         },
     ]
 }

@@ -14,6 +14,7 @@
 //! "no method named `__chevron_arg`".
 
 use core::ffi::c_void;
+use core::mem::MaybeUninit;
 
 use cudarc::driver::{
     CudaFunction, CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut,
@@ -38,6 +39,7 @@ pub struct ArgSlot<'a> {
 
 impl<'a> ArgSlot<'a> {
     /// A device pointer with the guard that records this launch on the buffer's event.
+    #[inline(always)]
     pub fn device(ptr: sys::CUdeviceptr, record: SyncOnDrop<'a>) -> Self {
         Self {
             ptr,
@@ -48,6 +50,7 @@ impl<'a> ArgSlot<'a> {
     }
 
     /// A value passed by reference to its bytes.
+    #[inline(always)]
     pub fn value<T: DeviceRepr>(value: &'a T) -> Self {
         Self {
             ptr: 0,
@@ -69,7 +72,7 @@ impl<'a> ArgSlot<'a> {
     }
 
     /// The pointer `cuLaunchKernelEx` expects for this parameter.
-    #[inline]
+    #[inline(always)]
     pub fn param(&self) -> *mut c_void {
         if self.scalar.is_null() {
             &self.ptr as *const sys::CUdeviceptr as *mut c_void
@@ -209,61 +212,111 @@ impl<'a, T> ValueFallback<'a, T> for &mut &mut Probe<T> {
     }
 }
 
-/// The slots of an untyped launch's arguments, filled one statement at a time.
-///
-/// Filling an array literal `[slot0, slot1, …]` of values with a destructor makes rustc emit, for
-/// each element, the clean-up of all the elements before it: quadratic in the argument count.
-/// Setting the slots one by one has one clean-up (this value's).
-pub struct ArgSlots<'a, const N: usize> {
-    slots: [Option<ArgSlot<'a>>; N],
+/// Room for the slots of an untyped launch's arguments, on the caller's stack: never written
+/// except through the [`ArgSlots`] that fills it, which owns (and drops) the slots set in it.
+/// No destructor of its own, so it may be declared before the arguments whose slots it holds.
+pub struct ArgStorage<'a, const N: usize> {
+    slots: [MaybeUninit<ArgSlot<'a>>; N],
 }
 
-impl<'a, const N: usize> ArgSlots<'a, N> {
-    /// No slot set yet.
-    #[inline]
+impl<const N: usize> ArgStorage<'_, N> {
+    /// Room for `N` slots, none written.
+    #[inline(always)]
     pub fn new() -> Self {
         Self {
-            slots: [const { None }; N],
+            slots: [const { MaybeUninit::uninit() }; N],
         }
-    }
-
-    /// Sets parameter `i`.
-    #[inline]
-    pub fn set(&mut self, i: usize, slot: ArgSlot<'a>) {
-        self.slots[i] = Some(slot);
-    }
-
-    /// The parameter array `cuLaunchKernelEx` takes: one pointer per slot (null for a slot not
-    /// set, which [`check_arg_sizes`] refuses).
-    #[inline]
-    pub fn params(&self) -> [*mut c_void; N] {
-        let mut params = [core::ptr::null_mut(); N];
-        for (param, slot) in params.iter_mut().zip(&self.slots) {
-            *param = slot.as_ref().map_or(core::ptr::null_mut(), ArgSlot::param);
-        }
-        params
     }
 }
 
-impl<const N: usize> Default for ArgSlots<'_, N> {
+impl<const N: usize> Default for ArgStorage<'_, N> {
     fn default() -> Self {
         Self::new()
     }
 }
 
+/// The slots of an untyped launch's arguments, filled one statement at a time, in order, in an
+/// [`ArgStorage`]; dropping it drops them (which records the launch on the buffers' events).
+///
+/// Filling an array literal `[slot0, slot1, …]` of values with a destructor makes rustc emit, for
+/// each element, the clean-up of all the elements before it: quadratic in the argument count.
+/// Setting the slots one by one has one clean-up (this value's). The slots set so far are the
+/// first `len`; the rest of the storage is never written. This value is a reference and a
+/// count, so handing it to [`launch_args`] moves two words, not the slots.
+pub struct ArgSlots<'s, 'a, const N: usize> {
+    storage: &'s mut [MaybeUninit<ArgSlot<'a>>; N],
+    /// The first `len` slots are set.
+    len: usize,
+}
+
+impl<'s, 'a, const N: usize> ArgSlots<'s, 'a, N> {
+    /// No slot set yet; the slots go into `storage`.
+    #[inline(always)]
+    pub fn new(storage: &'s mut ArgStorage<'a, N>) -> Self {
+        Self {
+            storage: &mut storage.slots,
+            len: 0,
+        }
+    }
+
+    /// Sets parameter `i`, the next one: `launch!(dyn …)` sets them in order. A slot given out
+    /// of order is dropped, and the launch refused by [`check_arg_sizes`] (not every slot set).
+    #[inline(always)]
+    pub fn set(&mut self, i: usize, slot: ArgSlot<'a>) {
+        if i == self.len && i < N {
+            self.storage[i] = MaybeUninit::new(slot);
+            self.len += 1;
+        }
+    }
+
+    /// The slots set.
+    #[inline(always)]
+    fn set_slots(&self) -> &[ArgSlot<'a>] {
+        // SAFETY: the first `len` slots are initialized (only `set` writes them, in order), and
+        // `MaybeUninit<T>` has `T`'s layout.
+        unsafe {
+            core::slice::from_raw_parts(self.storage.as_ptr().cast::<ArgSlot<'a>>(), self.len)
+        }
+    }
+
+    /// The parameter array `cuLaunchKernelEx` takes: one pointer per slot (null for a slot not
+    /// set, which [`check_arg_sizes`] refuses).
+    #[inline(always)]
+    pub fn params(&self) -> [*mut c_void; N] {
+        let mut params = [core::ptr::null_mut(); N];
+        for (param, slot) in params.iter_mut().zip(self.set_slots()) {
+            *param = slot.param();
+        }
+        params
+    }
+}
+
+impl<const N: usize> Drop for ArgSlots<'_, '_, N> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        let set = core::ptr::slice_from_raw_parts_mut(
+            self.storage.as_mut_ptr().cast::<ArgSlot<'_>>(),
+            self.len,
+        );
+        // SAFETY: the first `len` slots are initialized, and dropped only here.
+        unsafe { core::ptr::drop_in_place(set) }
+    }
+}
+
 /// Launches `func` with one parameter per slot, in order: the parameter array lives on the
-/// stack, sized by the argument count, so launching allocates nothing.
+/// stack, sized by the argument count, so launching allocates nothing. The slots are dropped
+/// when it returns (recording the launch on the buffers' events).
 ///
 /// # Safety
 /// As [`crate::launch_function`]: the slots must match the kernel's parameters, and all be set.
-#[inline]
+#[inline(always)]
 pub unsafe fn launch_args<const N: usize>(
     stream: &CudaStream,
     func: &CudaFunction,
     config: &LaunchConfig<'_>,
-    slots: &ArgSlots<'_, N>,
+    slots: ArgSlots<'_, '_, N>,
 ) -> Result<(), Error> {
-    check_params(stream, func, slots)?;
+    check_params(stream, func, &slots)?;
     let mut params = slots.params();
     // SAFETY: forwarded from the caller; the slots outlive the call.
     unsafe { crate::launch::launch_named(stream, func, None, config, &mut params) }
@@ -280,7 +333,7 @@ pub unsafe fn launch_args<const N: usize>(
 fn check_params<const N: usize>(
     stream: &CudaStream,
     func: &CudaFunction,
-    slots: &ArgSlots<'_, N>,
+    slots: &ArgSlots<'_, '_, N>,
 ) -> Result<(), Error> {
     // A failure leaves the launch unchecked (the launch itself reports a broken context).
     let sizes = crate::function::function_info(func).param_sizes(stream.context(), func);
@@ -296,13 +349,12 @@ fn check_params<const N: usize>(
 #[inline]
 pub fn check_arg_sizes<const N: usize>(
     sizes: &[u32],
-    slots: &ArgSlots<'_, N>,
+    slots: &ArgSlots<'_, '_, N>,
 ) -> Result<(), Error> {
+    let set = slots.set_slots();
     let matches = sizes.len() == N
-        && sizes
-            .iter()
-            .zip(&slots.slots)
-            .all(|(size, slot)| slot.as_ref().is_some_and(|s| s.size == *size));
+        && set.len() == N
+        && sizes.iter().zip(set).all(|(size, slot)| slot.size == *size);
     if matches {
         Ok(())
     } else {
@@ -312,11 +364,10 @@ pub fn check_arg_sizes<const N: usize>(
 
 /// The message for an untyped launch whose arguments do not match the kernel's parameters.
 #[cold]
-fn signature_mismatch<const N: usize>(kernel: &[u32], slots: &ArgSlots<'_, N>) -> Error {
-    let passed: Vec<u32> = slots
-        .slots
-        .iter()
-        .map(|s| s.as_ref().map_or(0, |s| s.size))
+fn signature_mismatch<const N: usize>(kernel: &[u32], slots: &ArgSlots<'_, '_, N>) -> Error {
+    // A slot not set (never, from `launch!`) counts as 0 bytes.
+    let passed: Vec<u32> = (0..N)
+        .map(|i| slots.set_slots().get(i).map_or(0, |s| s.size))
         .collect();
     let list = |sizes: &[u32]| {
         sizes
@@ -364,7 +415,8 @@ mod tests {
     #[test]
     fn mismatch_messages_give_the_count_and_the_sizes() {
         let (n, a, wide) = (1u32, 2.0f32, 3u64);
-        let mut slots: ArgSlots<'_, 2> = ArgSlots::new();
+        let mut storage = ArgStorage::<2>::new();
+        let mut slots = ArgSlots::new(&mut storage);
         slots.set(0, ArgSlot::value(&n));
         slots.set(1, ArgSlot::value(&a));
         let count = signature_mismatch(&[4, 4, 8, 8], &slots).to_string();
@@ -373,7 +425,8 @@ mod tests {
                 && count.contains("passes 2 arguments (4, 4)"),
             "{count}"
         );
-        let mut slots: ArgSlots<'_, 2> = ArgSlots::new();
+        let mut storage = ArgStorage::<2>::new();
+        let mut slots = ArgSlots::new(&mut storage);
         slots.set(0, ArgSlot::value(&wide));
         slots.set(1, ArgSlot::value(&a));
         let size = signature_mismatch(&[4, 4], &slots).to_string();

@@ -134,6 +134,7 @@ const fn parse_version(s: &str) -> u32 {
     v
 }
 
+#[inline]
 fn empty() -> sys::CUlaunchAttributeValue {
     sys::CUlaunchAttributeValue { pad: [0; 64] }
 }
@@ -156,6 +157,7 @@ pub(crate) fn u32_at(value: &sys::CUlaunchAttributeValue, at: usize) -> u32 {
 /// union's named fields: bindgen renames the fields' types between CUDA versions
 /// (`CUlaunchAttributeValue_union__bindgen_ty_4` is one struct in 12.4 and another in 12.8),
 /// while the C layout stays.
+#[inline]
 fn put<const N: usize>(value: &mut sys::CUlaunchAttributeValue, at: usize, data: [u8; N]) {
     // SAFETY: writing `c_char`s into `pad`, which spans the whole union.
     let pad = unsafe { &mut value.pad };
@@ -165,6 +167,7 @@ fn put<const N: usize>(value: &mut sys::CUlaunchAttributeValue, at: usize, data:
 }
 
 /// A value union holding one 32-bit field at offset 0 (flags, enums, percentages).
+#[inline]
 fn word(v: u32) -> sys::CUlaunchAttributeValue {
     let mut value = empty();
     put(&mut value, 0, v.to_ne_bytes());
@@ -208,6 +211,7 @@ macro_rules! kind {
             };
             const KIND: &'static Kind = row($id);
             type Since = cuda::$since;
+            #[inline]
             fn value(&self) -> sys::CUlaunchAttributeValue {
                 self.encode()
             }
@@ -385,6 +389,7 @@ impl AccessPolicyWindow {
         Some(Self::new(samples.window.0, samples.window.1))
     }
 
+    #[inline]
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         // Layout of CUaccessPolicyWindow: base_ptr @0, num_bytes @8, hitRatio @16, hitProp @20,
         // missProp @24.
@@ -429,6 +434,7 @@ macro_rules! flag {
 
         impl $ty {
             // Every flag is an `int`/`unsigned` at offset 0 of the union.
+            #[inline]
             fn encode(&self) -> sys::CUlaunchAttributeValue {
                 word(1)
             }
@@ -459,6 +465,7 @@ flag!(
 pub struct DeviceUpdatable;
 
 impl DeviceUpdatable {
+    #[inline]
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         // `{ int deviceUpdatable; CUgraphDeviceNode devNode; }`: the driver fills `devNode`.
         word(1)
@@ -501,6 +508,7 @@ impl SyncPolicy {
         Some(Self::Spin)
     }
 
+    #[inline]
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         use sys::CUsynchronizationPolicy as P;
         word(
@@ -545,6 +553,7 @@ impl ClusterScheduling {
         Some(Self::Spread)
     }
 
+    #[inline]
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         use sys::CUclusterSchedulingPolicy as P;
         word(
@@ -573,6 +582,7 @@ impl MemSyncDomain {
         Some(Self::Default)
     }
 
+    #[inline]
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         use sys::CUlaunchMemSyncDomain as D;
         word(
@@ -620,6 +630,7 @@ macro_rules! dim_kind {
             }
 
             // `{ unsigned x, y, z; }` at offset 0.
+            #[inline]
             fn encode(&self) -> sys::CUlaunchAttributeValue {
                 let mut v = empty();
                 put(&mut v, 0, self.0.x.to_ne_bytes());
@@ -659,6 +670,7 @@ impl Priority {
         Some(Self(0))
     }
 
+    #[inline]
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         word(self.0 as u32)
     }
@@ -686,6 +698,7 @@ impl MemSyncDomainMap {
         Some(Self::default())
     }
 
+    #[inline]
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         let mut v = empty();
         put(&mut v, 0, [self.default, self.remote]);
@@ -718,6 +731,7 @@ impl SharedCarveout {
         Some(Self::percent(50))
     }
 
+    #[inline]
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         word(self.0)
     }
@@ -747,6 +761,7 @@ impl<'a> ProgrammaticEvent<'a> {
         samples.event.map(Self::new)
     }
 
+    #[inline]
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         // `{ CUevent event; int flags; int triggerAtBlockStart; }`.
         let mut v = empty();
@@ -776,6 +791,7 @@ impl<'a> CompletionEvent<'a> {
         samples.event.map(Self)
     }
 
+    #[inline]
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         // `{ CUevent event; int flags; }`.
         let mut v = empty();
@@ -815,6 +831,7 @@ impl PortableClusterSizeMode {
 
     // The enum's values are the same in every version that has it (0, 1, 2); encoded as the
     // plain number so the type exists with every CUDA feature.
+    #[inline]
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         word(match self {
             Self::Default => 0,
@@ -900,6 +917,7 @@ impl SharedMemoryMode {
         self.raw() >= 3
     }
 
+    #[inline]
     fn encode(&self) -> sys::CUlaunchAttributeValue {
         word(self.raw())
     }

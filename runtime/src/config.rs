@@ -13,7 +13,9 @@ use crate::attr::{
 use crate::dim::{Dim3, ExtentError};
 use crate::sys;
 use chevron_cuda_spec::kinds::Position;
-use chevron_cuda_spec::limits::{check_launch, LaunchShape, Violation};
+use chevron_cuda_spec::limits::{
+    check_launch, LaunchShape, Violation, MAX_BLOCK_DIM, MAX_BLOCK_THREADS, MAX_GRID_DIM,
+};
 
 /// How many launch-attribute kinds this build knows: the capacity of a config's attribute array.
 /// Each kind appears at most once, so the array never overflows.
@@ -25,9 +27,14 @@ pub const MAX_STREAM_ATTRIBUTES: usize = count_kinds(Position::Stream);
 /// bit, which then only says "maybe": the array is scanned, and removing one such kind leaves
 /// the bit set.
 #[inline(always)]
-const fn bit(id: u32) -> u64 {
+pub(crate) const fn bit(id: u32) -> u64 {
     1 << if id < 63 { id } else { 63 }
 }
+
+/// The launch-attribute kinds with limit rules of their own ([`LaunchConfig::validate`]): a
+/// config with none of them is checked on its grid and block alone.
+const RULED_KINDS: u64 =
+    bit(ClusterDim::KIND.id) | bit(PreferredClusterDim::KIND.id) | bit(SharedCarveout::KIND.id);
 
 const fn count_kinds(position: Position) -> usize {
     let mut n = 0;
@@ -201,6 +208,14 @@ impl<'a> LaunchConfig<'a> {
         self.non_portable_cluster = true;
     }
 
+    /// Whether a launch with this config needs nothing besides `cuLaunchKernelEx`: no dynamic
+    /// shared memory (whose opt-in is looked up per function), no non-portable cluster, no
+    /// stream attribute.
+    #[inline(always)]
+    pub(crate) fn is_plain(&self) -> bool {
+        (self.shared == 0) & !self.non_portable_cluster & (self.n_stream_attrs == 0)
+    }
+
     /// Whether [`Self::non_portable_cluster`] was set.
     #[inline]
     pub fn allows_non_portable_cluster(&self) -> bool {
@@ -359,6 +374,14 @@ impl<'a> LaunchConfig<'a> {
         }
     }
 
+    /// [`Self::raw`], for the host-cost benchmark (`benches/host_cost.rs`), which reads back what
+    /// a launch would hand the driver. Not a public API.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn __driver_config(&self, stream: sys::CUstream) -> sys::CUlaunchConfig {
+        self.raw(stream)
+    }
+
     /// Exactly the attribute array `cuLaunchKernelEx` receives.
     #[inline(always)]
     pub fn launch_attributes(&self) -> &[sys::CUlaunchAttribute] {
@@ -382,6 +405,12 @@ impl<'a> LaunchConfig<'a> {
                 self.n_stream_attrs,
             )
         }
+    }
+
+    /// The kinds present, one bit each (see [`bit`]).
+    #[inline(always)]
+    pub(crate) fn present(&self) -> u64 {
+        self.present
     }
 
     /// Whether a launch attribute of kind `A` is present.
@@ -445,6 +474,37 @@ impl<'a> LaunchConfig<'a> {
     /// that is negative or over `u32::MAX` ([`Violation::NotU32`]).
     #[inline]
     pub fn validate(&self) -> Result<(), Violation> {
+        if self.plainly_valid() {
+            return Ok(());
+        }
+        self.validate_all()
+    }
+
+    /// Whether the config passes [`Self::validate`] on its grid and block alone: every extent
+    /// given fitted `u32`, no attribute with a rule of its own (cluster, preferred cluster,
+    /// carveout), and block and grid within their limits. Then no other rule applies; this is
+    /// what [`check_launch`] checks of such a config, in a few branch-free compares. Anything
+    /// else goes to the rules one by one, which also name the first violation.
+    #[inline(always)]
+    pub(crate) fn plainly_valid(&self) -> bool {
+        // Extent in `1..=limit`: `x - 1 < limit`, 0 wrapping to `u32::MAX`.
+        let within = |d: Dim3, [lx, ly, lz]: [u32; 3]| {
+            (d.x.wrapping_sub(1) < lx) & (d.y.wrapping_sub(1) < ly) & (d.z.wrapping_sub(1) < lz)
+        };
+        let (b, g) = (self.block, self.grid);
+        // Each extent at most 1024 here: the product cannot overflow `u64`.
+        let threads = u64::from(b.x) * u64::from(b.y) * u64::from(b.z);
+        self.invalid.is_none()
+            & (self.present & RULED_KINDS == 0)
+            & within(b, MAX_BLOCK_DIM)
+            & (threads <= MAX_BLOCK_THREADS)
+            & within(g, MAX_GRID_DIM)
+    }
+
+    /// [`Self::validate`] rule by rule: the first violation, in the order the macros report.
+    #[cold]
+    #[inline(never)]
+    fn validate_all(&self) -> Result<(), Violation> {
         if let Some((what, e)) = self.invalid {
             return Err(e.violation(what));
         }
@@ -503,5 +563,86 @@ impl fmt::Debug for LaunchConfig<'_> {
                 &names(&mut self.stream_attributes().iter().map(|a| a.0)),
             )
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ClusterDim, PreferredClusterDim};
+
+    /// Extents around every limit: 0, 1, the limits and one past them, and a few in between.
+    const EXTENTS: [u32; 12] = [
+        0,
+        1,
+        2,
+        63,
+        64,
+        65,
+        1024,
+        1025,
+        65535,
+        65536,
+        i32::MAX as u32,
+        u32::MAX,
+    ];
+
+    /// The quick compares of `validate` agree with every rule, one by one, on grids and blocks
+    /// around each limit, with and without the attributes that have rules of their own: same
+    /// verdict, same violation.
+    #[test]
+    fn the_quick_check_agrees_with_every_rule() {
+        let dims = || {
+            EXTENTS.into_iter().flat_map(|x| {
+                EXTENTS
+                    .into_iter()
+                    .step_by(3)
+                    .flat_map(move |y| [1, 64, 65].map(|z| Dim3::new(x, y, z)))
+            })
+        };
+        let mut plain = 0;
+        for grid in dims() {
+            for block in [
+                Dim3::new(256, 1, 1),
+                Dim3::new(32, 32, 1),
+                Dim3::new(1024, 2, 1),
+                Dim3::new(16, 16, 64),
+                Dim3::new(0, 1, 1),
+                Dim3::new(1, 1, 65),
+                grid,
+            ] {
+                let base = LaunchConfig::new(grid, block);
+                for config in [
+                    base,
+                    base.with(ClusterDim::new(2, 1, 1)),
+                    base.with(ClusterDim::new(2, 1, 1))
+                        .with(PreferredClusterDim::new(4, 1, 1)),
+                    base.with(SharedCarveout::percent(50)),
+                    base.with(SharedCarveout(101)),
+                ] {
+                    assert_eq!(
+                        config.validate(),
+                        config.validate_all(),
+                        "grid {grid:?}, block {block:?}, {config:?}"
+                    );
+                    if config.plainly_valid() {
+                        plain += 1;
+                        assert!(config.validate_all().is_ok(), "{config:?}");
+                        assert_eq!(config.present & RULED_KINDS, 0, "{config:?}");
+                    }
+                }
+            }
+        }
+        // The quick path is taken, and not only for one shape.
+        assert!(plain > 100, "{plain}");
+        // An extent that did not fit `u32` is never quick.
+        let negative = ExtentError {
+            value: -1,
+            axis: Some(0),
+        };
+        let bad = LaunchConfig::__from_extents(Err(negative), Ok(Dim3::new(1, 1, 1)));
+        assert!(!bad.plainly_valid());
+        assert_eq!(bad.validate(), bad.validate_all());
+        assert!(bad.validate().is_err());
     }
 }

@@ -21,6 +21,7 @@ pub(crate) fn culib_present() -> bool {
 ///
 /// # Safety
 /// `config` points at live arrays; `params` matches the kernel's parameters.
+#[inline]
 pub(crate) unsafe fn launch_kernel_ex(
     config: &sys::CUlaunchConfig,
     func: &CudaFunction,

@@ -450,31 +450,21 @@ impl<'a> Graph<'a> {
     /// `cuGraphLaunch`. Allocates nothing.
     pub fn replay(&mut self, stream: &Arc<CudaStream>) -> Result<(), Error> {
         if stream.cu_stream() == self.last.cu_stream() {
-            // The stream names the graph's context: bound only when the driver asks for it.
-            // SAFETY: `exec` is live and of the stream's context (the stream of the last
-            // replay, or the capture's).
-            if unsafe { cu::graph::launch(self.exec, stream.cu_stream()) }.is_err() {
-                self.replay_bound(stream)?;
-            }
+            // The graph's context must be current: without it the driver's graph calls may
+            // crash instead of failing (seen on the H200 with driver 580), so it is checked
+            // (`cuCtxGetCurrent`) at every call, never assumed.
+            self.ctx
+                .bind_to_thread()
+                .map_err(graph_err("cuCtxSetCurrent"))?;
         } else {
             self.switch_to(stream)?;
-            // SAFETY: `exec` is live and of the stream's context (checked by `switch_to`).
-            unsafe { cu::graph::launch(self.exec, stream.cu_stream()) }
-                .map_err(graph_err("cuGraphLaunch"))?;
         }
+        // SAFETY: `exec` is live and of the stream's context (the stream of the last replay or
+        // the capture's, or checked by `switch_to`), which is current.
+        unsafe { cu::graph::launch(self.exec, stream.cu_stream()) }
+            .map_err(graph_err("cuGraphLaunch"))?;
         self.pending = true;
         Ok(())
-    }
-
-    /// `cuGraphLaunch` again with the context bound: the driver refused it without, or refuses
-    /// it for another reason (which this call reports; a refused launch launched nothing).
-    #[cold]
-    #[inline(never)]
-    fn replay_bound(&mut self, stream: &Arc<CudaStream>) -> Result<(), Error> {
-        self.switch_to(stream)?;
-        // SAFETY: as in `replay`.
-        unsafe { cu::graph::launch(self.exec, stream.cu_stream()) }
-            .map_err(graph_err("cuGraphLaunch"))
     }
 
     /// Uploads the graph's resources to the device on `stream`, so that the first replay does
@@ -578,9 +568,9 @@ impl<'a> Graph<'a> {
     /// arguments is behind a `RefCell`.
     ///
     /// The hot path is what cannot be decided once: the node and function checks (two
-    /// compares), the driver call (the executable graph names its context, so the context is
-    /// bound only when the driver refuses the call without it, and the call is then made again),
-    /// and the copy of the arguments into the node's slot.
+    /// compares), the context check (`cuCtxGetCurrent`: the driver's graph calls may crash
+    /// rather than fail without their context), the driver call, and the copy of the arguments
+    /// into the node's slot.
     ///
     /// # Safety
     /// As [`Graph::set_params`].
@@ -618,10 +608,12 @@ impl<'a> Graph<'a> {
         raw.extra = core::ptr::null_mut();
         // SAFETY: `exec` was instantiated from the graph holding `node` (checked by the caller);
         // the parameters are the caller's promise. The driver copies them before returning.
-        if unsafe { driver::exec_set_kernel_params(self.exec, node.node, &raw) }.is_err() {
-            // SAFETY: as above.
-            unsafe { self.exec_set_bound(node, kernel, &raw) }?;
-        }
+        // Checked at every call, never assumed: without its context the driver may crash.
+        self.ctx
+            .bind_to_thread()
+            .map_err(|e| Error::driver("cuCtxSetCurrent", kernel, e))?;
+        unsafe { driver::exec_set_kernel_params(self.exec, node.node, &raw) }
+            .map_err(|e| Error::driver("cuGraphExecKernelNodeSetParams", kernel, e))?;
         let mut updated = self.updated.borrow_mut();
         if let Some(Some(recorded)) = updated.get_mut(node.slot as usize) {
             if recorded.sizes.len() == params.len() {
@@ -633,27 +625,6 @@ impl<'a> Graph<'a> {
         drop(updated);
         // SAFETY: as above.
         unsafe { self.first_record(node, func, kernel, &raw, params) }
-    }
-
-    /// `cuGraphExecKernelNodeSetParams` again, with the graph's context bound: the driver
-    /// refused the call without it, or refuses it for another reason (which this call reports).
-    ///
-    /// # Safety
-    /// As [`Graph::set_checked`]; `raw` is the node's launch with the caller's parameters.
-    #[cold]
-    #[inline(never)]
-    unsafe fn exec_set_bound(
-        &self,
-        node: &GraphNode,
-        kernel: KernelName,
-        raw: &sys::CUDA_KERNEL_NODE_PARAMS,
-    ) -> Result<(), Error> {
-        self.ctx
-            .bind_to_thread()
-            .map_err(|e| Error::driver("cuCtxSetCurrent", kernel, e))?;
-        // SAFETY: forwarded from the caller.
-        unsafe { driver::exec_set_kernel_params(self.exec, node.node, raw) }
-            .map_err(|e| Error::driver("cuGraphExecKernelNodeSetParams", kernel, e))
     }
 
     /// The first update of a node: its slot, with the function's parameter sizes.

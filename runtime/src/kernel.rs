@@ -7,12 +7,13 @@
 
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream};
 
-use crate::config::LaunchConfig;
+use crate::config::{bit, LaunchConfig};
 use crate::device::ensure_driver;
 use crate::dim::Dim3;
 use crate::error::{Error, KernelName};
+use crate::launch::Checked;
 use crate::nvrtc::{self, CudaProgram};
 use crate::occupancy::{self, Occupancy};
 use crate::ptx::{self, ParamSig, Unresolved};
@@ -98,7 +99,7 @@ pub struct Kernel {
     /// For CUDA C: the entry as NVRTC compiled it (its directives and body uses), then the
     /// launch rules read from it.
     nvrtc_entry: OnceLock<ptx::Entry>,
-    nvrtc_info: OnceLock<KernelInfo>,
+    nvrtc_info: OnceLock<LaunchRules>,
 }
 
 impl core::fmt::Debug for Kernel {
@@ -235,6 +236,87 @@ impl Kernel {
             }
         }
         self.get_cold(ctx, key)
+    }
+
+    /// What a typed launch checks before it takes its arguments: the function in the stream's
+    /// context (loaded the first time), then the config as [`Self::check_launch`] checks it
+    /// (its limits, then the kernel's rules). `rules` are the declaration's, folded at compile
+    /// time; a config they settle without looking at its extents, and whose extents are plainly
+    /// within the limits, is checked in a few compares, any other goes through every rule. Not
+    /// a public API: the `launch` functions `#[kernel]` generates call it.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn __check<'a>(
+        &'a self,
+        rules: LaunchRules,
+        stream: &'a CudaStream,
+        config: &'a LaunchConfig<'a>,
+    ) -> Result<Checked<'a>, Error> {
+        let func = self.get(stream.context())?;
+        self.__check_config(rules, config)?;
+        Ok(Checked::new(
+            stream,
+            func,
+            config,
+            KernelName(Some(self.name)),
+        ))
+    }
+
+    /// The config part of [`Self::__check`], which needs no driver (shared with the host-cost
+    /// benchmark). Not a public API.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn __check_config(
+        &self,
+        rules: LaunchRules,
+        config: &LaunchConfig<'_>,
+    ) -> Result<(), Error> {
+        if !rules.known {
+            return self.check_nvrtc(rules.info, config);
+        }
+        if config.plainly_valid() & rules.pass(config) {
+            Ok(())
+        } else {
+            self.check_each_rule(rules.info, config)
+        }
+    }
+
+    /// [`Self::__check_config`] for a CUDA C kernel: with the rules read from NVRTC's output.
+    #[inline(never)]
+    fn check_nvrtc(&self, declared: &KernelInfo, config: &LaunchConfig<'_>) -> Result<(), Error> {
+        let rules = self.nvrtc_rules(declared);
+        if config.plainly_valid() & rules.pass(config) {
+            Ok(())
+        } else {
+            self.check_each_rule(rules.info, config)
+        }
+    }
+
+    /// [`Self::check_launch`] out of the launch's way: the launches the quick compares of
+    /// [`Self::__check_config`] do not settle (a cluster, a kernel whose PTX fixes its block, a
+    /// broken rule).
+    #[cold]
+    #[inline(never)]
+    fn check_each_rule(&self, info: &KernelInfo, config: &LaunchConfig<'_>) -> Result<(), Error> {
+        self.check_launch(info, config)
+    }
+
+    /// The rules of a CUDA C kernel, from NVRTC's output (read when the kernel was loaded);
+    /// none before that.
+    #[inline]
+    fn nvrtc_rules(&self, declared: &KernelInfo) -> LaunchRules {
+        match self.nvrtc_info.get() {
+            Some(rules) => *rules,
+            None => self.nvrtc_rules_cold(declared),
+        }
+    }
+
+    #[cold]
+    fn nvrtc_rules_cold(&self, declared: &KernelInfo) -> LaunchRules {
+        match self.nvrtc_info_for(declared) {
+            Some(_) => self.nvrtc_info.get().copied().unwrap_or(LaunchRules::NONE),
+            None => LaunchRules::NONE,
+        }
     }
 
     /// An owned handle to the function in `ctx`, for occupancy queries or cudarc's own launch
@@ -456,8 +538,8 @@ impl Kernel {
 
     /// The rules of a CUDA C kernel, from NVRTC's output and the declaration's options.
     fn nvrtc_info_for(&self, declared: &KernelInfo) -> Option<&KernelInfo> {
-        if let Some(i) = self.nvrtc_info.get() {
-            return Some(i);
+        if let Some(rules) = self.nvrtc_info.get() {
+            return Some(rules.info);
         }
         let entry = self.nvrtc_entry.get()?;
         let file = format!("NVRTC's PTX of {}", self.source.path());
@@ -469,7 +551,8 @@ impl Kernel {
             declared.cooperative,
         );
         // Leaked once per kernel and process (a lost race leaks one more).
-        Some(self.nvrtc_info.get_or_init(|| text.leak()))
+        let info: &'static KernelInfo = Box::leak(Box::new(text.leak()));
+        Some(self.nvrtc_info.get_or_init(|| LaunchRules::of(info)).info)
     }
 
     #[cold]
@@ -495,6 +578,79 @@ impl Kernel {
             kernel: KernelName(Some(self.name)),
             message: format!("{} (this launch: {this})", info.message(broken)),
         }
+    }
+}
+
+/// A kernel's launch rules ([`KernelInfo`]) folded into what one launch can check in a few
+/// compares: whether any rule looks at the clusters or the grid (when one does, the launch goes
+/// through every rule), and which launch-attribute kinds (`cooperative`,
+/// `programmatic_serialization`) break a rule by their presence or their absence; the block
+/// rules (`.reqntid`, `.maxntid`) are compared with the block directly. `#[kernel]` makes it at
+/// compile time from the declaration's `__CHEVRON_INFO`, so that in a launch the info is a
+/// constant and the comparisons with a rule the PTX does not have vanish. Not a public API.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct LaunchRules {
+    info: &'static KernelInfo,
+    /// The rules come from the kernel's PTX (else from NVRTC's output, at run time).
+    known: bool,
+    /// The rules come from the PTX and none looks at the clusters or the grid: the block and
+    /// the kinds below decide.
+    quick: bool,
+    /// Kinds (their bits in a config's `present`) whose presence breaks a rule.
+    refused: u64,
+    /// Kinds whose absence breaks a rule.
+    required: u64,
+}
+
+impl LaunchRules {
+    /// No rule (a CUDA C kernel before NVRTC's output was read).
+    const NONE: LaunchRules = LaunchRules {
+        info: &KernelInfo::UNKNOWN,
+        known: true,
+        quick: true,
+        refused: 0,
+        required: 0,
+    };
+
+    /// `info`'s rules. The kinds come from the rules themselves
+    /// ([`KernelInfo::check_cooperative`] and [`KernelInfo::check_serialization`], each asked
+    /// with and without its kind), so that they cannot drift apart.
+    pub const fn of(info: &'static KernelInfo) -> Self {
+        let cooperative = bit(<crate::Cooperative as crate::Attribute>::KIND.id);
+        let serialization = bit(<crate::ProgrammaticSerialization as crate::Attribute>::KIND.id);
+        let (mut refused, mut required) = (0, 0);
+        if info.check_cooperative(true).is_err() {
+            refused |= cooperative;
+        }
+        if info.check_cooperative(false).is_err() {
+            required |= cooperative;
+        }
+        if info.check_serialization(true).is_err() {
+            refused |= serialization;
+        }
+        if info.check_serialization(false).is_err() {
+            required |= serialization;
+        }
+        LaunchRules {
+            info,
+            known: info.known,
+            quick: info.known && !info.fixes_clusters(),
+            refused,
+            required,
+        }
+    }
+
+    /// Whether `config` keeps every rule, decided on its block and the kinds present; `false`
+    /// also where the clusters or the grid would have to be looked at.
+    #[inline(always)]
+    fn pass(&self, config: &LaunchConfig<'_>) -> bool {
+        let present = config.present();
+        let b = config.block();
+        self.quick
+            & self.info.check_block([b.x, b.y, b.z]).is_ok()
+            & (present & self.refused == 0)
+            & (present & self.required == self.required)
     }
 }
 
@@ -719,6 +875,161 @@ mod tests {
         }
         let nul = compile_cuda("k.cu", "a\0b", (9, 0), KernelName(None));
         assert!(matches!(nul, Err(Error::Compile { .. })));
+    }
+
+    /// The quick compares a typed launch makes (`__check_config`, with the rules folded by
+    /// `LaunchRules::of`) give what every rule one by one gives (`check_launch`): the same
+    /// verdict and the same error, for kernels with each kind of rule and launches that keep or
+    /// break them.
+    #[test]
+    fn folded_rules_agree_with_every_rule() {
+        use crate::{ClusterDim, Cooperative, Dim3, LaunchConfig, ProgrammaticSerialization};
+        use chevron_cuda_spec::fit::{read_info, CooperativeUse};
+        const PTX: &str = ".version 9.0\n.target sm_90\n.address_size 64\n\
+            .visible .entry plain() { ret; }\n\
+            .visible .entry waits() { griddepcontrol.wait; ret; }\n\
+            .visible .entry syncs() { mov.u32 %r1, %envreg1;\n\
+              atom.add.release.gpu.u32 %r2, [%rd1], 1; ret; }\n\
+            .visible .entry req() .reqntid 64, 1, 1 { ret; }\n\
+            .visible .entry max() .maxntid 128, 1, 1 { ret; }\n\
+            .visible .entry cl() .reqnctapercluster 2, 1, 1 { ret; }\n\
+            .visible .entry expl() .explicitcluster { ret; }\n\
+            .visible .entry rank() .maxclusterrank 2 { ret; }\n";
+        static K: Kernel = Kernel::ptx("k", "k", "/k/k.ptx", PTX);
+        let entries = ptx::parse_entries(PTX).expect("parses");
+        let mut infos: Vec<&'static KernelInfo> = vec![&KernelInfo::UNKNOWN];
+        for entry in &entries {
+            for (reads, cooperative) in [
+                (false, CooperativeUse::ByPtx),
+                (true, CooperativeUse::Optional),
+                (false, CooperativeUse::CoResident),
+            ] {
+                let info = read_info(entry, &entry.name, "k.ptx", reads, cooperative).leak();
+                infos.push(Box::leak(Box::new(info)));
+            }
+        }
+        let mut configs = Vec::new();
+        for block in [
+            Dim3::new(64, 1, 1),
+            Dim3::new(256, 1, 1),
+            Dim3::new(8, 8, 1),
+        ] {
+            for grid in [1u32, 2, 3, 4, 6] {
+                let base = LaunchConfig::new(grid, block);
+                for cluster in [
+                    None,
+                    Some(ClusterDim::new(2, 1, 1)),
+                    Some(ClusterDim::new(4, 1, 1)),
+                ] {
+                    for (cooperative, serialized) in
+                        [(false, false), (true, false), (false, true), (true, true)]
+                    {
+                        let mut c = base;
+                        if let Some(cl) = cluster {
+                            c = c.with(cl);
+                        }
+                        c = c.with_flag(Cooperative, cooperative);
+                        c = c.with_flag(ProgrammaticSerialization, serialized);
+                        configs.push(c);
+                    }
+                }
+            }
+        }
+        configs.push(LaunchConfig::new(1, 2048));
+        let (mut passed, mut refused) = (0, 0);
+        for info in infos {
+            let rules = LaunchRules::of(info);
+            for config in &configs {
+                let quick = K.__check_config(rules, config).map_err(|e| e.to_string());
+                let each = K.check_launch(info, config).map_err(|e| e.to_string());
+                assert_eq!(quick, each, "{config:?} against {info:?}");
+                match quick {
+                    Ok(()) => passed += 1,
+                    Err(_) => refused += 1,
+                }
+            }
+        }
+        // Both verdicts are exercised, many times.
+        assert!(
+            passed > 500 && refused > 500,
+            "{passed} passed, {refused} refused"
+        );
+        // Each flag rule becomes a kind to refuse or to require, from the rules themselves.
+        let never_waits = entries.iter().position(|e| e.name == "plain").unwrap();
+        let info = read_info(
+            &entries[never_waits],
+            "plain",
+            "k.ptx",
+            false,
+            CooperativeUse::ByPtx,
+        );
+        let rules = LaunchRules::of(Box::leak(Box::new(info.leak())));
+        let bit_of = |id: u32| bit(id);
+        assert!(rules.quick);
+        assert_eq!(
+            rules.refused,
+            bit_of(<Cooperative as crate::Attribute>::KIND.id)
+                | bit_of(<ProgrammaticSerialization as crate::Attribute>::KIND.id)
+        );
+        assert_eq!(rules.required, 0);
+    }
+
+    /// A CUDA C kernel's rules come from NVRTC's output at run time: the typed launch's check
+    /// reads them there once read, as `check_launch` does.
+    #[test]
+    fn nvrtc_rules_are_checked_like_the_declared_ones() {
+        use crate::{Cooperative, LaunchConfig};
+        const BOUNDED: &str = ".version 8.0\n.target sm_90\n.address_size 64\n\
+            .visible .entry histogram(\n\t.param .u64 histogram_param_0,\n\
+            \t.param .u64 histogram_param_1,\n\t.param .u32 histogram_param_2\n)\n\
+            .maxntid 128, 1, 1\n{\n\tret;\n}\n";
+        static K: Kernel = Kernel::cuda("histogram", None, "/k/histogram.cu", "", HISTOGRAM);
+        let declared = KernelInfo::UNKNOWN;
+        let rules = LaunchRules::of(&KernelInfo::UNKNOWN);
+        let configs = [
+            LaunchConfig::new(4, 128),
+            LaunchConfig::new(4, 256),
+            LaunchConfig::new(4, 128).with(Cooperative),
+            LaunchConfig::new(0, 128),
+        ];
+        let verdicts = || -> Vec<(Result<(), String>, Result<(), String>)> {
+            configs
+                .iter()
+                .map(|c| {
+                    (
+                        K.__check_config(rules, c).map_err(|e| e.to_string()),
+                        K.check_launch(&declared, c).map_err(|e| e.to_string()),
+                    )
+                })
+                .collect()
+        };
+        // Before NVRTC's output is read: the limits only.
+        for (quick, each) in verdicts() {
+            assert_eq!(quick, each);
+        }
+        assert_eq!(
+            verdicts().iter().filter(|(q, _)| q.is_err()).count(),
+            1,
+            "only the zero grid"
+        );
+        K.check_nvrtc_output(BOUNDED, None)
+            .expect("matches the declaration");
+        let after = verdicts();
+        for (quick, each) in &after {
+            assert_eq!(quick, each);
+        }
+        assert!(after[0].0.is_ok());
+        assert!(
+            after[1]
+                .0
+                .as_ref()
+                .unwrap_err()
+                .contains(".maxntid 128, 1, 1"),
+            "{:?}",
+            after[1]
+        );
+        assert!(after[2].0.as_ref().unwrap_err().contains("`cooperative`"));
+        assert!(after[3].0.is_err());
     }
 
     #[test]

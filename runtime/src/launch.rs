@@ -61,7 +61,116 @@ pub unsafe fn launch_named(
     params: &mut [*mut c_void],
 ) -> Result<(), Error> {
     let kernel = KernelName(name);
-    let raw = prepare_launch(config, stream.cu_stream(), kernel)?;
+    if let Err(violation) = config.validate() {
+        return Err(invalid_config(kernel, violation));
+    }
+    // SAFETY: forwarded from the caller; the config was just checked.
+    unsafe { launch_valid(stream, func, kernel, config, params) }
+}
+
+/// A typed launch whose config passed its checks (the limits, the kernel's rules: see
+/// [`crate::Kernel::__check`]) and whose function is resolved, while it takes its arguments.
+/// Only `__check` makes one, so a launch through it is never unchecked. Not a public API.
+#[doc(hidden)]
+#[must_use = "a checked launch does nothing until `launch` is called"]
+pub struct Checked<'a> {
+    stream: &'a CudaStream,
+    func: &'a CudaFunction,
+    config: &'a LaunchConfig<'a>,
+    kernel: KernelName,
+}
+
+impl<'a> Checked<'a> {
+    #[inline(always)]
+    pub(crate) fn new(
+        stream: &'a CudaStream,
+        func: &'a CudaFunction,
+        config: &'a LaunchConfig<'a>,
+        kernel: KernelName,
+    ) -> Self {
+        Self {
+            stream,
+            func,
+            config,
+            kernel,
+        }
+    }
+
+    /// Launches with `params`: [`launch_function`] without its limit check, done already.
+    ///
+    /// # Safety
+    /// As [`launch_function`].
+    #[inline(always)]
+    pub unsafe fn launch(self, params: &mut [*mut c_void]) -> Result<(), Error> {
+        // SAFETY: forwarded from the caller; the config was checked by `__check`.
+        unsafe { launch_valid(self.stream, self.func, self.kernel, self.config, params) }
+    }
+}
+
+/// [`launch_named`] after the config's limit check.
+///
+/// The common launch first, in a straight line: no dynamic shared memory, no non-portable
+/// cluster, no stream attribute, on a thread whose last bind through chevron was the stream's
+/// context. It checks cudarc's recorded error and calls `cuLaunchKernelEx`, nothing else. Any
+/// other launch takes the general path out of line ([`launch_general`]), which does the same and
+/// what the config asks besides; a failed launch goes to [`after_failure`] from either.
+///
+/// # Safety
+/// As [`launch_function`], and `config` passed [`LaunchConfig::validate`].
+#[inline(never)]
+unsafe fn launch_valid(
+    stream: &CudaStream,
+    func: &CudaFunction,
+    kernel: KernelName,
+    config: &LaunchConfig<'_>,
+    params: &mut [*mut c_void],
+) -> Result<(), Error> {
+    let ctx = stream.context();
+    if !(config.is_plain() & last_bound(ctx)) {
+        // SAFETY: forwarded from the caller.
+        return unsafe { launch_general(stream, func, kernel, config, params) };
+    }
+    // What `bind_for_launch` does for a context it may assume current.
+    if let Err(e) = ctx.check_err() {
+        return Err(recorded_error(ctx, kernel, e));
+    }
+    // One relaxed load unless an SM partition exists (cooperative grids on partitions).
+    crate::partition::check_launch(stream, func, kernel, config)?;
+    let raw = config.raw(stream.cu_stream());
+    // SAFETY: `raw` points into `config`, alive for the call; `params` is the caller's promise.
+    match unsafe { driver::launch_kernel_ex(&raw, func, params) } {
+        Ok(()) => Ok(()),
+        // SAFETY: as above; what `enqueue` would have done found no step to take.
+        Err(e) => unsafe {
+            after_failure(
+                Binding::Assumed,
+                stream,
+                func,
+                kernel,
+                config,
+                &raw,
+                params,
+                Failure::Launch(e),
+            )
+        },
+    }
+}
+
+/// Any launch: the context bind (asking the driver where the thread's last bind through
+/// chevron was another context), the function's one-time settings and the stream attributes
+/// ([`enqueue`]), then `cuLaunchKernelEx`, and on a failure [`after_failure`].
+///
+/// # Safety
+/// As [`launch_valid`].
+#[inline(never)]
+unsafe fn launch_general(
+    stream: &CudaStream,
+    func: &CudaFunction,
+    kernel: KernelName,
+    config: &LaunchConfig<'_>,
+    params: &mut [*mut c_void],
+) -> Result<(), Error> {
+    let raw = config.raw(stream.cu_stream());
     let binding = bind_for_launch(stream, config, kernel)?;
     // One relaxed load unless an SM partition exists (cooperative grids on partitions).
     crate::partition::check_launch(stream, func, kernel, config)?;
@@ -75,21 +184,11 @@ pub unsafe fn launch_named(
     }
 }
 
-/// What a launch does on the host before its first driver call: the config's limit check, then
-/// the driver's `CUlaunchConfig` for `stream` (pointing into `config`'s attribute array). Shared
-/// with the host-cost benchmark (`benches/host_cost.rs`), which times it without a GPU. Not a
-/// public API.
-#[doc(hidden)]
-#[inline(always)]
-pub fn prepare_launch(
-    config: &LaunchConfig<'_>,
-    stream: sys::CUstream,
-    kernel: KernelName,
-) -> Result<sys::CUlaunchConfig, Error> {
-    match config.validate() {
-        Ok(()) => Ok(config.raw(stream)),
-        Err(violation) => Err(invalid_config(kernel, violation)),
-    }
+/// An error cudarc recorded (in a `Drop`) and `check_err` returned, as a bind reports it.
+#[cold]
+#[inline(never)]
+fn recorded_error(ctx: &CudaContext, kernel: KernelName, e: DriverError) -> Error {
+    driver_error("cuCtxSetCurrent", kernel, ctx, e)
 }
 
 #[cold]
@@ -124,7 +223,7 @@ fn bind_for_launch(
     if may_assume && last_bound(ctx) {
         match ctx.check_err() {
             Ok(()) => Ok(Binding::Assumed),
-            Err(e) => Err(driver_error("cuCtxSetCurrent", kernel, ctx, e)),
+            Err(e) => Err(recorded_error(ctx, kernel, e)),
         }
     } else {
         bind_checked(ctx, kernel)

@@ -99,12 +99,12 @@ pub use stream::{set_stream_attribute, stream_attribute};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::args::{
-        check_arg_sizes, launch_args, ArgSlot, ArgSlots, DeviceArg, Probe, RefFallback, ValueArg,
-        ValueFallback,
+        check_arg_sizes, launch_args, ArgSlot, ArgSlots, ArgStorage, DeviceArg, Probe, RefFallback,
+        ValueArg, ValueFallback,
     };
     pub use crate::dim::{Dim3, Extent, ExtentError, IntoDim};
-    pub use crate::kernel::{modules_loaded, Kernel, PtxVariant};
-    pub use crate::launch::prepare_launch;
+    pub use crate::kernel::{modules_loaded, Kernel, LaunchRules, PtxVariant};
+    pub use crate::launch::Checked;
     pub use crate::nvrtc::CudaProgram;
     pub use crate::occupancy::Occupancy;
     pub use crate::ptx::{Expected, ParamSig};

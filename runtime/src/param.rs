@@ -119,7 +119,7 @@ impl<T: DeviceRepr> sealed::Sealed<ByValue> for T {}
 impl<T: DeviceRepr> KernelParam<ByValue> for T {
     const FORM: ParamForm = ParamForm::value(core::mem::size_of::<T>() as u64);
 
-    #[inline]
+    #[inline(always)]
     fn __chevron_slot<'a>(&'a mut self, _stream: &'a CudaStream) -> ArgSlot<'a> {
         ArgSlot::value(self)
     }
@@ -131,7 +131,7 @@ impl<B: DeviceBuffer> sealed::Sealed<ByRef> for &B {}
 impl<B: DeviceBuffer> KernelParam<ByRef> for &B {
     const FORM: ParamForm = ParamForm::buffer(B::ELEMENT_BYTES, false);
 
-    #[inline]
+    #[inline(always)]
     fn __chevron_slot<'a>(&'a mut self, stream: &'a CudaStream) -> ArgSlot<'a> {
         let (ptr, record) = (**self).__chevron_ptr(stream);
         ArgSlot::device(ptr, record)
@@ -143,7 +143,7 @@ impl<B: DeviceBufferMut> sealed::Sealed<ByMut> for &mut B {}
 impl<B: DeviceBufferMut> KernelParam<ByMut> for &mut B {
     const FORM: ParamForm = ParamForm::buffer(B::ELEMENT_BYTES, true);
 
-    #[inline]
+    #[inline(always)]
     fn __chevron_slot<'a>(&'a mut self, stream: &'a CudaStream) -> ArgSlot<'a> {
         let (ptr, record) = (**self).__chevron_ptr_mut(stream);
         ArgSlot::device(ptr, record)
@@ -223,7 +223,7 @@ impl<T> Param<T> {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn slot<'a, T: KernelParam<M>, M>(arg: &'a mut T, stream: &'a CudaStream) -> ArgSlot<'a> {
     arg.__chevron_slot(stream)
 }

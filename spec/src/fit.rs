@@ -168,6 +168,7 @@ impl KernelInfo {
     };
 
     /// The block against `.reqntid` and `.maxntid`.
+    #[inline]
     pub const fn check_block(&self, block: [u32; 3]) -> Result<(), Broken> {
         if let Some(req) = self.reqntid {
             if !same(req, block) {
@@ -184,6 +185,7 @@ impl KernelInfo {
 
     /// The `cluster` attribute (`None`: none) against `.reqnctapercluster`,
     /// `.explicitcluster` and `.maxclusterrank`.
+    #[inline]
     pub const fn check_cluster(&self, cluster: Option<[u32; 3]>) -> Result<(), Broken> {
         if let (Some(fixed), Some(given)) = (self.cluster, cluster) {
             if !same(fixed, given) {
@@ -203,6 +205,7 @@ impl KernelInfo {
 
     /// The grid against the compiled-in cluster: a whole number of clusters in each dimension,
     /// unless the grid counts clusters (`.blocksareclusters`).
+    #[inline]
     pub const fn check_grid(&self, grid: [u32; 3]) -> Result<(), Broken> {
         if self.blocks_are_clusters {
             return Ok(());
@@ -221,6 +224,7 @@ impl KernelInfo {
 
     /// `programmatic_serialization` against `griddepcontrol.wait`: refused only for a kernel
     /// that definitely never waits.
+    #[inline]
     pub const fn check_serialization(&self, on: bool) -> Result<(), Broken> {
         if on && self.known && self.waits.is_no() && !self.no_upstream_reads {
             return Err(Broken::PdlWait);
@@ -231,6 +235,7 @@ impl KernelInfo {
     /// `cooperative` against the grid-wide barrier and the declaration: a kernel that syncs
     /// the grid, or is declared `co_resident`, needs it; one that definitely never syncs the
     /// grid (and is declared neither `optional` nor `co_resident`) is not launched with it.
+    #[inline]
     pub const fn check_cooperative(&self, on: bool) -> Result<(), Broken> {
         if !self.known {
             return Ok(());
@@ -244,6 +249,15 @@ impl KernelInfo {
             }
             _ => Ok(()),
         }
+    }
+
+    /// Whether [`Self::check_cluster`] or [`Self::check_grid`] can refuse some launch: whether
+    /// the PTX fixes anything about the clusters (`.reqnctapercluster`, `.maxclusterrank`,
+    /// `.explicitcluster`). When it does not, the rules left look at the block
+    /// ([`Self::check_block`]) and at one `bool` each ([`Self::check_serialization`],
+    /// [`Self::check_cooperative`]): the runtime then checks a launch in a few compares.
+    pub const fn fixes_clusters(&self) -> bool {
+        self.cluster.is_some() || self.max_cluster_rank.is_some() || self.explicit_cluster
     }
 
     /// Every rule over what is known of a launch, in the order the launch is written (block,
@@ -662,6 +676,39 @@ mod tests {
         const I: KernelInfo = KernelInfo::UNKNOWN;
         const V: &str = I.verdict(I.check_block([2048, 1, 1]));
         assert_eq!(V, "");
+    }
+
+    /// A kernel whose PTX fixes nothing about clusters passes the cluster and grid rules
+    /// whatever the launch; one fixing anything refuses some launch.
+    #[test]
+    fn fixes_clusters_says_whether_a_cluster_or_grid_rule_can_fail() {
+        let extents = [0, 1, 2, 3, 7, 8, 16, 64, 1024, 65535, u32::MAX];
+        let dims = || {
+            extents
+                .into_iter()
+                .flat_map(move |x| extents.into_iter().map(move |y| [x, y, 1 + (x & 3)]))
+        };
+        let refuses_some = |i: &KernelInfo| {
+            dims().any(|d| {
+                i.check_cluster(Some(d)).is_err()
+                    || i.check_cluster(None).is_err()
+                    || i.check_grid(d).is_err()
+            })
+        };
+        let src = ".entry plain() { griddepcontrol.wait; ret; }\n\
+                   .entry req() .reqntid 64 { ret; }\n\
+                   .entry max() .maxntid 256 { ret; }\n\
+                   .entry cl() .reqnctapercluster 2 { ret; }\n\
+                   .entry rank() .maxclusterrank 4 { ret; }\n\
+                   .entry expl() .explicitcluster { ret; }\n\
+                   .entry bac() .reqnctapercluster 2 .blocksareclusters { ret; }";
+        for k in 0..7 {
+            let i = info(src, k);
+            assert_eq!(i.fixes_clusters(), k >= 3, "entry {k}");
+            assert_eq!(refuses_some(&i), i.fixes_clusters(), "entry {k}");
+        }
+        assert!(!KernelInfo::UNKNOWN.fixes_clusters());
+        assert!(!refuses_some(&KernelInfo::UNKNOWN));
     }
 
     fn info_as(src: &str, k: usize, cooperative: CooperativeUse) -> KernelInfo {

@@ -1,8 +1,16 @@
 //! Which GPUs and drivers a PTX file can run on: its `.version` (the PTX ISA, which the driver's
 //! JIT compiler must know) and its `.target` (the oldest architecture it runs on), read from the
-//! file's header, and the rules that pick one of several compiled variants for a device. (Its
-//! example, `header_of_an_sm_90_file`, is a unit test: this crate is not one users name, and
-//! doc examples say `chevron::…`.)
+//! file's header, and the rules that pick one of several compiled variants for a device (the
+//! example's lines run in this module's unit tests: a doc example here could only name this inner
+//! crate, which users do not see).
+//!
+//! ```text
+//! let h = header(".version 8.0\n.target sm_90\n.address_size 64\n").unwrap();
+//! assert_eq!(h.isa, Version::new(8, 0));
+//! assert_eq!(h.target, Arch::new(9, 0));
+//! assert!(h.target.runs_on(Version::new(10, 0)) && !h.target.runs_on(Version::new(8, 9)));
+//! assert_eq!(h.isa.needs_cuda(), Some(Version::new(12, 0)));
+//! ```
 
 use core::fmt;
 
@@ -311,8 +319,9 @@ pub fn unfit_message(
 mod tests {
     use super::*;
 
+    /// The module doc's example.
     #[test]
-    fn header_of_an_sm_90_file() {
+    fn the_module_example() {
         let h = header(".version 8.0\n.target sm_90\n.address_size 64\n").unwrap();
         assert_eq!(h.isa, Version::new(8, 0));
         assert_eq!(h.target, Arch::new(9, 0));

@@ -46,7 +46,7 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
         });
     let name = LitStr::new(&super::ast::kernel_name(ident), ident.span());
     let (stream, config) = internal_names(params.iter().map(|q| &q.ident));
-    let func = hygienic("__chevron_func");
+    let checked = hygienic("__chevron_checked");
     let args = hygienic("__chevron_params");
 
     let kernel = match source {
@@ -102,13 +102,17 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
         // The slots of device buffers record this launch on the buffers' events when dropped,
         // after the launch is enqueued: cudarc's multi-stream ordering, as in its launch
         // builder. Which kind of slot is for the parameter's type to say (`KernelParam`).
+        // The parameter's pointer is taken as soon as its slot is made: for a value, the
+        // value's address, which the compiler then sees without reading the slot back.
         let (arg, slot) = slot_names(k);
+        let ptr = hygienic(&format!("__chevron_param_{k}"));
         let (i, param) = (&q.ident, param_expr(q));
         prepare.push(quote! {
             let mut #arg = #i;
             let #slot = (#param.slot)(&mut #arg, #stream);
+            let #ptr = #slot.param();
         });
-        pointers.push(quote!(#slot.param()));
+        pointers.push(quote!(#ptr));
     }
     let names = params.iter().map(|q| &q.ident);
     let launcher = launcher(
@@ -160,22 +164,19 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
                 #config: &#p::LaunchConfig<'_>,
                 #(#decls,)*
             ) -> #p::Result<(), #p::Error> {
-                let #func = Self::__chevron_kernel().get(#stream.context())?;
-                Self::__chevron_kernel().check_launch(&Self::__CHEVRON_INFO, #config)?;
+                // The function, the config's limits and the kernel's rules (folded at compile
+                // time), before the arguments are taken.
+                let #checked = Self::__chevron_kernel().__check(
+                    const { #p::LaunchRules::of(&Self::__CHEVRON_INFO) },
+                    #stream,
+                    #config,
+                )?;
                 #(#prepare)*
                 let mut #args: [*mut #p::c_void; #n] = [#(#pointers),*];
                 // SAFETY: the parameters match the PTX entry (checked when the declaration was
                 // compiled, or against NVRTC's output before the first launch); what the
                 // kernel does with them is the caller's promise.
-                unsafe {
-                    #p::runtime::launch_named(
-                        #stream,
-                        #func,
-                        #p::Some(#name),
-                        #config,
-                        &mut #args,
-                    )
-                }
+                unsafe { #checked.launch(&mut #args) }
             }
 
             #launcher

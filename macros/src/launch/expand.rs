@@ -326,6 +326,7 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
             // per argument (and per slot) alive until the launch, borrow checking grew with the
             // square of the argument count: 4,000 arguments took 12.6 s of it, now 0.7 s (1,000:
             // 0.66 s, now 0.12 s; rustc -Z time-passes, debug).
+            let storage_local = local("__chevron_storage", Span::call_site());
             let slots_local = local("__chevron_slots", Span::call_site());
             let sets = input.args.iter().enumerate().map(|(i, arg)| {
                 let span = arg.span();
@@ -345,13 +346,15 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
             let result = local("__chevron_result", Span::call_site());
             quote!({
                 #(#lets)*
-                let mut #slots_local: #p::ArgSlots<'_, #n> = #p::ArgSlots::new();
+                let mut #storage_local: #p::ArgStorage<'_, #n> = #p::ArgStorage::new();
+                let mut #slots_local: #p::ArgSlots<'_, '_, #n> =
+                    #p::ArgSlots::new(&mut #storage_local);
                 #(#sets)*
-                let #result = #launch_args(#s, #func, #config, &#slots_local);
-                // Dropping the slots records the launch on each buffer's event; done here, so
-                // that they do not outlive the temporaries of the arguments (`&(n + 1)`), which
-                // live to the end of the block.
-                ::core::mem::drop(#slots_local);
+                // The launch takes the slots (a reference to their storage, which has no
+                // destructor) and drops them when it returns, which records the launch on each
+                // buffer's event: so they do not outlive the temporaries of the arguments
+                // (`&(n + 1)`), which live to the end of the block.
+                let #result = #launch_args(#s, #func, #config, #slots_local);
                 #p::launched(#result)
             })
         }

@@ -164,7 +164,8 @@ fn every_expression_is_bound_once_in_written_order() {
             "__chevron_cluster",
             "__chevron_cooperative",
             "mut__chevron_config",
-            "mut__chevron_slots:::chevron::__private::ArgSlots<'_,2usize>",
+            "mut__chevron_storage:::chevron::__private::ArgStorage<'_,2usize>",
+            "mut__chevron_slots:::chevron::__private::ArgSlots<'_,'_,2usize>",
             "__chevron_arg",
             "__chevron_arg",
             "__chevron_result",
@@ -186,7 +187,11 @@ fn every_expression_is_bound_once_in_written_order() {
             "on()"
         ]
     );
-    assert_eq!(inits[12..14], ["&a()", "x()"]);
+    assert_eq!(
+        inits[12],
+        "::chevron::__private::ArgSlots::new(&mut__chevron_storage)"
+    );
+    assert_eq!(inits[13..15], ["&a()", "x()"]);
     // The config is built from the locals only: no user expression is evaluated again.
     let (_, calls) = steps(&stmts, "__chevron_config");
     assert_eq!(calls.len(), 5, "{calls:#?}");
@@ -260,15 +265,12 @@ fn dyn_launch_sets_one_slot_per_argument_and_calls_launch_args() {
         panic!("the result is not a call")
     };
     assert_eq!(path_text(&call.func), "::chevron::__private::launch_args");
-    // The slots (and their event guards) are dropped right after the launch, before the
-    // arguments' temporaries; the block's value is the launch's result.
+    // The launch takes the slots (and their event guards) and drops them when it returns,
+    // before the arguments' temporaries; the block's value is the launch's result.
     let n = stmts.len();
-    assert_eq!(
-        path_text(match &stmts[n - 2] {
-            Stmt::Expr(e, Some(_)) => e,
-            _ => panic!("no drop statement"),
-        }),
-        "::core::mem::drop(__chevron_slots)"
+    assert!(
+        matches!(&stmts[n - 2], Stmt::Local(l) if l.pat.to_token_stream().to_string() == "__chevron_result"),
+        "the launch is not the last statement"
     );
     // Through `launched`: `#[must_use]` with chevron's message.
     assert_eq!(
@@ -282,7 +284,7 @@ fn dyn_launch_sets_one_slot_per_argument_and_calls_launch_args() {
             "__chevron_stream",
             "__chevron_func",
             "&__chevron_config",
-            "&__chevron_slots"
+            "__chevron_slots"
         ]
     );
 }
@@ -293,7 +295,7 @@ fn dyn_launch_without_arguments_has_no_slots() {
     let bound = lets(&stmts);
     assert!(bound
         .iter()
-        .any(|(n, _)| n == "mut__chevron_slots:::chevron::__private::ArgSlots<'_,0usize>"));
+        .any(|(n, _)| n == "mut__chevron_slots:::chevron::__private::ArgSlots<'_,'_,0usize>"));
     assert_eq!(path_text(let_init(&stmts, "__chevron_func")), "&(module.f)");
 }
 
