@@ -338,8 +338,32 @@ fn check_params<const N: usize>(
     // A failure leaves the launch unchecked (the launch itself reports a broken context).
     let sizes = crate::function::function_info(func).param_sizes(stream.context(), func);
     match sizes {
-        Some(sizes) => check_arg_sizes(sizes, slots),
+        Some(sizes) => match check_arg_sizes(sizes, slots) {
+            Ok(()) => Ok(()),
+            Err(e) => recheck_params(stream, func, slots, e),
+        },
         None => Ok(()),
+    }
+}
+
+/// A mismatch against the cached sizes, asked of the driver again before it is reported: the
+/// cache is keyed by the `CUfunction` handle, and a module the user dropped can leave its
+/// function's entry to a later function given the same handle (seen on the H200: a `dyn`
+/// launch of a freshly loaded one-parameter kernel was refused with the four sizes of a kernel
+/// of an earlier, dropped module). A refusal is never made on a stale entry.
+#[cold]
+#[inline(never)]
+fn recheck_params<const N: usize>(
+    stream: &CudaStream,
+    func: &CudaFunction,
+    slots: &ArgSlots<'_, '_, N>,
+    cached_refusal: Error,
+) -> Result<(), Error> {
+    let _ = stream.context().bind_to_thread();
+    match crate::driver::param_sizes(func) {
+        Ok(Some(fresh)) => check_arg_sizes(&fresh, slots),
+        // The driver cannot tell now: the cached answer stands.
+        _ => Err(cached_refusal),
     }
 }
 
