@@ -54,9 +54,23 @@ fn ptx_files(dir: &Path) -> Vec<String> {
     out
 }
 
-/// `bytes` with the 8 hex digits after each `_INTERNAL_` blanked: under `-G`, nvcc names the
-/// file's internal-linkage functions `_ZN46_INTERNAL_<hash>_…` with a hash of the source's
-/// absolute path, so a checkout elsewhere (CI's) makes other names for the same code.
+/// `bytes` without what depends on where the files lie, in `-G` builds: the `.file` lines and
+/// the DWARF sections after the code (`.section .debug_*`: they hold the absolute paths of the
+/// source and of the toolkit's headers, as bytes, and offsets that follow their lengths) and the
+/// 8 hex digits after each `_INTERNAL_` (nvcc names internal-linkage functions
+/// `_ZN46_INTERNAL_<hash>_…` with a hash of the source's absolute path), so that a checkout or a
+/// toolkit elsewhere (CI's) compares equal. The code itself, `.loc` lines included, is compared.
+fn without_paths(bytes: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(bytes);
+    let kept: Vec<&str> = text
+        .lines()
+        .take_while(|l| !l.trim_start().starts_with(".section"))
+        .filter(|l| !l.trim_start().starts_with(".file"))
+        .collect();
+    without_path_hash(kept.join("\n").as_bytes())
+}
+
+/// `bytes` with the 8 hex digits after each `_INTERNAL_` blanked.
 fn without_path_hash(bytes: &[u8]) -> Vec<u8> {
     const MARK: &[u8] = b"_INTERNAL_";
     let mut out = bytes.to_vec();
@@ -80,6 +94,19 @@ fn without_path_hash_blanks_only_the_hash() {
     assert_eq!(
         without_path_hash(b"_ZN46_INTERNAL_52ffd6e1_15_grid x _INTERNAL_zz"),
         b"_ZN46_INTERNAL_00000000_15_grid x _INTERNAL_zz".to_vec()
+    );
+}
+
+#[test]
+fn without_paths_drops_file_lines() {
+    assert_eq!(
+        without_paths(b"a\n\t.file\t1 \"/x/include/y.h\"\nb"),
+        without_paths(b"a\n\t.file\t1 \"/other/include/y.h\"\nb")
+    );
+    assert_ne!(without_paths(b"a\nb"), without_paths(b"a\nc"));
+    assert_eq!(
+        without_paths(b"a\n\t.section\t.debug_info\n.b8 47,119"),
+        without_paths(b"a\n\t.section\t.debug_info\n.b8 47,120")
     );
 }
 
@@ -127,7 +154,7 @@ fn regenerating_the_ptx_changes_nothing() {
     for name in &committed {
         let a = std::fs::read(committed_path(name)).expect("committed PTX");
         let b = std::fs::read(out.join(name)).expect("regenerated PTX");
-        if without_path_hash(&a) != without_path_hash(&b) {
+        if without_paths(&a) != without_paths(&b) {
             differ.push(name.clone());
         }
     }

@@ -10,6 +10,9 @@
 // that the compile-time check did not run (CI has nvcc).
 #![allow(deprecated)]
 
+#[path = "common/gpu.rs"]
+mod gpu;
+
 use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
@@ -51,7 +54,7 @@ fn fill5(out: &mut CudaSlice<f32>, n: i32);
 const POISON: f32 = -12345.5;
 
 fn setup() -> Result<(Arc<CudaContext>, Arc<CudaStream>), Error> {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     Ok((ctx, stream))
 }
@@ -283,7 +286,7 @@ fn entries(dir: &Path) -> Vec<std::path::PathBuf> {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_second_start_skips_nvrtc_and_a_damaged_entry_is_rebuilt() -> TestResult {
-    chevron::context(0)?;
+    gpu::context(0)?;
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("nvrtc-cache-gpu");
     let _ = std::fs::remove_dir_all(&dir);
     // Four programs: softmax<128>, the two option sets of options.cu, add4.

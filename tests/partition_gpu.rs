@@ -8,6 +8,9 @@
 //! Run on a machine with a CUDA GPU: `cargo test --release --test partition_gpu --
 //! --include-ignored --nocapture --test-threads=1` (the tests print the numbers they measure).
 
+#[path = "common/gpu.rs"]
+mod gpu;
+
 use std::collections::BTreeSet;
 
 use chevron::cudarc::driver::CudaSlice;
@@ -50,7 +53,7 @@ fn sms_used(
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_split_gives_two_partitions_whose_sms_add_up_to_at_most_the_device() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let (mut part, mut rest) = Partition::split(&ctx, ASK)?;
     let device = part.device_sms();
     println!(
@@ -85,7 +88,7 @@ fn a_split_gives_two_partitions_whose_sms_add_up_to_at_most_the_device() -> Test
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_partition_stream_runs_the_devices_kernels_on_its_sms_only() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let device_stream = ctx.new_stream()?;
     let (mut part, _rest) = Partition::split(&ctx, ASK)?;
     let stream = part.new_stream()?;
@@ -127,7 +130,7 @@ fn a_partition_stream_runs_the_devices_kernels_on_its_sms_only() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_cooperative_launch_sized_for_the_device_is_refused_on_a_partition() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let (mut part, _rest) = Partition::split(&ctx, ASK)?;
     let stream = part.new_stream()?;
     let threads = 256u32;
@@ -187,7 +190,7 @@ fn a_cooperative_launch_sized_for_the_device_is_refused_on_a_partition() -> Test
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn occupancy_and_clusters_are_answered_for_the_partition() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let (part, rest) = Partition::split(&ctx, ASK)?;
     let f = cluster_info::function(&ctx)?;
     let cfg = LaunchConfig::new(8, 32).with(ClusterDim::new(2, 1, 1));
@@ -218,7 +221,7 @@ fn occupancy_and_clusters_are_answered_for_the_partition() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_partition_whose_stream_is_held_stays_alive_when_dropped() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let (mut part, rest) = Partition::split(&ctx, ASK)?;
     let held = part.new_stream()?;
     let sms = part.sms();

@@ -8,6 +8,9 @@
 //! `cargo test --test variants_gpu -- --ignored`. The expectations follow the device's compute
 //! capability and the driver's version, so the test holds on any GPU.
 
+#[path = "common/gpu.rs"]
+mod gpu;
+
 use std::sync::Arc;
 
 use chevron::cudarc::driver::{CudaContext, CudaSlice, CudaStream};
@@ -68,7 +71,7 @@ static ISA91_OR_SM75: Kernel = Kernel::ptx_variants(
 );
 
 fn setup() -> Result<(Arc<CudaContext>, Arc<CudaStream>), Error> {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     Ok((ctx, stream))
 }

@@ -3,8 +3,8 @@
 //! times it, and `tests/host_cost.rs`, which checks its results and that it allocates nothing.
 //!
 //! The typed launches are real `launch!` expansions: `launch!` calls `<KERNEL as
-//! TypedKernel>::__on(stream, &config).__launch(args…)`, and [`saxpy_host`] provides those two
-//! functions (its stream is `&()`) with the body of the `launch` that `#[kernel]` generates for
+//! TypedKernel>::__on(stream, &config).launch_kernel(args…)`, and [`saxpy_host`] provides those
+//! two functions (its stream is `&()`) with the body of the `launch` that `#[kernel]` generates for
 //! `saxpy`, step by step, minus what needs a driver: the config's check with the kernel's rules
 //! folded at compile time (`Kernel::__check_config`, what `Kernel::__check` does after the
 //! function lookup), one slot per argument (what the parameter types' `KernelParam` slots make:
@@ -68,7 +68,7 @@ impl<'a> saxpy_host<'a> {
     /// Nothing is launched; `unsafe` as the real one, which `launch!` calls in the caller's
     /// `unsafe` block.
     #[inline]
-    pub unsafe fn __launch(self, n: u32, a: f32, x: u64, y: u64) -> Result<Launched, Error> {
+    pub unsafe fn launch_kernel(self, n: u32, a: f32, x: u64, y: u64) -> Result<Launched, Error> {
         SAXPY.__check_config(
             const { LaunchRules::of(&saxpy::__CHEVRON_INFO) },
             self.config,

@@ -109,7 +109,10 @@ pub mod __private {
     pub use crate::nvrtc::CudaProgram;
     pub use crate::occupancy::Occupancy;
     pub use crate::ptx::{Expected, ParamSig};
-    pub use crate::typed::TypedKernel;
+    pub use crate::typed::{
+        launched, ArgAsWritten, ArgProbe, HostArg, StreamByValue, StreamProbe, StreamRef,
+        TypedKernel, ViewArg,
+    };
     pub use chevron_cuda_spec::fit::{CooperativeUse, Fact, KernelInfo, Messages};
     pub use cudarc::driver::{
         CudaContext, CudaFunction, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,

@@ -338,9 +338,11 @@ fn kernel_type(
     }
 }
 
-/// What `launch!` calls: `KERNEL::__on(stream, &config).__launch(args…)`, a method that takes
-/// exactly the kernel's parameters, so rustc counts and checks them as the user wrote them.
-/// (Named `__launch`: a type cannot have both an associated function and a method `launch`.)
+/// What `launch!` calls: `KERNEL::__on(stream, &config).launch_kernel(args…)`, a method that
+/// takes exactly the kernel's parameters, so rustc counts and checks them as the user wrote
+/// them. Its name is what rustc's messages show for a launch outside `unsafe` (``call to unsafe
+/// function `saxpy::<'_>::launch_kernel` ``): a type cannot have both an associated function and
+/// a method `launch`, so it says what it does instead.
 fn launcher(
     p: &TokenStream,
     kernel: &Ident,
@@ -361,11 +363,17 @@ fn launcher(
         #[doc(hidden)]
         #[inline]
         #[allow(clippy::too_many_arguments, unused_variables, dead_code)]
-        pub unsafe fn __launch(self, #params) -> #p::Result<(), #p::Error> {
+        #[must_use = #MUST_USE]
+        pub unsafe fn launch_kernel(self, #params) -> #p::Result<(), #p::Error> {
             #body
         }
     }
 }
+
+/// What rustc adds to its warning for a launch whose `Result` is dropped (as the runtime's
+/// `launched` says for `dyn` launches).
+const MUST_USE: &str = "a kernel launch can fail: handle its error with `?` (or `match` on it); \
+                        `let _ =` would hide a failed launch";
 
 /// `TypedKernel`, through which `launch!` reaches the kernel: anything else in the kernel's
 /// place gets that trait's message.

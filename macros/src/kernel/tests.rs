@@ -235,9 +235,22 @@ fn saxpy_expands_to_a_type_with_launch_and_function() {
 
     let init = text(&func(&m, "__chevron_kernel").block);
     // What `launch!` calls: exactly the kernel's parameters after `self`.
-    let on = func(&m, "__launch");
+    // Its name is what rustc shows for a launch outside `unsafe`; a dropped result gets
+    // chevron's note saying to use `?`.
+    let on = func(&m, "launch_kernel");
     assert!(matches!(on.sig.safety, syn::Safety::Unsafe(_)));
     assert_eq!(on.sig.inputs.len(), 5);
+    let must_use: Vec<String> = on
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("must_use"))
+        .map(text)
+        .collect();
+    assert_eq!(must_use.len(), 1, "{must_use:?}");
+    assert!(
+        must_use[0].contains("handle its error with `?`"),
+        "{must_use:?}"
+    );
     assert!(
         text(&on.block).contains("Self :: launch (self . stream , self . config , n , a , x , y)")
     );
@@ -500,7 +513,7 @@ fn errors_keep_a_stub_with_the_same_names() {
     assert_eq!(launch.sig.inputs.len(), 6);
     func(&m, "function");
     func(&m, "__on");
-    assert_eq!(func(&m, "__launch").sig.inputs.len(), 5);
+    assert_eq!(func(&m, "launch_kernel").sig.inputs.len(), 5);
     for query in ["occupancy", "max_cooperative_grid", "max_active_clusters"] {
         func(&m, query);
     }

@@ -253,21 +253,33 @@ fn check_positions(
             (true, None) => ch.open,
             (false, None) => ch.close,
         };
-        // `<<<cfg, &stream>>>`: a prebuilt config where the grid belongs.
-        let prebuilt = match positions {
-            [cfg, stream] if mode == Mode::Launch && items.is_empty() && !is_literal(cfg) => {
+        // Two positions and no stream: either a prebuilt config where the grid belongs
+        // (`<<<cfg, &stream>>>`: the second looks like a stream), or a grid and a block.
+        let hint = match positions {
+            [cfg, stream]
+                if mode == Mode::Launch
+                    && items.is_empty()
+                    && !is_literal(cfg)
+                    && (looks_like_stream(stream) || says(cfg, &["cfg", "config"])) =>
+            {
                 format!(
                     "; to launch with a prebuilt `LaunchConfig`, write `<<<config = {}, {}>>>`",
                     snippet(*cfg),
                     snippet(*stream)
                 )
             }
+            [grid, block] if mode == Mode::Launch => format!(
+                "; the stream comes after the block: `<<<{}, {}, &stream{}>>>`",
+                snippet(*grid),
+                snippet(*block),
+                if items.is_empty() { "" } else { ", …" }
+            ),
             _ => String::new(),
         };
         cx.error(
             span,
             format!(
-                "missing {missing}: {} takes {}{prebuilt}",
+                "missing {missing}: {} takes {}{hint}",
                 macro_name(mode),
                 mode.shape()
             ),
@@ -488,6 +500,34 @@ fn group_fix(key: Key, attr: &Attr, target: &Place) -> String {
 }
 
 /// A literal or a tuple of literals: cannot be a `LaunchConfig`.
+/// Whether `expr` reads as a stream rather than a block: a reference (`&stream`, `&s`), `s`,
+/// or a name or method that says `stream` (`stream`, `capture.stream()`, `self.stream`). A
+/// block is a number, a tuple or a `Dim3`, never a reference.
+fn looks_like_stream(expr: &Expr) -> bool {
+    match unparen(expr) {
+        Expr::Reference(_) => true,
+        Expr::Path(p) if p.path.is_ident("s") => true,
+        e => says(e, &["stream"]),
+    }
+}
+
+/// Whether the name `expr` ends in (a path's last segment, a field, a method, through `&`)
+/// contains one of `words`, in any case.
+fn says(expr: &Expr, words: &[&str]) -> bool {
+    let name = match unparen(expr) {
+        Expr::Reference(r) => return says(&r.expr, words),
+        Expr::MethodCall(m) => m.method.to_string(),
+        Expr::Field(f) => quote::ToTokens::to_token_stream(&f.member).to_string(),
+        Expr::Path(p) => match p.path.segments.last() {
+            Some(s) => s.ident.to_string(),
+            None => return false,
+        },
+        _ => return false,
+    };
+    let name = name.to_ascii_lowercase();
+    words.iter().any(|w| name.contains(w))
+}
+
 fn is_literal(expr: &Expr) -> bool {
     match unparen(expr) {
         Expr::Lit(_) => true,

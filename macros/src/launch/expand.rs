@@ -286,24 +286,36 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
 
     match &input.kernel {
         Kernel::Typed(path) => {
-            // `KERNEL::__on(stream, &config).__launch(args…)`: the method takes exactly the
-            // kernel's parameters, so a wrong argument count is reported against them (not
+            // `KERNEL::__on(stream, &config).launch_kernel(args…)`: the method takes exactly
+            // the kernel's parameters, so a wrong argument count is reported against them (not
             // against `launch(stream, config, …)`). Call-site spans on the two names: rustc then
             // reports the count on the whole invocation instead of proposing a rewrite of the
             // macro's tokens; the path and the arguments keep the user's spans. The arguments
-            // are written last, and a call evaluates its receiver before its arguments.
+            // are written last, and a call evaluates its receiver before its arguments. The
+            // stream and the arguments written `&…`/`&mut …` pass through probes that turn the
+            // usual mistakes (a stream by value, host memory, a view for a whole buffer) into
+            // chevron's messages; the probes' traits are imported anonymously and implemented
+            // only for the probe types, so no user expression resolves differently.
             let on = Ident::new("__on", Span::call_site());
-            let launch = Ident::new("__launch", Span::call_site());
-            let args = &input.args;
+            let launch = Ident::new("launch_kernel", Span::call_site());
+            let args = input.args.iter().map(|arg| match unparen(arg) {
+                Expr::Reference(_) => {
+                    let span = arg.span();
+                    quote_spanned!(span=> #p::ArgProbe(#p::Some(#arg)).__chevron_typed_arg())
+                }
+                _ => arg.to_token_stream(),
+            });
             let fit = match plan.prebuilt {
                 Some(_) => Vec::new(),
                 None => fit_checks(path, plan),
             };
             let typed = quote_spanned!(path.span()=> <#path as #p::TypedKernel>);
+            let stream = stream_probe(&p, &s, stream.span());
             quote!({
+                use #p::{ArgAsWritten as _, HostArg as _, ViewArg as _};
                 #(#fit)*
                 #(#lets)*
-                #typed::#on(#s, #config).#launch(#(#args),*)
+                #typed::#on(#stream, #config).#launch(#(#args),*)
             })
         }
         Kernel::Dyn { dyn_span, .. } => {
@@ -343,7 +355,7 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
                 // buffer's event: so they do not outlive the temporaries of the arguments
                 // (`&(n + 1)`), which live to the end of the block.
                 let #result = #launch_args(#s, #func, #config, #slots_local);
-                #result
+                #p::launched(#result)
             })
         }
     }
@@ -447,22 +459,34 @@ fn fit_checks(path: &syn::Path, plan: &Plan) -> Vec<TokenStream> {
     out
 }
 
-/// Binds the stream: typed for `dyn` launches (`&Arc<CudaStream>` coerces to `&CudaStream`),
-/// as written for typed ones (the kernel's `__on` coerces it).
+/// Binds the stream as written; for `dyn` launches, then as a `&CudaStream` through the probe
+/// (`&Arc<CudaStream>` coerces to it). Typed launches probe it at the kernel's `__on`, which
+/// coerces it.
 fn bind_stream(input: &LaunchInput, stream: &Expr, lets: &mut Lets) -> TokenStream {
     let span = stream.span();
+    let bound = lets.bind("__chevron_stream", stream, stream.to_token_stream());
     match input.kernel {
-        Kernel::Dyn { .. } => lets
-            .bind_typed(
+        Kernel::Dyn { .. } => {
+            let p = crate::krate::private_at(span);
+            let probe = stream_probe(&p, &bound, span);
+            lets.bind_typed(
                 "__chevron_stream",
                 span,
-                {
-                    let p = crate::krate::private_at(span);
-                    quote_spanned!(span=> &#p::cudarc::driver::CudaStream)
-                },
-                stream.to_token_stream(),
+                quote_spanned!(span=> &#p::cudarc::driver::CudaStream),
+                probe,
             )
-            .into_token_stream(),
-        Kernel::Typed(_) => lets.bind("__chevron_stream", stream, stream.to_token_stream()),
+            .into_token_stream()
+        }
+        Kernel::Typed(_) => bound,
     }
+}
+
+/// The stream `bound` (a local holding what was written) through `StreamProbe`: a reference
+/// comes back as it is; a stream by value gets chevron's message (`StreamByReference`).
+/// The probe's traits are imported in a block that holds no user expression.
+fn stream_probe(p: &TokenStream, bound: &TokenStream, span: Span) -> TokenStream {
+    let call = quote_spanned!(span=> #p::StreamProbe(&#bound).__chevron_stream());
+    let imports = quote!(use #p::{StreamByValue as _, StreamRef as _};);
+    // At the stream's span, so that rustc's messages about the stream point at it.
+    quote_spanned!(span=> { #imports #call })
 }

@@ -87,6 +87,9 @@ fn lets(stmts: &[Stmt]) -> Vec<(String, String)> {
 const FROM_EXTENTS: &str = "::chevron::__private::LaunchConfig::__from_extents(\
     <_as::chevron::__private::IntoDim>::into_dim(";
 
+/// The typed launch's stream argument: the bound stream through its probe.
+const STREAM_PROBE: &str = "{use::chevron::__private::{StreamByValueas_,StreamRefas_};::chevron::__private::StreamProbe(&__chevron_stream).__chevron_stream()}";
+
 #[test]
 fn typed_launch_calls_the_kernels_launcher_with_the_config() {
     let stmts = launch(quote! {
@@ -112,7 +115,7 @@ fn typed_launch_calls_the_kernels_launcher_with_the_config() {
     let Expr::MethodCall(call) = tail(&stmts) else {
         panic!("the tail is not a method call")
     };
-    assert_eq!(call.method, "__launch");
+    assert_eq!(call.method, "launch_kernel");
     let Expr::Call(on) = &*call.receiver else {
         panic!("the receiver is not a call")
     };
@@ -121,11 +124,21 @@ fn typed_launch_calls_the_kernels_launcher_with_the_config() {
         path_text(&on.func),
         "<saxpyas::chevron::__private::TypedKernel>::__on"
     );
+    // The stream through its probe (a stream by value gets chevron's message).
     let on_args: Vec<String> = on.args.iter().map(path_text).collect();
-    assert_eq!(on_args, ["__chevron_stream", "&__chevron_config"]);
-    // The arguments are written last: evaluated after the receiver, in place.
+    assert_eq!(on_args, [STREAM_PROBE, "&__chevron_config"]);
+    // The arguments are written last: evaluated after the receiver, in place; those written
+    // `&…` through their probe (host memory and views get chevron's messages).
     let args: Vec<String> = call.args.iter().map(path_text).collect();
-    assert_eq!(args, ["n", "2.0", "&x", "&muty"]);
+    assert_eq!(
+        args,
+        [
+            "n",
+            "2.0",
+            "::chevron::__private::ArgProbe(::chevron::__private::Some(&x)).__chevron_typed_arg()",
+            "::chevron::__private::ArgProbe(::chevron::__private::Some(&muty)).__chevron_typed_arg()"
+        ]
+    );
 }
 
 #[test]
@@ -142,6 +155,8 @@ fn every_expression_is_bound_once_in_written_order() {
             "__chevron_func",
             "__chevron_grid",
             "__chevron_block",
+            // As written, then as a `&CudaStream` through its probe.
+            "__chevron_stream",
             "__chevron_stream:&::chevron::__private::cudarc::driver::CudaStream",
             "__chevron_mem_sync_domain:::chevron::__private::runtime::MemSyncDomain",
             "__chevron_stream_priority",
@@ -158,18 +173,29 @@ fn every_expression_is_bound_once_in_written_order() {
     );
     let inits: Vec<&str> = bound.iter().map(|(_, i)| i.as_str()).collect();
     assert_eq!(
-        inits[..9],
-        ["&(f())", "g()", "b()", "s()", "d()", "p()", "sh()", "c()", "on()"]
+        inits[..10],
+        [
+            "&(f())",
+            "g()",
+            "b()",
+            "s()",
+            STREAM_PROBE,
+            "d()",
+            "p()",
+            "sh()",
+            "c()",
+            "on()"
+        ]
     );
     assert_eq!(
-        inits[11],
+        inits[12],
         "::chevron::__private::ArgSlots::new(&mut__chevron_storage)"
     );
-    assert_eq!(inits[12..14], ["&a()", "x()"]);
+    assert_eq!(inits[13..15], ["&a()", "x()"]);
     // The config is built from the locals only: no user expression is evaluated again.
     let (_, calls) = steps(&stmts, "__chevron_config");
     assert_eq!(calls.len(), 5, "{calls:#?}");
-    for config in calls.iter().map(String::as_str).chain([inits[9]]) {
+    for config in calls.iter().map(String::as_str).chain([inits[10]]) {
         for user in ["g()", "b()", "s()", "d()", "p()", "sh()", "c()", "on()"] {
             assert!(!config.contains(user), "`{user}` in `{config}`");
         }
@@ -246,7 +272,11 @@ fn dyn_launch_sets_one_slot_per_argument_and_calls_launch_args() {
         matches!(&stmts[n - 2], Stmt::Local(l) if l.pat.to_token_stream().to_string() == "__chevron_result"),
         "the launch is not the last statement"
     );
-    assert_eq!(path_text(tail(&stmts)), "__chevron_result");
+    // Through `launched`: `#[must_use]` with chevron's message.
+    assert_eq!(
+        path_text(tail(&stmts)),
+        "::chevron::__private::launched(__chevron_result)"
+    );
     let call_args: Vec<String> = call.args.iter().map(path_text).collect();
     assert_eq!(
         call_args,
@@ -288,7 +318,7 @@ fn prebuilt_config_is_used_as_is() {
         panic!("the receiver is not a call")
     };
     let on_args: Vec<String> = on.args.iter().map(path_text).collect();
-    assert_eq!(on_args, ["__chevron_stream", "__chevron_config"]);
+    assert_eq!(on_args, [STREAM_PROBE, "__chevron_config"]);
     let e = errors(try_launch(quote!(k<<<config = cfg, &s, cooperative>>>(n))));
     assert_eq!(e.len(), 1, "{e:?}");
     assert!(
@@ -306,6 +336,52 @@ fn prebuilt_config_is_used_as_is() {
         e[0].ends_with("to launch with a prebuilt `LaunchConfig`, write `<<<config = cfg, &s>>>`"),
         "{e:?}"
     );
+    // A name that says config, or a second position that reads as a stream.
+    let e = errors(try_launch(quote!(k<<<my_config, s>>>(n))));
+    assert!(
+        e[0].ends_with("write `<<<config = my_config, s>>>`"),
+        "{e:?}"
+    );
+    let e = errors(try_launch(quote!(k<<<launch_cfg, stream>>>(n))));
+    assert!(
+        e[0].ends_with("write `<<<config = launch_cfg, stream>>>`"),
+        "{e:?}"
+    );
+    let e = errors(try_launch(quote!(k<<<cfg, capture.stream()>>>(n))));
+    assert!(
+        e[0].ends_with("write `<<<config = cfg, capture.stream()>>>`"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn a_missing_stream_after_a_grid_and_a_block_is_added_after_them() {
+    // Not `config = n.div_ceil(256), 256`: two expressions that are no stream are a grid and
+    // a block.
+    for (input, hint) in [
+        (
+            quote!(k<<<n.div_ceil(256), 256>>>(n)),
+            "the stream comes after the block: `<<<n.div_ceil(256), 256, &stream>>>`",
+        ),
+        (
+            quote!(k<<<grid, block>>>(n)),
+            "the stream comes after the block: `<<<grid, block, &stream>>>`",
+        ),
+        (
+            quote!(k<<<1, 256>>>(n)),
+            "the stream comes after the block: `<<<1, 256, &stream>>>`",
+        ),
+        (
+            quote!(k<<<grid, 256, cooperative>>>(n)),
+            "the stream comes after the block: `<<<grid, 256, &stream, …>>>`",
+        ),
+    ] {
+        let e = errors(try_launch(input));
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(e[0].starts_with("missing the stream: "), "{e:?}");
+        assert!(e[0].ends_with(hint), "{e:?}");
+        assert!(!e[0].contains("config ="), "{e:?}");
+    }
 }
 
 #[test]
