@@ -824,6 +824,7 @@ pub(crate) unsafe fn green_context_sms(green: sys::CUgreenCtx) -> Result<u32, Dr
 }
 
 /// `CUDA_SUCCESS` or the driver's error, for the calls above that cudarc's `result` lacks.
+#[cfg(cuda_12050)]
 #[inline]
 fn check(rc: sys::CUresult) -> Result<(), DriverError> {
     rc.result()

@@ -225,16 +225,7 @@ impl Capture<'_> {
         F: FnOnce(&mut Capture<'_>) -> Result<R, Error>,
         F: ConditionalNodes,
     {
-        let mut body = Some(body);
-        let mut out = None;
-        self.conditional(NodeKind::While, condition, 1, &mut |_, capture| {
-            let f = body
-                .take()
-                .ok_or_else(|| graph_error("one body".to_string()))?;
-            out = Some(f(capture)?);
-            Ok(())
-        })?;
-        out.ok_or_else(|| graph_error("the body was not captured".to_string()))
+        self.one_body(NodeKind::While, condition, body)
     }
 
     /// An `if` node (`CU_GRAPH_COND_TYPE_IF`): the graph runs the body captured by `body` once
@@ -245,9 +236,22 @@ impl Capture<'_> {
         F: FnOnce(&mut Capture<'_>) -> Result<R, Error>,
         F: ConditionalNodes,
     {
+        self.one_body(NodeKind::If, condition, body)
+    }
+
+    /// A node of one body (`while`, `if`): `body` captured once into it, its value returned.
+    fn one_body<R, F>(
+        &self,
+        kind: NodeKind,
+        condition: &ConditionalHandle<'_>,
+        body: F,
+    ) -> Result<R, Error>
+    where
+        F: FnOnce(&mut Capture<'_>) -> Result<R, Error>,
+    {
         let mut body = Some(body);
         let mut out = None;
-        self.conditional(NodeKind::If, condition, 1, &mut |_, capture| {
+        self.conditional(kind, condition, 1, &mut |_, capture| {
             let f = body
                 .take()
                 .ok_or_else(|| graph_error("one body".to_string()))?;
