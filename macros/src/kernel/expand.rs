@@ -497,14 +497,9 @@ fn graph_update(
         // A buffer's slot orders it after its earlier uses on other streams (cudarc's events),
         // on the stream the next replay follows; it records no event (the graph runs later,
         // and dropping it is what orders later uses).
-        let (arg, slot) = slot_names(k);
-        let param = param_expr(q);
-        prepare.push(quote! {
-            let mut #arg = #i;
-            let mut #slot = (#param.slot)(&mut #arg, &#stream);
-            #slot.skip_record();
-        });
-        pointers.push(quote!(#slot.param()));
+        let (slot, pointer) = update_slot(k, q, &stream);
+        prepare.push(slot);
+        pointers.push(pointer);
     }
     let n = Literal::usize_unsuffixed(params.len());
     let doc = format!(
@@ -545,6 +540,21 @@ fn graph_update(
             unsafe { #graph.__set_params(#node, #func, #p::Some(#name), &mut #args) }
         }
     }
+}
+
+/// One argument of a graph update, ordered by its slot on `stream` (the stream the next replay
+/// follows) without recording an event (the graph runs later; dropping it is what orders later
+/// uses): the statements that make the slot, and the parameter pointer it gives.
+fn update_slot(k: usize, q: &KernelParam, stream: &Ident) -> (TokenStream, TokenStream) {
+    let i = &q.ident;
+    let (arg, slot) = slot_names(k);
+    let param = param_expr(q);
+    let prepare = quote! {
+        let mut #arg = #i;
+        let mut #slot = (#param.slot)(&mut #arg, &#stream);
+        #slot.skip_record();
+    };
+    (prepare, quote!(#slot.param()))
 }
 
 /// `update_ordered`, for kernels with buffer parameters whose types name their element type:
@@ -590,14 +600,9 @@ fn update_ordered(
             pointers.push(quote!(&#ptr as *const _ as *mut #p::c_void));
         } else {
             decls.push(quote!(#i: #ty));
-            let (arg, slot) = slot_names(k);
-            let param = param_expr(q);
-            prepare.push(quote! {
-                let mut #arg = #i;
-                let mut #slot = (#param.slot)(&mut #arg, &#stream);
-                #slot.skip_record();
-            });
-            pointers.push(quote!(#slot.param()));
+            let (slot, pointer) = update_slot(k, q, &stream);
+            prepare.push(slot);
+            pointers.push(pointer);
         }
     }
     let n = Literal::usize_unsuffixed(params.len());
@@ -692,14 +697,9 @@ fn update_scalars(
         } else {
             let (i, ty) = (&q.ident, &q.ty);
             decls.push(quote!(#i: #ty));
-            let (arg, slot) = slot_names(k);
-            let param = param_expr(q);
-            prepare.push(quote! {
-                let mut #arg = #i;
-                let mut #slot = (#param.slot)(&mut #arg, &#stream);
-                #slot.skip_record();
-            });
-            pointers.push(quote!(#slot.param()));
+            let (slot, pointer) = update_slot(k, q, &stream);
+            prepare.push(slot);
+            pointers.push(pointer);
             keep.push(quote!(false));
         }
     }
