@@ -12,8 +12,10 @@ use crate::sys;
 use cudarc::driver::result as cu;
 
 mod conditional;
+mod device;
 mod update;
 pub use conditional::{ConditionalHandle, ConditionalNodes, SwitchNodes};
+pub use device::{DeviceGraph, DeviceGraphHandle, DeviceLaunchable};
 pub use update::{Ordered, OrderedBuffer, OrderedRead};
 
 /// Type-erases the capture body: the graph keeps it, and with it everything it borrows or owns.

@@ -82,6 +82,7 @@ pub use graph::{
     Capture, ConditionalHandle, ConditionalNodes, DeviceNode, Graph, GraphEdge, GraphNode, Ordered,
     OrderedBuffer, OrderedRead, SwitchNodes,
 };
+pub use graph::{DeviceGraph, DeviceGraphHandle, DeviceLaunchable};
 pub use kernel::{Kernel, KernelSource, PtxVariant};
 pub use launch::{launch_function, launch_named};
 pub use link::{cudadevrt, load_ptx, CUDADEVRT_VAR};
