@@ -513,6 +513,10 @@ fn vector_class(name: &str) -> Option<Class> {
 /// `float const*`, `i32` for `int`.
 pub fn rust_for(text: &str) -> String {
     let spelled = Spelled::read(text);
+    // `cudaGraphExec_t` (a device-launchable graph, passed to `cudaGraphLaunch`).
+    if spelled.base == "CUgraphExec_st" && spelled.pointers == 1 && !spelled.other {
+        return "`chevron::DeviceGraphHandle`".into();
+    }
     let rust = |class: Class| -> String {
         match class {
             Class::Num(n) => match n {
@@ -736,6 +740,7 @@ mod tests {
             rust_for("ns::Params"),
             "a `#[repr(C)]` type laid out like `ns::Params`"
         );
+        assert_eq!(rust_for("CUgraphExec_st*"), "`chevron::DeviceGraphHandle`");
         assert_eq!(
             rust_for("char4"),
             "a `#[repr(C, align(4))]` struct of 4 `i8`"
