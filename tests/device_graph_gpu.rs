@@ -88,7 +88,12 @@ fn a_kernel_launches_a_device_graph_fire_and_forget() -> TestResult {
         stream.clone_dtoh(&status)?,
     );
     assert_eq!(status, [0], "cudaGraphLaunch on the device failed");
-    assert_eq!(counter, [REPLAYS], "the device graph ran {} times", counter[0]);
+    assert_eq!(
+        counter,
+        [REPLAYS],
+        "the device graph ran {} times",
+        counter[0]
+    );
     assert_eq!(out, ramp(7));
     Ok(())
 }
@@ -141,7 +146,11 @@ fn a_device_graph_relaunches_itself_until_a_count() -> TestResult {
         parent.replay(&stream)?;
         parent.synchronize()?;
     }
-    assert_eq!(stream.clone_dtoh(&status)?, [0], "the first device launch failed");
+    assert_eq!(
+        stream.clone_dtoh(&status)?,
+        [0],
+        "the first device launch failed"
+    );
     assert_eq!(stream.clone_dtoh(&loop_status)?, [0], "a relaunch failed");
     assert_eq!(stream.clone_dtoh(&counter)?, [LIMIT]);
     let mut expected: Vec<u32> = (1..=LIMIT).collect();
@@ -221,7 +230,8 @@ fn a_host_function_node_is_refused_in_a_device_graph() -> TestResult {
         unsafe { launch!(count_once<<<1, 32, s>>>(&mut counter)) }?;
         // A host function on the capturing stream: a host node.
         // SAFETY: the stream is live; `nothing` ignores its null argument.
-        let rc = unsafe { sys::cuLaunchHostFunc(s.cu_stream(), Some(nothing), core::ptr::null_mut()) };
+        let rc =
+            unsafe { sys::cuLaunchHostFunc(s.cu_stream(), Some(nothing), core::ptr::null_mut()) };
         assert_eq!(rc, sys::CUresult::CUDA_SUCCESS);
         Ok(())
     })

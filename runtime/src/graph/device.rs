@@ -103,17 +103,25 @@ pub struct DeviceGraph<'a> {
 /// Empty and conditional nodes are left to the driver, which says whether it takes them.
 fn refused_node(kind: u32) -> Option<&'static str> {
     Some(match kind {
-        3 => "a host function node (`cuLaunchHostFunc`): a device graph runs without the host; \
-              do the host's part after the launching graph",
-        6 => "an event wait node (a stream waiting on an event): order the work inside one \
-              stream of the capture instead",
+        3 => {
+            "a host function node (`cuLaunchHostFunc`): a device graph runs without the host; \
+              do the host's part after the launching graph"
+        }
+        6 => {
+            "an event wait node (a stream waiting on an event): order the work inside one \
+              stream of the capture instead"
+        }
         7 => "an event record node: record events around the launching graph instead",
         8 | 9 => "an external semaphore node: signal or wait around the launching graph instead",
-        10 => "an allocation node (`cuMemAllocAsync` in the capture): allocate the buffer \
-               before the capture",
+        10 => {
+            "an allocation node (`cuMemAllocAsync` in the capture): allocate the buffer \
+               before the capture"
+        }
         11 => "a free node (`cuMemFreeAsync` in the capture): free the buffer after the graphs",
-        12 => "a stream memory operation node (`cuStreamWaitValue`/`cuStreamWriteValue`): use a \
-               kernel instead",
+        12 => {
+            "a stream memory operation node (`cuStreamWaitValue`/`cuStreamWriteValue`): use a \
+               kernel instead"
+        }
         _ => return None,
     })
 }
@@ -169,7 +177,10 @@ fn instantiate_message(result: u32, node: Option<u32>) -> String {
 ///
 /// # Safety
 /// `graph` is live.
-unsafe fn nodes_of(graph: sys::CUgraph, out: &mut Vec<(sys::CUgraphNode, u32)>) -> Result<(), Error> {
+unsafe fn nodes_of(
+    graph: sys::CUgraph,
+    out: &mut Vec<(sys::CUgraphNode, u32)>,
+) -> Result<(), Error> {
     let mut count = 0usize;
     // SAFETY: the caller's promise; a null array asks for the count.
     check("cuGraphGetNodes", unsafe {
@@ -348,7 +359,9 @@ impl core::fmt::Debug for DeviceGraph<'_> {
 mod sealed {
     pub trait Sealed {
         /// The executable graph for device launch, and its context.
-        fn exec_and_context(&self) -> (crate::sys::CUgraphExec, &std::sync::Arc<super::CudaContext>);
+        fn exec_and_context(
+            &self,
+        ) -> (crate::sys::CUgraphExec, &std::sync::Arc<super::CudaContext>);
     }
 }
 
@@ -481,7 +494,9 @@ mod tests {
     fn instantiation_failures_name_the_node_and_the_fix() {
         let m = instantiate_message(3, Some(13));
         assert!(
-            m.starts_with("a conditional node is not supported in a graph launched from the device"),
+            m.starts_with(
+                "a conditional node is not supported in a graph launched from the device"
+            ),
             "{m}"
         );
         assert!(m.contains("kernel nodes"), "{m}");
