@@ -67,7 +67,7 @@ fn a_kernel_launches_a_device_graph_fire_and_forget() -> TestResult {
     {
         let (child, ()) = DeviceGraph::capture(&stream, |capture| {
             let s = capture.stream();
-            unsafe { launch!(fill_ramp<<<(N + 255) / 256, 256, s>>>(&mut out, N, 7)) }?;
+            unsafe { launch!(fill_ramp<<<N.div_ceil(256), 256, s>>>(&mut out, N, 7)) }?;
             unsafe { launch!(count_once<<<1, 32, s>>>(&mut counter)) }
         })?;
         let (mut parent, ()) = Graph::capture(&stream, |capture| {
