@@ -203,18 +203,33 @@ fn a_graph_not_instantiated_for_device_launch_is_refused() -> TestResult {
         "{err:?}"
     );
     assert!(!chevron::is_capturing(&stream));
-    // The same call takes an executable graph that was.
+    // The same call takes an executable graph that was, and a kernel launches it.
     let mut count = stream.clone_htod(&[0u32])?;
-    let (child, ()) = DeviceGraph::capture(&stream, |capture| {
-        let s = capture.stream();
-        unsafe { launch!(count_once<<<1, 32, s>>>(&mut count)) }
-    })?;
-    let child_exec = child.cu_graph_exec();
-    let (_, raw) = Graph::capture(&stream, |capture| {
-        // SAFETY: `child` is live and uploaded; the graph is dropped unreplayed.
-        Ok(unsafe { capture.device_graph_raw(child_exec) }?.raw())
-    })?;
-    assert_eq!(raw, child_exec as u64);
+    let mut status = stream.clone_htod(&[-1i32])?;
+    {
+        let (child, ()) = DeviceGraph::capture(&stream, |capture| {
+            let s = capture.stream();
+            unsafe { launch!(count_once<<<1, 32, s>>>(&mut count)) }
+        })?;
+        let child_exec = child.cu_graph_exec();
+        let (mut parent, raw) = Graph::capture(&stream, |capture| {
+            // SAFETY: `child` is live and uploaded, and outlives `parent` (dropped first).
+            let exec = unsafe { capture.device_graph_raw(child_exec) }?;
+            let s = capture.stream();
+            unsafe { launch!(launch_fire_and_forget<<<1, 32, s>>>(exec, &mut status)) }?;
+            Ok(exec.raw())
+        })?;
+        assert_eq!(raw, child_exec as u64);
+        parent.replay(&stream)?;
+        parent.synchronize()?;
+        drop(parent);
+    }
+    assert_eq!(
+        stream.clone_dtoh(&status)?,
+        [0],
+        "cudaGraphLaunch on the device failed"
+    );
+    assert_eq!(stream.clone_dtoh(&count)?, [1]);
     Ok(())
 }
 

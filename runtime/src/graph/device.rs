@@ -262,7 +262,7 @@ impl<'a> DeviceGraph<'a> {
             } else {
                 node_type(params.hErrNode_out).ok()
             };
-            if result == 0 || result == 1 && blamed.is_none() {
+            if result == 0 || (result == 1 && blamed.is_none()) {
                 // No graph-specific reason: the driver's own error says more.
                 return Err(driver_error("cuGraphInstantiateWithParams")(
                     cudarc::driver::DriverError(rc),
