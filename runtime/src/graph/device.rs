@@ -424,7 +424,7 @@ impl Capture<'_> {
         G: DeviceLaunchable + ?Sized,
     {
         let (exec, ctx) = graph.exec_and_context();
-        if ctx.cu_ctx() != self.stream.context().cu_ctx() {
+        if ctx.cu_ctx() != self.stream().context().cu_ctx() {
             return Err(graph_error(
                 "the device graph belongs to another CUDA context than this capture: a kernel \
                  launches graphs of its own device; capture the device graph on a stream of \
