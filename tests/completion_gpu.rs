@@ -73,6 +73,7 @@ fn pinned(stream: &Arc<CudaStream>, n: usize) -> Result<PinnedHostSlice<u32>, Er
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn every_mechanism_is_ready_only_after_the_work_with_its_results_in_place() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = gpu::context(0)?;
     for policy in [SyncPolicy::Auto, SyncPolicy::Spin, SyncPolicy::BlockingSync] {
         for mechanism in mechanisms() {
@@ -144,6 +145,7 @@ async fn serve(stream: Arc<CudaStream>, task: u32, rounds: u32, mechanism: Mecha
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn tokio_current_thread_serves_64_streams_from_one_thread() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = gpu::context(0)?;
     let streams: Vec<_> = (0..64)
         .map(|_| ctx.new_stream())
@@ -178,6 +180,7 @@ fn tokio_current_thread_serves_64_streams_from_one_thread() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn tokio_multi_thread_serves_from_every_worker() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = gpu::context(0)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(4)
@@ -208,6 +211,7 @@ fn tokio_multi_thread_serves_from_every_worker() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_completion_moved_to_another_thread_is_woken_there() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = gpu::context(0)?;
     for mechanism in mechanisms() {
         let stream = ctx.new_stream()?;
@@ -226,6 +230,7 @@ fn a_completion_moved_to_another_thread_is_woken_there() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn dropping_a_completion_early_wakes_nobody_and_later_ones_still_work() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = gpu::context(0)?;
     for mechanism in mechanisms() {
         let stream = ctx.new_stream()?;
@@ -273,6 +278,7 @@ fn dropping_a_completion_early_wakes_nobody_and_later_ones_still_work() -> TestR
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn the_default_mechanism_and_wait_need_no_executor() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let mut count = stream.clone_htod(&[0u32])?;
@@ -287,6 +293,7 @@ fn the_default_mechanism_and_wait_need_no_executor() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_completion_of_a_capturing_stream_is_a_graph_error() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let mut count = stream.clone_htod(&[0u32])?;

@@ -55,6 +55,7 @@ fn setup() -> Result<Arc<CudaStream>, chevron::Error> {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn while_loop_runs_until_a_kernel_says_stop() -> TestResult {
+    let _serial = gpu::serial();
     const LIMIT: u32 = 37;
     let stream = setup()?;
     let mut counter = stream.clone_htod(&[POISON])?;
@@ -100,6 +101,7 @@ fn while_loop_runs_until_a_kernel_says_stop() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn if_then_runs_its_body_only_when_the_condition_is_set() -> TestResult {
+    let _serial = gpu::serial();
     let stream = setup()?;
     let mut value = stream.clone_htod(&[POISON])?;
     let mut hits = stream.clone_htod(&[0u32, 0])?;
@@ -134,6 +136,7 @@ fn if_then_runs_its_body_only_when_the_condition_is_set() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn if_else_runs_one_of_its_two_bodies() -> TestResult {
+    let _serial = gpu::serial();
     let stream = setup()?;
     let mut value = stream.clone_htod(&[POISON])?;
     let mut out = stream.clone_htod(&[POISON, POISON])?;
@@ -170,6 +173,7 @@ fn if_else_runs_one_of_its_two_bodies() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn switch_runs_the_chosen_case_or_none() -> TestResult {
+    let _serial = gpu::serial();
     const CASES: u32 = 3;
     let stream = setup()?;
     let mut value = stream.clone_htod(&[POISON])?;
@@ -208,6 +212,7 @@ fn switch_runs_the_chosen_case_or_none() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn an_if_nested_in_a_while_body() -> TestResult {
+    let _serial = gpu::serial();
     const LIMIT: u32 = 9;
     let stream = setup()?;
     let mut counter = stream.clone_htod(&[POISON])?;
@@ -241,6 +246,7 @@ fn an_if_nested_in_a_while_body() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_kernel_node_inside_a_body_is_updated_between_replays() -> TestResult {
+    let _serial = gpu::serial();
     let stream = setup()?;
     let mut out = stream.clone_htod(&[POISON])?;
     let (mut graph, node) = Graph::capture(&stream, |capture| {
@@ -264,6 +270,7 @@ fn a_kernel_node_inside_a_body_is_updated_between_replays() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_condition_of_another_graph_is_refused() -> TestResult {
+    let _serial = gpu::serial();
     let stream = setup()?;
     let mut counter = stream.clone_htod(&[0u32])?;
     let err = Graph::capture(&stream, |capture| {
@@ -287,6 +294,7 @@ fn a_condition_of_another_graph_is_refused() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn sync_on_a_body_stream_is_refused() -> TestResult {
+    let _serial = gpu::serial();
     let stream = setup()?;
     let mut counter = stream.clone_htod(&[0u32])?;
     let err = Graph::capture(&stream, |capture| {
@@ -305,6 +313,7 @@ fn sync_on_a_body_stream_is_refused() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_cooperative_launch_in_a_body_is_refused() -> TestResult {
+    let _serial = gpu::serial();
     const N: u32 = 256;
     let stream = setup()?;
     let input = stream.clone_htod(&(0..N as i32).collect::<Vec<_>>())?;
@@ -327,6 +336,7 @@ fn a_cooperative_launch_in_a_body_is_refused() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn an_allocation_in_a_body_is_refused() -> TestResult {
+    let _serial = gpu::serial();
     let stream = setup()?;
     let err = Graph::capture(&stream, |capture| {
         let run = capture.condition(1)?;

@@ -59,6 +59,7 @@ fn ramp(value: u32) -> Vec<u32> {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_kernel_launches_a_device_graph_fire_and_forget() -> TestResult {
+    let _serial = gpu::serial();
     const REPLAYS: u32 = 3;
     let stream = setup()?;
     let mut out = stream.clone_htod(&vec![POISON; N as usize])?;
@@ -101,6 +102,7 @@ fn a_kernel_launches_a_device_graph_fire_and_forget() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_cpp_kernel_tail_launches_a_device_graph() -> TestResult {
+    let _serial = gpu::serial();
     let stream = setup()?;
     let mut out = stream.clone_htod(&vec![POISON; N as usize])?;
     let mut status = stream.clone_htod(&[-1i32])?;
@@ -125,6 +127,7 @@ fn a_cpp_kernel_tail_launches_a_device_graph() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_device_graph_relaunches_itself_until_a_count() -> TestResult {
+    let _serial = gpu::serial();
     const LIMIT: u32 = 200;
     let stream = setup()?;
     let mut counter = stream.clone_htod(&[0u32])?;
@@ -162,6 +165,7 @@ fn a_device_graph_relaunches_itself_until_a_count() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_device_graph_launches_from_the_host_too() -> TestResult {
+    let _serial = gpu::serial();
     let stream = setup()?;
     let other = stream.context().new_stream()?;
     let mut counter = stream.clone_htod(&[0u32])?;
@@ -182,6 +186,7 @@ fn a_device_graph_launches_from_the_host_too() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_graph_not_instantiated_for_device_launch_is_refused() -> TestResult {
+    let _serial = gpu::serial();
     let stream = setup()?;
     let mut out = stream.clone_htod(&vec![POISON; N as usize])?;
     let (host, ()) = Graph::capture(&stream, |capture| {
@@ -238,6 +243,7 @@ unsafe extern "C" fn nothing(_: *mut core::ffi::c_void) {}
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_host_function_node_is_refused_in_a_device_graph() -> TestResult {
+    let _serial = gpu::serial();
     let stream = setup()?;
     let mut counter = stream.clone_htod(&[0u32])?;
     let err = DeviceGraph::capture(&stream, |capture| {

@@ -106,6 +106,7 @@ const STEPS: [(f32, f32); 3] = [(0.5, 1.0), (2.0, -3.0), (0.75, 0.125)];
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn replayed_results_equal_direct_launches() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let x_host = data(1.5);
@@ -156,6 +157,7 @@ fn replayed_results_equal_direct_launches() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn updated_arguments_take_effect() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let (x1_host, x2_host) = (data(1.0), data(-7.0));
@@ -205,6 +207,7 @@ fn updated_arguments_take_effect() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_node_of_another_graph_or_kernel_is_refused() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let mut y = stream.clone_htod(&data(2.0))?;
@@ -239,6 +242,7 @@ fn a_node_of_another_graph_or_kernel_is_refused() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn replay_on_a_second_stream_is_ordered() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = gpu::context(0)?;
     let s1 = ctx.new_stream()?;
     let s2 = ctx.new_stream()?;
@@ -270,6 +274,7 @@ fn replay_on_a_second_stream_is_ordered() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn programmatic_serialization_becomes_a_programmatic_edge() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let poison = vec![0xDEAD_BEEFu32; N as usize];
@@ -323,6 +328,7 @@ fn programmatic_serialization_becomes_a_programmatic_edge() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn device_updatable_node_has_a_device_handle() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let start = data(3.0);
@@ -349,6 +355,7 @@ fn device_updatable_node_has_a_device_handle() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_kernel_updates_a_node_from_the_device() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let (first, second) = (data(3.0), data(-2.0));
@@ -398,6 +405,7 @@ fn a_kernel_updates_a_node_from_the_device() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn device_runtime_ptx_links_and_an_unresolved_call_is_a_link_error() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = gpu::context(0)?;
     println!("libcudadevrt: {}", chevron::cudadevrt()?.display());
     let ptx = include_str!("../kernels/device_update.ptx");
@@ -418,6 +426,7 @@ fn device_runtime_ptx_links_and_an_unresolved_call_is_a_link_error() -> TestResu
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_cuda_c_kernel_compiled_at_run_time_updates_a_node_from_the_device() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let (first, second) = (data(1.5), data(-4.0));
@@ -449,6 +458,7 @@ fn a_cuda_c_kernel_compiled_at_run_time_updates_a_node_from_the_device() -> Test
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_graph_updates_its_own_node_for_the_next_replay() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let (first, second) = (data(5.0), data(0.5));
@@ -490,6 +500,7 @@ fn a_graph_updates_its_own_node_for_the_next_replay() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn replay_and_update_allocate_nothing_after_warm_up() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = gpu::context(0)?;
     let s1 = ctx.new_stream()?;
     let s2 = ctx.new_stream()?;
@@ -536,6 +547,7 @@ fn replay_and_update_allocate_nothing_after_warm_up() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn update_scalars_keeps_the_buffers_and_instantiating_again_keeps_updates() -> TestResult {
+    let _serial = gpu::serial();
     use chevron::MemSyncDomain;
     let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
@@ -577,6 +589,7 @@ fn update_scalars_keeps_the_buffers_and_instantiating_again_keeps_updates() -> T
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn node_attribute_set_after_capture_takes_effect() -> TestResult {
+    let _serial = gpu::serial();
     use chevron::{sys, MemSyncDomain};
     let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;

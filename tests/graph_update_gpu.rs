@@ -74,6 +74,7 @@ fn chain_graph<'a>(
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn update_ordered_equals_update_and_the_host() -> TestResult {
+    let _serial = gpu::serial();
     const ROUNDS: usize = 5;
     let stream = gpu::context(0)?.new_stream()?;
     let mut captured = [
@@ -131,6 +132,7 @@ fn update_ordered_equals_update_and_the_host() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn an_ordered_buffer_of_another_graph_is_refused() -> TestResult {
+    let _serial = gpu::serial();
     let stream = gpu::context(0)?.new_stream()?;
     let (mut y0, mut y1) = (
         stream.clone_htod(&data(0.0))?,
@@ -198,6 +200,7 @@ fn assert_after_the_write(what: &str, w: &[f32]) {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn an_ordered_buffer_waits_for_its_writer_on_another_stream() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = gpu::context(0)?;
     let (graph_stream, writer) = (ctx.new_stream()?, ctx.new_stream()?);
     let w = read_while_written(&graph_stream, &writer, &graph_stream, false)?;
@@ -208,6 +211,7 @@ fn an_ordered_buffer_waits_for_its_writer_on_another_stream() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn the_ordering_holds_for_a_replay_on_a_third_stream_after_a_synchronize() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = gpu::context(0)?;
     let (graph_stream, writer, third) = (ctx.new_stream()?, ctx.new_stream()?, ctx.new_stream()?);
     let w = read_while_written(&graph_stream, &writer, &third, true)?;
@@ -221,6 +225,7 @@ fn the_ordering_holds_for_a_replay_on_a_third_stream_after_a_synchronize() -> Te
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn updates_and_replays_work_with_no_context_current() -> TestResult {
+    let _serial = gpu::serial();
     const ROUNDS: usize = 4;
     let stream = chevron::context(0)?.new_stream()?;
     let mut captured = stream.clone_htod(&data(0.0))?;

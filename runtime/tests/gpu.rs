@@ -109,6 +109,7 @@ fn grid() -> LaunchConfig<'static> {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn launch_with_each_launch_valid_kind() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = ctx();
     let stream = ctx.new_stream()?;
     let mut k = Saxpy::new(&stream, 7);
@@ -179,6 +180,7 @@ fn priority_range() -> (i32, i32) {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn cluster_dimension_reaches_the_kernel() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = ctx();
     let stream = ctx.new_stream()?;
     let f = function(&ctx, CLUSTER, "cluster_info");
@@ -244,6 +246,7 @@ fn grid_rotate(
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn cooperative_launch_syncs_the_grid() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = ctx();
     let stream = ctx.new_stream()?;
     let f = function(&ctx, COOPERATIVE, "grid_rotate");
@@ -266,6 +269,7 @@ fn cooperative_launch_syncs_the_grid() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn device_updatable_inside_capture_and_error_outside() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = ctx();
     let stream = ctx.new_stream()?;
     let mut k = Saxpy::new(&stream, 11);
@@ -308,6 +312,7 @@ fn device_updatable_inside_capture_and_error_outside() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn stream_attributes_round_trip() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = ctx();
     let stream = ctx.new_stream()?;
     let fresh = stream_attribute::<SyncPolicy>(&stream)?;
@@ -352,6 +357,7 @@ fn stream_attributes_round_trip() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn launch_applies_stream_attributes_before_launching() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = ctx();
     let stream = ctx.new_stream()?;
     let mut k = Saxpy::new(&stream, 3);
@@ -376,6 +382,7 @@ fn launch_applies_stream_attributes_before_launching() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn failures_are_explained_with_numbers() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = ctx();
     let stream = ctx.new_stream()?;
     let f = function(&ctx, COOPERATIVE, "grid_rotate");
@@ -463,6 +470,7 @@ fn cluster_info(
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn non_portable_cluster_of_16_reaches_the_kernel() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = ctx();
     let stream = ctx.new_stream()?;
     let f = function(&ctx, CLUSTER, "cluster_info");
@@ -488,6 +496,7 @@ fn non_portable_cluster_of_16_reaches_the_kernel() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn non_portable_cluster_without_opt_in_is_a_typed_error() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = ctx();
     let stream = ctx.new_stream()?;
     let f = function(&ctx, CLUSTER, "cluster_info");
@@ -527,6 +536,7 @@ fn driver_version() -> u32 {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn placement_table_matches_the_driver() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = ctx();
     let event = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))?;
     let f = function(&ctx, SAXPY, "saxpy");
@@ -631,6 +641,7 @@ fn placement_table_matches_the_driver() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn graph_node_placement_matches_the_driver() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = ctx();
     let event = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))?;
     let f = function(&ctx, SAXPY, "saxpy");
@@ -763,6 +774,7 @@ fn placement_on(
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn partition_placement_matches_the_device_streams() -> TestResult {
+    let _serial = gpu::serial();
     let ctx = ctx();
     let event = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))?;
     let f = function(&ctx, SAXPY, "saxpy");

@@ -9,7 +9,7 @@
 #![allow(dead_code)] // Each test binary uses what it needs.
 
 use std::io::Write;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use chevron::cudarc::driver::CudaContext;
 
@@ -17,6 +17,18 @@ use chevron::cudarc::driver::CudaContext;
 pub fn context(ordinal: usize) -> Result<Arc<CudaContext>, chevron::Error> {
     driver()?;
     chevron::context(ordinal)
+}
+
+/// Held for the whole of each test of a binary that captures graphs, so its tests run one at a
+/// time even when the harness runs them on several threads: `Graph::capture` first synchronizes
+/// the context, which the driver refuses (`CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED`) while a
+/// stream of another test thread is capturing, and a launch of another test during a capture
+/// could invalidate it. A test that failed while holding it does not poison the others.
+pub fn serial() -> MutexGuard<'static, ()> {
+    static SERIAL: Mutex<()> = Mutex::new(());
+    SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// `chevron::ensure_driver()`; without a CUDA driver, ends the test binary (see the module).
