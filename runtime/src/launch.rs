@@ -65,6 +65,23 @@ pub unsafe fn launch_named(
         return Err(invalid_config(kernel, violation));
     }
     // SAFETY: forwarded from the caller; the config was just checked.
+    unsafe { launch_checked(stream, func, kernel, config, params) }
+}
+
+/// [`launch_valid`] out of line, for [`launch_named`]'s callers (`launch!(dyn …)`,
+/// [`launch_function`]), whose own code around the launch is larger than a typed launch's.
+///
+/// # Safety
+/// As [`launch_valid`].
+#[inline(never)]
+unsafe fn launch_checked(
+    stream: &CudaStream,
+    func: &CudaFunction,
+    kernel: KernelName,
+    config: &LaunchConfig<'_>,
+    params: &mut [*mut c_void],
+) -> Result<(), Error> {
+    // SAFETY: forwarded from the caller.
     unsafe { launch_valid(stream, func, kernel, config, params) }
 }
 
@@ -115,9 +132,12 @@ impl<'a> Checked<'a> {
 /// other launch takes the general path out of line ([`launch_general`]), which does the same and
 /// what the config asks besides; a failed launch goes to [`after_failure`] from either.
 ///
+/// Inlined into each kernel's `launch` function (through [`Checked::launch`]): a call with seven
+/// arguments, its frame and its moves cost more than the straight line itself.
+///
 /// # Safety
 /// As [`launch_function`], and `config` passed [`LaunchConfig::validate`].
-#[inline(never)]
+#[inline(always)]
 unsafe fn launch_valid(
     stream: &CudaStream,
     func: &CudaFunction,

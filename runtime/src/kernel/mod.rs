@@ -228,10 +228,20 @@ impl Kernel {
     }
 
     /// The function in `ctx`, loading its module the first time. Afterwards this only compares
-    /// the context pointer against a few slots.
+    /// the context pointer against a few slots: the first in line (where a program with one
+    /// context finds it), the others out of line.
     #[inline]
     pub fn get(&self, ctx: &Arc<CudaContext>) -> Result<&CudaFunction, Error> {
         let key = ctx.cu_ctx() as usize;
+        match self.slots[0].get() {
+            Some((k, f)) if *k == key => Ok(f),
+            _ => self.get_other(ctx, key),
+        }
+    }
+
+    /// [`Self::get`] past the first slot: the other slots, then the cold path.
+    #[inline(never)]
+    fn get_other(&self, ctx: &Arc<CudaContext>, key: usize) -> Result<&CudaFunction, Error> {
         for slot in &self.slots {
             match slot.get() {
                 Some((k, f)) if *k == key => return Ok(f),
