@@ -88,7 +88,7 @@ impl KernelSource {
 ///     "saxpy",
 ///     "saxpy",
 ///     concat!(env!("CARGO_MANIFEST_DIR"), "/../kernels/saxpy.ptx"),
-///     include_str!("../../kernels/saxpy.ptx"),
+///     include_str!("../../../kernels/saxpy.ptx"),
 /// );
 /// let ctx = context(0)?;
 /// let f = SAXPY.get(&ctx)?; // loads the module the first time, then only reads
