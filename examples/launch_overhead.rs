@@ -12,7 +12,9 @@
 //! In each regime, the floors: raw `cuLaunchKernelEx` (pointers taken once), raw + cudarc's
 //! pointer guards, and raw + guards + the same driver work as the attribute launches (two launch
 //! attributes; `cuStreamSetAttribute`); the cost of one `cuCtxGetCurrent` per launch (what
-//! chevron paid before it remembered the thread's context); then cudarc's launch builder and
+//! chevron paid before it remembered the thread's context) and of cudarc's check for an error it
+//! recorded in a `Drop` (`CudaContext::check_err`, an atomic swap, which every chevron launch
+//! makes so that such an error is reported by the next launch); then cudarc's launch builder and
 //! chevron's launches: `launch_function` (a config built once), the `#[kernel]` function,
 //! `launch!` (config built per launch), `launch!` with two launch attributes, `launch!` with a
 //! stream attribute, `launch!(dyn f)`.
@@ -66,6 +68,7 @@ const VARIANTS: &[(&str, Option<usize>)] = &[
     ("raw + guards + 2 launch attributes", Some(GUARDS)),
     ("raw + guards + cuStreamSetAttribute", Some(GUARDS)),
     ("raw + guards + cuCtxGetCurrent", Some(GUARDS)),
+    ("raw + guards + cudarc's recorded-error check", Some(GUARDS)),
     ("cudarc launch_builder", Some(GUARDS)),
     ("chevron launch_function", Some(GUARDS)),
     ("chevron #[kernel] saxpy::launch", Some(GUARDS)),
@@ -79,13 +82,14 @@ const GUARDS: usize = 1;
 const ATTRS: usize = 2;
 const STREAM_ATTR: usize = 3;
 const CTX_QUERY: usize = 4;
-const FUNCTION: usize = 6;
-const KERNEL_FN: usize = 7;
-const LAUNCHER: usize = 5;
-const TYPED: usize = 8;
-const TYPED_ATTRS: usize = 9;
-const TYPED_STREAM: usize = 10;
-const DYN: usize = 11;
+const ERR_CHECK: usize = 5;
+const LAUNCHER: usize = 6;
+const FUNCTION: usize = 7;
+const KERNEL_FN: usize = 8;
+const TYPED: usize = 9;
+const TYPED_ATTRS: usize = 10;
+const TYPED_STREAM: usize = 11;
+const DYN: usize = 12;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Regime {
@@ -369,6 +373,12 @@ fn measure_on(
                     assert_eq!(set_spin(), sys::cudaError_enum::CUDA_SUCCESS);
                     raw(&plain, &px, &py);
                 }),
+                ERR_CHECK => time_batch(stream, batch, || {
+                    let (px, _rx) = x.device_ptr(stream);
+                    let (py, _wy) = y.device_ptr_mut(stream);
+                    stream.context().check_err().unwrap();
+                    raw(&plain, &px, &py);
+                }),
                 CTX_QUERY => time_batch(stream, batch, || {
                     let (px, _rx) = x.device_ptr(stream);
                     let (py, _wy) = y.device_ptr_mut(stream);
@@ -500,6 +510,11 @@ fn print_regime(regime: Regime, timings: &Timings) {
             "a cuCtxGetCurrent per launch (not paid by chevron after the first launch on a thread)",
             GUARDS,
             CTX_QUERY,
+        ),
+        (
+            "cudarc's recorded-error check, an atomic swap (paid by every chevron launch)",
+            GUARDS,
+            ERR_CHECK,
         ),
         (
             "launch_function: limit check, context check (raw + guards → launch_function)",
