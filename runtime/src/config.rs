@@ -37,17 +37,18 @@ const RULED_KINDS: u64 =
     bit(ClusterDim::KIND.id) | bit(PreferredClusterDim::KIND.id) | bit(SharedCarveout::KIND.id);
 
 /// Whether `block` and `grid` are within their limits, in a few branch-free compares: what
-/// [`check_launch`] checks of them when no attribute with a rule of its own is present.
+/// [`check_launch`] checks of them when no attribute with a rule of its own is present. A
+/// `const fn`, so that a config made at compile time can be given its flag there too.
 #[inline(always)]
-fn extents_within_limits(grid: Dim3, block: Dim3) -> bool {
+const fn extents_within_limits(grid: Dim3, block: Dim3) -> bool {
     // Extent in `1..=limit`: `x - 1 < limit`, 0 wrapping to `u32::MAX`.
-    let within = |d: Dim3, [lx, ly, lz]: [u32; 3]| {
+    const fn within(d: Dim3, [lx, ly, lz]: [u32; 3]) -> bool {
         (d.x.wrapping_sub(1) < lx) & (d.y.wrapping_sub(1) < ly) & (d.z.wrapping_sub(1) < lz)
-    };
+    }
     // Where the product wraps, an extent is over 1024 and `within` is false already.
-    let threads = u64::from(block.x)
-        .wrapping_mul(u64::from(block.y))
-        .wrapping_mul(u64::from(block.z));
+    let threads = (block.x as u64)
+        .wrapping_mul(block.y as u64)
+        .wrapping_mul(block.z as u64);
     within(block, MAX_BLOCK_DIM) & (threads <= MAX_BLOCK_THREADS) & within(grid, MAX_GRID_DIM)
 }
 
