@@ -12,7 +12,9 @@
 //! In each regime, the floors: raw `cuLaunchKernelEx` (pointers taken once), raw + cudarc's
 //! pointer guards, and raw + guards + the same driver work as the attribute launches (two launch
 //! attributes; `cuStreamSetAttribute`); the cost of one `cuCtxGetCurrent` per launch (what
-//! chevron paid before it remembered the thread's context); then cudarc's launch builder and
+//! chevron paid before it remembered the thread's context) and of cudarc's check for an error it
+//! recorded in a `Drop` (`CudaContext::check_err`, an atomic swap, which every chevron launch
+//! makes so that such an error is reported by the next launch); then cudarc's launch builder and
 //! chevron's launches: `launch_function` (a config built once), the `#[kernel]` function,
 //! `launch!` (config built per launch), `launch!` with two launch attributes, `launch!` with a
 //! stream attribute, `launch!(dyn f)`.
@@ -21,12 +23,15 @@
 //! context every time (`cuStreamSetAttribute` on that handle would reach whichever context is
 //! current); elsewhere chevron compares with the context the thread last bound.
 //!
-//! Variants are interleaved batch by batch (absolute times drift on a shared machine; ratios
-//! within a run much less); the whole measurement runs 3 times (`CHEVRON_RUNS` to change). Per
-//! variant: the median ns per launch of the last run, the ratio to the raw floor and to its own
-//! floor, each as the range over the runs, and what chevron adds over its own floor (median
-//! over runs). Then, per regime, where the time goes: the differences between consecutive
-//! steps of the launch path.
+//! Each sample is one batch of launches of one variant, timed between two synchronizations.
+//! A round takes one sample of every variant, in an order shuffled anew each round (so that no
+//! variant always runs right after the same other one, or first after the warm-up), and every
+//! comparison is paired within its round: a variant's ratio to its floor is the median, over the
+//! rounds, of its sample divided by the floor's sample of the same round, taken moments apart.
+//! Slow drift of the shared machine (clock, other processes) cancels out of such pairs; a burst
+//! that hits one sample is one outlier among many rounds. The spread shown is the middle half of
+//! the paired ratios (25th–75th percentile). The whole measurement runs 3 times (`CHEVRON_RUNS`
+//! to change); the summary line takes the worst run's median.
 //!
 //! Run on a CUDA machine: `cargo run --release --example launch_overhead`. Exit code 2 on a
 //! machine without a CUDA driver (one `error: …` line), 1 for any other failure.
@@ -48,9 +53,10 @@ use chevron::{kernel, launch, sys, Attribute, LaunchConfig, MemSyncDomain, Prior
 fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
 
 // Small batches, so the launch queue never fills and the host time is the launch call itself
-// rather than the GPU draining the queue. (`CHEVRON_QUICK`: 3 rounds of 10, one run.)
+// rather than the GPU draining the queue; many rounds, so that the median of the paired ratios
+// is steady. (`CHEVRON_QUICK`: 3 rounds of 10, one run.)
 const BATCH: usize = 200;
-const ROUNDS: usize = 101;
+const ROUNDS: usize = 301;
 const RUNS: usize = 3;
 const N: u32 = 256;
 
@@ -62,6 +68,7 @@ const VARIANTS: &[(&str, Option<usize>)] = &[
     ("raw + guards + 2 launch attributes", Some(GUARDS)),
     ("raw + guards + cuStreamSetAttribute", Some(GUARDS)),
     ("raw + guards + cuCtxGetCurrent", Some(GUARDS)),
+    ("raw + guards + cudarc's recorded-error check", Some(GUARDS)),
     ("cudarc launch_builder", Some(GUARDS)),
     ("chevron launch_function", Some(GUARDS)),
     ("chevron #[kernel] saxpy::launch", Some(GUARDS)),
@@ -75,12 +82,14 @@ const GUARDS: usize = 1;
 const ATTRS: usize = 2;
 const STREAM_ATTR: usize = 3;
 const CTX_QUERY: usize = 4;
-const FUNCTION: usize = 6;
-const KERNEL_FN: usize = 7;
-const TYPED: usize = 8;
-const TYPED_ATTRS: usize = 9;
-const TYPED_STREAM: usize = 10;
-const DYN: usize = 11;
+const ERR_CHECK: usize = 5;
+const LAUNCHER: usize = 6;
+const FUNCTION: usize = 7;
+const KERNEL_FN: usize = 8;
+const TYPED: usize = 9;
+const TYPED_ATTRS: usize = 10;
+const TYPED_STREAM: usize = 11;
+const DYN: usize = 12;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Regime {
@@ -107,14 +116,65 @@ impl Regime {
     }
 }
 
-/// One regime's run: the median ns per launch of each variant (`None`: refused by the driver
-/// on this stream), and the launches made.
-type Measured = (Vec<Option<f64>>, u64);
+/// One regime's run: per round, the ns per launch of each variant's sample (NaN: the driver
+/// refused the variant on this stream), and the launches made.
+type Measured = (Vec<Vec<f64>>, u64);
 
-/// One regime's timings over the runs: `ns[run][variant]`, the median per launch; `None` for a
-/// variant the driver refused on this stream.
+/// One regime's samples over the runs: `runs[run][round][variant]`, ns per launch.
 struct Timings {
-    ns: Vec<Vec<Option<f64>>>,
+    runs: Vec<Vec<Vec<f64>>>,
+}
+
+impl Timings {
+    /// Per run, the median over its rounds of `f(round)` (rounds where it is NaN left out);
+    /// `None` when a run has no such round.
+    fn per_run(&self, f: impl Fn(&[f64]) -> f64) -> Option<Vec<f64>> {
+        self.runs
+            .iter()
+            .map(|rounds| {
+                let mut v: Vec<f64> = rounds
+                    .iter()
+                    .map(|r| f(r))
+                    .filter(|x| !x.is_nan())
+                    .collect();
+                (!v.is_empty()).then(|| median(&mut v))
+            })
+            .collect()
+    }
+
+    /// Over every round of every run: the median and the 25th and 75th percentiles of `f(round)`.
+    fn pooled(&self, f: impl Fn(&[f64]) -> f64) -> Option<(f64, f64, f64)> {
+        let mut v: Vec<f64> = self
+            .runs
+            .iter()
+            .flatten()
+            .map(|r| f(r))
+            .filter(|x| !x.is_nan())
+            .collect();
+        if v.is_empty() {
+            return None;
+        }
+        v.sort_by(f64::total_cmp);
+        let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
+        Some((at(0.5), at(0.25), at(0.75)))
+    }
+}
+
+/// A deterministic shuffle of `0..n` for round `round` (xorshift, Fisher–Yates): the same
+/// orders on every run of the example, a different one each round.
+fn order(n: usize, round: usize) -> Vec<usize> {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64 ^ (round as u64).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut v: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        v.swap(i, (next() % (i as u64 + 1)) as usize);
+    }
+    v
 }
 
 fn time_batch(stream: &CudaStream, batch: usize, mut one: impl FnMut()) -> f64 {
@@ -150,20 +210,20 @@ fn run() -> Result<(), Box<dyn Error>> {
     let f = module.load_function("saxpy")?;
     let mut all: Vec<Timings> = Regime::ALL
         .iter()
-        .map(|_| Timings { ns: Vec::new() })
+        .map(|_| Timings { runs: Vec::new() })
         .collect();
     let mut launches = 0u64;
     for _ in 0..runs {
         for (regime, timings) in Regime::ALL.into_iter().zip(&mut all) {
-            let (ns, n) = measure(&ctx, &f, regime, batch, rounds)?;
-            timings.ns.push(ns);
+            let (samples, n) = measure(&ctx, &f, regime, batch, rounds)?;
+            timings.runs.push(samples);
             launches += n;
         }
     }
     println!(
-        "host ns per launch of `saxpy` (4 arguments, 2 buffers): {runs} run(s), each the median \
-         of {rounds} rounds × {batch} launches per variant, variants interleaved; ratios as the \
-         range over the runs"
+        "host ns per launch of `saxpy` (4 arguments, 2 buffers): {runs} run(s) of {rounds} \
+         rounds; a round times one batch of {batch} launches of each variant, in a shuffled \
+         order; ratios paired within rounds: median [25th–75th percentile] over all rounds"
     );
     for (regime, timings) in Regime::ALL.into_iter().zip(&all) {
         print_regime(regime, timings);
@@ -203,7 +263,7 @@ fn measure(
     }
     stream.synchronize()?;
     let result = measure_on(&stream, f, &x, &mut y, batch, rounds);
-    let (ns, launches) = result?;
+    let (samples, launches) = result?;
     // Every launch added 1.0 to each y.
     let got = stream.clone_dtoh(&y)?;
     let want = launches as f32;
@@ -215,7 +275,7 @@ fn measure(
         )
         .into());
     }
-    Ok((ns, launches))
+    Ok((samples, launches))
 }
 
 fn measure_on(
@@ -286,103 +346,101 @@ fn measure_on(
     };
 
     let mut launches = 0u64;
-    let mut t: Vec<Vec<f64>> = vec![Vec::new(); VARIANTS.len()];
+    let mut samples: Vec<Vec<f64>> = Vec::with_capacity(rounds);
+    // The variants the driver accepts on this stream.
+    let measured: Vec<usize> = (0..VARIANTS.len())
+        .filter(|&v| stream_attributes_ok || (v != STREAM_ATTR && v != TYPED_STREAM))
+        .collect();
     for round in 0..rounds + 2 {
         let mut r = vec![f64::NAN; VARIANTS.len()];
-        r[RAW] = time_batch(stream, batch, || raw(&plain, &px, &py));
-        r[GUARDS] = time_batch(stream, batch, || {
-            let (px, _rx) = x.device_ptr(stream);
-            let (py, _wy) = y.device_ptr_mut(stream);
-            raw(&plain, &px, &py);
-        });
-        r[ATTRS] = time_batch(stream, batch, || {
-            let (px, _rx) = x.device_ptr(stream);
-            let (py, _wy) = y.device_ptr_mut(stream);
-            raw(&with_attrs, &px, &py);
-        });
-        if stream_attributes_ok {
-            r[STREAM_ATTR] = time_batch(stream, batch, || {
-                let (px, _rx) = x.device_ptr(stream);
-                let (py, _wy) = y.device_ptr_mut(stream);
-                assert_eq!(set_spin(), sys::cudaError_enum::CUDA_SUCCESS);
-                raw(&plain, &px, &py);
-            });
+        for i in order(measured.len(), round) {
+            let v = measured[i];
+            r[v] = match v {
+                RAW => time_batch(stream, batch, || raw(&plain, &px, &py)),
+                GUARDS => time_batch(stream, batch, || {
+                    let (px, _rx) = x.device_ptr(stream);
+                    let (py, _wy) = y.device_ptr_mut(stream);
+                    raw(&plain, &px, &py);
+                }),
+                ATTRS => time_batch(stream, batch, || {
+                    let (px, _rx) = x.device_ptr(stream);
+                    let (py, _wy) = y.device_ptr_mut(stream);
+                    raw(&with_attrs, &px, &py);
+                }),
+                STREAM_ATTR => time_batch(stream, batch, || {
+                    let (px, _rx) = x.device_ptr(stream);
+                    let (py, _wy) = y.device_ptr_mut(stream);
+                    assert_eq!(set_spin(), sys::cudaError_enum::CUDA_SUCCESS);
+                    raw(&plain, &px, &py);
+                }),
+                ERR_CHECK => time_batch(stream, batch, || {
+                    let (px, _rx) = x.device_ptr(stream);
+                    let (py, _wy) = y.device_ptr_mut(stream);
+                    stream.context().check_err().unwrap();
+                    raw(&plain, &px, &py);
+                }),
+                CTX_QUERY => time_batch(stream, batch, || {
+                    let (px, _rx) = x.device_ptr(stream);
+                    let (py, _wy) = y.device_ptr_mut(stream);
+                    let mut current = std::ptr::null_mut();
+                    assert_eq!(
+                        unsafe { sys::cuCtxGetCurrent(&mut current) },
+                        sys::cudaError_enum::CUDA_SUCCESS
+                    );
+                    raw(&plain, &px, &py);
+                }),
+                LAUNCHER => time_batch(stream, batch, || unsafe {
+                    stream
+                        .launch_builder(f)
+                        .arg(&n)
+                        .arg(&a)
+                        .arg(x)
+                        .arg(&mut *y)
+                        .launch(cu_cfg)
+                        .unwrap();
+                }),
+                FUNCTION => time_batch(stream, batch, || unsafe {
+                    let (px, _rx) = x.device_ptr(stream);
+                    let (py, _wy) = y.device_ptr_mut(stream);
+                    let mut params = [
+                        &n as *const u32 as *mut _,
+                        &a as *const f32 as *mut _,
+                        &px as *const u64 as *mut _,
+                        &py as *const u64 as *mut _,
+                    ];
+                    chevron::launch_function(stream, f, &cfg, &mut params).unwrap();
+                }),
+                KERNEL_FN => time_batch(stream, batch, || unsafe {
+                    saxpy::launch(stream, &cfg, n, a, x, y).unwrap();
+                }),
+                TYPED => time_batch(stream, batch, || unsafe {
+                    launch!(saxpy<<<1, N, stream>>>(n, a, x, y)).unwrap();
+                }),
+                TYPED_ATTRS => time_batch(stream, batch, || unsafe {
+                    launch!(saxpy<<<1, N, stream, priority = 0, mem_sync_domain = Default>>>(n, a, x, y))
+                        .unwrap();
+                }),
+                TYPED_STREAM => time_batch(stream, batch, || unsafe {
+                    launch!(saxpy<<<1, N, stream, stream(sync = Spin)>>>(n, a, x, y)).unwrap();
+                }),
+                DYN => time_batch(stream, batch, || unsafe {
+                    launch!(dyn f<<<1, N, stream>>>(&n, &a, x, &mut *y)).unwrap();
+                }),
+                _ => unreachable!("variant {v}"),
+            };
         }
-        r[CTX_QUERY] = time_batch(stream, batch, || {
-            let (px, _rx) = x.device_ptr(stream);
-            let (py, _wy) = y.device_ptr_mut(stream);
-            let mut current = std::ptr::null_mut();
-            assert_eq!(
-                unsafe { sys::cuCtxGetCurrent(&mut current) },
-                sys::cudaError_enum::CUDA_SUCCESS
-            );
-            raw(&plain, &px, &py);
-        });
-        r[5] = time_batch(stream, batch, || unsafe {
-            stream
-                .launch_builder(f)
-                .arg(&n)
-                .arg(&a)
-                .arg(x)
-                .arg(&mut *y)
-                .launch(cu_cfg)
-                .unwrap();
-        });
-        r[FUNCTION] = time_batch(stream, batch, || unsafe {
-            let (px, _rx) = x.device_ptr(stream);
-            let (py, _wy) = y.device_ptr_mut(stream);
-            let mut params = [
-                &n as *const u32 as *mut _,
-                &a as *const f32 as *mut _,
-                &px as *const u64 as *mut _,
-                &py as *const u64 as *mut _,
-            ];
-            chevron::launch_function(stream, f, &cfg, &mut params).unwrap();
-        });
-        r[KERNEL_FN] = time_batch(stream, batch, || unsafe {
-            saxpy::launch(stream, &cfg, n, a, x, y).unwrap();
-        });
-        r[TYPED] = time_batch(stream, batch, || unsafe {
-            launch!(saxpy<<<1, N, stream>>>(n, a, x, y)).unwrap();
-        });
-        r[TYPED_ATTRS] = time_batch(stream, batch, || unsafe {
-            launch!(saxpy<<<1, N, stream, priority = 0, mem_sync_domain = Default>>>(n, a, x, y))
-                .unwrap();
-        });
-        if stream_attributes_ok {
-            r[TYPED_STREAM] = time_batch(stream, batch, || unsafe {
-                launch!(saxpy<<<1, N, stream, stream(sync = Spin)>>>(n, a, x, y)).unwrap();
-            });
-        }
-        r[DYN] = time_batch(stream, batch, || unsafe {
-            launch!(dyn f<<<1, N, stream>>>(&n, &a, x, &mut *y)).unwrap();
-        });
         launches += r.iter().filter(|v| !v.is_nan()).count() as u64 * batch as u64;
         if round >= 2 {
             // The first two rounds warm up (module load, caches).
-            for (v, x) in t.iter_mut().zip(r) {
-                if !x.is_nan() {
-                    v.push(x);
-                }
-            }
+            samples.push(r);
         }
     }
-    let ns = t
-        .iter_mut()
-        .map(|v| (!v.is_empty()).then(|| median(v)))
-        .collect();
-    Ok((ns, launches))
+    Ok((samples, launches))
 }
 
-/// `1.004–1.012×`, or one value when the runs agree to the third decimal.
-fn range(ratios: &[f64]) -> String {
-    let lo = ratios.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    if format!("{lo:.3}") == format!("{hi:.3}") {
-        format!("{lo:.3}×")
-    } else {
-        format!("{lo:.3}–{hi:.3}×")
-    }
+/// `1.008× [1.003–1.013]`: a paired ratio's median over all rounds and its middle half.
+fn ratio((median, lo, hi): (f64, f64, f64)) -> String {
+    format!("{median:.3}× [{lo:.3}–{hi:.3}]")
 }
 
 fn print_regime(regime: Regime, timings: &Timings) {
@@ -391,52 +449,40 @@ fn print_regime(regime: Regime, timings: &Timings) {
     println!();
     println!("| variant | ns per launch | × raw | × own floor | over own floor |");
     println!("|---|---|---|---|---|");
-    let last = timings.ns.last().expect("at least one run");
-    let ratio_to = |v: usize, base: usize| -> Option<Vec<f64>> {
-        timings
-            .ns
-            .iter()
-            .map(|run| Some(run[v]? / run[base]?))
-            .collect()
-    };
+    // Within one round: `v`'s sample over `base`'s, and `v`'s minus `base`'s.
+    let over = |v: usize, base: usize| move |r: &[f64]| r[v] / r[base];
+    let minus = |v: usize, base: usize| move |r: &[f64]| r[v] - r[base];
     for (v, (name, floor)) in VARIANTS.iter().enumerate() {
-        let Some(ns) = last[v] else {
+        let Some((ns, _, _)) = timings.pooled(|r| r[v]) else {
             println!("| {name} | n/a: the driver refuses stream attributes on this stream | | | |");
             continue;
         };
-        let to_raw = ratio_to(v, RAW).map_or("n/a".into(), |r| range(&r));
-        let (to_floor, over) = match floor {
-            Some(fl) if *fl != RAW => {
-                let over: Option<Vec<f64>> = timings
-                    .ns
-                    .iter()
-                    .map(|run| Some(run[v]? - run[*fl]?))
-                    .collect();
-                (
-                    ratio_to(v, *fl).map_or("n/a".into(), |r| range(&r)),
-                    over.map_or("n/a".into(), |mut o| format!("{:+.0} ns", median(&mut o))),
-                )
-            }
+        let to_raw = match v {
+            RAW => String::new(),
+            _ => timings.pooled(over(v, RAW)).map_or("n/a".into(), ratio),
+        };
+        let (to_floor, added) = match floor {
+            Some(fl) if *fl != RAW => (
+                timings.pooled(over(v, *fl)).map_or("n/a".into(), ratio),
+                timings
+                    .pooled(minus(v, *fl))
+                    .map_or("n/a".into(), |(d, _, _)| format!("{d:+.0} ns")),
+            ),
             _ => (String::new(), String::new()),
         };
-        println!("| {name} | {ns:.0} | {to_raw} | {to_floor} | {over} |");
+        println!("| {name} | {ns:.0} | {to_raw} | {to_floor} | {added} |");
     }
-    // Where the time goes: each step of the launch path over the previous one (medians over
-    // runs of the per-run differences; a few ns of noise either way).
-    let step = |from: usize, to: usize| -> Option<f64> {
-        let mut d: Vec<f64> = timings
-            .ns
-            .iter()
-            .map(|run| Some(run[to]? - run[from]?))
-            .collect::<Option<_>>()?;
-        Some(median(&mut d))
-    };
     // The issue's target on one stream: typed, `dyn` and attribute launches within 1.02× of the
-    // raw launch doing the same driver work (and, for the record, of the plain raw floor).
+    // raw launch doing the same driver work (and, for the record, of the plain raw floor): the
+    // worst run's median paired ratio.
     let worst = |pairs: &[(usize, usize)]| -> Option<f64> {
         pairs
             .iter()
-            .map(|&(v, fl)| ratio_to(v, fl).map(|r| r.into_iter().fold(0.0, f64::max)))
+            .map(|&(v, fl)| {
+                timings
+                    .per_run(over(v, fl))
+                    .map(|r| r.into_iter().fold(0.0, f64::max))
+            })
             .try_fold(0.0f64, |m, r| Some(m.max(r?)))
     };
     let own = worst(&[(TYPED, GUARDS), (DYN, GUARDS), (TYPED_ATTRS, ATTRS)]);
@@ -453,14 +499,22 @@ fn print_regime(regime: Regime, timings: &Timings) {
             }
         );
     }
+    // Where the time goes: each step of the launch path over the previous one (the median of
+    // the paired differences; a few ns of noise either way).
+    let step = |from: usize, to: usize| timings.pooled(minus(to, from)).map(|(d, _, _)| d);
     println!();
-    println!("where the time goes (differences of medians, ns per launch):");
+    println!("where the time goes (medians of paired differences, ns per launch):");
     for (what, from, to) in [
         ("cudarc's pointer guards (raw → raw + guards)", RAW, GUARDS),
         (
             "a cuCtxGetCurrent per launch (not paid by chevron after the first launch on a thread)",
             GUARDS,
             CTX_QUERY,
+        ),
+        (
+            "cudarc's recorded-error check, an atomic swap (paid by every chevron launch)",
+            GUARDS,
+            ERR_CHECK,
         ),
         (
             "launch_function: limit check, context check (raw + guards → launch_function)",

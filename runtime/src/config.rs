@@ -36,6 +36,22 @@ pub(crate) const fn bit(id: u32) -> u64 {
 const RULED_KINDS: u64 =
     bit(ClusterDim::KIND.id) | bit(PreferredClusterDim::KIND.id) | bit(SharedCarveout::KIND.id);
 
+/// Whether `block` and `grid` are within their limits, in a few branch-free compares: what
+/// [`check_launch`] checks of them when no attribute with a rule of its own is present. A
+/// `const fn`, so that a config made at compile time can be given its flag there too.
+#[inline(always)]
+const fn extents_within_limits(grid: Dim3, block: Dim3) -> bool {
+    // Extent in `1..=limit`: `x - 1 < limit`, 0 wrapping to `u32::MAX`.
+    const fn within(d: Dim3, [lx, ly, lz]: [u32; 3]) -> bool {
+        (d.x.wrapping_sub(1) < lx) & (d.y.wrapping_sub(1) < ly) & (d.z.wrapping_sub(1) < lz)
+    }
+    // Where the product wraps, an extent is over 1024 and `within` is false already.
+    let threads = (block.x as u64)
+        .wrapping_mul(block.y as u64)
+        .wrapping_mul(block.z as u64);
+    within(block, MAX_BLOCK_DIM) & (threads <= MAX_BLOCK_THREADS) & within(grid, MAX_GRID_DIM)
+}
+
 const fn count_kinds(position: Position) -> usize {
     let mut n = 0;
     let mut i = 0;
@@ -106,6 +122,10 @@ pub struct LaunchConfig<'a> {
     non_portable_cluster: bool,
     /// An extent given as another integer type that did not fit `u32` (see [`Self::validate`]).
     invalid: Option<(&'static str, ExtentError)>,
+    /// No such extent, and the grid and block within their limits: decided when the config is
+    /// made (the grid and block never change afterwards; a bad shared-memory extent clears it),
+    /// so that a launch's limit check reads one flag (see [`Self::plainly_valid`]).
+    extents_plain: bool,
     _events: PhantomData<&'a CudaEvent>,
 }
 
@@ -119,9 +139,10 @@ impl<'a> LaunchConfig<'a> {
     /// A launch of `grid` blocks of `block` threads, no dynamic shared memory, no attributes.
     #[inline(always)]
     pub fn new(grid: impl Into<Dim3>, block: impl Into<Dim3>) -> Self {
+        let (grid, block) = (grid.into(), block.into());
         Self {
-            grid: grid.into(),
-            block: block.into(),
+            grid,
+            block,
             shared: 0,
             attrs: [const { MaybeUninit::uninit() }; MAX_LAUNCH_ATTRIBUTES],
             n_attrs: 0,
@@ -130,6 +151,7 @@ impl<'a> LaunchConfig<'a> {
             n_stream_attrs: 0,
             non_portable_cluster: false,
             invalid: None,
+            extents_plain: extents_within_limits(grid, block),
             _events: PhantomData,
         }
     }
@@ -151,6 +173,7 @@ impl<'a> LaunchConfig<'a> {
             (_, Err(e)) => Some(("block", e)),
             _ => None,
         };
+        config.extents_plain &= config.invalid.is_none();
         config
     }
 
@@ -172,6 +195,7 @@ impl<'a> LaunchConfig<'a> {
             Ok(b) => self.shared = b,
             Err(e) => {
                 self.invalid = self.invalid.or(Some(("shared", e)));
+                self.extents_plain = false;
             }
         }
     }
@@ -483,22 +507,12 @@ impl<'a> LaunchConfig<'a> {
     /// Whether the config passes [`Self::validate`] on its grid and block alone: every extent
     /// given fitted `u32`, no attribute with a rule of its own (cluster, preferred cluster,
     /// carveout), and block and grid within their limits. Then no other rule applies; this is
-    /// what [`check_launch`] checks of such a config, in a few branch-free compares. Anything
-    /// else goes to the rules one by one, which also name the first violation.
+    /// what [`check_launch`] checks of such a config. The extents were compared when the config
+    /// was made ([`extents_within_limits`]): a launch tests a flag and a mask. Anything else goes
+    /// to the rules one by one, which also name the first violation.
     #[inline(always)]
     pub(crate) fn plainly_valid(&self) -> bool {
-        // Extent in `1..=limit`: `x - 1 < limit`, 0 wrapping to `u32::MAX`.
-        let within = |d: Dim3, [lx, ly, lz]: [u32; 3]| {
-            (d.x.wrapping_sub(1) < lx) & (d.y.wrapping_sub(1) < ly) & (d.z.wrapping_sub(1) < lz)
-        };
-        let (b, g) = (self.block, self.grid);
-        // Each extent at most 1024 here: the product cannot overflow `u64`.
-        let threads = u64::from(b.x) * u64::from(b.y) * u64::from(b.z);
-        self.invalid.is_none()
-            & (self.present & RULED_KINDS == 0)
-            & within(b, MAX_BLOCK_DIM)
-            & (threads <= MAX_BLOCK_THREADS)
-            & within(g, MAX_GRID_DIM)
+        self.extents_plain & (self.present & RULED_KINDS == 0)
     }
 
     /// [`Self::validate`] rule by rule: the first violation, in the order the macros report.
@@ -644,5 +658,21 @@ mod tests {
         assert!(!bad.plainly_valid());
         assert_eq!(bad.validate(), bad.validate_all());
         assert!(bad.validate().is_err());
+        // Nor is one whose shared memory did not fit, though its grid and block are plain.
+        let shared = LaunchConfig::new(1, 256).__shared_extent(Err(negative));
+        assert!(!shared.plainly_valid());
+        assert_eq!(shared.validate(), shared.validate_all());
+        assert!(shared.validate().is_err());
+        // The flag decided when the config was made holds through attributes added and removed.
+        let plain = LaunchConfig::new(4, 256);
+        assert!(plain.plainly_valid());
+        let clustered = plain.with(ClusterDim::new(2, 1, 1));
+        assert!(!clustered.plainly_valid());
+        assert!(clustered.without::<ClusterDim>().plainly_valid());
+        // A block whose thread count overflows `u64` is refused, not a panic.
+        let huge = LaunchConfig::new(1, (u32::MAX, u32::MAX, u32::MAX));
+        assert!(!huge.plainly_valid());
+        assert_eq!(huge.validate(), huge.validate_all());
+        assert!(huge.validate().is_err());
     }
 }

@@ -25,6 +25,12 @@ pub(crate) fn bind(ctx: &CudaContext, kernel: KernelName) -> Result<(), Error> {
     Ok(())
 }
 
+/// Remembers `ctx` as this thread's current context, found current by asking the driver.
+#[inline(always)]
+pub(crate) fn remember(ctx: &CudaContext) {
+    BOUND.set(ctx.cu_ctx() as usize);
+}
+
 /// Whether this thread's last bind through chevron was `ctx`.
 #[inline(always)]
 pub(crate) fn last_bound(ctx: &CudaContext) -> bool {

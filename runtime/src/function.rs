@@ -46,8 +46,22 @@ impl FunctionInfo {
 
     /// `func`'s parameter sizes (`cuFuncGetParamInfo`, asked once; `ctx`, the function's
     /// context, is made current for that call); `None` where the driver lacks the call. A
-    /// failure leaves them unknown, as if the call were missing.
+    /// failure leaves them unknown, as if the call were missing. Once asked, one load in line.
+    #[inline]
     pub(crate) fn param_sizes(
+        &'static self,
+        ctx: &CudaContext,
+        func: &CudaFunction,
+    ) -> Option<&'static [u32]> {
+        match self.params.get() {
+            Some(sizes) => sizes.as_deref(),
+            None => self.ask_param_sizes(ctx, func),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn ask_param_sizes(
         &'static self,
         ctx: &CudaContext,
         func: &CudaFunction,
@@ -122,20 +136,50 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Functions served without a lock; more go to a locked list.
+/// Functions served without a lock; more go to a locked list. A power of two (see [`home`]).
 const INFO_SLOTS: usize = 64;
 
 static INFO: [FunctionInfo; INFO_SLOTS] = [const { FunctionInfo::new(0) }; INFO_SLOTS];
 static INFO_OVERFLOW: Mutex<Vec<&'static FunctionInfo>> = Mutex::new(Vec::new());
 
+/// The slot where the search for `key` starts: a multiplicative hash of the handle (its top
+/// bits), so that a program with many functions finds each in about one compare, not in a scan
+/// of the entries made before it.
+#[inline(always)]
+fn home(key: usize) -> usize {
+    const BITS: u32 = INFO_SLOTS.trailing_zeros();
+    const _: () = assert!(INFO_SLOTS.is_power_of_two());
+    ((key as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - BITS)) as usize
+}
+
 /// The entry of `func`, created on first use.
 #[inline]
 pub(crate) fn function_info(func: &CudaFunction) -> &'static FunctionInfo {
-    let key = func.cu_function() as usize;
-    for entry in &INFO {
+    info_for(func.cu_function() as usize)
+}
+
+/// The entry of the function with handle `key`. Each key's entry is the first free slot from
+/// its [`home`] on, at the time it was made, and entries are never removed: a search from the
+/// home that meets an empty slot before the key knows it is not there (or being made now, which
+/// the cold path, under the lock, finds out).
+#[inline]
+fn info_for(key: usize) -> &'static FunctionInfo {
+    let start = home(key);
+    // The home itself first, in line: where a function is found unless its home was taken.
+    let entry = &INFO[start];
+    if entry.key.load(Ordering::Acquire) == key {
+        return entry;
+    }
+    info_probe(key, start)
+}
+
+/// [`info_for`] past the home slot.
+#[inline(never)]
+fn info_probe(key: usize, start: usize) -> &'static FunctionInfo {
+    for i in 0..INFO_SLOTS {
+        let entry = &INFO[(start + i) % INFO_SLOTS];
         match entry.key.load(Ordering::Acquire) {
             k if k == key => return entry,
-            // Entries fill in order, so the first empty one ends the search.
             0 => break,
             _ => {}
         }
@@ -146,7 +190,9 @@ pub(crate) fn function_info(func: &CudaFunction) -> &'static FunctionInfo {
 #[cold]
 fn function_info_cold(key: usize) -> &'static FunctionInfo {
     let mut overflow = lock(&INFO_OVERFLOW);
-    for entry in &INFO {
+    let start = home(key);
+    for i in 0..INFO_SLOTS {
+        let entry = &INFO[(start + i) % INFO_SLOTS];
         match entry.key.load(Ordering::Acquire) {
             k if k == key => return entry,
             0 => {
@@ -302,6 +348,43 @@ fn allow_non_portable_cold(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every function gets an entry of its own, found again by later lookups, in the slots and
+    /// past them (more functions than slots), from threads racing to make them; a lookup from
+    /// the home slot finds a function whatever the slots made before it.
+    #[test]
+    fn each_function_has_one_entry() {
+        // Fake handles, far from any real one (no driver in these tests), spaced like pointers.
+        let keys: Vec<usize> = (0..3 * INFO_SLOTS)
+            .map(|i| 0x5eed_0000_0000 + 48 * i)
+            .collect();
+        let made: Vec<Vec<usize>> = std::thread::scope(|s| {
+            let workers: Vec<_> = (0..4)
+                .map(|_| {
+                    s.spawn(|| {
+                        keys.iter()
+                            .map(|&k| info_for(k) as *const FunctionInfo as usize)
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            workers.into_iter().map(|w| w.join().unwrap()).collect()
+        });
+        for threads in &made[1..] {
+            assert_eq!(threads, &made[0], "every thread got the same entries");
+        }
+        let mut distinct = made[0].clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), keys.len(), "one entry per function");
+        for (&k, &entry) in keys.iter().zip(&made[0]) {
+            assert_eq!(info_for(k) as *const FunctionInfo as usize, entry);
+            assert_eq!(info_for(k).key.load(Ordering::Relaxed), k);
+        }
+        // The homes spread: the handles above do not all start at one slot.
+        let homes: std::collections::HashSet<usize> = keys.iter().map(|&k| home(k)).collect();
+        assert!(homes.len() > INFO_SLOTS / 2, "{} homes", homes.len());
+    }
 
     /// Threads raising one function's shared memory to different sizes at once, against a fake
     /// driver attribute that reads, yields and then writes (the window where the unserialised

@@ -6,7 +6,7 @@ use core::ffi::c_void;
 use cudarc::driver::{result::DriverError, CudaContext, CudaFunction, CudaStream};
 
 use crate::config::LaunchConfig;
-use crate::current::{bind, last_bound};
+use crate::current::{bind, last_bound, remember};
 use crate::driver;
 use crate::error::{Error, KernelName};
 use crate::explain::{driver_error, explain, stream_attribute_error};
@@ -115,9 +115,13 @@ impl<'a> Checked<'a> {
 /// other launch takes the general path out of line ([`launch_general`]), which does the same and
 /// what the config asks besides; a failed launch goes to [`after_failure`] from either.
 ///
+/// Inlined into its callers (each kernel's `launch` function through [`Checked::launch`],
+/// [`launch_named`] for `launch!(dyn …)` and [`launch_function`]): a call with seven arguments,
+/// its frame and its moves cost more than the straight line itself.
+///
 /// # Safety
 /// As [`launch_function`], and `config` passed [`LaunchConfig::validate`].
-#[inline(never)]
+#[inline(always)]
 unsafe fn launch_valid(
     stream: &CudaStream,
     func: &CudaFunction,
@@ -226,7 +230,27 @@ fn bind_for_launch(
             Err(e) => Err(recorded_error(ctx, kernel, e)),
         }
     } else {
-        bind_checked(ctx, kernel)
+        bind_asking(ctx, kernel)
+    }
+}
+
+/// A bind that asks the driver which context is current (`cuCtxGetCurrent`) and, where it is
+/// the stream's, only checks cudarc's recorded error, as [`bind`] would: the full bind (which
+/// makes the context current) is left to the case that needs it, out of line.
+#[inline(always)]
+fn bind_asking(ctx: &CudaContext, kernel: KernelName) -> Result<Binding, Error> {
+    let mut current: sys::CUcontext = core::ptr::null_mut();
+    // SAFETY: a valid out-pointer.
+    let rc = unsafe { sys::cuCtxGetCurrent(&mut current) };
+    if rc != sys::cudaError_enum::CUDA_SUCCESS || current != ctx.cu_ctx() {
+        return bind_checked(ctx, kernel);
+    }
+    match ctx.check_err() {
+        Ok(()) => {
+            remember(ctx);
+            Ok(Binding::Checked)
+        }
+        Err(e) => Err(recorded_error(ctx, kernel, e)),
     }
 }
 
