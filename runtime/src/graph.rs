@@ -130,6 +130,34 @@ impl<'a> Graph<'a> {
         node.check_capture(self.id, kernel)
     }
 
+    /// The context check of the hot graph calls (updates, a replay on the last stream): the
+    /// driver is asked which context is current (`cuCtxGetCurrent`, straight through the
+    /// driver's entry point), and the graph's is bound (cudarc's `bind_to_thread`) only when
+    /// another one or none is. Asked at every call, never assumed from an earlier bind: other
+    /// code on the thread (a raw `cuCtxSetCurrent(NULL)`, another library) may have changed it
+    /// since, and without its context the driver's graph calls may crash instead of failing
+    /// (seen on the H200 with driver 580). An error cudarc recorded where it could not return
+    /// one (in a `Drop`) is reported by the next bind or launch, not by this check.
+    #[inline(always)]
+    fn ensure_current(&self, kernel: KernelName) -> Result<(), Error> {
+        let mut current = core::ptr::null_mut();
+        // SAFETY: an out-pointer to a local.
+        let rc = unsafe { sys::cuCtxGetCurrent(&mut current) };
+        if rc == sys::cudaError_enum::CUDA_SUCCESS && current == self.ctx.cu_ctx() {
+            return Ok(());
+        }
+        self.bind_current(kernel)
+    }
+
+    /// [`Graph::ensure_current`] when the graph's context is not current: binds it.
+    #[cold]
+    #[inline(never)]
+    fn bind_current(&self, kernel: KernelName) -> Result<(), Error> {
+        self.ctx
+            .bind_to_thread()
+            .map_err(|e| Error::driver("cuCtxSetCurrent", kernel, e))
+    }
+
     /// The driver's graph (owned by this value: do not destroy it).
     pub fn cu_graph(&self) -> sys::CUgraph {
         self.graph

@@ -12,40 +12,87 @@ use crate::error::{Error, KernelName};
 use crate::sys;
 
 /// The last update of a node: the node, its launch (function, grid, block, shared memory, as
-/// the node was captured) and its arguments' bytes, one parameter after another with `sizes`.
+/// the node was captured) and its arguments' bytes, with one pointer per parameter into them:
+/// the kernel-parameter array the driver reads when the graph's node is written back, and where
+/// an update copies each new argument (one load and one store for a 4- or 8-byte parameter, no
+/// offset arithmetic or bounds check per call).
 pub(super) struct Recorded {
     node: sys::CUgraphNode,
     params: sys::CUDA_KERNEL_NODE_PARAMS,
-    bytes: Vec<u8>,
+    /// The arguments' bytes, one parameter after another with `sizes` (8-byte units, so that a
+    /// parameter that starts on 8 bytes is aligned): read and written through `ptrs` only. A
+    /// `Vec` (not a `Box`, which moving would assert unique), never resized.
+    #[allow(dead_code)]
+    bytes: Vec<u64>,
+    /// Parameter `k`'s bytes in `bytes`, one pointer per entry of `sizes`.
+    ptrs: Box<[*mut c_void]>,
     sizes: &'static [u32],
 }
 
 impl Recorded {
-    /// Copies the arguments `params` points at into `bytes` (as long as the sizes' sum, from
-    /// the first record): one store for a 4- or 8-byte parameter, allocates nothing.
+    /// The record of `node`, launching a function with parameters of `sizes` bytes, its bytes
+    /// zero until the first [`Recorded::record`].
+    fn new(node: &GraphNode, sizes: &'static [u32]) -> Self {
+        let total: usize = sizes.iter().map(|&s| s as usize).sum();
+        let mut bytes = vec![0u64; total.div_ceil(8)];
+        let base = bytes.as_mut_ptr() as *mut u8;
+        let mut at = 0usize;
+        let ptrs = sizes
+            .iter()
+            .map(|&size| {
+                // SAFETY: `at + size` is at most `total`, within `bytes`.
+                let p = unsafe { base.add(at) } as *mut c_void;
+                at += size as usize;
+                p
+            })
+            .collect();
+        Self {
+            node: node.node,
+            params: node.params,
+            bytes,
+            ptrs,
+            sizes,
+        }
+    }
+
+    /// Copies the arguments `params` points at into the record, all of them (`keep` `None`) or
+    /// those whose `keep` flag is false: allocates nothing.
     ///
     /// # Safety
-    /// Parameter `k` points at `sizes[k]` readable bytes.
-    #[inline]
-    unsafe fn record(&mut self, params: &[*mut c_void]) {
-        let mut at = 0usize;
-        for (param, &size) in params.iter().zip(self.sizes) {
-            let size = size as usize;
-            let Some(to) = self.bytes.get_mut(at..at + size) else {
-                return;
-            };
-            let from = *param as *const u8;
-            // SAFETY: the caller's promise; `to` is `size` bytes of `bytes`.
-            unsafe {
-                match size {
-                    4 => (to.as_mut_ptr() as *mut u32)
-                        .write_unaligned((from as *const u32).read_unaligned()),
-                    8 => (to.as_mut_ptr() as *mut u64)
-                        .write_unaligned((from as *const u64).read_unaligned()),
-                    _ => core::ptr::copy_nonoverlapping(from, to.as_mut_ptr(), size),
+    /// `params` has one entry per parameter (`sizes.len()`, checked by the callers), and entry
+    /// `k` points at `sizes[k]` readable bytes, unless it is kept.
+    #[inline(always)]
+    unsafe fn record(&mut self, params: &[*mut c_void], keep: Option<&[bool]>) {
+        let slots = params.iter().zip(&*self.ptrs).zip(self.sizes);
+        match keep {
+            // SAFETY: the caller's promise, for every parameter.
+            None => slots.for_each(|((&from, &to), &size)| unsafe { copy_param(from, to, size) }),
+            Some(keep) => {
+                for (((&from, &to), &size), &keep) in slots.zip(keep) {
+                    if !keep {
+                        // SAFETY: the caller's promise, for a parameter not kept.
+                        unsafe { copy_param(from, to, size) };
+                    }
                 }
             }
-            at += size;
+        }
+    }
+}
+
+/// Copies parameter bytes `from` → `to`: one load and one store for 4 or 8 bytes.
+///
+/// # Safety
+/// `from` is `size` readable bytes, `to` `size` writable ones (they may be the same).
+#[inline(always)]
+unsafe fn copy_param(from: *mut c_void, to: *mut c_void, size: u32) {
+    let (from, to) = (from as *const u8, to as *mut u8);
+    // SAFETY: the caller's promise. `copy`, not `copy_nonoverlapping`: an argument may be the
+    // record's own bytes.
+    unsafe {
+        match size {
+            4 => (to as *mut u32).write_unaligned((from as *const u32).read_unaligned()),
+            8 => (to as *mut u64).write_unaligned((from as *const u64).read_unaligned()),
+            _ => core::ptr::copy(from, to, size as usize),
         }
     }
 }
@@ -102,9 +149,9 @@ impl Graph<'_> {
         unsafe { self.set_checked(node, func, kernel, params) }
     }
 
-    /// [`Graph::set_params`] after its checks: the driver call, then the record of the
-    /// arguments in the node's slot (one index, no hashing; the parameter sizes are looked up
-    /// at the node's first update only).
+    /// [`Graph::set_params`] after its checks: the context check, the driver call, then the
+    /// record of the arguments in the node's slot (one index, no hashing; the parameter sizes
+    /// are looked up at the node's first update only).
     ///
     /// # Safety
     /// As [`Graph::set_params`]; `node` passed [`Graph::check_kernel_node`] with `func`.
@@ -116,41 +163,53 @@ impl Graph<'_> {
         kernel: KernelName,
         params: &mut [*mut c_void],
     ) -> Result<(), Error> {
-        let mut raw = node.params;
-        raw.kernelParams = params.as_mut_ptr();
-        raw.extra = core::ptr::null_mut();
-        // SAFETY: `exec` was instantiated from the graph holding `node` (checked by the caller);
-        // the parameters are the caller's promise. The driver copies them before returning.
-        // Checked at every call, never assumed: without its context the driver may crash.
-        self.ctx
-            .bind_to_thread()
-            .map_err(|e| Error::driver("cuCtxSetCurrent", kernel, e))?;
-        unsafe { driver::exec_set_kernel_params(self.exec, node.node, &raw) }
-            .map_err(|e| Error::driver("cuGraphExecKernelNodeSetParams", kernel, e))?;
+        // SAFETY: forwarded from the caller.
+        unsafe { self.exec_set(node, kernel, params) }?;
         let mut updated = self.updated.borrow_mut();
         if let Some(Some(recorded)) = updated.get_mut(node.slot as usize) {
-            if recorded.sizes.len() == params.len() {
+            if recorded.ptrs.len() == params.len() {
                 // SAFETY: `params` matches the node's function, whose sizes these are.
-                unsafe { recorded.record(params) };
+                unsafe { recorded.record(params, None) };
                 return Ok(());
             }
         }
         drop(updated);
         // SAFETY: as above.
-        unsafe { self.first_record(node, func, kernel, &raw, params) }
+        unsafe { self.first_record(node, func, kernel, params) }
+    }
+
+    /// `cuGraphExecKernelNodeSetParams` for `node` with `params`, after the context check.
+    ///
+    /// # Safety
+    /// As [`Graph::set_checked`].
+    #[inline(always)]
+    unsafe fn exec_set(
+        &self,
+        node: &GraphNode,
+        kernel: KernelName,
+        params: &mut [*mut c_void],
+    ) -> Result<(), Error> {
+        let mut raw = node.params;
+        raw.kernelParams = params.as_mut_ptr();
+        // Checked at every call, never assumed: without its context the driver may crash.
+        self.ensure_current(kernel)?;
+        // SAFETY: `exec` was instantiated from the graph holding `node` (checked by the caller);
+        // the parameters are the caller's promise. The driver copies them before returning.
+        unsafe { driver::exec_set_kernel_params(self.exec, node.node, &raw) }
+            .map_err(|e| exec_set_error(kernel, e))
     }
 
     /// The first update of a node: its slot, with the function's parameter sizes.
     ///
     /// # Safety
-    /// As [`Graph::set_checked`]; `raw` is the node's launch with `params`.
+    /// As [`Graph::set_checked`]; `params` are the arguments the executable graph now has.
     #[cold]
+    #[inline(never)]
     unsafe fn first_record(
         &self,
         node: &GraphNode,
         func: &CudaFunction,
         kernel: KernelName,
-        raw: &sys::CUDA_KERNEL_NODE_PARAMS,
         params: &mut [*mut c_void],
     ) -> Result<(), Error> {
         match crate::function::function_info(func).param_sizes(&self.ctx, func) {
@@ -160,22 +219,20 @@ impl Graph<'_> {
                 if updated.len() <= slot {
                     updated.resize_with(slot + 1, || None);
                 }
-                let total = sizes.iter().map(|&s| s as usize).sum();
-                let recorded = updated[slot].insert(Recorded {
-                    node: node.node,
-                    params: node.params,
-                    bytes: vec![0; total],
-                    sizes,
-                });
+                let recorded = updated[slot].insert(Recorded::new(node, sizes));
                 // SAFETY: `params` matches the node's function, whose sizes these are.
-                unsafe { recorded.record(params) };
+                unsafe { recorded.record(params, None) };
                 Ok(())
             }
             // No parameter sizes from this driver (before CUDA 12.4): the graph's node gets the
             // arguments at once (one more driver call).
-            // SAFETY: as above, for the graph's own node.
-            _ => unsafe { driver::kernel_node_set_params(node.node, raw) }
-                .map_err(|e| Error::driver("cuGraphKernelNodeSetParams", kernel, e)),
+            _ => {
+                let mut raw = node.params;
+                raw.kernelParams = params.as_mut_ptr();
+                // SAFETY: as above, for the graph's own node.
+                unsafe { driver::kernel_node_set_params(node.node, &raw) }
+                    .map_err(|e| Error::driver("cuGraphKernelNodeSetParams", kernel, e))
+            }
         }
     }
 
@@ -184,14 +241,8 @@ impl Graph<'_> {
     pub(super) fn write_back_updates(&mut self) -> Result<(), Error> {
         let updated = self.updated.get_mut();
         for recorded in updated.iter_mut().flatten() {
-            let mut pointers: Vec<*mut c_void> = Vec::with_capacity(recorded.sizes.len());
-            let mut at = 0usize;
-            for &size in recorded.sizes {
-                pointers.push(recorded.bytes[at..].as_mut_ptr() as *mut c_void);
-                at += size as usize;
-            }
             let mut raw = recorded.params;
-            raw.kernelParams = pointers.as_mut_ptr();
+            raw.kernelParams = recorded.ptrs.as_mut_ptr();
             // SAFETY: the node belongs to this graph, which is live; the bytes were recorded
             // from parameters matching the node's function, in its parameter order and sizes.
             unsafe { driver::kernel_node_set_params(recorded.node, &raw) }
@@ -244,42 +295,58 @@ impl Graph<'_> {
         let kernel = KernelName(name);
         self.check_kernel_node(node, func, kernel)?;
         if keep.len() != params.len() || kept.len() != params.len() {
-            return Err(Error::Graph {
-                kernel,
-                message: format!(
-                    "{} parameters, {} keep flags and {} kept slots: give one of each per \
-                     parameter",
-                    params.len(),
-                    keep.len(),
-                    kept.len()
-                ),
-            });
+            return Err(lengths_error(kernel, params.len(), keep.len(), kept.len()));
         }
-        let found = match self.updated.borrow().get(node.slot as usize) {
-            Some(Some(recorded)) => {
-                // The last update's arguments.
-                let mut at = 0usize;
-                for (k, &size) in recorded.sizes.iter().enumerate().take(params.len()) {
-                    if keep[k] {
-                        let value = recorded.bytes.get(at..at + 8).filter(|_| size == 8);
-                        let Some(value) = value else {
-                            return Err(Error::Graph {
-                                kernel,
-                                message: format!("parameter {k} is not 8 bytes: update it"),
-                            });
-                        };
-                        kept[k] = u64::from_ne_bytes(value.try_into().unwrap_or([0; 8]));
+        let mut updated = self.updated.borrow_mut();
+        if let Some(Some(recorded)) = updated.get_mut(node.slot as usize) {
+            if recorded.ptrs.len() == params.len() {
+                // The last update's arguments, where the record has them: one load per kept
+                // parameter, the driver call, then one copy per parameter given.
+                let slots = params.iter_mut().zip(keep).zip(kept.iter_mut());
+                for (k, (((param, &keep), kept), (&from, &size))) in slots
+                    .zip(recorded.ptrs.iter().zip(recorded.sizes))
+                    .enumerate()
+                {
+                    if keep {
+                        if size != 8 {
+                            return Err(not_8_bytes(kernel, k));
+                        }
+                        // SAFETY: 8 bytes of the record (see `Recorded::new`).
+                        *kept = unsafe { (from as *const u64).read_unaligned() };
+                        *param = kept as *mut u64 as *mut c_void;
                     }
-                    at += size as usize;
                 }
-                true
+                // SAFETY: forwarded from the caller; the node is checked.
+                unsafe { self.exec_set(node, kernel, params) }?;
+                // SAFETY: `params` matches the node's function, whose sizes these are; the kept
+                // ones are in the record already.
+                unsafe { recorded.record(params, Some(keep)) };
+                return Ok(());
             }
-            _ => false,
-        };
-        if !found {
-            // SAFETY: forwarded from the caller.
-            unsafe { self.kept_from_node(node, kernel, keep, kept) }?;
         }
+        drop(updated);
+        // SAFETY: forwarded from the caller.
+        unsafe { self.keeping_first(node, func, kernel, params, keep, kept) }
+    }
+
+    /// [`Graph::set_params_keeping`] for a node not updated yet (or whose record does not
+    /// match `params`): the kept arguments from the graph's node, the captured ones.
+    ///
+    /// # Safety
+    /// As [`Graph::set_params_keeping`]; `node` passed [`Graph::check_kernel_node`].
+    #[cold]
+    #[inline(never)]
+    unsafe fn keeping_first(
+        &self,
+        node: &GraphNode,
+        func: &CudaFunction,
+        kernel: KernelName,
+        params: &mut [*mut c_void],
+        keep: &[bool],
+        kept: &mut [u64],
+    ) -> Result<(), Error> {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.kept_from_node(node, kernel, keep, kept) }?;
         for (k, param) in params.iter_mut().enumerate() {
             if keep[k] {
                 *param = &mut kept[k] as *mut u64 as *mut c_void;
@@ -343,5 +410,33 @@ impl Graph<'_> {
             });
         }
         Ok(())
+    }
+}
+
+/// The error of `cuGraphExecKernelNodeSetParams`, made off the hot path.
+#[cold]
+#[inline(never)]
+fn exec_set_error(kernel: KernelName, e: cudarc::driver::result::DriverError) -> Error {
+    Error::driver("cuGraphExecKernelNodeSetParams", kernel, e)
+}
+
+#[cold]
+#[inline(never)]
+fn lengths_error(kernel: KernelName, params: usize, keep: usize, kept: usize) -> Error {
+    Error::Graph {
+        kernel,
+        message: format!(
+            "{params} parameters, {keep} keep flags and {kept} kept slots: give one of each per \
+             parameter"
+        ),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn not_8_bytes(kernel: KernelName, k: usize) -> Error {
+    Error::Graph {
+        kernel,
+        message: format!("parameter {k} is not 8 bytes: update it"),
     }
 }

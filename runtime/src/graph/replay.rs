@@ -13,12 +13,9 @@ impl Graph<'_> {
     /// `cuGraphLaunch`. Allocates nothing.
     pub fn replay(&mut self, stream: &Arc<CudaStream>) -> Result<(), Error> {
         if stream.cu_stream() == self.last.cu_stream() {
-            // The graph's context must be current: without it the driver's graph calls may
-            // crash instead of failing (seen on the H200 with driver 580), so it is checked
-            // (`cuCtxGetCurrent`) at every call, never assumed.
-            self.ctx
-                .bind_to_thread()
-                .map_err(graph_err("cuCtxSetCurrent"))?;
+            // The graph's context must be current: checked at every call, never assumed (see
+            // `Graph::ensure_current`).
+            self.ensure_current(KernelName(None))?;
         } else {
             self.switch_to(stream)?;
         }
