@@ -126,6 +126,7 @@ impl<'a> Graph<'a> {
         &self.ctx
     }
 
+    #[inline(always)]
     fn check_node(&self, node: &GraphNode, kernel: KernelName) -> Result<(), Error> {
         node.check_capture(self.id, kernel)
     }

@@ -35,16 +35,23 @@ impl GraphNode {
     }
 
     /// `Error::Graph` unless the node was captured in capture `id`.
+    #[inline(always)]
     pub(super) fn check_capture(&self, id: u64, kernel: KernelName) -> Result<(), Error> {
         if self.capture != id {
-            return Err(Error::Graph {
-                kernel,
-                message: "the node belongs to another graph: use a node returned by \
-                          `last_node` in this graph's capture"
-                    .to_string(),
-            });
+            return Err(other_graph(kernel));
         }
         Ok(())
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn other_graph(kernel: KernelName) -> Error {
+    Error::Graph {
+        kernel,
+        message: "the node belongs to another graph: use a node returned by `last_node` in \
+                  this graph's capture"
+            .to_string(),
     }
 }
 

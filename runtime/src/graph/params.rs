@@ -63,7 +63,13 @@ impl Recorded {
     /// `k` points at `sizes[k]` readable bytes, unless it is kept.
     #[inline(always)]
     unsafe fn record(&mut self, params: &[*mut c_void], keep: Option<&[bool]>) {
-        let slots = params.iter().zip(&*self.ptrs).zip(self.sizes);
+        // Cut to `params`' length (which the callers checked), so that for an array of a known
+        // length the loop unrolls.
+        let n = params.len();
+        let (Some(ptrs), Some(sizes)) = (self.ptrs.get(..n), self.sizes.get(..n)) else {
+            return;
+        };
+        let slots = params.iter().zip(ptrs).zip(sizes);
         match keep {
             // SAFETY: the caller's promise, for every parameter.
             None => slots.for_each(|((&from, &to), &size)| unsafe { copy_param(from, to, size) }),
@@ -195,8 +201,9 @@ impl Graph<'_> {
         self.ensure_current(kernel)?;
         // SAFETY: `exec` was instantiated from the graph holding `node` (checked by the caller);
         // the parameters are the caller's promise. The driver copies them before returning.
+        // Straight to the driver's entry point, as a program without chevron calls it.
         unsafe { driver::exec_set_kernel_params(self.exec, node.node, &raw) }
-            .map_err(|e| exec_set_error(kernel, e))
+            .map_err(|e| exec_set_error(kernel, e.0))
     }
 
     /// The first update of a node: its slot, with the function's parameter sizes.
@@ -302,10 +309,12 @@ impl Graph<'_> {
             if recorded.ptrs.len() == params.len() {
                 // The last update's arguments, where the record has them: one load per kept
                 // parameter, the driver call, then one copy per parameter given.
+                // The record's lengths equal `params`' (`ptrs` has one entry per size).
+                let n = params.len();
+                let (ptrs, sizes) = (&recorded.ptrs[..n], &recorded.sizes[..n]);
                 let slots = params.iter_mut().zip(keep).zip(kept.iter_mut());
-                for (k, (((param, &keep), kept), (&from, &size))) in slots
-                    .zip(recorded.ptrs.iter().zip(recorded.sizes))
-                    .enumerate()
+                for (k, (((param, &keep), kept), (&from, &size))) in
+                    slots.zip(ptrs.iter().zip(sizes)).enumerate()
                 {
                     if keep {
                         if size != 8 {
@@ -393,7 +402,8 @@ impl Graph<'_> {
         Ok(())
     }
 
-    /// [`Graph::check_node`], and that the node launches `func`.
+    /// [`Graph::check_node`], and that the node launches `func`: two compares.
+    #[inline(always)]
     fn check_kernel_node(
         &self,
         node: &GraphNode,
@@ -402,12 +412,7 @@ impl Graph<'_> {
     ) -> Result<(), Error> {
         self.check_node(node, kernel)?;
         if node.params.func != func.cu_function() {
-            return Err(Error::Graph {
-                kernel,
-                message: "the node launches another kernel: update it with that kernel's \
-                          `update`"
-                    .to_string(),
-            });
+            return Err(other_kernel(kernel));
         }
         Ok(())
     }
@@ -416,8 +421,22 @@ impl Graph<'_> {
 /// The error of `cuGraphExecKernelNodeSetParams`, made off the hot path.
 #[cold]
 #[inline(never)]
-fn exec_set_error(kernel: KernelName, e: cudarc::driver::result::DriverError) -> Error {
-    Error::driver("cuGraphExecKernelNodeSetParams", kernel, e)
+fn exec_set_error(kernel: KernelName, rc: sys::CUresult) -> Error {
+    Error::driver(
+        "cuGraphExecKernelNodeSetParams",
+        kernel,
+        cudarc::driver::DriverError(rc),
+    )
+}
+
+#[cold]
+#[inline(never)]
+fn other_kernel(kernel: KernelName) -> Error {
+    Error::Graph {
+        kernel,
+        message: "the node launches another kernel: update it with that kernel's `update`"
+            .to_string(),
+    }
 }
 
 #[cold]
@@ -438,5 +457,91 @@ fn not_8_bytes(kernel: KernelName, k: usize) -> Error {
     Error::Graph {
         kernel,
         message: format!("parameter {k} is not 8 bytes: update it"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node() -> GraphNode {
+        GraphNode {
+            capture: 1,
+            slot: 0,
+            node: core::ptr::null_mut(),
+            // SAFETY: a plain C struct of integers and pointers, for which zero is valid.
+            params: unsafe { core::mem::zeroed() },
+        }
+    }
+
+    /// The record's bytes as the driver would read them through `ptrs`.
+    fn read(recorded: &Recorded) -> Vec<Vec<u8>> {
+        recorded
+            .ptrs
+            .iter()
+            .zip(recorded.sizes)
+            .map(|(&p, &size)| {
+                // SAFETY: `size` bytes of the record.
+                unsafe { core::slice::from_raw_parts(p as *const u8, size as usize) }.to_vec()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_pointers_lie_one_parameter_after_another_in_the_bytes() {
+        static SIZES: [u32; 5] = [4, 4, 8, 2, 12];
+        let recorded = Recorded::new(&node(), &SIZES);
+        let base = recorded.ptrs[0] as usize;
+        let offsets: Vec<usize> = recorded.ptrs.iter().map(|&p| p as usize - base).collect();
+        assert_eq!(offsets, [0, 4, 8, 16, 18]);
+        assert_eq!(
+            recorded.bytes.len() * 8,
+            32,
+            "30 bytes, in whole 8-byte units"
+        );
+        assert_eq!(base, recorded.bytes.as_ptr() as usize);
+    }
+
+    #[test]
+    fn a_record_copies_every_parameter_or_only_those_not_kept() {
+        static SIZES: [u32; 5] = [4, 4, 8, 2, 12];
+        let mut recorded = Recorded::new(&node(), &SIZES);
+        let (mut n, mut a, mut x, mut h, mut s) = (7u32, 2.5f32, 0xdead_beef_u64, 9u16, [3u8; 12]);
+        let params = [
+            &mut n as *mut u32 as *mut c_void,
+            &mut a as *mut f32 as *mut c_void,
+            &mut x as *mut u64 as *mut c_void,
+            &mut h as *mut u16 as *mut c_void,
+            s.as_mut_ptr() as *mut c_void,
+        ];
+        // SAFETY: each parameter points at its size's bytes.
+        unsafe { recorded.record(&params, None) };
+        let want = |n: u32, a: f32, x: u64, h: u16, s: [u8; 12]| {
+            vec![
+                n.to_ne_bytes().to_vec(),
+                a.to_ne_bytes().to_vec(),
+                x.to_ne_bytes().to_vec(),
+                h.to_ne_bytes().to_vec(),
+                s.to_vec(),
+            ]
+        };
+        assert_eq!(read(&recorded), want(7, 2.5, 0xdead_beef, 9, [3; 12]));
+        // SAFETY: each parameter points at its local, written through it only from here on.
+        unsafe {
+            *(params[0] as *mut u32) = 8;
+            *(params[1] as *mut f32) = -1.0;
+            *(params[2] as *mut u64) = 0x1234;
+            *(params[3] as *mut u16) = 10;
+            *(params[4] as *mut [u8; 12]) = [4; 12];
+        }
+        let keep = [false, true, true, false, true];
+        // SAFETY: as above; the kept ones are not read.
+        unsafe { recorded.record(&params, Some(&keep)) };
+        assert_eq!(read(&recorded), want(8, 2.5, 0xdead_beef, 10, [3; 12]));
+        // A parameter that is the record's own bytes (a kept one passed through) stays as is.
+        let own = [params[0], params[1], recorded.ptrs[2], params[3], params[4]];
+        // SAFETY: as above; entry 2 points at the record's own 8 bytes.
+        unsafe { recorded.record(&own, None) };
+        assert_eq!(read(&recorded), want(8, -1.0, 0xdead_beef, 10, [4; 12]));
     }
 }

@@ -6,11 +6,13 @@ use cudarc::driver::{result as cu, CudaStream};
 
 use super::{graph_err, Graph};
 use crate::error::{Error, KernelName};
+use crate::sys;
 
 impl Graph<'_> {
     /// Replays the graph on `stream`, any stream of the graph's context. A replay on another
     /// stream than the previous replay first waits for that one; on the same stream it is one
     /// `cuGraphLaunch`. Allocates nothing.
+    #[inline]
     pub fn replay(&mut self, stream: &Arc<CudaStream>) -> Result<(), Error> {
         if stream.cu_stream() == self.last.cu_stream() {
             // The graph's context must be current: checked at every call, never assumed (see
@@ -20,9 +22,12 @@ impl Graph<'_> {
             self.switch_to(stream)?;
         }
         // SAFETY: `exec` is live and of the stream's context (the stream of the last replay or
-        // the capture's, or checked by `switch_to`), which is current.
-        unsafe { cu::graph::launch(self.exec, stream.cu_stream()) }
-            .map_err(graph_err("cuGraphLaunch"))?;
+        // the capture's, or checked by `switch_to`), which is current. Straight to the driver's
+        // entry point, as a program without chevron calls it.
+        let rc = unsafe { sys::cuGraphLaunch(self.exec, stream.cu_stream()) };
+        if rc != sys::cudaError_enum::CUDA_SUCCESS {
+            return Err(launch_error(rc));
+        }
         self.pending = true;
         Ok(())
     }
@@ -39,7 +44,7 @@ impl Graph<'_> {
     }
 
     /// Binds the context and orders `stream` after the previous replay's stream.
-    #[inline]
+    #[inline(never)]
     fn switch_to(&mut self, stream: &Arc<CudaStream>) -> Result<(), Error> {
         if stream.cu_stream() == self.last.cu_stream() {
             return self
@@ -92,4 +97,11 @@ impl Graph<'_> {
         self.waits_on_last.set(true);
         &self.last
     }
+}
+
+/// The error of `cuGraphLaunch`, made off the hot path.
+#[cold]
+#[inline(never)]
+fn launch_error(rc: sys::CUresult) -> Error {
+    graph_err("cuGraphLaunch")(cudarc::driver::DriverError(rc))
 }
