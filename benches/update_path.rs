@@ -234,8 +234,6 @@ fn main() -> Result<(), Box<dyn Error>> {
             println!("  {what:<48} {fastest:7.1} ns");
         }
     }
-    drop(setup);
-    drop((ordered_x, ordered_y));
-    drop(graph);
+    drop(graph); // waits for the last replay
     Ok(())
 }
