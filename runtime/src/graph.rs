@@ -1,14 +1,15 @@
 //! CUDA graphs of typed launches: [`Graph`], its rules and its nodes.
 //!
 //! One concern per file: [`capture`](Graph::capture) in `capture.rs`, replays in `replay.rs`,
-//! kernel nodes and their attributes in `node.rs`, untyped argument updates and the record of
+//! kernel nodes in `node.rs`, untyped argument updates and the record of
 //! updated arguments in `params.rs`, buffers ordered once for typed updates in `update.rs`,
 //! conditional nodes in `conditional.rs`.
 
 use std::sync::Arc;
 
-use cudarc::driver::{CudaContext, CudaEvent, CudaStream};
+use cudarc::driver::{result as cu, CudaContext, CudaEvent, CudaStream};
 
+use crate::attr::{GraphAttribute, Reached};
 use crate::driver;
 use crate::error::{Error, KernelName};
 use crate::sys;
@@ -129,6 +130,47 @@ impl<'a> Graph<'a> {
     #[inline(always)]
     fn check_node(&self, node: &GraphNode, kernel: KernelName) -> Result<(), Error> {
         node.check_capture(self.id, kernel)
+    }
+
+    /// Sets launch attribute `attr` on kernel node `node` (`cuGraphKernelNodeSetAttribute`) and
+    /// instantiates the graph again, after the last replay, so that it takes effect. Only kinds
+    /// the driver accepts on a graph node compile (the spec table's `graph` column):
+    ///
+    /// ```compile_fail,E0277
+    /// # fn f(g: &mut chevron::Graph<'_>, n: &chevron::GraphNode) {
+    /// g.set_node_attribute(n, chevron::ProgrammaticSerialization); // not on a node
+    /// # }
+    /// ```
+    pub fn set_node_attribute<A: GraphAttribute>(
+        &mut self,
+        node: &GraphNode,
+        attr: A,
+    ) -> Result<(), Error>
+    where
+        A::Since: Reached<A>,
+    {
+        self.check_node(node, KernelName(None))?;
+        self.ctx
+            .bind_to_thread()
+            .map_err(graph_err("cuCtxSetCurrent"))?;
+        // SAFETY: the node belongs to this graph (checked), which is live.
+        unsafe { driver::kernel_node_set_attribute(node.node, A::ID, &attr.value()) }.map_err(
+            |source| Error::Driver {
+                call: "cuGraphKernelNodeSetAttribute",
+                kernel: KernelName(None),
+                attributes: format!("graph node {} ({})", A::KEY, A::CUDA_NAME),
+                source,
+            },
+        )?;
+        self.synchronize()?;
+        self.write_back_updates()?;
+        // SAFETY: the graph is live.
+        let exec = unsafe { cu::graph::instantiate(self.graph, INSTANTIATE) }
+            .map_err(graph_err("cuGraphInstantiate"))?;
+        let old = core::mem::replace(&mut self.exec, exec);
+        // SAFETY: no replay of the old executable graph runs (synchronized above).
+        unsafe { driver::graph_destroy(old, core::ptr::null_mut()) }
+            .map_err(graph_err("cuGraphExecDestroy"))
     }
 
     /// The context check of the hot graph calls (updates, a replay on the last stream): the

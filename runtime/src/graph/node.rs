@@ -1,12 +1,9 @@
 //! Kernel nodes of a captured graph: [`GraphNode`], [`DeviceNode`], [`GraphEdge`], and the
-//! graph's per-node attributes.
-
-use cudarc::driver::result as cu;
+//! graph's per-node queries.
 
 #[cfg(doc)]
 use super::Capture;
-use super::{graph_err, Graph, INSTANTIATE};
-use crate::attr::{GraphAttribute, Reached};
+use super::{graph_err, Graph};
 use crate::driver;
 use crate::error::{Error, KernelName};
 use crate::sys;
@@ -120,48 +117,7 @@ pub struct GraphEdge {
     pub programmatic: bool,
 }
 
-impl Graph<'_> {
-    /// Sets launch attribute `attr` on kernel node `node` (`cuGraphKernelNodeSetAttribute`) and
-    /// instantiates the graph again, after the last replay, so that it takes effect. Only kinds
-    /// the driver accepts on a graph node compile (the spec table's `graph` column):
-    ///
-    /// ```compile_fail,E0277
-    /// # fn f(g: &mut chevron::Graph<'_>, n: &chevron::GraphNode) {
-    /// g.set_node_attribute(n, chevron::ProgrammaticSerialization); // not on a node
-    /// # }
-    /// ```
-    pub fn set_node_attribute<A: GraphAttribute>(
-        &mut self,
-        node: &GraphNode,
-        attr: A,
-    ) -> Result<(), Error>
-    where
-        A::Since: Reached<A>,
-    {
-        self.check_node(node, KernelName(None))?;
-        self.ctx
-            .bind_to_thread()
-            .map_err(graph_err("cuCtxSetCurrent"))?;
-        // SAFETY: the node belongs to this graph (checked), which is live.
-        unsafe { driver::kernel_node_set_attribute(node.node, A::ID, &attr.value()) }.map_err(
-            |source| Error::Driver {
-                call: "cuGraphKernelNodeSetAttribute",
-                kernel: KernelName(None),
-                attributes: format!("graph node {} ({})", A::KEY, A::CUDA_NAME),
-                source,
-            },
-        )?;
-        self.synchronize()?;
-        self.write_back_updates()?;
-        // SAFETY: the graph is live.
-        let exec = unsafe { cu::graph::instantiate(self.graph, INSTANTIATE) }
-            .map_err(graph_err("cuGraphInstantiate"))?;
-        let old = core::mem::replace(&mut self.exec, exec);
-        // SAFETY: no replay of the old executable graph runs (synchronized above).
-        unsafe { driver::graph_destroy(old, core::ptr::null_mut()) }
-            .map_err(graph_err("cuGraphExecDestroy"))
-    }
-
+impl<'a> Graph<'a> {
     /// The value of launch attribute `id` on kernel node `node`
     /// (`cuGraphKernelNodeGetAttribute`), as the driver's union.
     pub fn node_attribute(

@@ -103,7 +103,7 @@ unsafe fn copy_param(from: *mut c_void, to: *mut c_void, size: u32) {
     }
 }
 
-impl Graph<'_> {
+impl<'a> Graph<'a> {
     /// Sets the parameters of kernel node `node` for the following replays, without
     /// instantiating again (`cuGraphExecKernelNodeSetParams`): the untyped form of the `update`
     /// function `#[kernel]` generates. `func` must be the node's function, `name` is for

@@ -8,7 +8,7 @@ use super::{graph_err, Graph};
 use crate::error::{Error, KernelName};
 use crate::sys;
 
-impl Graph<'_> {
+impl<'a> Graph<'a> {
     /// Replays the graph on `stream`, any stream of the graph's context. A replay on another
     /// stream than the previous replay first waits for that one; on the same stream it is one
     /// `cuGraphLaunch`. Allocates nothing.
