@@ -132,6 +132,26 @@ impl<'a> Graph<'a> {
         node.check_capture(self.id, kernel)
     }
 
+    /// Captures the launches `body` makes on `stream` (through [`Capture::stream`]) into a graph
+    /// and instantiates it; returns the graph and what `body` returned (typically the
+    /// [`GraphNode`]s to update later).
+    ///
+    /// First synchronizes the context, so that work enqueued earlier is done; captures in
+    /// `CU_STREAM_CAPTURE_MODE_RELAXED` mode (a kernel may be used for the first time, loading
+    /// its module, inside the body) with cudarc's event tracking paused (see the
+    /// [`Graph`] docs). The graph replays on any stream of the context.
+    ///
+    /// `Error::Graph` when the stream is already capturing; `Error::Driver` naming
+    /// `cuStreamEndCapture` when the driver invalidated the capture (an operation the capture
+    /// cannot record); the body's own error when it fails. On any error or panic the capture is
+    /// ended and discarded, and event tracking restored.
+    pub fn capture<R, F>(stream: &Arc<CudaStream>, body: F) -> Result<(Self, R), Error>
+    where
+        F: FnMut(&mut Capture<'_>) -> Result<R, Error> + 'a,
+    {
+        Self::capture_body(stream, body)
+    }
+
     /// Sets launch attribute `attr` on kernel node `node` (`cuGraphKernelNodeSetAttribute`) and
     /// instantiates the graph again, after the last replay, so that it takes effect. Only kinds
     /// the driver accepts on a graph node compile (the spec table's `graph` column):

@@ -106,20 +106,12 @@ impl Drop for CaptureGuard<'_> {
 }
 
 impl<'a> Graph<'a> {
-    /// Captures the launches `body` makes on `stream` (through [`Capture::stream`]) into a graph
-    /// and instantiates it; returns the graph and what `body` returned (typically the
-    /// [`GraphNode`]s to update later).
-    ///
-    /// First synchronizes the context, so that work enqueued earlier is done; captures in
-    /// `CU_STREAM_CAPTURE_MODE_RELAXED` mode (a kernel may be used for the first time, loading
-    /// its module, inside the body) with cudarc's event tracking paused (see the
-    /// [`Graph`] docs). The graph replays on any stream of the context.
-    ///
-    /// `Error::Graph` when the stream is already capturing; `Error::Driver` naming
-    /// `cuStreamEndCapture` when the driver invalidated the capture (an operation the capture
-    /// cannot record); the body's own error when it fails. On any error or panic the capture is
-    /// ended and discarded, and event tracking restored.
-    pub fn capture<R, F>(stream: &Arc<CudaStream>, mut body: F) -> Result<(Self, R), Error>
+    /// [`Graph::capture`], whose entry in `graph.rs` (where rustc names it plainly in a bound's
+    /// error) calls this.
+    pub(super) fn capture_body<R, F>(
+        stream: &Arc<CudaStream>,
+        mut body: F,
+    ) -> Result<(Self, R), Error>
     where
         F: FnMut(&mut Capture<'_>) -> Result<R, Error> + 'a,
     {
