@@ -1,5 +1,5 @@
 //! Graph replay against launching: a chain of N dependent tiny kernels (`y = y·a + b`, N = 1, 8,
-//! 64, 512) run nine ways in interleaved rounds:
+//! 64, 512) run eleven ways in interleaved rounds:
 //!
 //! - raw: `cuLaunchKernelEx` through `chevron::cudarc::driver::sys`, same kernel and arguments
 //!   (the driver's floor: no event tracking, no attributes);
@@ -20,6 +20,9 @@
 //!   ordering as `update`);
 //! - update_scalars + replay: every node's `a` and `b` changed through `chain::update_scalars`,
 //!   which keeps the captured buffer, then replayed;
+//! - raw update, context check + replay: the raw update below with a `cuCtxGetCurrent` (and a
+//!   compare) before each `cuGraphExecKernelNodeSetParams`: the floor of the typed updates,
+//!   which check the context at every call (without it the driver may crash, not fail);
 //! - raw update + replay: the update floor, `cuGraphExecKernelNodeSetParams` and `cuGraphLaunch`
 //!   through `sys` on the same kind of graph and arguments (alternating buffers, no event
 //!   tracking).
@@ -64,7 +67,7 @@ const QUICK_CHAINS: &[usize] = &[1, 8, 64];
 const QUICK_LAUNCHES_PER_VARIANT: usize = 64;
 const QUICK_MIN_ROUNDS: usize = 2;
 /// The variants, in the order they run in each round and are printed.
-const VARIANTS: [&str; 10] = [
+const VARIANTS: [&str; 11] = [
     "raw",
     "direct",
     "direct, PDL",
@@ -74,6 +77,7 @@ const VARIANTS: [&str; 10] = [
     "update + replay",
     "update, ordered + replay",
     "update_scalars + replay",
+    "raw update, ctx check",
     "raw update + replay",
 ];
 
@@ -178,6 +182,11 @@ fn run() -> Result<(), Box<dyn Error>> {
             stream.clone_htod(&initial())?,
             stream.clone_htod(&initial())?,
         ];
+        let mut y_capture_raw_ctx = stream.clone_htod(&initial())?;
+        let mut y_raw_ctx = [
+            stream.clone_htod(&initial())?,
+            stream.clone_htod(&initial())?,
+        ];
         let mut want_fixed = initial();
         let mut want_update = [initial(), initial()];
         let mut want_ordered = [initial(), initial()];
@@ -191,6 +200,7 @@ fn run() -> Result<(), Box<dyn Error>> {
         };
         // The raw update floor's pointers, taken once as well.
         let raw_update_ptrs = y_raw_update.each_mut().map(|y| y.device_ptr_mut(&stream).0);
+        let raw_ctx_ptrs = y_raw_ctx.each_mut().map(|y| y.device_ptr_mut(&stream).0);
         let raw_cfg = sys::CUlaunchConfig {
             gridDimX: 1,
             gridDimY: 1,
@@ -276,6 +286,16 @@ fn run() -> Result<(), Box<dyn Error>> {
             }
             Ok(nodes)
         })?;
+        let (mut raw_ctx_updated, raw_ctx_nodes) = Graph::capture(&stream, |capture| {
+            let mut nodes: Vec<GraphNode> = Vec::with_capacity(n);
+            for &(a, b) in &fixed {
+                unsafe {
+                    launch!(chain<<<1, LEN, capture.stream()>>>(len, a, b, &mut y_capture_raw_ctx))
+                }?;
+                nodes.push(capture.last_node()?);
+            }
+            Ok(nodes)
+        })?;
         // SAFETY: all-zero is a valid value of this plain C struct; the fields that matter are
         // set below.
         let mut raw_node: sys::CUDA_KERNEL_NODE_PARAMS = unsafe { std::mem::zeroed() };
@@ -289,7 +309,10 @@ fn run() -> Result<(), Box<dyn Error>> {
         ordered.upload(&stream)?;
         scalars.upload(&stream)?;
         raw_updated.upload(&stream)?;
+        raw_ctx_updated.upload(&stream)?;
         let raw_exec = raw_updated.cu_graph_exec();
+        let raw_ctx_exec = raw_ctx_updated.cu_graph_exec();
+        let cu_ctx = ctx.cu_ctx();
         // The ordered buffers of `update_ordered`, made once (as the raw pointers are taken
         // once): each borrows its buffer until it is dropped, after the rounds.
         let y_ord = {
@@ -373,6 +396,39 @@ fn run() -> Result<(), Box<dyn Error>> {
                     Ok(scalars.replay(&stream)?)
                 })?,
                 time(&stream, n, || {
+                    let y = raw_ctx_ptrs[round % 2];
+                    for (k, node) in raw_ctx_nodes.iter().enumerate() {
+                        let (a, b) = args(k, round);
+                        let mut params = [
+                            &len as *const u32 as *mut _,
+                            &a as *const f32 as *mut _,
+                            &b as *const f32 as *mut _,
+                            &y as *const u64 as *mut _,
+                        ];
+                        let mut p = raw_node;
+                        p.kernelParams = params.as_mut_ptr();
+                        let mut current = std::ptr::null_mut();
+                        // SAFETY: an out-pointer to a local.
+                        let rc = unsafe { sys::cuCtxGetCurrent(&mut current) };
+                        if rc != sys::cudaError_enum::CUDA_SUCCESS || current != cu_ctx {
+                            return Err(format!("cuCtxGetCurrent: {rc:?}, {current:?}").into());
+                        }
+                        // SAFETY: as in the raw update below.
+                        let rc = unsafe {
+                            sys::cuGraphExecKernelNodeSetParams_v2(raw_ctx_exec, node.raw(), &p)
+                        };
+                        if rc != sys::cudaError_enum::CUDA_SUCCESS {
+                            return Err(format!("cuGraphExecKernelNodeSetParams: {rc:?}").into());
+                        }
+                    }
+                    // SAFETY: as in the raw update below.
+                    let rc = unsafe { sys::cuGraphLaunch(raw_ctx_exec, stream.cu_stream()) };
+                    if rc != sys::cudaError_enum::CUDA_SUCCESS {
+                        return Err(format!("cuGraphLaunch: {rc:?}").into());
+                    }
+                    Ok(())
+                })?,
+                time(&stream, n, || {
                     let y = raw_update_ptrs[round % 2];
                     for (k, node) in raw_nodes.iter().enumerate() {
                         let (a, b) = args(k, round);
@@ -423,6 +479,7 @@ fn run() -> Result<(), Box<dyn Error>> {
         // Its replays were launched around the Graph: wait for them before the buffers are read.
         stream.synchronize()?;
         drop(raw_updated);
+        drop(raw_ctx_updated);
         let rounds_run = rounds + 1;
         let fixed_buffers = [&y_raw, &y_direct, &y_direct_pdl, &y_replay, &y_replay_pdl];
         for (name, y) in VARIANTS.iter().zip(fixed_buffers) {
@@ -443,6 +500,9 @@ fn run() -> Result<(), Box<dyn Error>> {
         for (y, want) in y_raw_update.iter().zip(&want_update) {
             check("raw update + replay", n, &stream.clone_dtoh(y)?, want)?;
         }
+        for (y, want) in y_raw_ctx.iter().zip(&want_update) {
+            check("raw update, ctx check", n, &stream.clone_dtoh(y)?, want)?;
+        }
 
         let m: Vec<[f64; 2]> = t.iter_mut().map(|[h, d]| [median(h), median(d)]).collect();
         let (raw, direct) = (m[0], m[1]);
@@ -458,6 +518,7 @@ fn run() -> Result<(), Box<dyn Error>> {
         // The updates' host time against the raw driver's (`cuGraphExecKernelNodeSetParams` per
         // node, then `cuGraphLaunch`): the cost of the typed paths over the driver call.
         let raw_update = m[VARIANTS.len() - 1][0];
+        debug_assert_eq!(VARIANTS[VARIANTS.len() - 1], "raw update + replay");
         let of = |name: &str| {
             let k = VARIANTS.iter().position(|v| *v == name).unwrap_or(0);
             m[k][0] / raw_update
@@ -470,12 +531,13 @@ fn run() -> Result<(), Box<dyn Error>> {
             }
         };
         println!(
-            "{n:>4}  host time over raw update + replay: update {:.2}× (waits for its buffer's events at every call), update (ordered) {}, update_scalars {}",
+            "{n:>4}  host time over raw update + replay: update {:.2}× (waits for its buffer's events at every call), update (ordered) {}, update_scalars {}; raw + cuCtxGetCurrent per update {:.2}× (the context check's floor)",
             of("update + replay"),
             verdict(of("update, ordered + replay"), 1.2),
-            verdict(of("update_scalars + replay"), 1.1)
+            verdict(of("update_scalars + replay"), 1.1),
+            of("raw update, ctx check")
         );
-        println!("{n:>4}  checked: 12 buffers equal the host's chain after {rounds_run} rounds");
+        println!("{n:>4}  checked: 14 buffers equal the host's chain after {rounds_run} rounds");
     }
     Ok(())
 }

@@ -219,9 +219,10 @@ fn the_ordering_holds_for_a_replay_on_a_third_stream_after_a_synchronize() -> Te
     Ok(())
 }
 
-/// The typed updates and a replay on the last stream bind the graph's context only when the
-/// driver asks for it (the fast path calls the driver straight away): with no context current
-/// on the thread, each still works, and the results equal the host's.
+/// The typed updates and a replay on the last stream ask the driver which context is current at
+/// every call (`cuCtxGetCurrent`, never assumed from an earlier bind) and bind the graph's where
+/// none is: with no context current on the thread before each call (a raw
+/// `cuCtxSetCurrent(NULL)`), each still works, and the results equal the host's.
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn updates_and_replays_work_with_no_context_current() -> TestResult {

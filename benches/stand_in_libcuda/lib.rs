@@ -8,12 +8,14 @@
 //!
 //! One device (compute capability 9.0), one context, one module with one function whose four
 //! parameters have `saxpy`'s sizes; memory is a counter of fake addresses; copies from the device
-//! write zeros.
+//! write zeros. Graphs (for `benches/update_path.rs`): a stream capture records one kernel node
+//! per launch (nodes are fake handles, the launch's `kernelParams` are not kept: the node's
+//! arguments read back are fixed values), and every graph call succeeds.
 
 #![allow(non_snake_case, clippy::missing_safety_doc)]
 
 use core::ffi::{c_char, c_int, c_uint, c_void};
-use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
 
 type CUresult = c_int;
 const SUCCESS: CUresult = 0;
@@ -26,6 +28,12 @@ static MODULE: u8 = 0;
 static FUNCTION: u8 = 0;
 static STREAM: u8 = 0;
 static EVENT: u8 = 0;
+static GRAPH: u8 = 0;
+static EXEC: u8 = 0;
+/// Whether the stand-in stream is capturing, and the last node its capture added (0: none).
+static CAPTURING: AtomicBool = AtomicBool::new(false);
+static LAST_NODE: AtomicU64 = AtomicU64::new(0);
+static NEXT_NODE: AtomicU64 = AtomicU64::new(0x6e00_0000_0000);
 static CURRENT: AtomicPtr<c_void> = AtomicPtr::new(core::ptr::null_mut());
 static NEXT_ADDRESS: AtomicU64 = AtomicU64::new(0x7f00_0000_0000);
 
@@ -169,6 +177,12 @@ pub extern "C" fn cuLaunchKernelEx(
     _params: *mut *mut c_void,
     _extra: *mut *mut c_void,
 ) -> CUresult {
+    if CAPTURING.load(Ordering::Relaxed) {
+        LAST_NODE.store(
+            NEXT_NODE.fetch_add(64, Ordering::Relaxed),
+            Ordering::Relaxed,
+        );
+    }
     SUCCESS
 }
 /// What cudarc's launch builder calls (`examples/launch_overhead.rs` times it beside chevron).
@@ -279,4 +293,153 @@ pub unsafe extern "C" fn cuGetErrorString(_e: CUresult, s: *mut *const c_char) -
 #[no_mangle]
 pub unsafe extern "C" fn cuGetErrorName(_e: CUresult, s: *mut *const c_char) -> CUresult {
     unsafe { put(s, c"CUDA_ERROR_STAND_IN".as_ptr()) }
+}
+
+// Graphs: capture, nodes, instantiation, updates and replays.
+
+#[no_mangle]
+pub extern "C" fn cuStreamBeginCapture_v2(_s: *mut c_void, _mode: c_int) -> CUresult {
+    CAPTURING.store(true, Ordering::Relaxed);
+    LAST_NODE.store(0, Ordering::Relaxed);
+    SUCCESS
+}
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamEndCapture(_s: *mut c_void, g: *mut *mut c_void) -> CUresult {
+    CAPTURING.store(false, Ordering::Relaxed);
+    unsafe { put(g, handle(&GRAPH)) }
+}
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamIsCapturing(_s: *mut c_void, status: *mut c_int) -> CUresult {
+    unsafe { put(status, CAPTURING.load(Ordering::Relaxed) as c_int) }
+}
+thread_local! {
+    /// The dependency array `cuStreamGetCaptureInfo` returns (valid until the next call).
+    static DEPS: core::cell::Cell<u64> = const { core::cell::Cell::new(0) };
+}
+/// One capture (id 1); its dependency is the last node a launch added.
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamGetCaptureInfo_v3(
+    _s: *mut c_void,
+    status: *mut c_int,
+    id: *mut u64,
+    graph: *mut *mut c_void,
+    deps: *mut *const u64,
+    edges: *mut *const c_void,
+    count: *mut usize,
+) -> CUresult {
+    let node = LAST_NODE.load(Ordering::Relaxed);
+    DEPS.set(node);
+    unsafe {
+        put(status, CAPTURING.load(Ordering::Relaxed) as c_int);
+        if !id.is_null() {
+            put(id, 1);
+        }
+        if !graph.is_null() {
+            put(graph, handle(&GRAPH));
+        }
+        if !deps.is_null() {
+            put(deps, DEPS.with(|d| d.as_ptr() as *const u64));
+        }
+        if !edges.is_null() {
+            put(edges, core::ptr::null());
+        }
+        put(count, usize::from(node != 0))
+    }
+}
+/// `CUDA_KERNEL_NODE_PARAMS_v2`.
+#[repr(C)]
+pub struct KernelNodeParams {
+    func: *mut c_void,
+    grid: [c_uint; 3],
+    block: [c_uint; 3],
+    shared: c_uint,
+    kernel_params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+    kern: *mut c_void,
+    ctx: *mut c_void,
+}
+/// The arguments a node reads back: `saxpy`'s, with two fake device pointers.
+static NODE_N: u32 = 256;
+static NODE_A: f32 = 1.0;
+static NODE_X: u64 = 0x7f00_0000_0000;
+static NODE_Y: u64 = 0x7f00_0000_1000;
+struct Args([*const c_void; 4]);
+// SAFETY: pointers to immutable statics.
+unsafe impl Sync for Args {}
+static NODE_ARGS: Args = Args([
+    &NODE_N as *const u32 as *const c_void,
+    &NODE_A as *const f32 as *const c_void,
+    &NODE_X as *const u64 as *const c_void,
+    &NODE_Y as *const u64 as *const c_void,
+]);
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphKernelNodeGetParams_v2(
+    _node: *mut c_void,
+    p: *mut KernelNodeParams,
+) -> CUresult {
+    unsafe {
+        put(
+            p,
+            KernelNodeParams {
+                func: handle(&FUNCTION),
+                grid: [1, 1, 1],
+                block: [256, 1, 1],
+                shared: 0,
+                kernel_params: NODE_ARGS.0.as_ptr() as *mut *mut c_void,
+                extra: core::ptr::null_mut(),
+                kern: core::ptr::null_mut(),
+                ctx: handle(&CONTEXT),
+            },
+        )
+    }
+}
+#[no_mangle]
+pub extern "C" fn cuGraphKernelNodeSetParams_v2(
+    _node: *mut c_void,
+    _p: *const KernelNodeParams,
+) -> CUresult {
+    SUCCESS
+}
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphInstantiateWithFlags(
+    e: *mut *mut c_void,
+    _g: *mut c_void,
+    _flags: u64,
+) -> CUresult {
+    unsafe { put(e, handle(&EXEC)) }
+}
+/// Reads the arguments as the driver copies them: one load per parameter of `saxpy`.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphExecKernelNodeSetParams_v2(
+    _exec: *mut c_void,
+    _node: *mut c_void,
+    p: *const KernelNodeParams,
+) -> CUresult {
+    let params = unsafe { (*p).kernel_params };
+    if params.is_null() {
+        return INVALID_VALUE;
+    }
+    unsafe {
+        core::hint::black_box(*(*params as *const u32));
+        core::hint::black_box(*(*params.add(1) as *const u32));
+        core::hint::black_box(*(*params.add(2) as *const u64));
+        core::hint::black_box(*(*params.add(3) as *const u64));
+    }
+    SUCCESS
+}
+#[no_mangle]
+pub extern "C" fn cuGraphLaunch(_e: *mut c_void, _s: *mut c_void) -> CUresult {
+    SUCCESS
+}
+#[no_mangle]
+pub extern "C" fn cuGraphUpload(_e: *mut c_void, _s: *mut c_void) -> CUresult {
+    SUCCESS
+}
+#[no_mangle]
+pub extern "C" fn cuGraphExecDestroy(_e: *mut c_void) -> CUresult {
+    SUCCESS
+}
+#[no_mangle]
+pub extern "C" fn cuGraphDestroy(_g: *mut c_void) -> CUresult {
+    SUCCESS
 }

@@ -103,6 +103,7 @@ pub(crate) unsafe fn kernel_function(
 /// # Safety
 /// `exec` was instantiated from the graph holding kernel node `node`; `params.kernelParams`
 /// matches the function's parameters.
+#[inline]
 pub(crate) unsafe fn exec_set_kernel_params(
     exec: sys::CUgraphExec,
     node: sys::CUgraphNode,
