@@ -16,6 +16,7 @@ use crate::report::{self, Errors};
 mod ast;
 mod check;
 mod expand;
+mod fit;
 #[cfg(test)]
 mod fuzz;
 pub(crate) mod keys;
