@@ -87,8 +87,8 @@ fn written_at(plan: &Plan, subject: Subject) -> Option<Span> {
         Subject::Block => Some(plan.block.span()),
         Subject::Grid => Some(plan.grid.span()),
         Subject::Cluster => attr("cluster"),
-        Subject::Serialization => attr("programmatic_serialization"),
-        Subject::Cooperative => attr("cooperative"),
+        Subject::SerializationFlag => attr("programmatic_serialization"),
+        Subject::CooperativeFlag => attr("cooperative"),
     }
 }
 
@@ -98,8 +98,8 @@ fn known(facts: &LaunchFacts, subject: Subject) -> bool {
         Subject::Block => facts.block.is_some(),
         Subject::Grid => facts.grid.is_some(),
         Subject::Cluster => facts.cluster.is_some(),
-        Subject::Serialization => facts.programmatic_serialization.is_some(),
-        Subject::Cooperative => facts.cooperative.is_some(),
+        Subject::SerializationFlag => facts.programmatic_serialization.is_some(),
+        Subject::CooperativeFlag => facts.cooperative.is_some(),
     }
 }
 

@@ -22,6 +22,7 @@ mod fuzz;
 pub(crate) mod keys;
 mod limits;
 mod parse;
+mod setting;
 #[cfg(test)]
 mod tests;
 mod untyped;
@@ -57,7 +58,7 @@ fn try_launch(input: TokenStream) -> syn::Result<TokenStream> {
     let parsed = parsed(parse::parse_launch(input, &mut cx), &mut cx)?;
     let plan = check::check_chevrons(&parsed.chevrons, check::Mode::Launch, &mut cx);
     if let ast::Kernel::Dyn { .. } = parsed.kernel {
-        check::check_dyn_args(&parsed.args, &mut cx);
+        untyped::check_dyn_args(&parsed.args, &mut cx);
     }
     match plan {
         Some(plan) if cx.is_empty() => Ok(expand::expand_launch(&parsed, &plan)),

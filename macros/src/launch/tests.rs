@@ -635,7 +635,13 @@ fn literal_values_are_checked_against_the_kernels_rules_in_one_const_block() {
         "{all}"
     );
     // One arm per subject the launch writes (every one here), each with its panic.
-    for subject in ["Block", "Grid", "Cluster", "Serialization", "Cooperative"] {
+    for subject in [
+        "Block",
+        "Grid",
+        "Cluster",
+        "SerializationFlag",
+        "CooperativeFlag",
+    ] {
         let arm = format!("{p} Some (({p} Subject :: {subject} , __chevron_message))");
         assert_eq!(all.matches(&arm).count(), 1, "{arm} in {all}");
     }

@@ -19,8 +19,8 @@ mod tests;
 mod text;
 
 pub use crate::ptx::Fact;
-pub use rules::{Rule, Subject};
-pub use text::{read_info, InfoText, MESSAGES};
+pub use rules::{Rule, Subject, MESSAGES};
+pub use text::{read_info, InfoText};
 
 /// How a kernel that `#[kernel]` declares relates to `cooperative` launches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -38,7 +38,7 @@ pub enum CooperativeUse {
     CoResident,
 }
 
-/// The messages of a [`KernelInfo`], one per [`Rule`] ([`Self::get`]); empty where the rule
+/// The messages of a [`KernelInfo`], one per [`Rule`] (`Messages::get`); empty where the rule
 /// cannot fail. Named fields, because `#[kernel]` writes them out by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Messages {
@@ -76,45 +76,6 @@ impl Messages {
         needless_cooperative: "",
         unseen: "",
     };
-
-    /// The message of `rule`.
-    pub const fn get(&self, rule: Rule) -> &'static str {
-        match rule {
-            Rule::Block => self.block,
-            Rule::Cluster => self.cluster,
-            Rule::ClusterRank => self.cluster_rank,
-            Rule::Unclustered => self.unclustered,
-            Rule::Grid => self.grid,
-            Rule::PdlWait => self.pdl_wait,
-            Rule::NotCooperative => self.not_cooperative,
-            Rule::NeedlessCooperative => self.needless_cooperative,
-        }
-    }
-
-    /// The messages stored by rule (`texts[rule as usize]`), then [`Self::unseen`] last: the
-    /// order of [`InfoText::messages`].
-    pub const fn from_texts(texts: [&'static str; MESSAGES]) -> Messages {
-        let mut m = Messages {
-            unseen: texts[Rule::COUNT],
-            ..Messages::NONE
-        };
-        let mut i = 0;
-        while i < Rule::COUNT {
-            let text = texts[i];
-            match Rule::ALL[i] {
-                Rule::Block => m.block = text,
-                Rule::Cluster => m.cluster = text,
-                Rule::ClusterRank => m.cluster_rank = text,
-                Rule::Unclustered => m.unclustered = text,
-                Rule::Grid => m.grid = text,
-                Rule::PdlWait => m.pdl_wait = text,
-                Rule::NotCooperative => m.not_cooperative = text,
-                Rule::NeedlessCooperative => m.needless_cooperative = text,
-            }
-            i += 1;
-        }
-        m
-    }
 }
 
 /// What a kernel's PTX fixes about its launches, with the message for each broken rule.

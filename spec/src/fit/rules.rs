@@ -5,7 +5,7 @@
 //! definition for both times; its message is [`super::read_info`]'s arm for it (an exhaustive
 //! `match`, so a rule without one does not compile).
 
-use super::{CooperativeUse, Fact, KernelInfo, LaunchFacts};
+use super::{CooperativeUse, Fact, KernelInfo, LaunchFacts, Messages};
 
 /// What in a launch a rule looks at: where `launch!` reports a broken rule (the literal that
 /// breaks it, or the kernel's name when the launch leaves it out) and what the runtime's error
@@ -19,9 +19,9 @@ pub enum Subject {
     /// The grid ([`LaunchFacts::grid`]).
     Grid,
     /// `programmatic_serialization` ([`LaunchFacts::programmatic_serialization`]).
-    Serialization,
+    SerializationFlag,
     /// `cooperative` ([`LaunchFacts::cooperative`]).
-    Cooperative,
+    CooperativeFlag,
 }
 
 /// `(x, y, z)` as the messages write a dim.
@@ -31,8 +31,8 @@ impl Subject {
         Subject::Block,
         Subject::Cluster,
         Subject::Grid,
-        Subject::Serialization,
-        Subject::Cooperative,
+        Subject::SerializationFlag,
+        Subject::CooperativeFlag,
     ];
 }
 
@@ -57,11 +57,11 @@ impl Subject {
                 Some(c) => format!("cluster {}", dims(c)),
                 None => "no cluster".into(),
             }),
-            Subject::Serialization => flag(
+            Subject::SerializationFlag => flag(
                 facts.programmatic_serialization,
                 "programmatic_serialization",
             ),
-            Subject::Cooperative => flag(facts.cooperative, "cooperative"),
+            Subject::CooperativeFlag => flag(facts.cooperative, "cooperative"),
         }
     }
 }
@@ -165,7 +165,7 @@ rules! {
     };
     /// `programmatic_serialization` on a kernel that definitely never executes
     /// `griddepcontrol.wait` (unless declared `pdl = "no_upstream_reads"`).
-    PdlWait on Serialization => |k, l| {
+    PdlWait on SerializationFlag => |k, l| {
         matches!(l.programmatic_serialization, Some(true))
             && k.known
             && k.waits.is_no()
@@ -173,7 +173,7 @@ rules! {
     };
     /// A grid-syncing kernel (or one declared `cooperative = "co_resident"`) launched without
     /// `cooperative`.
-    NotCooperative on Cooperative => |k, l| {
+    NotCooperative on CooperativeFlag => |k, l| {
         matches!(l.cooperative, Some(false))
             && k.known
             && matches!(
@@ -183,7 +183,7 @@ rules! {
     };
     /// `cooperative` on a kernel that definitely never syncs the grid (and is declared neither
     /// `optional` nor `co_resident`).
-    NeedlessCooperative on Cooperative => |k, l| {
+    NeedlessCooperative on CooperativeFlag => |k, l| {
         matches!(l.cooperative, Some(true))
             && k.known
             && matches!(
@@ -196,6 +196,51 @@ rules! {
 impl Rule {
     /// How many rules there are.
     pub const COUNT: usize = Rule::ALL.len();
+}
+
+/// How many messages a kernel's info holds: one per [`Rule`] (at `rule as usize`), then the
+/// note on what the kernel calls that the file does not hold ([`Messages::unseen`]).
+pub const MESSAGES: usize = Rule::COUNT + 1;
+
+impl Messages {
+    /// The message of `rule`.
+    pub const fn get(&self, rule: Rule) -> &'static str {
+        match rule {
+            Rule::Block => self.block,
+            Rule::Cluster => self.cluster,
+            Rule::ClusterRank => self.cluster_rank,
+            Rule::Unclustered => self.unclustered,
+            Rule::Grid => self.grid,
+            Rule::PdlWait => self.pdl_wait,
+            Rule::NotCooperative => self.not_cooperative,
+            Rule::NeedlessCooperative => self.needless_cooperative,
+        }
+    }
+
+    /// The messages stored by rule (`texts[rule as usize]`), then [`Self::unseen`] last: the
+    /// order of [`InfoText::messages`].
+    pub const fn from_texts(texts: [&'static str; MESSAGES]) -> Messages {
+        let mut m = Messages {
+            unseen: texts[Rule::COUNT],
+            ..Messages::NONE
+        };
+        let mut i = 0;
+        while i < Rule::COUNT {
+            let text = texts[i];
+            match Rule::ALL[i] {
+                Rule::Block => m.block = text,
+                Rule::Cluster => m.cluster = text,
+                Rule::ClusterRank => m.cluster_rank = text,
+                Rule::Unclustered => m.unclustered = text,
+                Rule::Grid => m.grid = text,
+                Rule::PdlWait => m.pdl_wait = text,
+                Rule::NotCooperative => m.not_cooperative = text,
+                Rule::NeedlessCooperative => m.needless_cooperative = text,
+            }
+            i += 1;
+        }
+        m
+    }
 }
 
 // The table's order is the variants' order: messages are stored at `rule as usize`.

@@ -3,12 +3,9 @@
 //! note on what the kernel calls that the file does not hold, and the `programmatic_event`
 //! warning.
 
+use super::rules::MESSAGES;
 use super::{CooperativeUse, KernelInfo, Messages, Rule};
 use crate::ptx::{Entry, Seen};
-
-/// How many messages an [`InfoText`] holds: one per [`Rule`] (at `rule as usize`), then the
-/// note on what the kernel calls that the file does not hold ([`Messages::unseen`]).
-pub const MESSAGES: usize = Rule::COUNT + 1;
 
 /// A [`KernelInfo`] as read from an entry, with owned messages: `#[kernel]` writes it out as a
 /// const, the runtime leaks one per `cuda = "…"` kernel (once per process).
