@@ -264,7 +264,7 @@ pub fn info_items(
             };
             let (waits, triggers, grid_sync) = (fact(i.waits), fact(i.triggers), fact(i.grid_sync));
             let (explicit, by_clusters) = (i.explicit_cluster, i.blocks_are_clusters);
-            let [block, cl, rank_m, unclustered, grid, pdl, not_coop, coop_cluster, needless, unseen] =
+            let [block, cl, rank_m, unclustered, grid, pdl, not_coop, needless, unseen] =
                 &text.messages;
             quote!(#p::KernelInfo {
                 known: true,
@@ -288,7 +288,6 @@ pub fn info_items(
                     pdl_wait: #pdl,
                     not_cooperative: #not_coop,
                     needless_cooperative: #needless,
-                    cooperative_cluster: #coop_cluster,
                     unseen: #unseen,
                 },
             })

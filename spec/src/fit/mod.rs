@@ -58,8 +58,6 @@ pub struct Messages {
     pub not_cooperative: &'static str,
     /// `cooperative` on a kernel that never syncs the grid.
     pub needless_cooperative: &'static str,
-    /// `cooperative` on an `.explicitcluster` kernel.
-    pub cooperative_cluster: &'static str,
     /// Not a rule: what the kernel calls that the file does not hold, and which checks that
     /// leaves out; empty when every fact a rule rests on is known.
     pub unseen: &'static str,
@@ -76,7 +74,6 @@ impl Messages {
         pdl_wait: "",
         not_cooperative: "",
         needless_cooperative: "",
-        cooperative_cluster: "",
         unseen: "",
     };
 }

@@ -181,10 +181,6 @@ rules! {
                 (Fact::Yes, CooperativeUse::ByPtx) | (_, CooperativeUse::CoResident)
             )
     };
-    /// `cooperative` on a kernel compiled with `.explicitcluster` (scratch rule).
-    CooperativeCluster on CooperativeFlag => |k, l| {
-        matches!(l.cooperative, Some(true)) && k.explicit_cluster
-    };
     /// `cooperative` on a kernel that definitely never syncs the grid (and is declared neither
     /// `optional` nor `co_resident`).
     NeedlessCooperative on CooperativeFlag => |k, l| {
@@ -218,7 +214,6 @@ impl Messages {
             Rule::PdlWait => self.pdl_wait,
             Rule::NotCooperative => self.not_cooperative,
             Rule::NeedlessCooperative => self.needless_cooperative,
-            Rule::CooperativeCluster => self.cooperative_cluster,
         }
     }
 
@@ -241,7 +236,6 @@ impl Messages {
                 Rule::PdlWait => m.pdl_wait = text,
                 Rule::NotCooperative => m.not_cooperative = text,
                 Rule::NeedlessCooperative => m.needless_cooperative = text,
-                Rule::CooperativeCluster => m.cooperative_cluster = text,
             }
             i += 1;
         }

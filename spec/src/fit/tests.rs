@@ -305,7 +305,7 @@ fn every_rule_in_the_table_has_a_message_and_a_case() {
         cooperative: Some(false),
         programmatic_serialization: Some(false),
     };
-    let cases: [(&str, LaunchFacts); 9] = [
+    let cases: [(&str, LaunchFacts); 8] = [
         (".entry k() .reqntid 32 { griddepcontrol.wait; ret; }", full),
         (
             ".entry k() .reqnctapercluster 2 { griddepcontrol.wait; ret; }",
@@ -340,14 +340,6 @@ fn every_rule_in_the_table_has_a_message_and_a_case() {
             ".entry k() { mov.u32 %r1, %envreg1;\n\
              atom.add.release.gpu.u32 %r2, [%rd1], 1; ret; }",
             full,
-        ),
-        (
-            ".entry k() .explicitcluster { griddepcontrol.wait; ret; }",
-            LaunchFacts {
-                cluster: Some(Some([2, 1, 1])),
-                cooperative: Some(true),
-                ..full
-            },
         ),
         (
             ".entry k() { ret; }",

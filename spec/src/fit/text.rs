@@ -178,13 +178,6 @@ fn message(
             ),
             _ => String::new(),
         },
-        Rule::CooperativeCluster => match d.explicitcluster {
-            Some(line) => format!(
-                "kernel `{name}` is compiled with `.explicitcluster` ({file}:{line}): it is not \
-                 launched `cooperative`; remove `cooperative`"
-            ),
-            None => String::new(),
-        },
         Rule::NeedlessCooperative => format!(
             "kernel `{name}` never syncs the whole grid, nor does any function it calls ({file}, \
              entry at line {}): `cooperative` only limits its grid to what fits on the GPU at \
