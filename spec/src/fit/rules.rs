@@ -77,7 +77,10 @@ const fn same(a: [u32; 3], b: [u32; 3]) -> bool {
 /// The table: `NAME on SUBJECT => |kernel, launch| broken`, one row per rule, in the order they
 /// are checked (the order a launch is written: block, cluster, grid, then the flags) and their
 /// messages are stored. `broken` is a `const` expression over the kernel's [`KernelInfo`] and
-/// the launch's [`LaunchFacts`]; it is `false` where the launch fact it needs is unknown.
+/// the launch's [`LaunchFacts`]; it is `false` where the launch fact it needs is unknown. A
+/// rule reads the launch fact of its own subject only: the runtime's quick path folds the flag
+/// rules per flag and takes the full check whenever [`KernelInfo::fixes_clusters`]
+/// (`folded_rules_agree_with_every_rule` in the runtime checks both).
 macro_rules! rules {
     ($(
         $(#[$doc:meta])*
