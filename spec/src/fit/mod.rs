@@ -5,13 +5,14 @@
 //! three-valued ([`Fact`]): a rule that rests on absence ("never waits", "never syncs the grid")
 //! fires only on a definite no, never where the kernel calls code the file does not hold.
 //!
-//! One rule set for both times, as data: the rules are the rows of [`Rule`] ([`rules`]), each
-//! with what in the launch it looks at ([`Subject`]) and when it is broken, checked by one
-//! `const fn`, [`KernelInfo::check`], over one fact set per launch ([`LaunchFacts`]).
-//! `#[kernel]` reads the PTX and emits a [`KernelInfo`] const whose messages ([`read_info`],
-//! one per rule) are written out in full (a const panic can print a `&str`, not format
-//! numbers); `launch!` builds the facts of its literal values and calls the check once, in one
-//! `const` block per launch; the runtime calls the same check on the config before each launch.
+//! One rule set for both times, as data: the rules are the rows of [`Rule`] (in
+//! `fit/rules.rs`), each with what in the launch it looks at ([`Subject`]) and when it is
+//! broken, checked by one `const fn`, [`KernelInfo::check`], over one fact set per launch
+//! ([`LaunchFacts`]). `#[kernel]` reads the PTX and emits a [`KernelInfo`] const whose messages
+//! ([`read_info`], one per rule) are written out in full (a const panic can print a `&str`, not
+//! format numbers); `launch!` builds the facts of its literal values and calls the check once,
+//! in one `const` block per launch; the runtime calls the same check on the config before each
+//! launch.
 
 mod rules;
 #[cfg(test)]

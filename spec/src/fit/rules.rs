@@ -221,7 +221,7 @@ impl Messages {
     }
 
     /// The messages stored by rule (`texts[rule as usize]`), then [`Self::unseen`] last: the
-    /// order of [`InfoText::messages`].
+    /// order of [`super::InfoText::messages`].
     pub const fn from_texts(texts: [&'static str; MESSAGES]) -> Messages {
         let mut m = Messages {
             unseen: texts[Rule::COUNT],
