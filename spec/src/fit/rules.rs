@@ -94,6 +94,21 @@ macro_rules! rules {
             $($(#[$doc])* $name,)*
         }
 
+        impl KernelInfo {
+            /// Every rule over what is known of a launch, in the table's order; the first
+            /// broken one. The one check of both times: `launch!` calls it once per launch in a
+            /// `const` block on the launch's literals, the runtime on the config before each
+            /// launch. Written out rule by rule (not a loop over [`Rule::ALL`]), so that where
+            /// the launch facts are constants the rules on unknown facts fold away.
+            #[inline]
+            pub const fn check(&self, launch: &LaunchFacts) -> Result<(), Rule> {
+                $(if Rule::$name.broken(self, launch) {
+                    return Err(Rule::$name);
+                })*
+                Ok(())
+            }
+        }
+
         impl Rule {
             /// Every rule, in the order they are checked; `Rule::ALL[r as usize] == r`.
             pub const ALL: &'static [Rule] = &[$(Rule::$name),*];
@@ -114,6 +129,7 @@ macro_rules! rules {
 
             /// Whether `kernel` and `launch` break the rule; `false` where the launch fact it
             /// looks at is unknown.
+            #[inline]
             pub const fn broken(self, kernel: &KernelInfo, launch: &LaunchFacts) -> bool {
                 match self {
                     $(Rule::$name => {
@@ -256,20 +272,6 @@ const _: () = {
 };
 
 impl KernelInfo {
-    /// Every rule over what is known of a launch, in the table's order; the first broken one.
-    /// The one check of both times: `launch!` calls it once per launch in a `const` block on
-    /// the launch's literals, the runtime on the config before each launch.
-    pub const fn check(&self, launch: &LaunchFacts) -> Result<(), Rule> {
-        let mut i = 0;
-        while i < Rule::COUNT {
-            if Rule::ALL[i].broken(self, launch) {
-                return Err(Rule::ALL[i]);
-            }
-            i += 1;
-        }
-        Ok(())
-    }
-
     /// For `launch!`'s `const` block: the first rule `launch` breaks, with its message, where
     /// the message says something (a kernel whose PTX is not known has none).
     pub const fn refusal(&self, launch: &LaunchFacts) -> Option<(Subject, &'static str)> {

@@ -555,6 +555,9 @@ fn the_const_check_and_the_runtime_check_agree() {
         let at_run = std::hint::black_box(info).check(std::hint::black_box(launch));
         assert_eq!(at_run, at_compile, "case {k}");
         assert_eq!(at_run, expected.map_or(Ok(()), Err), "case {k}");
+        // The first row of the table that is broken.
+        let first_row = Rule::ALL.iter().copied().find(|r| r.broken(info, launch));
+        assert_eq!(at_run, first_row.map_or(Ok(()), Err), "case {k}");
         // Each subject alone: the rules on it, in the table's order.
         let alone = [
             launch.block.map(|b| info.check_block(b)),
