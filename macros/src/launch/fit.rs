@@ -3,7 +3,7 @@
 //! that calls the spec's check on it ([`KernelInfo::check`], through `refusal`), against the
 //! `KernelInfo` `#[kernel]` emitted. The rules themselves are the spec's table: a new rule over
 //! these facts needs nothing here; a new fact (a field of `LaunchFacts`, a `Subject`) is named
-//! by the compiler in [`facts`] and [`written_at`].
+//! by the compiler in [`facts`], [`facts_tokens`] and [`written_at`].
 //!
 //! [`KernelInfo::check`]: chevron_cuda_spec::fit::KernelInfo::check
 
@@ -92,17 +92,6 @@ fn written_at(plan: &Plan, subject: Subject) -> Option<Span> {
     }
 }
 
-/// Whether `facts` know what `subject` looks at (else no rule on it can break).
-fn known(facts: &LaunchFacts, subject: Subject) -> bool {
-    match subject {
-        Subject::Block => facts.block.is_some(),
-        Subject::Grid => facts.grid.is_some(),
-        Subject::Cluster => facts.cluster.is_some(),
-        Subject::SerializationFlag => facts.programmatic_serialization.is_some(),
-        Subject::CooperativeFlag => facts.cooperative.is_some(),
-    }
-}
-
 /// `LaunchFacts { … }` as tokens.
 fn facts_tokens(p: &TokenStream, facts: &LaunchFacts) -> TokenStream {
     let dims = |d: Option<[u32; 3]>| match d {
@@ -157,7 +146,7 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<TokenStream> {
     // One arm per subject the literals know and the launch writes; the rest at the name.
     let written: Vec<_> = Subject::ALL
         .into_iter()
-        .filter(|s| known(&facts, *s))
+        .filter(|s| facts.knows(*s))
         .filter_map(|s| written_at(plan, s).map(|span| (s, span)))
         .collect();
     let arms = written.iter().map(|&(subject, span)| {

@@ -66,6 +66,20 @@ impl Subject {
     }
 }
 
+impl LaunchFacts {
+    /// Whether the facts know what `subject` looks at (else no rule on it can break).
+    #[inline(always)]
+    pub const fn knows(&self, subject: Subject) -> bool {
+        match subject {
+            Subject::Block => self.block.is_some(),
+            Subject::Cluster => self.cluster.is_some(),
+            Subject::Grid => self.grid.is_some(),
+            Subject::SerializationFlag => self.programmatic_serialization.is_some(),
+            Subject::CooperativeFlag => self.cooperative.is_some(),
+        }
+    }
+}
+
 const fn product(d: [u32; 3]) -> u64 {
     d[0] as u64 * d[1] as u64 * d[2] as u64
 }
@@ -98,11 +112,13 @@ macro_rules! rules {
             /// Every rule over what is known of a launch, in the table's order; the first
             /// broken one. The one check of both times: `launch!` calls it once per launch in a
             /// `const` block on the launch's literals, the runtime on the config before each
-            /// launch. Written out rule by rule (not a loop over [`Rule::ALL`]), so that where
-            /// the launch facts are constants the rules on unknown facts fold away.
-            #[inline]
+            /// launch. Written out rule by rule (not a loop over [`Rule::ALL`]), each behind
+            /// [`LaunchFacts::knows`] of its subject, so that where the launch facts are
+            /// constants the rules on unknown facts fold away (hence always inlined: the
+            /// single-subject checks below are one rule or two after folding).
+            #[inline(always)]
             pub const fn check(&self, launch: &LaunchFacts) -> Result<(), Rule> {
-                $(if Rule::$name.broken(self, launch) {
+                $(if launch.knows(Subject::$subject) && Rule::$name.broken(self, launch) {
                     return Err(Rule::$name);
                 })*
                 Ok(())
@@ -128,8 +144,9 @@ macro_rules! rules {
             }
 
             /// Whether `kernel` and `launch` break the rule; `false` where the launch fact it
-            /// looks at is unknown.
-            #[inline]
+            /// looks at is unknown. Always inlined: with `self` a constant (as in
+            /// [`KernelInfo::check`]) the `match` is one arm.
+            #[inline(always)]
             pub const fn broken(self, kernel: &KernelInfo, launch: &LaunchFacts) -> bool {
                 match self {
                     $(Rule::$name => {
