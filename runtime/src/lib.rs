@@ -62,7 +62,9 @@ pub mod vec;
 
 // Every public item of `attr` (the kinds' types and traits): a new kind needs no edit here.
 pub use attr::*;
-pub use chevron_cuda_spec::fit::{CooperativeUse, Fact, KernelInfo, LaunchFacts, Messages};
+pub use chevron_cuda_spec::fit::{
+    CooperativeUse, Fact, KernelInfo, LaunchFacts, Messages, Rule, Subject,
+};
 pub use chevron_cuda_spec::limits::{
     Violation, MAX_BLOCK_DIM, MAX_BLOCK_THREADS, MAX_CLUSTER_BLOCKS, MAX_GRID_DIM,
     MAX_SHARED_CARVEOUT, PORTABLE_CLUSTER_BLOCKS,
@@ -114,7 +116,9 @@ pub mod __private {
         launched, ArgAsWritten, ArgProbe, HostArg, StreamByValue, StreamProbe, StreamRef,
         TypedKernel, ViewArg,
     };
-    pub use chevron_cuda_spec::fit::{CooperativeUse, Fact, KernelInfo, Messages};
+    pub use chevron_cuda_spec::fit::{
+        CooperativeUse, Fact, KernelInfo, LaunchFacts, Messages, Subject,
+    };
     pub use cudarc::driver::{
         CudaContext, CudaFunction, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,
     };

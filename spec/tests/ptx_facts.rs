@@ -3,7 +3,7 @@
 //! graph, three-valued. The `.cu` sources are next to the `.ptx` (kernels/ and
 //! spec/tests/fixtures/); kernels/build.sh regenerates both.
 
-use chevron_cuda_spec::fit::{read_info, Broken, CooperativeUse, KernelInfo};
+use chevron_cuda_spec::fit::{read_info, CooperativeUse, KernelInfo, Rule};
 use chevron_cuda_spec::ptx::{self, Callee, Entry, Fact, Seen};
 
 fn read(path: &str) -> (String, Vec<Entry>) {
@@ -66,9 +66,9 @@ fn a_grid_barrier_in_a_noinline_helper_is_found_release_and_debug() {
             line_at(&text, site.line)
         );
         let i = info(path, "helper_rotate");
-        assert_eq!(i.check_cooperative(false), Err(Broken::NotCooperative));
+        assert_eq!(i.check_cooperative(false), Err(Rule::NotCooperative));
         assert_eq!(i.check_cooperative(true), Ok(()));
-        let m = i.message(Broken::NotCooperative);
+        let m = i.message(Rule::NotCooperative);
         assert!(
             m.contains(&format!(
                 "({path}:{}, in `_Z12grid_barrierv`, which it calls: the grid barrier",
@@ -94,7 +94,7 @@ fn this_grid_for_indexing_only_is_not_a_grid_sync_even_under_debug() {
     );
     let i = info("kernels/grid_helpers_debug.ptx", "grid_index");
     assert_eq!(i.check_cooperative(false), Ok(()));
-    assert_eq!(i.check_cooperative(true), Err(Broken::NeedlessCooperative));
+    assert_eq!(i.check_cooperative(true), Err(Rule::NeedlessCooperative));
 }
 
 #[test]
@@ -147,7 +147,7 @@ fn pdl_intrinsics_are_found_directly_in_helpers_and_under_debug() {
             let i = info(path, name);
             assert_eq!(
                 i.check_serialization(true),
-                Err(Broken::PdlWait),
+                Err(Rule::PdlWait),
                 "{path}: {name}"
             );
         }
@@ -227,7 +227,7 @@ fn code_outside_the_module_makes_absence_unknown() {
         // Where every fact a rule rests on is known, nothing is said.
         let i = info(path, "prints_and_asserts");
         assert_eq!(i.messages.unseen, "");
-        assert_eq!(i.check_serialization(true), Err(Broken::PdlWait));
+        assert_eq!(i.check_serialization(true), Err(Rule::PdlWait));
     }
 }
 
@@ -241,9 +241,9 @@ fn cuda_13_cluster_directives() {
     assert_eq!(i.check_cluster(None), Ok(()));
     let i = info("kernels/block_size.ptx", "explicit_rank");
     assert!(i.explicit_cluster && i.cluster.is_none());
-    assert_eq!(i.check_cluster(None), Err(Broken::Unclustered));
+    assert_eq!(i.check_cluster(None), Err(Rule::Unclustered));
     assert_eq!(i.check_cluster(Some([2, 1, 1])), Ok(()));
-    assert!(i.message(Broken::Unclustered).starts_with(
+    assert!(i.message(Rule::Unclustered).starts_with(
         "kernel `explicit_rank` is compiled with `.explicitcluster` (kernels/block_size.ptx:"
     ));
 }

@@ -19,7 +19,7 @@ use syn::{Expr, Lit, LitInt};
 
 use super::ast::{Kernel, LaunchInput, Plan, Setting, Slot, Value};
 use super::keys::{Place, ValueForm, GROUPS, LIST};
-use crate::tokens::{lit_u64, unparen};
+use crate::tokens::unparen;
 
 /// A generated local: invisible to user code, reported at `at`.
 fn local(name: &str, at: Span) -> Ident {
@@ -306,14 +306,23 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
                 _ => arg.to_token_stream(),
             });
             let fit = match plan.prebuilt {
-                Some(_) => Vec::new(),
-                None => fit_checks(path, plan),
+                Some(_) => None,
+                None => super::fit::fit_check(path, plan),
             };
+            let event = plan
+                .at(Position::Launch)
+                .find(|s| s.key.name() == "programmatic_event")
+                .map(|event| {
+                    // A warning when the kernel never triggers its dependents (see `crate::warn`).
+                    let lint = Ident::new(crate::warn::NO_TRIGGER, event.span);
+                    crate::warn::use_at(quote!(#path::#lint), event.span)
+                });
             let typed = quote_spanned!(path.span()=> <#path as #p::TypedKernel>);
             let stream = stream_probe(&p, &s, stream.span());
             quote!({
                 use #p::{ArgAsWritten as _, HostArg as _, ViewArg as _};
-                #(#fit)*
+                #fit
+                #event
                 #(#lets)*
                 #typed::#on(#stream, #config).#launch(#(#args),*)
             })
@@ -359,104 +368,6 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
             })
         }
     }
-}
-
-/// `[x, y, z]` of a dim written with integer literals only (`256`, `(16, 16)`); `None` when
-/// any extent is decided at run time.
-fn literal_dims(expr: &Expr) -> Option<[u32; 3]> {
-    let comp = |e: &Expr| lit_u64(e).and_then(|(v, _)| u32::try_from(v).ok());
-    let mut out = [1u32; 3];
-    match unparen(expr) {
-        Expr::Tuple(t) if (1..=3).contains(&t.elems.len()) => {
-            for (slot, e) in out.iter_mut().zip(&t.elems) {
-                *slot = comp(e)?;
-            }
-        }
-        Expr::Tuple(_) => return None,
-        e => out[0] = comp(e)?,
-    }
-    Some(out)
-}
-
-/// A flag attribute's literal value: `Some(false)` when absent, `None` when an expression
-/// decides it at run time.
-fn literal_flag(setting: Option<&Setting>) -> Option<bool> {
-    match setting.map(|s| &s.value) {
-        None => Some(false),
-        Some(Value::On) => Some(true),
-        Some(Value::Flag(e)) => match unparen(e) {
-            Expr::Lit(syn::ExprLit {
-                lit: Lit::Bool(b), ..
-            }) => Some(b.value),
-            _ => None,
-        },
-        Some(_) => None,
-    }
-}
-
-/// Const blocks checking the launch's literal values against the kernel's PTX rules
-/// (`KERNEL::__CHEVRON_INFO`, from `#[kernel]`): each fails compilation with the kernel's
-/// message, located at the value it is about.
-fn fit_checks(path: &syn::Path, plan: &Plan) -> Vec<TokenStream> {
-    let p = crate::krate::private();
-    let setting = |key: &str| plan.at(Position::Launch).find(|s| s.key.name() == key);
-    let one = |span: Span, call: TokenStream| {
-        let info = Ident::new("__chevron_info", Span::mixed_site());
-        let message = Ident::new("__chevron_message", Span::mixed_site());
-        quote_spanned! {span=>
-            const {
-                let #info = &<#path as #p::TypedKernel>::INFO;
-                let #message = #info.verdict(#info.#call);
-                if !#message.is_empty() {
-                    #p::panic!("{}", #message)
-                }
-            };
-        }
-    };
-    let arr = |[x, y, z]: [u32; 3]| quote!([#x, #y, #z]);
-    let mut out = Vec::new();
-    if let Some(b) = literal_dims(&plan.block) {
-        let b = arr(b);
-        out.push(one(plan.block.span(), quote!(check_block(#b))));
-    }
-    match setting("cluster") {
-        Some(Setting {
-            value: Value::Expr(e),
-            ..
-        }) => {
-            if let Some(c) = literal_dims(e) {
-                let c = arr(c);
-                out.push(one(e.span(), quote!(check_cluster(#p::Some(#c)))));
-            }
-        }
-        // No `cluster`: a kernel compiled with `.explicitcluster` and no cluster of its own
-        // cannot launch.
-        None => out.push(one(path.span(), quote!(check_cluster(#p::None)))),
-        Some(_) => {}
-    }
-    if let Some(g) = literal_dims(&plan.grid) {
-        let g = arr(g);
-        out.push(one(plan.grid.span(), quote!(check_grid(#g))));
-    }
-    let path_span = path.span();
-    for (key, method) in [
-        ("programmatic_serialization", quote!(check_serialization)),
-        ("cooperative", quote!(check_cooperative)),
-    ] {
-        let s = setting(key);
-        // Without `programmatic_serialization` no rule can fail; without `cooperative`, one can.
-        let on = literal_flag(s).filter(|on| *on || key == "cooperative");
-        if let Some(on) = on {
-            let span = s.map_or(path_span, |s| s.span);
-            out.push(one(span, quote!(#method(#on))));
-        }
-    }
-    if let Some(event) = setting("programmatic_event") {
-        // A warning when the kernel never triggers its dependents (see `crate::warn`).
-        let lint = Ident::new(crate::warn::NO_TRIGGER, event.span);
-        out.push(crate::warn::use_at(quote!(#path::#lint), event.span));
-    }
-    out
 }
 
 /// Binds the stream as written; for `dyn` launches, then as a `&CudaStream` through the probe

@@ -16,11 +16,13 @@ use crate::report::{self, Errors};
 mod ast;
 mod check;
 mod expand;
+mod fit;
 #[cfg(test)]
 mod fuzz;
 pub(crate) mod keys;
 mod limits;
 mod parse;
+mod setting;
 #[cfg(test)]
 mod tests;
 mod untyped;
@@ -56,7 +58,7 @@ fn try_launch(input: TokenStream) -> syn::Result<TokenStream> {
     let parsed = parsed(parse::parse_launch(input, &mut cx), &mut cx)?;
     let plan = check::check_chevrons(&parsed.chevrons, check::Mode::Launch, &mut cx);
     if let ast::Kernel::Dyn { .. } = parsed.kernel {
-        check::check_dyn_args(&parsed.args, &mut cx);
+        untyped::check_dyn_args(&parsed.args, &mut cx);
     }
     match plan {
         Some(plan) if cx.is_empty() => Ok(expand::expand_launch(&parsed, &plan)),

@@ -615,38 +615,57 @@ fn positions_may_be_variables_named_like_keywords() {
 }
 
 #[test]
-fn literal_values_are_checked_against_the_kernels_rules_in_const_blocks() {
+fn literal_values_are_checked_against_the_kernels_rules_in_one_const_block() {
     let text = |stmts: &[Stmt]| quote!(#(#stmts)*).to_string();
-    let s = launch(quote!(k<<<(6, 1), 512, s, cluster = 2, programmatic_serialization>>>(x)));
+    let s = launch(quote!(
+        k<<<(6, 1), 512, s, cluster = 2, programmatic_serialization, cooperative = false>>>(x)
+    ));
     let all = text(&s);
-    for call in [
-        "check_block ([512u32 , 1u32 , 1u32])",
-        "check_cluster (:: chevron :: __private :: Some ([2u32 , 1u32 , 1u32]))",
-        "check_grid ([6u32 , 1u32 , 1u32])",
-        "check_serialization (true)",
-        "check_cooperative (false)",
-    ] {
-        assert!(all.contains(call), "{call} missing in {all}");
-    }
-    assert_eq!(all.matches("const {").count(), 5, "{all}");
+    let p = ":: chevron :: __private ::";
+    let facts = format!(
+        "{p} LaunchFacts {{ grid : {p} Some ([6u32 , 1u32 , 1u32]) , block : {p} Some ([512u32 , \
+         1u32 , 1u32]) , cluster : {p} Some ({p} Some ([2u32 , 1u32 , 1u32])) , cooperative : \
+         {p} Some (false) , programmatic_serialization : {p} Some (true) , }}"
+    );
+    assert!(all.contains(&facts), "{facts} missing in {all}");
+    assert_eq!(all.matches("const {").count(), 1, "{all}");
+    assert_eq!(all.matches(". refusal (").count(), 1, "{all}");
     assert!(
-        all.contains("& < k as :: chevron :: __private :: TypedKernel > :: INFO"),
+        all.contains("< k as :: chevron :: __private :: TypedKernel > :: INFO . refusal"),
         "{all}"
     );
-    // Run-time values are checked at run time only.
-    let all = text(&launch(
-        quote!(k<<<g, b, s, cluster = c, cooperative = on>>>(x)),
-    ));
+    // One arm per subject the launch writes (every one here), each with its panic.
+    for subject in [
+        "Block",
+        "Grid",
+        "Cluster",
+        "SerializationFlag",
+        "CooperativeFlag",
+    ] {
+        let arm = format!("{p} Some (({p} Subject :: {subject} , __chevron_message))");
+        assert_eq!(all.matches(&arm).count(), 1, "{arm} in {all}");
+    }
+    assert!(
+        !all.contains("Some ((_ ,"),
+        "no catch-all when every subject is written: {all}"
+    );
+    // Run-time values are checked at run time only: with every fact an expression, no block.
+    let all = text(&launch(quote!(
+        k<<<g, b, s, cluster = c, cooperative = on, programmatic_serialization = pdl>>>(x)
+    )));
     assert!(!all.contains("const {"), "{all}");
     // Without the flags and `cluster`: a grid-syncing kernel can fail (it needs
-    // `cooperative`), and one compiled with `.explicitcluster` alone (it needs a cluster).
+    // `cooperative`), and one compiled with `.explicitcluster` alone (it needs a cluster); those
+    // are reported at the kernel's name.
     let all = text(&launch(quote!(k<<<g, b, s>>>(x))));
-    assert_eq!(all.matches("const {").count(), 2, "{all}");
-    assert!(all.contains("check_cooperative (false)"), "{all}");
+    assert_eq!(all.matches("const {").count(), 1, "{all}");
     assert!(
-        all.contains("check_cluster (:: chevron :: __private :: None)"),
+        all.contains(&format!(
+            "cluster : {p} Some ({p} None) , cooperative : {p} Some (false)"
+        )),
         "{all}"
     );
+    assert!(all.contains("Some ((_ , __chevron_message))"), "{all}");
     let all = text(&launch(quote!(k<<<config = cfg, s>>>(x))));
     assert!(!all.contains(":: INFO"), "{all}");
     // `dyn` launches have no kernel info.

@@ -1,9 +1,14 @@
 //! Which argument expressions of an untyped (`dyn`) launch get their type from unsuffixed
 //! literals alone. Such a launch passes each argument as a pointer to its bytes, so that type
 //! (`i32` or `f64`, rustc's fallback) decides what the kernel reads: `&-2` for a 4-byte float
-//! parameter passes the integer's bits, and no run-time size check can see it.
+//! parameter passes the integer's bits, and no run-time size check can see it. `launch!`
+//! refuses them ([`check_dyn_args`]).
 
+use syn::spanned::Spanned;
 use syn::{BinOp, Expr, Lit, Stmt, UnOp};
+
+use crate::report::Errors;
+use crate::tokens::{snippet, unparen};
 
 /// The fallback type of an expression typed by unsuffixed literals alone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -136,6 +141,62 @@ fn same<'a>(parts: impl IntoIterator<Item = Untyped<'a>>) -> Option<Untyped<'a>>
         literals += p.literals;
     }
     Some(Untyped { literals, ..first })
+}
+
+/// Untyped (`dyn`) launches pass each argument as a pointer to its bytes, so the Rust type of a
+/// literal decides what the kernel reads: `&2.0` is an `f64`. Require references and typed
+/// numeric literals; everything else is left to rustc.
+pub fn check_dyn_args(args: &[Expr], cx: &mut Errors) {
+    for arg in args {
+        match unparen(arg) {
+            Expr::Lit(l) => cx.error(
+                l.span(),
+                format!(
+                    "an untyped (`dyn`) launch takes its arguments by reference, as cudarc's \
+                     `arg`: write `&{}`",
+                    snippet(&l.lit)
+                ),
+            ),
+            Expr::Reference(r) => {
+                if let Some(u) = untyped(&r.expr) {
+                    cx.push(syn::Error::new_spanned(
+                        &r.expr,
+                        untyped_message(&r.expr, &u),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// "an untyped (`dyn`) launch passes `-2.5` as `f64`, whatever the kernel expects: give the
+/// literal its type, e.g. `-2.5f32`".
+fn untyped_message(expr: &Expr, u: &Untyped<'_>) -> String {
+    let (ty, mut suffix) = (u.number.fallback(), u.number.suggested());
+    let as_ty = if u.array {
+        format!("as an array of `{ty}`")
+    } else {
+        format!("as `{ty}`")
+    };
+    let lit = snippet(u.literal);
+    let fix = match unparen(expr) {
+        Expr::Unary(n) if matches!(n.op, syn::UnOp::Neg(_)) && u.literals == 1 => {
+            if u.number == Number::Int {
+                suffix = "i32"; // `-2u32` does not compile
+            }
+            format!("give the literal its type, e.g. `-{lit}{suffix}`")
+        }
+        _ if u.literals == 1 => format!("give the literal its type, e.g. `{lit}{suffix}`"),
+        _ => format!("give one of its literals a type, e.g. `{lit}{suffix}`"),
+    };
+    // `snippet` spaces a unary minus as any operator: `- 2.5`.
+    let text = snippet(expr);
+    let text = match text.strip_prefix("- ") {
+        Some(rest) => format!("-{rest}"),
+        None => text.replace("(- ", "(-"),
+    };
+    format!("an untyped (`dyn`) launch passes `{text}` {as_ty}, whatever the kernel expects: {fix}")
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 
 use crate::config::{bit, LaunchConfig};
 use crate::error::{Error, KernelName};
-use chevron_cuda_spec::fit::{self, Broken, KernelInfo, LaunchFacts};
+use chevron_cuda_spec::fit::{self, KernelInfo, LaunchFacts, Rule};
 
 use super::Kernel;
 
@@ -109,7 +109,7 @@ impl Kernel {
         };
         match info.check(&facts) {
             Ok(()) => Ok(()),
-            Err(broken) => Err(self.constraint_error(info, broken, config)),
+            Err(rule) => Err(self.constraint_error(info, rule, &facts)),
         }
     }
 
@@ -132,28 +132,13 @@ impl Kernel {
         Some(self.nvrtc_info.get_or_init(|| LaunchRules::of(info)).info)
     }
 
+    /// The rule's message and what this launch held of the rule's subject.
     #[cold]
-    fn constraint_error(
-        &self,
-        info: &KernelInfo,
-        broken: Broken,
-        config: &LaunchConfig<'_>,
-    ) -> Error {
-        let d = |d: crate::Dim3| format!("({}, {}, {})", d.x, d.y, d.z);
-        let this = match broken {
-            Broken::Block => format!("block {}", d(config.block())),
-            Broken::Cluster | Broken::ClusterRank | Broken::Unclustered => match config.cluster() {
-                Some(c) => format!("cluster {}", d(c)),
-                None => "no cluster".into(),
-            },
-            Broken::Grid => format!("grid {}", d(config.grid())),
-            Broken::PdlWait => "`programmatic_serialization`".into(),
-            Broken::NotCooperative => "no `cooperative`".into(),
-            Broken::NeedlessCooperative => "`cooperative`".into(),
-        };
+    fn constraint_error(&self, info: &KernelInfo, rule: Rule, facts: &LaunchFacts) -> Error {
+        let this = rule.subject().describe(facts).unwrap_or_default();
         Error::KernelConstraint {
             kernel: KernelName(Some(self.name)),
-            message: format!("{} (this launch: {this})", info.message(broken)),
+            message: format!("{} (this launch: {this})", info.message(rule)),
         }
     }
 }

@@ -1,0 +1,174 @@
+//! The kernel's launch rules on a typed launch's literals: one fact set per launch
+//! ([`LaunchFacts`], from the literal grid, block, `cluster` and flags) and one `const` block
+//! that calls the spec's check on it ([`KernelInfo::check`], through `refusal`), against the
+//! `KernelInfo` `#[kernel]` emitted. The rules themselves are the spec's table: a new rule over
+//! these facts needs nothing here; a new fact (a field of `LaunchFacts`, a `Subject`) is named
+//! by the compiler in [`facts`], [`facts_tokens`] and [`written_at`].
+//!
+//! [`KernelInfo::check`]: chevron_cuda_spec::fit::KernelInfo::check
+
+use chevron_cuda_spec::fit::{LaunchFacts, Subject};
+use chevron_cuda_spec::kinds::Position;
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Expr, Lit};
+
+use super::ast::{Plan, Setting, Value};
+use crate::tokens::{lit_u64, unparen};
+
+/// `[x, y, z]` of a dim written with integer literals only (`256`, `(16, 16)`); `None` when
+/// any extent is decided at run time.
+fn literal_dims(expr: &Expr) -> Option<[u32; 3]> {
+    let comp = |e: &Expr| lit_u64(e).and_then(|(v, _)| u32::try_from(v).ok());
+    let mut out = [1u32; 3];
+    match unparen(expr) {
+        Expr::Tuple(t) if (1..=3).contains(&t.elems.len()) => {
+            for (slot, e) in out.iter_mut().zip(&t.elems) {
+                *slot = comp(e)?;
+            }
+        }
+        Expr::Tuple(_) => return None,
+        e => out[0] = comp(e)?,
+    }
+    Some(out)
+}
+
+/// A flag attribute's literal value: `Some(false)` when absent, `None` when an expression
+/// decides it at run time.
+fn literal_flag(setting: Option<&Setting>) -> Option<bool> {
+    match setting.map(|s| &s.value) {
+        None => Some(false),
+        Some(Value::On) => Some(true),
+        Some(Value::Flag(e)) => match unparen(e) {
+            Expr::Lit(syn::ExprLit {
+                lit: Lit::Bool(b), ..
+            }) => Some(b.value),
+            _ => None,
+        },
+        Some(_) => None,
+    }
+}
+
+/// The launch-list setting of `key`, if written.
+fn setting<'a>(plan: &'a Plan, key: &str) -> Option<&'a Setting> {
+    plan.at(Position::Launch).find(|s| s.key.name() == key)
+}
+
+/// What the launch's literals fix: `None` where an expression decides at run time.
+fn facts(plan: &Plan) -> LaunchFacts {
+    LaunchFacts {
+        grid: literal_dims(&plan.grid),
+        block: literal_dims(&plan.block),
+        cluster: match setting(plan, "cluster") {
+            // No `cluster`: a kernel compiled with `.explicitcluster` alone cannot launch.
+            None => Some(None),
+            Some(Setting {
+                value: Value::Expr(e),
+                ..
+            }) => literal_dims(e).map(Some),
+            Some(_) => None,
+        },
+        cooperative: literal_flag(setting(plan, "cooperative")),
+        programmatic_serialization: literal_flag(setting(plan, "programmatic_serialization")),
+    }
+}
+
+/// Where a broken rule on `subject` is reported: the value written for it, `None` when the
+/// launch leaves it out (then at the kernel's name).
+fn written_at(plan: &Plan, subject: Subject) -> Option<Span> {
+    let attr = |key: &str| {
+        setting(plan, key).map(|s| match &s.value {
+            Value::Expr(e) => e.span(),
+            _ => s.span,
+        })
+    };
+    match subject {
+        Subject::Block => Some(plan.block.span()),
+        Subject::Grid => Some(plan.grid.span()),
+        Subject::Cluster => attr("cluster"),
+        Subject::SerializationFlag => attr("programmatic_serialization"),
+        Subject::CooperativeFlag => attr("cooperative"),
+    }
+}
+
+/// `LaunchFacts { … }` as tokens.
+fn facts_tokens(p: &TokenStream, facts: &LaunchFacts) -> TokenStream {
+    let dims = |d: Option<[u32; 3]>| match d {
+        Some([x, y, z]) => quote!(#p::Some([#x, #y, #z])),
+        None => quote!(#p::None),
+    };
+    let flag = |f: Option<bool>| match f {
+        Some(b) => quote!(#p::Some(#b)),
+        None => quote!(#p::None),
+    };
+    let LaunchFacts {
+        grid,
+        block,
+        cluster,
+        cooperative,
+        programmatic_serialization,
+    } = *facts;
+    let (grid, block) = (dims(grid), dims(block));
+    let cluster = match cluster {
+        Some(c) => {
+            let c = dims(c);
+            quote!(#p::Some(#c))
+        }
+        None => quote!(#p::None),
+    };
+    let (cooperative, serialization) = (flag(cooperative), flag(programmatic_serialization));
+    quote!(#p::LaunchFacts {
+        grid: #grid,
+        block: #block,
+        cluster: #cluster,
+        cooperative: #cooperative,
+        programmatic_serialization: #serialization,
+    })
+}
+
+/// The one `const` block checking the launch's literal values against the kernel's rules
+/// (`KERNEL::INFO`, from `#[kernel]`): it fails compilation with the message of the first
+/// broken rule, located at the value the rule is about (at the kernel's name where the launch
+/// leaves that value out). `None` when no literal fixes anything. One block, so a launch adds
+/// one `{constant#N}` to its function whatever the rules.
+pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<TokenStream> {
+    let facts = facts(plan);
+    if facts == LaunchFacts::UNKNOWN {
+        return None;
+    }
+    let p = crate::krate::private();
+    let message = Ident::new("__chevron_message", Span::mixed_site());
+    let panic_at = |span: Span| {
+        let p = crate::krate::private_at(span);
+        quote_spanned!(span=> #p::panic!("{}", #message))
+    };
+    // One arm per subject the literals know and the launch writes; the rest at the name.
+    let written: Vec<_> = Subject::ALL
+        .into_iter()
+        .filter(|s| facts.knows(*s))
+        .filter_map(|s| written_at(plan, s).map(|span| (s, span)))
+        .collect();
+    let arms = written.iter().map(|&(subject, span)| {
+        // The variant's name (`Debug` prints it).
+        let name = Ident::new(&format!("{subject:?}"), Span::call_site());
+        let panic = panic_at(span);
+        quote!(#p::Some((#p::Subject::#name, #message)) => #panic,)
+    });
+    let rest = (written.len() < Subject::ALL.len()).then(|| {
+        let panic = panic_at(path.span());
+        quote!(#p::Some((_, #message)) => #panic,)
+    });
+    let facts = facts_tokens(&p, &facts);
+    // The block at the whole invocation: rustc's note "erroneous constant encountered" then
+    // points at the launch, the panic at the value.
+    Some(quote! {
+        const {
+            match <#path as #p::TypedKernel>::INFO.refusal(&#facts) {
+                #p::None => {}
+                #(#arms)*
+                #rest
+            }
+        };
+    })
+}

@@ -1,0 +1,161 @@
+//! Whether a launch fits what the kernel's PTX fixed about it: its block against `.reqntid` /
+//! `.maxntid`, its cluster and grid against `.reqnctapercluster` / `.maxclusterrank`, a
+//! programmatic dependent launch against `griddepcontrol.wait`, and `cooperative` against a
+//! grid-wide barrier. What the kernel executes is read over its whole call graph and is
+//! three-valued ([`Fact`]): a rule that rests on absence ("never waits", "never syncs the grid")
+//! fires only on a definite no, never where the kernel calls code the file does not hold.
+//!
+//! One rule set for both times, as data: the rules are the rows of [`Rule`] (in
+//! `fit/rules.rs`), each with what in the launch it looks at ([`Subject`]) and when it is
+//! broken, checked by one `const fn`, [`KernelInfo::check`], over one fact set per launch
+//! ([`LaunchFacts`]). `#[kernel]` reads the PTX and emits a [`KernelInfo`] const whose messages
+//! ([`read_info`], one per rule) are written out in full (a const panic can print a `&str`, not
+//! format numbers); `launch!` builds the facts of its literal values and calls the check once,
+//! in one `const` block per launch; the runtime calls the same check on the config before each
+//! launch.
+
+mod rules;
+#[cfg(test)]
+mod tests;
+mod text;
+
+pub use crate::ptx::Fact;
+pub use rules::{Rule, Subject, MESSAGES};
+pub use text::{read_info, InfoText};
+
+/// How a kernel that `#[kernel]` declares relates to `cooperative` launches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CooperativeUse {
+    /// Decided by the PTX: a kernel that syncs the grid needs `cooperative`, one that does not
+    /// is not launched with it.
+    #[default]
+    ByPtx,
+    /// `cooperative = "optional"`: the kernel syncs the grid only when
+    /// `this_grid().is_valid()`, so plain launches are fine too.
+    Optional,
+    /// `cooperative = "co_resident"`: the kernel relies on all its blocks being resident
+    /// together, with or without `this_grid().sync()`, so it is launched only with
+    /// `cooperative` (the one launch that guarantees co-residency).
+    CoResident,
+}
+
+/// The messages of a [`KernelInfo`], one per [`Rule`] (`Messages::get`); empty where the rule
+/// cannot fail. Named fields, because `#[kernel]` writes them out by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Messages {
+    /// The block breaks `.reqntid` or `.maxntid`.
+    pub block: &'static str,
+    /// A `cluster` attribute that differs from `.reqnctapercluster`.
+    pub cluster: &'static str,
+    /// A cluster over `.maxclusterrank` blocks.
+    pub cluster_rank: &'static str,
+    /// No cluster for a kernel compiled with `.explicitcluster` and no cluster of its own.
+    pub unclustered: &'static str,
+    /// A grid that is not a whole number of compiled-in clusters.
+    pub grid: &'static str,
+    /// `programmatic_serialization` on a kernel that never waits.
+    pub pdl_wait: &'static str,
+    /// A grid-syncing (or `co_resident`) kernel launched without `cooperative`.
+    pub not_cooperative: &'static str,
+    /// `cooperative` on a kernel that never syncs the grid.
+    pub needless_cooperative: &'static str,
+    /// Not a rule: what the kernel calls that the file does not hold, and which checks that
+    /// leaves out; empty when every fact a rule rests on is known.
+    pub unseen: &'static str,
+}
+
+impl Messages {
+    /// No messages: for a kernel whose PTX is not known yet.
+    pub const NONE: Messages = Messages {
+        block: "",
+        cluster: "",
+        cluster_rank: "",
+        unclustered: "",
+        grid: "",
+        pdl_wait: "",
+        not_cooperative: "",
+        needless_cooperative: "",
+        unseen: "",
+    };
+}
+
+/// What a kernel's PTX fixes about its launches, with the message for each broken rule.
+///
+/// `#[kernel]` emits one per declaration as the associated const `__CHEVRON_INFO`. For a
+/// `cuda = "…"` kernel the PTX is only known after NVRTC ran: its const has `known == false`
+/// and the runtime builds the full one from NVRTC's output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelInfo {
+    /// Whether the fields below come from the kernel's PTX.
+    pub known: bool,
+    /// `.reqntid`: the exact block.
+    pub reqntid: Option<[u32; 3]>,
+    /// `.maxntid`: the most threads in a block (its product).
+    pub maxntid: Option<[u32; 3]>,
+    /// `.reqnctapercluster`: the compiled-in cluster.
+    pub cluster: Option<[u32; 3]>,
+    /// `.maxclusterrank`: the most blocks in a cluster.
+    pub max_cluster_rank: Option<u32>,
+    /// `.explicitcluster`: the kernel launches only in clusters.
+    pub explicit_cluster: bool,
+    /// `.blocksareclusters`: the grid counts clusters of [`Self::cluster`] blocks.
+    pub blocks_are_clusters: bool,
+    /// The kernel (or a function it calls) executes `griddepcontrol.wait`.
+    pub waits: Fact,
+    /// The kernel (or a function it calls) executes `griddepcontrol.launch_dependents`.
+    pub triggers: Fact,
+    /// The kernel (or a function it calls) syncs the whole grid (`this_grid().sync()`).
+    pub grid_sync: Fact,
+    /// `pdl = "no_upstream_reads"`: the kernel reads nothing the previous kernel writes.
+    pub no_upstream_reads: bool,
+    /// `cooperative = "…"` on the declaration.
+    pub cooperative: CooperativeUse,
+    /// The messages, naming the directive and the PTX file and line.
+    pub messages: Messages,
+}
+
+/// One launch's facts, as far as they are known: `None` where a value is decided at run time
+/// (at compile time, a non-literal expression).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct LaunchFacts {
+    /// The grid.
+    pub grid: Option<[u32; 3]>,
+    /// The block.
+    pub block: Option<[u32; 3]>,
+    /// The `cluster` attribute: `Some(None)` when there is none.
+    pub cluster: Option<Option<[u32; 3]>>,
+    /// `cooperative`.
+    pub cooperative: Option<bool>,
+    /// `programmatic_serialization`.
+    pub programmatic_serialization: Option<bool>,
+}
+
+impl LaunchFacts {
+    /// Nothing known: no rule can fail.
+    pub const UNKNOWN: LaunchFacts = LaunchFacts {
+        grid: None,
+        block: None,
+        cluster: None,
+        cooperative: None,
+        programmatic_serialization: None,
+    };
+}
+
+impl KernelInfo {
+    /// The info of a kernel whose PTX is not known (yet): no rule can fail.
+    pub const UNKNOWN: KernelInfo = KernelInfo {
+        known: false,
+        reqntid: None,
+        maxntid: None,
+        cluster: None,
+        max_cluster_rank: None,
+        explicit_cluster: false,
+        blocks_are_clusters: false,
+        waits: Fact::Unknown,
+        triggers: Fact::Unknown,
+        grid_sync: Fact::Unknown,
+        no_upstream_reads: false,
+        cooperative: CooperativeUse::ByPtx,
+        messages: Messages::NONE,
+    };
+}

@@ -1,0 +1,574 @@
+//! The rules over PTX read by the reader, their messages, and the table itself.
+
+use super::*;
+use crate::ptx::parse_entries;
+
+fn info(src: &str, k: usize) -> KernelInfo {
+    let es = parse_entries(src).expect("PTX parses");
+    read_info(&es[k], &es[k].name, "k.ptx", false, CooperativeUse::ByPtx).leak()
+}
+
+#[test]
+fn block_against_reqntid_and_maxntid() {
+    let i = info(".entry k() .reqntid 128, 2 { ret; }", 0);
+    assert_eq!(i.reqntid, Some([128, 2, 1]));
+    assert_eq!(i.check_block([128, 2, 1]), Ok(()));
+    assert_eq!(i.check_block([256, 1, 1]), Err(Rule::Block));
+    assert!(i
+        .message(Rule::Block)
+        .starts_with("kernel `k` is compiled with `.reqntid 128, 2, 1` (k.ptx:1)"));
+    let i = info(".entry k()\n.maxntid 256, 1, 1\n{ ret; }", 0);
+    assert_eq!(i.check_block([16, 16, 1]), Ok(()));
+    assert_eq!(i.check_block([16, 16, 2]), Err(Rule::Block));
+    assert!(i
+        .message(Rule::Block)
+        .contains("(k.ptx:2, from `__launch_bounds__`)"));
+}
+
+#[test]
+fn cluster_and_grid() {
+    let i = info(
+        ".entry k() .explicitcluster .reqnctapercluster 2, 1, 1 { ret; }",
+        0,
+    );
+    assert_eq!(i.check_cluster(None), Ok(()));
+    assert_eq!(i.check_cluster(Some([2, 1, 1])), Ok(()));
+    assert_eq!(i.check_cluster(Some([4, 1, 1])), Err(Rule::Cluster));
+    assert_eq!(i.check_grid([6, 1, 1]), Ok(()));
+    assert_eq!(i.check_grid([7, 1, 1]), Err(Rule::Grid));
+    let i = info(".entry k() .maxclusterrank 4 { ret; }", 0);
+    assert_eq!(i.check_cluster(Some([2, 2, 1])), Ok(()));
+    assert_eq!(i.check_cluster(Some([8, 1, 1])), Err(Rule::ClusterRank));
+    assert_eq!(i.check_grid([7, 1, 1]), Ok(()));
+}
+
+#[test]
+fn programmatic_event_warning_only_where_the_call_graph_proves_no_trigger() {
+    let src = ".entry t() { griddepcontrol.launch_dependents; ret; }\n\
+               .entry n() { ret; }\n\
+               .entry c() { call.uni f, (); ret; }\n\
+               .func g() { griddepcontrol.launch_dependents; ret; }\n\
+               .func h() { ret; }\n\
+               .entry via_g() { call.uni g, (); ret; }\n\
+               .entry via_h() { call.uni h, (); ret; }";
+    let es = parse_entries(src).expect("PTX parses");
+    let warn = |name: &str| {
+        let e = es.iter().find(|e| e.name == name).expect(name);
+        read_info(e, &e.name, "k.ptx", false, CooperativeUse::ByPtx).no_trigger
+    };
+    assert_eq!(warn("t"), None);
+    let n = warn("n").expect("no trigger in `n`");
+    assert!(
+        n.starts_with(
+            "kernel `n` never executes `griddepcontrol.launch_dependents`, nor does any \
+             function it calls (k.ptx, entry at line 2)"
+        ),
+        "{n}"
+    );
+    // A call the file does not hold may trigger: unknown, so no warning.
+    assert_eq!(warn("c"), None);
+    // A `.func` it calls triggers: no warning; one that does not: the warning.
+    assert_eq!(warn("via_g"), None);
+    assert!(warn("via_h").is_some());
+}
+
+#[test]
+fn pdl_and_cooperative() {
+    let src = ".entry w() { griddepcontrol.wait; ret; }\n\
+               .entry n() { ret; }\n\
+               .entry g() { mov.u32 %r1, %envreg1;\n\
+                 atom.add.release.gpu.u32 %r2, [%rd1], 1; ret; }";
+    let (w, n, g) = (info(src, 0), info(src, 1), info(src, 2));
+    assert_eq!(w.check_serialization(true), Ok(()));
+    assert_eq!(n.check_serialization(true), Err(Rule::PdlWait));
+    assert_eq!(n.check_serialization(false), Ok(()));
+    assert_eq!(g.check_cooperative(false), Err(Rule::NotCooperative));
+    assert_eq!(g.check_cooperative(true), Ok(()));
+    assert_eq!(n.check_cooperative(true), Err(Rule::NeedlessCooperative));
+    assert!(g.message(Rule::NotCooperative).contains("k.ptx:4"));
+    let opt_out = KernelInfo {
+        no_upstream_reads: true,
+        cooperative: CooperativeUse::CoResident,
+        ..n
+    };
+    assert_eq!(opt_out.check_serialization(true), Ok(()));
+    assert_eq!(opt_out.check_cooperative(true), Ok(()));
+    let optional = KernelInfo {
+        cooperative: CooperativeUse::Optional,
+        ..g
+    };
+    assert_eq!(optional.check_cooperative(false), Ok(()));
+    // `co_resident` needs `cooperative`, syncing or not.
+    let co_resident = KernelInfo {
+        cooperative: CooperativeUse::CoResident,
+        ..n
+    };
+    assert_eq!(
+        co_resident.check_cooperative(false),
+        Err(Rule::NotCooperative)
+    );
+    // Unknown PTX: nothing fails.
+    assert_eq!(KernelInfo::UNKNOWN.check_serialization(true), Ok(()));
+    assert_eq!(KernelInfo::UNKNOWN.check_cooperative(true), Ok(()));
+}
+
+#[test]
+fn check_takes_the_first_broken_rule_in_written_order() {
+    let i = info(".entry k() .maxntid 64 .reqnctapercluster 2 { ret; }", 0);
+    let l = LaunchFacts {
+        grid: Some([3, 1, 1]),
+        block: Some([128, 1, 1]),
+        cluster: Some(None),
+        cooperative: Some(true),
+        programmatic_serialization: Some(true),
+    };
+    assert_eq!(i.check(&l), Err(Rule::Block));
+    let l = LaunchFacts { block: None, ..l };
+    assert_eq!(i.check(&l), Err(Rule::Grid));
+    assert_eq!(i.check(&LaunchFacts::default()), Ok(()));
+    // Usable in a const.
+    const I: KernelInfo = KernelInfo::UNKNOWN;
+    const V: Result<(), Rule> = I.check_block([2048, 1, 1]);
+    assert_eq!(V, Ok(()));
+}
+
+/// A kernel whose PTX fixes nothing about clusters passes the cluster and grid rules
+/// whatever the launch; one fixing anything refuses some launch.
+#[test]
+fn fixes_clusters_says_whether_a_cluster_or_grid_rule_can_fail() {
+    let extents = [0, 1, 2, 3, 7, 8, 16, 64, 1024, 65535, u32::MAX];
+    let dims = || {
+        extents
+            .into_iter()
+            .flat_map(move |x| extents.into_iter().map(move |y| [x, y, 1 + (x & 3)]))
+    };
+    let refuses_some = |i: &KernelInfo| {
+        dims().any(|d| {
+            i.check_cluster(Some(d)).is_err()
+                || i.check_cluster(None).is_err()
+                || i.check_grid(d).is_err()
+        })
+    };
+    let src = ".entry plain() { griddepcontrol.wait; ret; }\n\
+               .entry req() .reqntid 64 { ret; }\n\
+               .entry max() .maxntid 256 { ret; }\n\
+               .entry cl() .reqnctapercluster 2 { ret; }\n\
+               .entry rank() .maxclusterrank 4 { ret; }\n\
+               .entry expl() .explicitcluster { ret; }\n\
+               .entry bac() .reqnctapercluster 2 .blocksareclusters { ret; }";
+    for k in 0..7 {
+        let i = info(src, k);
+        assert_eq!(i.fixes_clusters(), k >= 3, "entry {k}");
+        assert_eq!(refuses_some(&i), i.fixes_clusters(), "entry {k}");
+    }
+    assert!(!KernelInfo::UNKNOWN.fixes_clusters());
+    assert!(!refuses_some(&KernelInfo::UNKNOWN));
+}
+
+fn info_as(src: &str, k: usize, cooperative: CooperativeUse) -> KernelInfo {
+    let es = parse_entries(src).expect("PTX parses");
+    read_info(&es[k], &es[k].name, "k.ptx", false, cooperative).leak()
+}
+
+#[test]
+fn absence_rules_fire_only_on_a_definite_no() {
+    // Each entry calls code the file does not hold: an `.extern .func`, a function declared
+    // without a body, a function pointer.
+    let src = ".extern .func ext();\n\
+               .func proto();\n\
+               .entry e() { call.uni ext, (); ret; }\n\
+               .entry p() { call proto; ret; }\n\
+               .entry i() { call (%r1), %rd1, (%r2), proto_1; ret; }";
+    for k in 0..3 {
+        let i = info(src, k);
+        assert_eq!((i.waits, i.grid_sync), (Fact::Unknown, Fact::Unknown));
+        assert_eq!(i.check_serialization(true), Ok(()), "entry {k}");
+        assert_eq!(i.check_cooperative(true), Ok(()), "entry {k}");
+        assert_eq!(i.check_cooperative(false), Ok(()), "entry {k}");
+        assert!(
+            i.messages.unseen.contains(
+                "chevron cannot see whether it syncs the whole grid \
+                 or whether it executes `griddepcontrol.wait`"
+            ),
+            "{}",
+            i.messages.unseen
+        );
+    }
+    assert!(info(src, 0).messages.unseen.starts_with(
+        "kernel `e` calls `ext`, an `.extern .func` defined in another module \
+             (k.ptx:3)"
+    ));
+    assert!(info(src, 2)
+        .messages
+        .unseen
+        .starts_with("kernel `i` calls a function through a pointer (k.ptx:5)"));
+    // What is seen still counts: a wait in the entry, an extern call besides.
+    let i = info(
+        ".extern .func ext();\n.entry k() { griddepcontrol.wait; call ext; ret; }",
+        0,
+    );
+    assert_eq!((i.waits, i.grid_sync), (Fact::Yes, Fact::Unknown));
+    assert_eq!(
+        i.messages.unseen,
+        "kernel `k` calls `ext`, an `.extern .func` defined in another module (k.ptx:2): \
+         chevron cannot see whether it syncs the whole grid, so it does not check \
+         `cooperative` against it"
+    );
+    // The system calls hide nothing.
+    let i = info(
+        ".extern .func (.param .b32 r) vprintf(.param .b64 f, .param .b64 a);\n\
+         .entry k() { call.uni (r), vprintf, (f, a); ret; }",
+        0,
+    );
+    assert_eq!((i.waits, i.grid_sync), (Fact::No, Fact::No));
+    assert_eq!(i.messages.unseen, "");
+    assert_eq!(i.check_serialization(true), Err(Rule::PdlWait));
+}
+
+#[test]
+fn helpers_are_read_transitively() {
+    let src = ".func (.param .b32 r) leaf() { griddepcontrol.wait; ret; }\n\
+               .func mid() { call.uni (r), leaf, (); mov.u32 %r1, %envreg2; ret; }\n\
+               .func arrive() { atom.add.release.gpu.u32 %r1, [%rd1], %r2; call arrive; }\n\
+               .entry k() { call mid; call arrive; ret; }\n\
+               .entry w() { call mid; ret; }";
+    let k = info(src, 0);
+    assert_eq!((k.waits, k.grid_sync), (Fact::Yes, Fact::Yes));
+    assert_eq!(k.check_cooperative(false), Err(Rule::NotCooperative));
+    assert!(
+        k.message(Rule::NotCooperative)
+            .contains("(k.ptx:3, in `arrive`, which it calls: the grid barrier"),
+        "{}",
+        k.message(Rule::NotCooperative)
+    );
+    // Before sm_70 the arrival is a plain `atom.add` after a fence.
+    let legacy = ".version 6.0\n.target sm_60\n.entry k() { mov.u32 %r1, %envreg1;\n\
+                  membar.gl; atom.global.add.u32 %r2, [%rd1], %r3; ret; }";
+    assert_eq!(info(legacy, 0).grid_sync, Fact::Yes);
+    let modern = legacy.replace("sm_60", "sm_90");
+    assert_eq!(info(&modern, 0).grid_sync, Fact::No);
+    // The workspace read without the barrier's arrival: no grid sync.
+    let w = info(src, 1);
+    assert_eq!((w.waits, w.grid_sync), (Fact::Yes, Fact::No));
+    assert_eq!(w.check_cooperative(true), Err(Rule::NeedlessCooperative));
+    assert_eq!(w.check_cooperative(false), Ok(()));
+}
+
+#[test]
+fn explicit_clusters_and_blocks_are_clusters() {
+    // `__cluster_dims__()`: clusters required, none compiled in.
+    let i = info(".entry k() .explicitcluster { ret; }", 0);
+    assert_eq!(i.check_cluster(None), Err(Rule::Unclustered));
+    assert_eq!(i.check_cluster(Some([2, 1, 1])), Ok(()));
+    assert!(i
+        .message(Rule::Unclustered)
+        .ends_with("give the launch a `cluster = …`"));
+    // With a compiled-in cluster, no `cluster` is needed.
+    let i = info(
+        ".entry k() .explicitcluster .reqnctapercluster 2 { ret; }",
+        0,
+    );
+    assert_eq!(i.check_cluster(None), Ok(()));
+    // `__block_size__`: the grid counts clusters, so 3 clusters of 2 is a valid grid.
+    let i = info(
+        ".entry k() .blocksareclusters .reqntid 64, 1, 1 .reqnctapercluster 2, 1, 1 { ret; }",
+        0,
+    );
+    assert!(i.blocks_are_clusters);
+    assert_eq!(i.check_grid([3, 1, 1]), Ok(()));
+    assert_eq!(i.check_cluster(None), Ok(()));
+    assert_eq!(i.message(Rule::Grid), "");
+}
+
+#[test]
+fn co_resident_is_launched_cooperatively() {
+    let src = ".entry k() { ret; }";
+    let i = info_as(src, 0, CooperativeUse::CoResident);
+    assert_eq!(i.check_cooperative(false), Err(Rule::NotCooperative));
+    assert_eq!(i.check_cooperative(true), Ok(()));
+    assert!(i
+        .message(Rule::NotCooperative)
+        .starts_with("kernel `k` is declared `cooperative = \"co_resident\"`"));
+    let i = info_as(src, 0, CooperativeUse::Optional);
+    assert_eq!(i.check_cooperative(false), Ok(()));
+    assert_eq!(i.message(Rule::NotCooperative), "");
+}
+
+/// For every rule, a kernel and a launch that break it: the check names the rule, its message
+/// says something, the subject says what the launch held; together they cover the table.
+#[test]
+fn every_rule_in_the_table_has_a_message_and_a_case() {
+    let full = LaunchFacts {
+        grid: Some([4, 1, 1]),
+        block: Some([64, 1, 1]),
+        cluster: Some(None),
+        cooperative: Some(false),
+        programmatic_serialization: Some(false),
+    };
+    let cases: [(&str, LaunchFacts); 8] = [
+        (".entry k() .reqntid 32 { griddepcontrol.wait; ret; }", full),
+        (
+            ".entry k() .reqnctapercluster 2 { griddepcontrol.wait; ret; }",
+            LaunchFacts {
+                cluster: Some(Some([4, 1, 1])),
+                ..full
+            },
+        ),
+        (
+            ".entry k() .maxclusterrank 2 { griddepcontrol.wait; ret; }",
+            LaunchFacts {
+                cluster: Some(Some([4, 1, 1])),
+                ..full
+            },
+        ),
+        (
+            ".entry k() .explicitcluster { griddepcontrol.wait; ret; }",
+            full,
+        ),
+        (
+            ".entry k() .reqnctapercluster 3 { griddepcontrol.wait; ret; }",
+            full,
+        ),
+        (
+            ".entry k() { ret; }",
+            LaunchFacts {
+                programmatic_serialization: Some(true),
+                ..full
+            },
+        ),
+        (
+            ".entry k() { mov.u32 %r1, %envreg1;\n\
+             atom.add.release.gpu.u32 %r2, [%rd1], 1; ret; }",
+            full,
+        ),
+        (
+            ".entry k() { ret; }",
+            LaunchFacts {
+                cooperative: Some(true),
+                ..full
+            },
+        ),
+    ];
+    let mut seen = Vec::new();
+    for (src, launch) in cases {
+        let i = info(src, 0);
+        let Err(rule) = i.check(&launch) else {
+            panic!("no rule broken by {launch:?} on `{src}`");
+        };
+        assert!(
+            !i.message(rule).is_empty(),
+            "{} has no message",
+            rule.name()
+        );
+        assert!(
+            rule.subject().describe(&launch).is_some(),
+            "{}: the launch knows its subject",
+            rule.name()
+        );
+        let (subject, message) = i.refusal(&launch).expect("a refusal");
+        assert_eq!((subject, message), (rule.subject(), i.message(rule)));
+        assert!(rule.broken(&i, &launch));
+        seen.push(rule);
+    }
+    assert_eq!(seen, Rule::ALL, "one case per rule, in the table's order");
+    // The messages of a read entry are stored by rule, the unseen note last.
+    let text = read_info(
+        &crate::ptx::parse_entries(cases[0].0).expect("PTX parses")[0],
+        "k",
+        "k.ptx",
+        false,
+        CooperativeUse::ByPtx,
+    );
+    let leaked = text.clone().leak();
+    for &rule in Rule::ALL {
+        assert_eq!(leaked.message(rule), text.messages[rule as usize]);
+    }
+    assert_eq!(leaked.messages.unseen, text.messages[Rule::COUNT]);
+    let names: std::collections::HashSet<_> = Rule::ALL.iter().map(|r| r.name()).collect();
+    assert_eq!(names.len(), Rule::COUNT);
+}
+
+/// Kernel facts written out (what `#[kernel]` emits as a const) for the table of cases below.
+const REQ: KernelInfo = KernelInfo {
+    known: true,
+    reqntid: Some([128, 1, 1]),
+    max_cluster_rank: Some(4),
+    waits: Fact::Yes,
+    grid_sync: Fact::No,
+    ..KernelInfo::UNKNOWN
+};
+const CLUSTERED: KernelInfo = KernelInfo {
+    known: true,
+    maxntid: Some([256, 1, 1]),
+    cluster: Some([2, 1, 1]),
+    waits: Fact::No,
+    grid_sync: Fact::Yes,
+    ..KernelInfo::UNKNOWN
+};
+const EXPLICIT: KernelInfo = KernelInfo {
+    known: true,
+    explicit_cluster: true,
+    waits: Fact::Unknown,
+    grid_sync: Fact::Unknown,
+    cooperative: CooperativeUse::CoResident,
+    ..KernelInfo::UNKNOWN
+};
+
+const fn facts(
+    grid: Option<[u32; 3]>,
+    block: Option<[u32; 3]>,
+    cluster: Option<Option<[u32; 3]>>,
+    cooperative: Option<bool>,
+    programmatic_serialization: Option<bool>,
+) -> LaunchFacts {
+    LaunchFacts {
+        grid,
+        block,
+        cluster,
+        cooperative,
+        programmatic_serialization,
+    }
+}
+
+/// (kernel, launch, the first broken rule): literal launches as `launch!` sees them (`None`
+/// where a value is an expression) and full ones as the runtime sees them.
+const CASES: [(KernelInfo, LaunchFacts, Option<Rule>); 14] = [
+    (
+        REQ,
+        facts(
+            Some([4, 1, 1]),
+            Some([128, 1, 1]),
+            Some(None),
+            Some(false),
+            Some(false),
+        ),
+        None,
+    ),
+    (
+        REQ,
+        facts(
+            Some([4, 1, 1]),
+            Some([64, 2, 1]),
+            Some(None),
+            Some(false),
+            Some(false),
+        ),
+        Some(Rule::Block),
+    ),
+    (
+        REQ,
+        facts(None, None, Some(Some([8, 1, 1])), None, None),
+        Some(Rule::ClusterRank),
+    ),
+    (
+        REQ,
+        facts(None, None, Some(Some([4, 1, 1])), Some(true), None),
+        Some(Rule::NeedlessCooperative),
+    ),
+    (
+        REQ,
+        facts(None, Some([64, 1, 1]), Some(Some([8, 1, 1])), None, None),
+        Some(Rule::Block),
+    ),
+    (
+        CLUSTERED,
+        facts(
+            Some([6, 1, 1]),
+            Some([256, 1, 1]),
+            Some(None),
+            Some(true),
+            Some(false),
+        ),
+        None,
+    ),
+    (
+        CLUSTERED,
+        facts(
+            Some([6, 1, 1]),
+            Some([256, 1, 1]),
+            Some(None),
+            Some(false),
+            Some(false),
+        ),
+        Some(Rule::NotCooperative),
+    ),
+    (
+        CLUSTERED,
+        facts(Some([7, 1, 1]), Some([512, 1, 1]), None, None, None),
+        Some(Rule::Block),
+    ),
+    (
+        CLUSTERED,
+        facts(Some([7, 1, 1]), None, Some(Some([4, 1, 1])), None, None),
+        Some(Rule::Cluster),
+    ),
+    (
+        CLUSTERED,
+        facts(Some([7, 1, 1]), None, None, None, Some(true)),
+        Some(Rule::Grid),
+    ),
+    (
+        CLUSTERED,
+        facts(None, None, None, Some(true), Some(true)),
+        Some(Rule::PdlWait),
+    ),
+    (
+        EXPLICIT,
+        facts(None, None, Some(None), Some(true), Some(true)),
+        Some(Rule::Unclustered),
+    ),
+    (
+        EXPLICIT,
+        facts(None, None, Some(Some([2, 1, 1])), Some(false), Some(true)),
+        Some(Rule::NotCooperative),
+    ),
+    (
+        KernelInfo::UNKNOWN,
+        facts(
+            Some([7, 1, 1]),
+            Some([4096, 1, 1]),
+            Some(None),
+            Some(true),
+            Some(true),
+        ),
+        None,
+    ),
+];
+
+/// The checks of every case, evaluated by the compiler (as in `launch!`'s `const` block).
+const AT_COMPILE_TIME: [Result<(), Rule>; CASES.len()] = {
+    let mut out = [Ok(()); CASES.len()];
+    let mut i = 0;
+    while i < CASES.len() {
+        out[i] = CASES[i].0.check(&CASES[i].1);
+        i += 1;
+    }
+    out
+};
+
+/// The same check at compile time and at run time, the one expected; and the single-subject
+/// checks the runtime's quick path uses agree with the full check on their subject.
+#[test]
+fn the_const_check_and_the_runtime_check_agree() {
+    for (k, ((info, launch, expected), at_compile)) in CASES.iter().zip(AT_COMPILE_TIME).enumerate()
+    {
+        let at_run = std::hint::black_box(info).check(std::hint::black_box(launch));
+        assert_eq!(at_run, at_compile, "case {k}");
+        assert_eq!(at_run, expected.map_or(Ok(()), Err), "case {k}");
+        // The first row of the table that is broken.
+        let first_row = Rule::ALL.iter().copied().find(|r| r.broken(info, launch));
+        assert_eq!(at_run, first_row.map_or(Ok(()), Err), "case {k}");
+        // Each subject alone: the rules on it, in the table's order.
+        let alone = [
+            launch.block.map(|b| info.check_block(b)),
+            launch.cluster.map(|c| info.check_cluster(c)),
+            launch.grid.map(|g| info.check_grid(g)),
+            launch
+                .programmatic_serialization
+                .map(|on| info.check_serialization(on)),
+            launch.cooperative.map(|on| info.check_cooperative(on)),
+        ];
+        let first = alone.into_iter().flatten().find(|r| r.is_err());
+        assert_eq!(first.unwrap_or(Ok(())), at_run, "case {k}");
+    }
+}
