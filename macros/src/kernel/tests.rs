@@ -108,10 +108,19 @@ fn saxpy_expands_to_a_type_with_launch_and_function() {
     // Each through the runtime's generic form, with the slots function `launch` uses.
     let update = text(&func(&m, "update").block);
     assert!(update.contains(":: typed_update ("), "{update}");
-    assert!(update.contains("(n , a , x , y ,) , Self :: __chevron_slots"), "{update}");
+    assert!(
+        update.contains("(n , a , x , y ,) , Self :: __chevron_slots"),
+        "{update}"
+    );
     let scalars = text(&func(&m, "update_scalars").block);
-    assert!(scalars.contains("(n , a ,) , Self :: __chevron_scalar_slots"), "{scalars}");
-    assert!(scalars.contains("& [false , false , true , true]"), "{scalars}");
+    assert!(
+        scalars.contains("(n , a ,) , Self :: __chevron_scalar_slots"),
+        "{scalars}"
+    );
+    assert!(
+        scalars.contains("& [false , false , true , true]"),
+        "{scalars}"
+    );
     // Braced, so that the kernel's name takes no place in the value namespace.
     assert!(matches!(m.ty.fields, syn::Fields::Named(_)));
     let docs: Vec<String> =
@@ -188,7 +197,9 @@ fn saxpy_expands_to_a_type_with_launch_and_function() {
         "{slots}"
     );
     assert!(
-        slots.contains(":: value :: < u32 , _ > () . slot) (& mut __chevron_args . 0 , __chevron_stream)"),
+        slots.contains(
+            ":: value :: < u32 , _ > () . slot) (& mut __chevron_args . 0 , __chevron_stream)"
+        ),
         "{slots}"
     );
     assert!(

@@ -85,7 +85,11 @@ pub fn expand_stub(item: &KernelItem) -> TokenStream {
         attrs, vis, sig, ..
     } = item;
     // Reported at the declaration; on the type rustc would add its own complaint.
-    let scope = ItemAttrs::split(attrs.iter().filter(|a| !crate::kernel::check::is_function_only(a)));
+    let scope = ItemAttrs::split(
+        attrs
+            .iter()
+            .filter(|a| !crate::kernel::check::is_function_only(a)),
+    );
     let impl_attrs = &scope.shared;
     let ident = &sig.ident;
     let typed = crate::kernel::ast::typed_inputs(sig);
