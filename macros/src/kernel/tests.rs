@@ -154,8 +154,11 @@ fn saxpy_expands_to_a_type_with_launch_and_function() {
         assert!(c.contains(&format!("\"{prefix}\"")), "{prefix}: {c}");
         assert!(c.contains(ptx), "{ptx}: {c}");
         assert!(c.contains("saxpy.ptx:"), "{c}");
-        // Numbers get their exact form; the panic is the const's only way to fail.
-        assert!(c.contains("Of :: <"), "{c}");
+        // Numbers get their exact form, references their `Param`'s; against no C++ type, no
+        // class is asked for. The panic is the const's only way to fail.
+        let number = !prefix.contains('&');
+        assert_eq!(c.contains("> :: SCALAR"), number, "{c}");
+        assert!(!c.contains(":: CLASS") && !c.contains(":: ELEM"), "{c}");
         assert!(c.contains("panic !"), "{c}");
     }
 
@@ -683,6 +686,17 @@ fn entry_lookup_errors() {
         consts[0]
     );
     assert!(consts[2].contains("is_const : false"), "{}", consts[2]);
+    // Against a C++ type, the classes of values and of buffers' elements too.
+    assert!(
+        consts[0].contains("Of :: < & CudaSlice < f32 > > :: ELEM"),
+        "{}",
+        consts[0]
+    );
+    assert!(
+        consts[3].contains("Of :: < i32 > :: CLASS"),
+        "{}",
+        consts[3]
+    );
     assert!(
         consts[3].contains("Num :: Int { bits : 32u32 , signed : true }"),
         "{}",

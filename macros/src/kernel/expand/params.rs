@@ -49,19 +49,36 @@ pub(super) fn param_expr(q: &KernelParam) -> TokenStream {
     quote_spanned!(span=> #p::#ctor::<#ty, #hint _>())
 }
 
-/// The parameter's form, the exact one for numbers and `bool` (see the runtime's `Of`).
-fn form_expr(q: &KernelParam) -> TokenStream {
+/// The parameter's form, the exact one for numbers and `bool` (see the runtime's `Of`), with
+/// the C++ class of a value or of a buffer's elements where `classes` (the check needs them
+/// only against a C++ type).
+fn form_expr(q: &KernelParam, classes: bool) -> TokenStream {
     let ty = &q.ty;
     let (span, _) = type_spans(ty);
     let p = crate::krate::private_at(span);
     let param = param_expr(q);
+    if !classes && q.by_ref {
+        // A reference is no number: its form is its `Param`'s.
+        return quote_spanned!(span=> #param.form);
+    }
+    let (class, elem) = if classes {
+        (
+            quote_spanned!(span=> #p::Of::<#ty>::CLASS),
+            quote_spanned!(span=> #p::Of::<#ty>::ELEM),
+        )
+    } else {
+        (
+            quote_spanned!(span=> #p::None),
+            quote_spanned!(span=> #p::None),
+        )
+    };
     quote_spanned! {span=> {
         #[allow(unused_imports)]
         use #p::NotScalar as _;
         #p::form(
             #p::Of::<#ty>::SCALAR,
-            #p::Of::<#ty>::CLASS,
-            #p::Of::<#ty>::ELEM,
+            #class,
+            #elem,
             #param.form,
         )
     }}
@@ -89,7 +106,8 @@ pub fn param_check(q: &KernelParam, attrs: &[&Attribute]) -> TokenStream {
     q.ptx
         .iter()
         .map(|ptx| {
-            let form = form_expr(q);
+            // Classes matter only against a C++ type (`check`'s rule 3).
+            let form = form_expr(q, !matches!(ptx.words.facts.cpp, CppParam::Unknown));
             let variant = Ident::new(&format!("{:?}", ptx.ty), first);
             let some = |n: Option<u32>| match n {
                 Some(n) => quote_spanned!(first=> #p::Some(#n)),
@@ -177,7 +195,7 @@ fn cpp_tokens(p: &TokenStream, cpp: CppParam) -> TokenStream {
 pub(super) fn signature_entry(q: &KernelParam, p: &TokenStream) -> TokenStream {
     let name = q.ident.to_string();
     let ty_text = &q.ty_text;
-    let form = form_expr(q);
+    let form = form_expr(q, true);
     let read_only = q.read_only;
     quote!(#p::ParamSig::new(#name, #ty_text, #form, #read_only))
 }
