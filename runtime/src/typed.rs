@@ -262,7 +262,7 @@ fn update_slots<'s, A, const N: usize>(
 /// # Safety
 /// As the generated `update`: `args` match the kernel's parameters, and what they point at
 /// stays valid while the graph may replay with them.
-#[inline]
+#[inline(always)]
 pub unsafe fn typed_update<A, const N: usize>(
     graph: &Graph<'_>,
     node: &GraphNode,
@@ -282,7 +282,7 @@ pub unsafe fn typed_update<A, const N: usize>(
 ///
 /// # Safety
 /// As [`typed_update`]; the kept parameters are device pointers.
-#[inline]
+#[inline(always)]
 pub unsafe fn typed_update_scalars<A, const S: usize, const N: usize>(
     graph: &Graph<'_>,
     node: &GraphNode,
@@ -314,7 +314,7 @@ pub unsafe fn typed_update_scalars<A, const S: usize, const N: usize>(
 /// # Safety
 /// As [`typed_update`].
 #[allow(clippy::too_many_arguments)]
-#[inline]
+#[inline(always)]
 pub unsafe fn typed_update_ordered<A, const B: usize, const S: usize, const N: usize>(
     graph: &Graph<'_>,
     node: &GraphNode,
