@@ -8,8 +8,8 @@
 //! `saxpy`, step by step, minus what needs a driver: the config's check with the kernel's rules
 //! folded at compile time (`Kernel::__check_config`, what `Kernel::__check` does after the
 //! function lookup), one slot per argument (what the parameter types' `KernelParam` slots make:
-//! `ArgSlot::value` for numbers, `ArgSlot::device` for buffers, with cudarc's guard), the
-//! parameter array of their pointers, and the driver's `CUlaunchConfig`. So the config is built
+//! `ArgSlot::value` for numbers, `ArgSlot::device` for buffers, with cudarc's guard) and its
+//! pointer, the parameter array, and the driver's `CUlaunchConfig`. So the config is built
 //! exactly as `launch!` builds it. The `dyn` launch is written out as `launch!(dyn …)` expands,
 //! with `ArgSlot::device` standing for cudarc's `device_ptr`.
 //!
@@ -25,7 +25,7 @@ use core::ffi::c_void;
 use std::hint::black_box;
 
 use chevron::__private::{
-    check_arg_sizes, slot_params, ArgSlot, ArgSlots, ArgStorage, LaunchRules, TypedKernel,
+    check_arg_sizes, ArgSlot, ArgSlots, ArgStorage, LaunchRules, TypedKernel,
 };
 use chevron::cudarc::driver::{CudaSlice, SyncOnDrop};
 use chevron::{config, kernel, launch, sys, Error, Kernel, KernelName, LaunchConfig};
@@ -73,15 +73,16 @@ impl<'a> saxpy_host<'a> {
             const { LaunchRules::of(&saxpy::__CHEVRON_INFO) },
             self.config,
         )?;
-        // The slots function `#[kernel]` generates (`__chevron_slots`), inlined.
-        let args = (n, a);
-        let slots = [
-            ArgSlot::value(&args.0),
-            ArgSlot::value(&args.1),
-            ArgSlot::device(x, SyncOnDrop::Record(None)),
-            ArgSlot::device(y, SyncOnDrop::Record(None)),
-        ];
-        let params: [*mut c_void; 4] = slot_params(&slots);
+        let (arg_0, arg_1) = (n, a);
+        let slot_0 = ArgSlot::value(&arg_0);
+        let param_0 = slot_0.param();
+        let slot_1 = ArgSlot::value(&arg_1);
+        let param_1 = slot_1.param();
+        let slot_2 = ArgSlot::device(x, SyncOnDrop::Record(None));
+        let param_2 = slot_2.param();
+        let slot_3 = ArgSlot::device(y, SyncOnDrop::Record(None));
+        let param_3 = slot_3.param();
+        let params: [*mut c_void; 4] = [param_0, param_1, param_2, param_3];
         let raw = self.config.__driver_config(core::ptr::null_mut());
         // SAFETY: the parameters are `saxpy`'s, and alive.
         Ok(unsafe { Launched::read(&raw, &params) })

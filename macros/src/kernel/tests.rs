@@ -105,7 +105,15 @@ fn saxpy_expands_to_a_type_with_launch_and_function() {
     // Graph updates: every argument, or the scalars only (graph, node, n, a).
     assert_eq!(func(&m, "update").sig.inputs.len(), 6);
     assert_eq!(func(&m, "update_scalars").sig.inputs.len(), 4);
-    // Each through the runtime's generic form, with the slots function `launch` uses.
+    // Each through the runtime's generic form, with the slots function the updates share.
+    let slots = text(&func(&m, "__chevron_slots").block);
+    assert!(
+        slots.contains(
+            "(:: chevron :: __private :: host_ref :: < & CudaSlice < f32 > , CudaSlice < f32 > , \
+             _ > () . slot) (& mut __chevron_args . 2 , __chevron_stream)"
+        ),
+        "{slots}"
+    );
     let update = text(&func(&m, "update").block);
     assert!(update.contains(":: typed_update ("), "{update}");
     assert!(
@@ -179,36 +187,33 @@ fn saxpy_expands_to_a_type_with_launch_and_function() {
         ]
     );
     let body = text(&launch.block);
-    // The arguments, in order, go to the slots function the updates share.
+    // Each argument is passed as its type says (`KernelParam`), not as its spelling suggests.
     assert!(
-        body.contains("let mut __chevron_params = (n , a , x , y ,) ;"),
+        body.contains(
+            "let __chevron_slot_2 = (:: chevron :: __private :: host_ref :: < & CudaSlice < f32 > \
+             , CudaSlice < f32 > , _ > () . slot) (& mut __chevron_arg_2 , stream)"
+        ),
+        "{body}"
+    );
+    assert!(body.contains("let mut __chevron_arg_3 = y ;"), "{body}");
+    assert!(
+        body.contains(":: value :: < u32 , _ > () . slot) (& mut __chevron_arg_0 , stream)"),
+        "{body}"
+    );
+    // Each pointer is taken as its slot is made (benches/host_work mirrors these steps).
+    assert!(
+        body.contains("let __chevron_param_3 = __chevron_slot_3 . param () ;"),
         "{body}"
     );
     assert!(
         body.contains(
-            "let __chevron_slot_array = Self :: __chevron_slots (stream , & mut __chevron_params) ;"
+            "= [__chevron_param_0 , __chevron_param_1 , __chevron_param_2 , __chevron_param_3] ;"
         ),
         "{body}"
     );
-    // Each argument is passed as its type says (`KernelParam`), not as its spelling suggests.
-    let slots = text(&func(&m, "__chevron_slots").block);
     assert!(
-        slots.contains(
-            "(:: chevron :: __private :: host_ref :: < & CudaSlice < f32 > , CudaSlice < f32 > , \
-             _ > () . slot) (& mut __chevron_args . 2 , __chevron_stream)"
-        ),
-        "{slots}"
-    );
-    assert!(
-        slots.contains(
-            ":: value :: < u32 , _ > () . slot) (& mut __chevron_args . 0 , __chevron_stream)"
-        ),
-        "{slots}"
-    );
-    assert!(
-        text(&func(&m, "__chevron_slots").sig.output)
-            .contains("[:: chevron :: __private :: ArgSlot < '__chevron > ; 4]"),
-        "{slots}"
+        body.contains("[* mut :: chevron :: __private :: c_void ; 4]"),
+        "{body}"
     );
     // One check before the arguments are taken (the function, the config's limits, the
     // kernel's rules folded at compile time), and the launch through what it returned.
@@ -220,15 +225,13 @@ fn saxpy_expands_to_a_type_with_launch_and_function() {
         ),
         "{body}"
     );
-    // Slots (holding the buffers' guards) are bound to a local, so they live until after the
-    // launch (benches/host_work mirrors these steps).
     assert!(
-        body.ends_with(
-            "unsafe { __chevron_checked . launch (& mut :: chevron :: __private :: slot_params \
-             (& __chevron_slot_array)) } }"
-        ),
+        body.ends_with("unsafe { __chevron_checked . launch (& mut __chevron_params) } }"),
         "{body}"
     );
+    // Slots (holding the buffers' guards) are bound to locals, so they live until after the
+    // launch.
+    assert!(body.contains("let __chevron_slot_2 ="), "{body}");
     // The generated code names only `::chevron::__private`.
     for path in body.split("::").skip(1) {
         let _ = path;

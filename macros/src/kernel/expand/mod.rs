@@ -115,9 +115,31 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
         let (i, t) = (&q.ident, &q.ty);
         quote!(#i: #t)
     });
+    // The launch takes each parameter's pointer as soon as its slot is made: for a value, the
+    // value's address, which the compiler then sees without reading the slot back (through the
+    // shared slots function, a typed launch took 24 more instructions, by
+    // `scripts/host_cost_callgrind.sh`). The slots of device buffers record this launch on the
+    // buffers' events when dropped, after the launch is enqueued: cudarc's multi-stream
+    // ordering, as in its launch builder. Which kind of slot is for the parameter's type to say
+    // (`KernelParam`).
+    let mut prepare = Vec::new();
+    let mut pointers = Vec::new();
+    for (k, q) in params.iter().enumerate() {
+        let arg = hygienic(&format!("__chevron_arg_{k}"));
+        let slot = hygienic(&format!("__chevron_slot_{k}"));
+        let ptr = hygienic(&format!("__chevron_param_{k}"));
+        let (i, param) = (&q.ident, param_expr(q));
+        prepare.push(quote! {
+            let mut #arg = #i;
+            let #slot = (#param.slot)(&mut #arg, #stream);
+            let #ptr = #slot.param();
+        });
+        pointers.push(ptr);
+    }
+    let n = Literal::usize_unsuffixed(params.len());
+    // The graph updates share one slots function.
     let all: Vec<&KernelParam> = params.iter().collect();
     let slots_fn = slots_fn(&p, &hygienic("__chevron_slots"), &all);
-    let slots = hygienic("__chevron_slot_array");
     let launch_doc = launch_doc(&ident.to_string(), &stream, &config);
     let function_doc = format!(
         " The `CUfunction` of `{ident}` in `ctx`, loading its module the first time: for \
@@ -165,15 +187,12 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
                     #stream,
                     #config,
                 )?;
-                // The slots of device buffers record this launch on the buffers' events when
-                // dropped, after the launch is enqueued: cudarc's multi-stream ordering, as in
-                // its launch builder.
-                let mut #args = (#(#names,)*);
-                let #slots = Self::__chevron_slots(#stream, &mut #args);
+                #(#prepare)*
+                let mut #args: [*mut #p::c_void; #n] = [#(#pointers),*];
                 // SAFETY: the parameters match the PTX entry (checked when the declaration was
                 // compiled, or against NVRTC's output before the first launch); what the
                 // kernel does with them is the caller's promise.
-                unsafe { #checked.launch(&mut #p::slot_params(&#slots)) }
+                unsafe { #checked.launch(&mut #args) }
             }
 
             #launcher
@@ -194,8 +213,8 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
 }
 
 /// `fn_name(stream, &mut (args…)) -> [ArgSlot; N]`: the slots of `params` (in order) for one
-/// launch or graph update, shared by `launch` and the `update`s so that each parameter's slot
-/// is written out once per declaration. Which kind of slot is for the parameter's type to say
+/// graph update, shared by the `update`s so that each parameter's slot is written out once per
+/// declaration for all of them. Which kind of slot is for the parameter's type to say
 /// (`KernelParam`, through the same constructor as the parameter's check, so that a type that
 /// is no kernel parameter is reported once, at the type).
 fn slots_fn(p: &TokenStream, fn_name: &Ident, params: &[&KernelParam]) -> TokenStream {
