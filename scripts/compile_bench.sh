@@ -8,7 +8,8 @@
 #   BENCH_DIR     where the two crates and their target directory go (default: target/compile-bench)
 #
 # Both crates are generated fresh, checked once to build their dependencies, then checked RUNS
-# more times after touching their source; the median and the spread of those are printed. Only
+# more times after touching their source; the median and the spread of those are printed, with
+# the median CPU time (user + system, which a loaded machine moves less than wall time). Only
 # the crate itself is re-checked each time, so the numbers are the macros' cost (chevron) against
 # plain rustc on the same calls (cudarc). CHEVRON_NVCC=0: no nvcc during the check (the
 # declarations are PTX; nothing would run it anyway).
