@@ -8,7 +8,8 @@
 #   BENCH_DIR     where the two crates and their target directory go (default: target/compile-bench)
 #
 # Both crates are generated fresh, checked once to build their dependencies, then checked RUNS
-# more times after touching their source; the median and the spread of those are printed. Only
+# more times after touching their source; the median and the spread of those are printed, with
+# the median CPU time (user + system, which a loaded machine moves less than wall time). Only
 # the crate itself is re-checked each time, so the numbers are the macros' cost (chevron) against
 # plain rustc on the same calls (cudarc). CHEVRON_NVCC=0: no nvcc during the check (the
 # declarations are PTX; nothing would run it anyway).
@@ -100,27 +101,35 @@ gen_cudarc() {
     } >"$dir/src/lib.rs"
 }
 
-# Prints the median and the range of RUNS `cargo check` times of crate $1, in seconds.
+# Prints the median and the range of RUNS `cargo check` times of crate $1, in seconds, then the
+# median CPU time (user + system) of the same runs: on a shared machine the CPU time moves less
+# with the load than the wall time.
 measure() {
-    local dir="$1" times=()
+    local dir="$1" times=() cpus=()
     (cd "$dir" && CHEVRON_MANIFEST_DIR="$dir" cargo check --offline --quiet 2>&1) || {
         echo "cargo check of $dir failed" >&2
         exit 1
     }
+    local TIMEFORMAT='%R %U %S' t
     for ((r = 0; r < runs; r++)); do
         touch "$dir/src/lib.rs"
-        local start end
-        start=$(date +%s.%N)
-        (cd "$dir" && CHEVRON_MANIFEST_DIR="$dir" cargo check --offline --quiet)
-        end=$(date +%s.%N)
-        times+=("$(echo "$end - $start" | bc -l)")
+        t=$({ time (cd "$dir" && CHEVRON_MANIFEST_DIR="$dir" cargo check --offline --quiet); } 2>&1)
+        read -r real user sys <<<"$t"
+        times+=("$real")
+        cpus+=("$(echo "$user + $sys" | bc -l)")
     done
-    printf '%s\n' "${times[@]}" | sort -n | awk '
-        { t[NR] = $1 }
-        END {
-            m = (NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2
-            printf "%.3f %.3f %.3f\n", m, t[1], t[NR]
-        }'
+    median() {
+        sort -n | awk '
+            { t[NR] = $1 }
+            END {
+                m = (NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2
+                printf "%.3f %.3f %.3f\n", m, t[1], t[NR]
+            }'
+    }
+    local wall cpu
+    wall=$(printf '%s\n' "${times[@]}" | median)
+    cpu=$(printf '%s\n' "${cpus[@]}" | median)
+    echo "$wall ${cpu%% *}"
 }
 
 gen_chevron
@@ -129,8 +138,8 @@ cp "$chevron/Cargo.lock" "$bench/chevron-macros/Cargo.lock"
 cp "$chevron/Cargo.lock" "$bench/cudarc-builder/Cargo.lock"
 echo "chevron: $chevron ($(cd "$chevron" && git rev-parse --short HEAD 2>/dev/null || echo '?'))"
 echo "$KERNELS #[kernel] declarations + $LAUNCHES launch! sites vs $LAUNCHES cudarc launch_builder calls; cargo check, $runs runs each after a warm-up"
-read -r cm clo chi < <(measure "$bench/chevron-macros")
-read -r bm blo bhi < <(measure "$bench/cudarc-builder")
-printf 'chevron macros:         median %.2f s (%.2f–%.2f)\n' "$cm" "$clo" "$chi"
-printf 'cudarc launch_builder:  median %.2f s (%.2f–%.2f)\n' "$bm" "$blo" "$bhi"
-printf 'ratio: %.2f×\n' "$(echo "$cm / $bm" | bc -l)"
+read -r cm clo chi ccpu < <(measure "$bench/chevron-macros")
+read -r bm blo bhi bcpu < <(measure "$bench/cudarc-builder")
+printf 'chevron macros:         median %.2f s (%.2f–%.2f), CPU %.2f s\n' "$cm" "$clo" "$chi" "$ccpu"
+printf 'cudarc launch_builder:  median %.2f s (%.2f–%.2f), CPU %.2f s\n' "$bm" "$blo" "$bhi" "$bcpu"
+printf 'ratio: %.2f× (CPU %.2f×)\n' "$(echo "$cm / $bm" | bc -l)" "$(echo "$ccpu / $bcpu" | bc -l)"

@@ -113,7 +113,8 @@ pub mod __private {
     pub use crate::occupancy::Occupancy;
     pub use crate::ptx::{Expected, ParamSig};
     pub use crate::typed::{
-        launched, ArgAsWritten, ArgProbe, HostArg, StreamByValue, StreamProbe, StreamRef,
+        launched, slot_params, typed_update, typed_update_ordered, typed_update_scalars,
+        ArgAsWritten, ArgProbe, HostArg, SlotsFn, StreamByValue, StreamProbe, StreamRef,
         TypedKernel, ViewArg,
     };
     pub use chevron_cuda_spec::fit::{

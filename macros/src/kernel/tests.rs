@@ -105,6 +105,30 @@ fn saxpy_expands_to_a_type_with_launch_and_function() {
     // Graph updates: every argument, or the scalars only (graph, node, n, a).
     assert_eq!(func(&m, "update").sig.inputs.len(), 6);
     assert_eq!(func(&m, "update_scalars").sig.inputs.len(), 4);
+    // Each through the runtime's generic form, with the slots function the updates share.
+    let slots = text(&func(&m, "__chevron_slots").block);
+    assert!(
+        slots.contains(
+            "(:: chevron :: __private :: host_ref :: < & CudaSlice < f32 > , CudaSlice < f32 > , \
+             _ > () . slot) (& mut __chevron_args . 2 , __chevron_stream)"
+        ),
+        "{slots}"
+    );
+    let update = text(&func(&m, "update").block);
+    assert!(update.contains(":: typed_update ("), "{update}");
+    assert!(
+        update.contains("(n , a , x , y ,) , Self :: __chevron_slots"),
+        "{update}"
+    );
+    let scalars = text(&func(&m, "update_scalars").block);
+    assert!(
+        scalars.contains("(n , a ,) , Self :: __chevron_scalar_slots"),
+        "{scalars}"
+    );
+    assert!(
+        scalars.contains("& [false , false , true , true]"),
+        "{scalars}"
+    );
     // Braced, so that the kernel's name takes no place in the value namespace.
     assert!(matches!(m.ty.fields, syn::Fields::Named(_)));
     let docs: Vec<String> =
@@ -138,8 +162,11 @@ fn saxpy_expands_to_a_type_with_launch_and_function() {
         assert!(c.contains(&format!("\"{prefix}\"")), "{prefix}: {c}");
         assert!(c.contains(ptx), "{ptx}: {c}");
         assert!(c.contains("saxpy.ptx:"), "{c}");
-        // Numbers get their exact form; the panic is the const's only way to fail.
-        assert!(c.contains("Of :: <"), "{c}");
+        // Numbers get their exact form, references their `Param`'s; against no C++ type, no
+        // class is asked for. The panic is the const's only way to fail.
+        let number = !prefix.contains('&');
+        assert_eq!(c.contains("> :: SCALAR"), number, "{c}");
+        assert!(!c.contains(":: CLASS") && !c.contains(":: ELEM"), "{c}");
         assert!(c.contains("panic !"), "{c}");
     }
 
@@ -662,6 +689,17 @@ fn entry_lookup_errors() {
         consts[0]
     );
     assert!(consts[2].contains("is_const : false"), "{}", consts[2]);
+    // Against a C++ type, the classes of values and of buffers' elements too.
+    assert!(
+        consts[0].contains("Of :: < & CudaSlice < f32 > > :: ELEM"),
+        "{}",
+        consts[0]
+    );
+    assert!(
+        consts[3].contains("Of :: < i32 > :: CLASS"),
+        "{}",
+        consts[3]
+    );
     assert!(
         consts[3].contains("Num :: Int { bits : 32u32 , signed : true }"),
         "{}",
