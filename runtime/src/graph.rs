@@ -245,9 +245,7 @@ impl<'a> Graph<'a> {
         body: impl FnOnce(&mut Self) -> Result<R, Error>,
     ) -> Result<R, Error> {
         self.ensure_current(KernelName(None))?;
-        let ctx = self.ctx.cu_ctx() as usize;
-        let outer = BATCH.with(|batch| batch.replace(ctx));
-        let _restore = RestoreBatch { outer, inner: ctx };
+        let _batch = RestoreBatch::enter(self.ctx.cu_ctx() as usize);
         body(self)
     }
 
@@ -309,6 +307,14 @@ struct RestoreBatch {
     inner: usize,
 }
 
+impl RestoreBatch {
+    /// Marks this thread as in a batch of context `ctx` until the value is dropped.
+    fn enter(ctx: usize) -> Self {
+        let outer = BATCH.with(|batch| batch.replace(ctx));
+        Self { outer, inner: ctx }
+    }
+}
+
 impl Drop for RestoreBatch {
     fn drop(&mut self) {
         let back = if self.outer == self.inner {
@@ -336,5 +342,53 @@ impl core::fmt::Debug for Graph<'_> {
             .field("graph", &self.graph)
             .field("exec", &self.exec)
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mark() -> usize {
+        BATCH.with(core::cell::Cell::get)
+    }
+
+    #[test]
+    fn a_batch_mark_goes_back_to_an_enclosing_batch_of_its_context_only() {
+        assert_eq!(mark(), 0, "no batch");
+        {
+            let _outer = RestoreBatch::enter(0x10);
+            assert_eq!(mark(), 0x10);
+            {
+                let _same = RestoreBatch::enter(0x10);
+                assert_eq!(mark(), 0x10);
+            }
+            assert_eq!(
+                mark(),
+                0x10,
+                "the enclosing batch of the same context goes on"
+            );
+            {
+                let _other = RestoreBatch::enter(0x20);
+                assert_eq!(mark(), 0x20);
+            }
+            assert_eq!(
+                mark(),
+                0,
+                "another context's batch bound its own: the enclosing one's calls check again"
+            );
+        }
+        assert_eq!(mark(), 0);
+        let panicked = std::panic::catch_unwind(|| {
+            let _batch = RestoreBatch::enter(0x30);
+            panic!("the body panics");
+        });
+        assert!(panicked.is_err());
+        assert_eq!(mark(), 0, "ended by the panic");
+        let elsewhere = {
+            let _batch = RestoreBatch::enter(0x40);
+            std::thread::spawn(mark).join().unwrap()
+        };
+        assert_eq!(elsewhere, 0, "another thread has no batch");
     }
 }
