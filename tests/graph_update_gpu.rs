@@ -4,7 +4,8 @@
 //! by a slow kernel on another stream is read by the replay only after that write, also when the
 //! replay runs on a third stream after a synchronize; every update path and a replay work
 //! with no context current on the thread; and the same inside a batch (`Graph::updates`, the
-//! context checked once), which binds the context where none is current.
+//! context checked once), which binds the context where none is current; and the updated
+//! arguments of every node kept when the graph is instantiated again.
 
 #[path = "common/gpu.rs"]
 mod gpu;
@@ -480,6 +481,69 @@ fn a_batch_binds_the_context_where_none_is_current() -> TestResult {
     let got = stream.clone_dtoh(&kept)?;
     println!(
         "update_scalars in batches: {:?}, host {:?}",
+        &got[..3],
+        &want[..3]
+    );
+    assert_eq!(got, want);
+    Ok(())
+}
+
+/// The records of updated arguments across instantiations: every node updated (in a batch; the
+/// records' storage grows, and moves, as nodes are first updated), then the graph instantiated
+/// again (`set_node_attribute`), which writes each node's record into the graph: the replays
+/// after it run the updated arguments, also when only some nodes were updated since.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn instantiating_again_keeps_every_nodes_update() -> TestResult {
+    use chevron::MemSyncDomain;
+    let _serial = gpu::serial();
+    let stream = gpu::context(0)?.new_stream()?;
+    let mut kept = stream.clone_htod(&data(0.75))?;
+    let mut want = data(0.75);
+    let host = |want: &mut Vec<f32>, arg: &dyn Fn(usize) -> (f32, f32)| {
+        for k in 0..NODES {
+            let (a, b) = arg(k);
+            for v in want.iter_mut() {
+                *v = v.mul_add(a, b);
+            }
+        }
+    };
+    // Even nodes take round 2's arguments, odd ones keep round 1's.
+    let mixed = |k: usize| args(k, if k.is_multiple_of(2) { 2 } else { 1 });
+    {
+        let (mut graph, nodes) = chain_graph(&stream, &mut kept)?;
+        // SAFETY (each batch): nothing in the body changes the thread's current context; the
+        // nodes are `chain`'s on N elements and keep their captured buffer.
+        unsafe {
+            graph.updates(|g| {
+                for (k, node) in nodes.iter().enumerate() {
+                    let (a, b) = args(k, 1);
+                    chain::update_scalars(g, node, N, a, b)?;
+                }
+                g.replay(&stream)
+            })
+        }?;
+        host(&mut want, &|k| args(k, 1));
+        graph.set_node_attribute(&nodes[0], MemSyncDomain::Remote)?;
+        graph.replay(&stream)?;
+        host(&mut want, &|k| args(k, 1));
+        unsafe {
+            graph.updates(|g| {
+                for (k, node) in nodes.iter().enumerate().step_by(2) {
+                    let (a, b) = args(k, 2);
+                    chain::update_scalars(g, node, N, a, b)?;
+                }
+                Ok(())
+            })
+        }?;
+        graph.set_node_attribute(&nodes[1], MemSyncDomain::Remote)?;
+        graph.replay(&stream)?;
+        host(&mut want, &mixed);
+        drop(graph);
+    }
+    let got = stream.clone_dtoh(&kept)?;
+    println!(
+        "across instantiations: {:?}, host {:?}",
         &got[..3],
         &want[..3]
     );
