@@ -246,8 +246,9 @@ impl<'a> Graph<'a> {
     ///
     /// The hot path is what cannot be decided once: the node and function checks (two
     /// compares), the context check (`cuCtxGetCurrent`: the driver's graph calls may crash
-    /// rather than fail without their context), the driver call, and the copy of the arguments
-    /// into the node's slot.
+    /// rather than fail without their context; one thread-local compare inside a
+    /// [`Graph::updates`] batch), the driver call, and the copy of the arguments into the
+    /// node's record (see [`Records`]).
     ///
     /// # Safety
     /// As [`Graph::set_params`].
