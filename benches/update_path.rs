@@ -5,15 +5,25 @@
 //! out: the function lookup, the node checks, the context check, the record of the arguments and
 //! the call into the driver library run as in a program; only the driver does nothing.
 //!
-//! The paths are those of `examples/graph_replay.rs`'s update rows, on one node of `saxpy` (4
+//! The paths are those of `examples/graph_replay.rs`'s update rows, on `saxpy` nodes (4
 //! arguments, 2 of them buffers): the raw `cuGraphExecKernelNodeSetParams` with pointers taken
-//! once (the floor), `saxpy::update_scalars` (keeps both buffers), `saxpy::update_ordered` (both
-//! buffers as `Ordered`), and `saxpy::update` (both buffers, their waits at every call); and a replay on the last stream against the raw
-//! `cuGraphLaunch`.
+//! once (the floor), the same after a `cuCtxGetCurrent` (the floor of a context check per
+//! update), `saxpy::update_scalars` (keeps both buffers) and `saxpy::update_ordered` (both
+//! buffers as `Ordered`), each also inside a batch (`Graph::updates`: the context checked once
+//! per round of updates), and `saxpy::update` (both buffers, their waits at every call); and a
+//! replay on the last stream against the raw `cuGraphLaunch`.
 //!
-//! Without `CHEVRON_UPDATE_PATH` every path runs, and the time per update is printed (against
-//! the stand-in: the host work alone, warm caches). Without a driver it says so and exits 0
-//! (`cargo test --benches` runs it).
+//! A round updates every node once (one node unless `CHEVRON_NODES=<n>` captures more);
+//! `CHEVRON_UPDATES` updates per path in all (default 10 000). The stand-in driver has no working
+//! set of its own, so with warm caches a path's record reads never miss, where on a GPU the
+//! driver's own work between two updates of a node (its node, the parameter upload, the launch)
+//! evicts them: `CHEVRON_EVICT_KIB=<k>` writes a buffer of `k` KiB between rounds (outside the
+//! timing), so that each round starts with what a driver would leave in the caches, and what a
+//! path touches per node shows as misses.
+//!
+//! Without `CHEVRON_UPDATE_PATH` every path runs, and the median time per update over the rounds
+//! is printed, with what it adds to its floor (against the stand-in: the host work alone).
+//! Without a driver it says so and exits 0 (`cargo test --benches` runs it).
 
 use std::error::Error;
 use std::hint::black_box;
@@ -27,11 +37,11 @@ fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
 
 const N: u32 = 256;
 
-/// What every path gets: the graph and its node, the ordered buffers, the
+/// What every path gets: the graph and its nodes, the ordered buffers, the
 /// buffers themselves (for `update`) and their pointers taken once (for the raw floor).
 struct Setup<'g, 'b> {
     graph: &'g mut Graph<'b>,
-    node: GraphNode,
+    nodes: Vec<GraphNode>,
     ordered: (&'g Ordered<'g, f32>, &'g Ordered<'g, f32>),
     x: &'g CudaSlice<f32>,
     y: &'g mut CudaSlice<f32>,
@@ -48,26 +58,55 @@ fn scalars() -> (u32, f32) {
 
 /// `cuGraphExecKernelNodeSetParams` as a program without chevron writes it (as
 /// `examples/graph_replay.rs`'s floor does): the node's captured launch taken once, the
-/// buffers' pointers taken once.
+/// buffers' pointers taken once; every node.
 #[inline(never)]
 fn raw_update(s: &mut Setup<'_, '_>) {
-    let (n, a) = scalars();
-    let mut params = [
-        &n as *const u32 as *mut _,
-        &a as *const f32 as *mut _,
-        &s.px as *const u64 as *mut _,
-        &s.py as *const u64 as *mut _,
-    ];
-    let mut p = raw_node(&s.node);
-    p.kernelParams = params.as_mut_ptr();
-    // SAFETY: the node is `saxpy`'s in this executable graph; the parameters match it.
-    let rc = unsafe {
-        sys::cuGraphExecKernelNodeSetParams_v2(s.graph.cu_graph_exec(), s.node.raw(), &p)
-    };
-    assert_eq!(rc, sys::cudaError_enum::CUDA_SUCCESS);
+    let exec = s.graph.cu_graph_exec();
+    let p0 = raw_node(&s.nodes[0]);
+    for node in &s.nodes {
+        let (n, a) = scalars();
+        let mut params = [
+            &n as *const u32 as *mut _,
+            &a as *const f32 as *mut _,
+            &s.px as *const u64 as *mut _,
+            &s.py as *const u64 as *mut _,
+        ];
+        let mut p = p0;
+        p.kernelParams = params.as_mut_ptr();
+        // SAFETY: the node is `saxpy`'s in this executable graph; the parameters match it.
+        let rc = unsafe { sys::cuGraphExecKernelNodeSetParams_v2(exec, node.raw(), &p) };
+        assert_eq!(rc, sys::cudaError_enum::CUDA_SUCCESS);
+    }
 }
 
-/// The node's launch as the raw floor keeps it (built once per call here: a copy, as the floor's
+/// [`raw_update`] after a `cuCtxGetCurrent` and a compare per node: the floor of an update that
+/// checks the context at every call.
+#[inline(never)]
+fn raw_update_ctx(s: &mut Setup<'_, '_>) {
+    let exec = s.graph.cu_graph_exec();
+    let ctx = s.graph.context().cu_ctx();
+    let p0 = raw_node(&s.nodes[0]);
+    for node in &s.nodes {
+        let (n, a) = scalars();
+        let mut params = [
+            &n as *const u32 as *mut _,
+            &a as *const f32 as *mut _,
+            &s.px as *const u64 as *mut _,
+            &s.py as *const u64 as *mut _,
+        ];
+        let mut p = p0;
+        p.kernelParams = params.as_mut_ptr();
+        let mut current = core::ptr::null_mut();
+        // SAFETY: an out-pointer to a local.
+        let rc = unsafe { sys::cuCtxGetCurrent(&mut current) };
+        assert!(rc == sys::cudaError_enum::CUDA_SUCCESS && current == ctx);
+        // SAFETY: as in `raw_update`.
+        let rc = unsafe { sys::cuGraphExecKernelNodeSetParams_v2(exec, node.raw(), &p) };
+        assert_eq!(rc, sys::cudaError_enum::CUDA_SUCCESS);
+    }
+}
+
+/// The node's launch as the raw floor keeps it (built once per round here: a copy, as the floor's
 /// `let mut p = raw_node;`).
 #[inline(always)]
 fn raw_node(node: &GraphNode) -> sys::CUDA_KERNEL_NODE_PARAMS {
@@ -87,25 +126,63 @@ fn raw_node(node: &GraphNode) -> sys::CUDA_KERNEL_NODE_PARAMS {
     }
 }
 
+/// `update_scalars` of every node of `nodes` in `graph`.
+#[inline(always)]
+fn scalars_round(graph: &mut Graph<'_>, nodes: &[GraphNode]) -> Result<(), chevron::Error> {
+    for node in nodes {
+        let (n, a) = scalars();
+        // SAFETY: nothing runs (the stand-in driver); the node is `saxpy`'s.
+        unsafe { saxpy::update_scalars(graph, node, n, a) }?;
+    }
+    Ok(())
+}
+
+/// `update_ordered` of every node of `nodes` in `graph`.
+#[inline(always)]
+fn ordered_round(
+    graph: &mut Graph<'_>,
+    nodes: &[GraphNode],
+    (x, y): (&Ordered<'_, f32>, &Ordered<'_, f32>),
+) -> Result<(), chevron::Error> {
+    for node in nodes {
+        let (n, a) = scalars();
+        // SAFETY: as above.
+        unsafe { saxpy::update_ordered(graph, node, n, a, x, y) }?;
+    }
+    Ok(())
+}
+
 #[inline(never)]
 fn update_scalars(s: &mut Setup<'_, '_>) {
-    let (n, a) = scalars();
-    // SAFETY: nothing runs (the stand-in driver); the node is `saxpy`'s.
-    unsafe { saxpy::update_scalars(s.graph, &s.node, n, a) }.unwrap();
+    scalars_round(s.graph, &s.nodes).unwrap();
+}
+
+#[inline(never)]
+fn update_scalars_batch(s: &mut Setup<'_, '_>) {
+    let nodes = &s.nodes;
+    // SAFETY: nothing in the body changes the thread's current context.
+    unsafe { s.graph.updates(|g| scalars_round(g, nodes)) }.unwrap();
 }
 
 #[inline(never)]
 fn update_ordered(s: &mut Setup<'_, '_>) {
-    let (n, a) = scalars();
+    ordered_round(s.graph, &s.nodes, s.ordered).unwrap();
+}
+
+#[inline(never)]
+fn update_ordered_batch(s: &mut Setup<'_, '_>) {
+    let (nodes, ordered) = (&s.nodes, s.ordered);
     // SAFETY: as above.
-    unsafe { saxpy::update_ordered(s.graph, &s.node, n, a, s.ordered.0, s.ordered.1) }.unwrap();
+    unsafe { s.graph.updates(|g| ordered_round(g, nodes, ordered)) }.unwrap();
 }
 
 #[inline(never)]
 fn update(s: &mut Setup<'_, '_>) {
-    let (n, a) = scalars();
-    // SAFETY: as above.
-    unsafe { saxpy::update(s.graph, &s.node, n, a, s.x, s.y) }.unwrap();
+    for node in &s.nodes {
+        let (n, a) = scalars();
+        // SAFETY: as above.
+        unsafe { saxpy::update(s.graph, node, n, a, s.x, s.y) }.unwrap();
+    }
 }
 
 #[inline(never)]
@@ -136,16 +213,34 @@ const PATHS: &[Path] = &[
         raw_update,
     ),
     (
+        "raw_update_ctx",
+        "raw, cuCtxGetCurrent per update",
+        Some("raw_update"),
+        raw_update_ctx,
+    ),
+    (
         "update_scalars",
         "saxpy::update_scalars",
         Some("raw_update"),
         update_scalars,
     ),
     (
+        "update_scalars_batch",
+        "saxpy::update_scalars (batch)",
+        Some("raw_update"),
+        update_scalars_batch,
+    ),
+    (
         "update_ordered",
         "saxpy::update_ordered",
         Some("raw_update"),
         update_ordered,
+    ),
+    (
+        "update_ordered_batch",
+        "saxpy::update_ordered (batch)",
+        Some("raw_update"),
+        update_ordered_batch,
     ),
     ("update", "saxpy::update", Some("raw_update"), update),
     ("raw_replay", "raw cuGraphLaunch", None, raw_replay),
@@ -176,10 +271,16 @@ fn main() -> Result<(), Box<dyn Error>> {
             return Err(format!("no path `{name}`; the paths: {}", names.join(", ")).into());
         }
     }
-    let iters: usize = std::env::var("CHEVRON_UPDATES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(10_000);
+    let var = |name: &str, default: usize| -> usize {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let updates = var("CHEVRON_UPDATES", 10_000);
+    let nodes = var("CHEVRON_NODES", 1).max(1);
+    let evict_kib = var("CHEVRON_EVICT_KIB", 0);
+    let rounds = (updates / nodes).max(1);
     let stream = ctx.new_stream()?;
     let x0 = stream.clone_htod(&vec![1.0f32; N as usize])?;
     let mut y0 = stream.clone_htod(&vec![0.0f32; N as usize])?;
@@ -191,12 +292,16 @@ fn main() -> Result<(), Box<dyn Error>> {
         let (py, _wy) = y.device_ptr_mut(&stream);
         (px, py)
     };
-    let (mut graph, node) = Graph::capture(&stream, |capture| {
+    let (mut graph, captured) = Graph::capture(&stream, |capture| {
         let s = capture.stream();
-        let (n, a) = scalars();
-        // SAFETY: nothing runs (the stand-in driver).
-        unsafe { launch!(saxpy<<<1, N, s>>>(n, a, &x0, &mut y0)) }?;
-        capture.last_node()
+        let mut captured = Vec::with_capacity(nodes);
+        for _ in 0..nodes {
+            let (n, a) = scalars();
+            // SAFETY: nothing runs (the stand-in driver).
+            unsafe { launch!(saxpy<<<1, N, s>>>(n, a, &x0, &mut y0)) }?;
+            captured.push(capture.last_node()?);
+        }
+        Ok(captured)
     })?;
     let (mut ox, mut oy) = (
         stream.clone_htod(&vec![1.0f32; N as usize])?,
@@ -205,7 +310,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let (ordered_x, ordered_y) = (graph.ordered(&mut ox)?, graph.ordered(&mut oy)?);
     let mut setup = Setup {
         graph: &mut graph,
-        node,
+        nodes: captured,
         ordered: (&ordered_x, &ordered_y),
         x: &x,
         y: &mut y,
@@ -213,27 +318,63 @@ fn main() -> Result<(), Box<dyn Error>> {
         py,
         stream: &stream,
     };
+    // What a driver would leave in the caches between rounds, written between them.
+    let mut evict = vec![0u64; evict_kib * 1024 / 8];
     if only.is_none() {
-        println!("host ns per update, fastest of 5 × {iters} (warm caches; not an update's cost on a GPU):");
+        println!(
+            "host ns per update, median over {rounds} rounds of {nodes} node(s){} \
+             (against the stand-in: the host work alone):",
+            if evict_kib > 0 {
+                format!(", {evict_kib} KiB written between rounds")
+            } else {
+                ", warm caches".to_string()
+            }
+        );
     }
-    for (name, what, _, path) in PATHS {
+    let mut medians: Vec<(&str, f64)> = Vec::new();
+    for (name, what, floor, path) in PATHS {
         if only.as_ref().is_some_and(|o| o != name) {
             continue;
         }
-        // Once before: the node's first update (its record) and the first call's one-time work.
+        // Once before: the nodes' first updates (their records) and the first call's one-time
+        // work.
         path(&mut setup);
-        let mut fastest = f64::MAX;
-        for _ in 0..if only.is_some() { 1 } else { 5 } {
-            let t = Instant::now();
-            for _ in 0..iters {
+        if only.is_some() {
+            // Under callgrind: the path alone, nothing timed.
+            for _ in 0..rounds {
                 path(&mut setup);
             }
-            fastest = fastest.min(t.elapsed().as_secs_f64() * 1e9 / iters as f64);
+            continue;
         }
-        if only.is_none() {
-            println!("  {what:<48} {fastest:7.1} ns");
+        // Timed by rounds, the buffer written between them; without one, by groups of rounds
+        // of at least 1024 updates (a clock read costs more than an update here).
+        let group = if evict.is_empty() {
+            1024usize.div_ceil(nodes)
+        } else {
+            1
+        };
+        let mut times = Vec::with_capacity(rounds / group + 1);
+        for round in 0..(rounds / group).max(1) {
+            for (i, line) in evict.iter_mut().enumerate().step_by(8) {
+                *line = black_box(*line + (i + round) as u64);
+            }
+            let t = Instant::now();
+            for _ in 0..group {
+                path(&mut setup);
+            }
+            times.push(t.elapsed().as_secs_f64() * 1e9 / group as f64);
         }
+        let per = if name.ends_with("replay") { 1 } else { nodes };
+        times.sort_by(|a, b| a.total_cmp(b));
+        let median = times[times.len() / 2] / per as f64;
+        medians.push((name, median));
+        let over = floor
+            .and_then(|f| medians.iter().find(|m| m.0 == f))
+            .map(|&(f, t)| format!("{:+7.1} ns over {f}", median - t))
+            .unwrap_or_default();
+        println!("  {what:<48} {median:7.1} ns  {over}");
     }
+    black_box(&evict);
     drop(graph); // waits for the last replay
     Ok(())
 }

@@ -1,5 +1,5 @@
 //! Graph replay against launching: a chain of N dependent tiny kernels (`y = y·a + b`, N = 1, 8,
-//! 64, 512) run eleven ways in interleaved rounds:
+//! 64, 512) run thirteen ways in interleaved rounds:
 //!
 //! - raw: `cuLaunchKernelEx` through `chevron::cudarc::driver::sys`, same kernel and arguments
 //!   (the driver's floor: no event tracking, no attributes);
@@ -18,8 +18,11 @@
 //!   each buffer (`graph.ordered(&mut y)`, made once before the rounds, as the raw update floor
 //!   takes its pointers once: the buffer's cross-stream waits once, not per update; the same
 //!   ordering as `update`);
+//! - update, ordered (batch): the same inside one `Graph::updates` batch per round (updates and
+//!   replay), which checks the graph's context once instead of at every call;
 //! - update_scalars + replay: every node's `a` and `b` changed through `chain::update_scalars`,
 //!   which keeps the captured buffer, then replayed;
+//! - update_scalars (batch): the same inside one `Graph::updates` batch per round;
 //! - raw update, context check + replay: the raw update below with a `cuCtxGetCurrent` (and a
 //!   compare) before each `cuGraphExecKernelNodeSetParams`: the floor of the typed updates,
 //!   which check the context at every call (without it the driver may crash, not fail);
@@ -28,8 +31,10 @@
 //!   tracking).
 //!
 //! Prints, per N, host ns per kernel (the enqueueing calls) and launch-to-done ns per kernel
-//! (first call to the stream being idle), as ratios to direct launches and to raw. Every buffer
-//! is checked against the same chain computed on the host; a mismatch exits 1.
+//! (first call to the stream being idle), as ratios to direct launches and to raw; then the
+//! update paths' host time over the raw update's, against the targets (`update_scalars` ≤ 1.1×,
+//! `update_ordered` ≤ 1.2×), per call and in batches. Every buffer is checked against the same
+//! chain computed on the host; a mismatch exits 1.
 //!
 //! `cargo run --release --example graph_replay`. Exit code 2 on a machine without a CUDA driver
 //! (one `error: …` line), 1 for any other failure.
@@ -67,7 +72,7 @@ const QUICK_CHAINS: &[usize] = &[1, 8, 64];
 const QUICK_LAUNCHES_PER_VARIANT: usize = 64;
 const QUICK_MIN_ROUNDS: usize = 2;
 /// The variants, in the order they run in each round and are printed.
-const VARIANTS: [&str; 11] = [
+const VARIANTS: [&str; 13] = [
     "raw",
     "direct",
     "direct, PDL",
@@ -76,7 +81,9 @@ const VARIANTS: [&str; 11] = [
     "replay, empty kernels",
     "update + replay",
     "update, ordered + replay",
+    "update, ordered (batch)",
     "update_scalars + replay",
+    "update_scalars (batch)",
     "raw update, ctx check",
     "raw update + replay",
 ];
@@ -176,7 +183,13 @@ fn run() -> Result<(), Box<dyn Error>> {
             stream.clone_htod(&initial())?,
             stream.clone_htod(&initial())?,
         ];
+        let mut y_capture_ordered_batch = stream.clone_htod(&initial())?;
+        let mut y_ordered_batch = [
+            stream.clone_htod(&initial())?,
+            stream.clone_htod(&initial())?,
+        ];
         let mut y_scalars = stream.clone_htod(&initial())?;
+        let mut y_scalars_batch = stream.clone_htod(&initial())?;
         let mut y_capture_raw = stream.clone_htod(&initial())?;
         let mut y_raw_update = [
             stream.clone_htod(&initial())?,
@@ -268,10 +281,31 @@ fn run() -> Result<(), Box<dyn Error>> {
             }
             Ok(nodes)
         })?;
+        let (mut ordered_batch, ordered_batch_nodes) = Graph::capture(&stream, |capture| {
+            let mut nodes: Vec<GraphNode> = Vec::with_capacity(n);
+            for &(a, b) in &fixed {
+                unsafe {
+                    launch!(chain<<<1, LEN, capture.stream()>>>(
+                        len, a, b, &mut y_capture_ordered_batch))
+                }?;
+                nodes.push(capture.last_node()?);
+            }
+            Ok(nodes)
+        })?;
         let (mut scalars, scalar_nodes) = Graph::capture(&stream, |capture| {
             let mut nodes: Vec<GraphNode> = Vec::with_capacity(n);
             for &(a, b) in &fixed {
                 unsafe { launch!(chain<<<1, LEN, capture.stream()>>>(len, a, b, &mut y_scalars)) }?;
+                nodes.push(capture.last_node()?);
+            }
+            Ok(nodes)
+        })?;
+        let (mut scalars_batch, scalar_batch_nodes) = Graph::capture(&stream, |capture| {
+            let mut nodes: Vec<GraphNode> = Vec::with_capacity(n);
+            for &(a, b) in &fixed {
+                unsafe {
+                    launch!(chain<<<1, LEN, capture.stream()>>>(len, a, b, &mut y_scalars_batch))
+                }?;
                 nodes.push(capture.last_node()?);
             }
             Ok(nodes)
@@ -307,7 +341,9 @@ fn run() -> Result<(), Box<dyn Error>> {
         empties.upload(&stream)?;
         updated.upload(&stream)?;
         ordered.upload(&stream)?;
+        ordered_batch.upload(&stream)?;
         scalars.upload(&stream)?;
+        scalars_batch.upload(&stream)?;
         raw_updated.upload(&stream)?;
         raw_ctx_updated.upload(&stream)?;
         let raw_exec = raw_updated.cu_graph_exec();
@@ -318,6 +354,10 @@ fn run() -> Result<(), Box<dyn Error>> {
         let y_ord = {
             let [y0, y1] = &mut y_ordered;
             [ordered.ordered(y0)?, ordered.ordered(y1)?]
+        };
+        let y_ord_batch = {
+            let [y0, y1] = &mut y_ordered_batch;
+            [ordered_batch.ordered(y0)?, ordered_batch.ordered(y1)?]
         };
 
         let mut t: [[Vec<f64>; 2]; VARIANTS.len()] = Default::default();
@@ -388,12 +428,42 @@ fn run() -> Result<(), Box<dyn Error>> {
                     Ok(ordered.replay(&stream)?)
                 })?,
                 time(&stream, n, || {
+                    let y = &y_ord_batch[round % 2];
+                    // SAFETY: nothing in the batch changes the thread's current context (only
+                    // this context's updates and replay run in it).
+                    unsafe {
+                        ordered_batch.updates(|graph| {
+                            for (k, node) in ordered_batch_nodes.iter().enumerate() {
+                                let (a, b) = args(k, round);
+                                // SAFETY: as for `update`.
+                                chain::update_ordered(graph, node, len, a, b, y)?;
+                            }
+                            graph.replay(&stream)
+                        })
+                    }?;
+                    Ok(())
+                })?,
+                time(&stream, n, || {
                     for (k, node) in scalar_nodes.iter().enumerate() {
                         let (a, b) = args(k, round);
                         // SAFETY: as for `update`; the captured buffer is kept.
                         unsafe { chain::update_scalars(&mut scalars, node, len, a, b) }?;
                     }
                     Ok(scalars.replay(&stream)?)
+                })?,
+                time(&stream, n, || {
+                    // SAFETY: as for the ordered batch.
+                    unsafe {
+                        scalars_batch.updates(|graph| {
+                            for (k, node) in scalar_batch_nodes.iter().enumerate() {
+                                let (a, b) = args(k, round);
+                                // SAFETY: as for `update`; the captured buffer is kept.
+                                chain::update_scalars(graph, node, len, a, b)?;
+                            }
+                            graph.replay(&stream)
+                        })
+                    }?;
+                    Ok(())
                 })?,
                 time(&stream, n, || {
                     let y = raw_ctx_ptrs[round % 2];
@@ -475,7 +545,9 @@ fn run() -> Result<(), Box<dyn Error>> {
         drop(empties);
         drop(updated);
         drop(ordered);
+        drop(ordered_batch);
         drop(scalars);
+        drop(scalars_batch);
         // Its replays were launched around the Graph: wait for them before the buffers are read.
         stream.synchronize()?;
         drop(raw_updated);
@@ -491,10 +563,20 @@ fn run() -> Result<(), Box<dyn Error>> {
         for (y, want) in y_ordered.iter().zip(&want_ordered) {
             check("update, ordered + replay", n, &stream.clone_dtoh(y)?, want)?;
         }
+        // The batches get the same arguments as their per-call counterparts.
+        for (y, want) in y_ordered_batch.iter().zip(&want_ordered) {
+            check("update, ordered (batch)", n, &stream.clone_dtoh(y)?, want)?;
+        }
         check(
             "update_scalars + replay",
             n,
             &stream.clone_dtoh(&y_scalars)?,
+            &want_scalars,
+        )?;
+        check(
+            "update_scalars (batch)",
+            n,
+            &stream.clone_dtoh(&y_scalars_batch)?,
             &want_scalars,
         )?;
         for (y, want) in y_raw_update.iter().zip(&want_update) {
@@ -537,7 +619,12 @@ fn run() -> Result<(), Box<dyn Error>> {
             verdict(of("update_scalars + replay"), 1.1),
             of("raw update, ctx check")
         );
-        println!("{n:>4}  checked: 14 buffers equal the host's chain after {rounds_run} rounds");
+        println!(
+            "{n:>4}  in a batch (Graph::updates: the context checked once per round): update (ordered) {}, update_scalars {}",
+            verdict(of("update, ordered (batch)"), 1.2),
+            verdict(of("update_scalars (batch)"), 1.1),
+        );
+        println!("{n:>4}  checked: 17 buffers equal the host's chain after {rounds_run} rounds");
     }
     Ok(())
 }

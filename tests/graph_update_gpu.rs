@@ -2,8 +2,10 @@
 //! the same results as `update` and the host over several rounds with alternating buffers; an
 //! ordered buffer of another graph refused; and the ordering kept: a buffer still being written
 //! by a slow kernel on another stream is read by the replay only after that write, also when the
-//! replay runs on a third stream after a synchronize; and every update path and a replay work
-//! with no context current on the thread.
+//! replay runs on a third stream after a synchronize; every update path and a replay work
+//! with no context current on the thread; and the same inside a batch (`Graph::updates`, the
+//! context checked once), which binds the context where none is current; and the updated
+//! arguments of every node kept when the graph is instantiated again.
 
 #[path = "common/gpu.rs"]
 mod gpu;
@@ -310,5 +312,241 @@ fn updates_and_replays_work_with_no_context_current() -> TestResult {
     ] {
         assert_eq!(&stream.clone_dtoh(got)?, want, "{what}");
     }
+    Ok(())
+}
+
+/// The current context of this thread (null: none).
+fn current_context() -> Result<chevron::sys::CUcontext, String> {
+    let mut current = std::ptr::null_mut();
+    // SAFETY: an out-pointer to a local.
+    let rc = unsafe { chevron::sys::cuCtxGetCurrent(&mut current) };
+    if rc != chevron::sys::cudaError_enum::CUDA_SUCCESS {
+        return Err(format!("cuCtxGetCurrent: {rc:?}"));
+    }
+    Ok(current)
+}
+
+/// Makes no context current on this thread (a raw `cuCtxSetCurrent(NULL)`), checked.
+fn unbind() -> Result<(), String> {
+    // SAFETY: unbinds whatever context is current on this thread; nothing else runs here.
+    let rc = unsafe { chevron::sys::cuCtxSetCurrent(std::ptr::null_mut()) };
+    if rc != chevron::sys::cudaError_enum::CUDA_SUCCESS {
+        return Err(format!("cuCtxSetCurrent(NULL): {rc:?}"));
+    }
+    match current_context()? {
+        c if c.is_null() => Ok(()),
+        c => Err(format!("{c:?} current: want none")),
+    }
+}
+
+/// Every typed update path and the replays inside batches (`Graph::updates`: the context
+/// checked once per batch, not per call), over rounds with alternating buffers: the same
+/// results as the host. After the batches the per-call check is back: an update and a replay
+/// with no context current still work (they would reach the driver without a context if the
+/// batch's mark had stayed).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn batched_updates_and_replays_equal_the_host() -> TestResult {
+    let _serial = gpu::serial();
+    const ROUNDS: usize = 5;
+    let stream = gpu::context(0)?.new_stream()?;
+    let mut captured = stream.clone_htod(&vec![f32::NAN; N as usize])?;
+    let mut captured_ordered = stream.clone_htod(&vec![f32::NAN; N as usize])?;
+    let mut plain = [
+        stream.clone_htod(&data(1.0))?,
+        stream.clone_htod(&data(-1.5))?,
+    ];
+    let mut ordered_y = [
+        stream.clone_htod(&data(2.0))?,
+        stream.clone_htod(&data(0.5))?,
+    ];
+    let mut kept = stream.clone_htod(&data(3.0))?;
+    let mut want_plain = [data(1.0), data(-1.5)];
+    let mut want_ordered = [data(2.0), data(0.5)];
+    let mut want_kept = data(3.0);
+    {
+        let (mut update_graph, update_nodes) = chain_graph(&stream, &mut captured)?;
+        let (mut scalar_graph, scalar_nodes) = chain_graph(&stream, &mut kept)?;
+        let (mut ordered_graph, ordered_nodes) = chain_graph(&stream, &mut captured_ordered)?;
+        let ord = {
+            let [y0, y1] = &mut ordered_y;
+            [ordered_graph.ordered(y0)?, ordered_graph.ordered(y1)?]
+        };
+        for round in 0..ROUNDS {
+            let (p, o) = (&mut plain[round % 2], &ord[round % 2]);
+            // SAFETY (each batch): nothing in the body changes the thread's current context;
+            // the nodes are `chain`'s on N elements, as are the buffers, untouched by the host
+            // until the graphs are dropped.
+            let n = unsafe {
+                update_graph.updates(|g| {
+                    for (k, node) in update_nodes.iter().enumerate() {
+                        let (a, b) = args(k, round);
+                        chain::update(g, node, N, a, b, &mut *p)?;
+                    }
+                    g.replay(&stream)?;
+                    Ok(update_nodes.len())
+                })
+            }?;
+            assert_eq!(n, NODES, "the body's result");
+            unsafe {
+                ordered_graph.updates(|g| {
+                    for (k, node) in ordered_nodes.iter().enumerate() {
+                        let (a, b) = args(k, round);
+                        chain::update_ordered(g, node, N, a, b, o)?;
+                    }
+                    g.replay(&stream)
+                })
+            }?;
+            unsafe {
+                scalar_graph.updates(|g| {
+                    for (k, node) in scalar_nodes.iter().enumerate() {
+                        let (a, b) = args(k, round);
+                        chain::update_scalars(g, node, N, a, b)?;
+                    }
+                    g.replay(&stream)
+                })
+            }?;
+            host_round(&mut want_plain[round % 2], round);
+            host_round(&mut want_ordered[round % 2], round);
+            host_round(&mut want_kept, round);
+        }
+        // Outside a batch again: each call checks (and binds) the context.
+        let round = ROUNDS;
+        for (k, node) in scalar_nodes.iter().enumerate() {
+            let (a, b) = args(k, round);
+            unbind()?;
+            // SAFETY: as above.
+            unsafe { chain::update_scalars(&mut scalar_graph, node, N, a, b) }?;
+        }
+        unbind()?;
+        scalar_graph.replay(&stream)?;
+        host_round(&mut want_kept, round);
+        drop(update_graph);
+        drop(scalar_graph);
+        drop(ordered_graph);
+    }
+    for (what, got, want) in [
+        ("update, buffer 0", &plain[0], &want_plain[0]),
+        ("update, buffer 1", &plain[1], &want_plain[1]),
+        ("update_ordered, buffer 0", &ordered_y[0], &want_ordered[0]),
+        ("update_ordered, buffer 1", &ordered_y[1], &want_ordered[1]),
+        ("update_scalars", &kept, &want_kept),
+    ] {
+        let got = stream.clone_dtoh(got)?;
+        println!("{what}: {:?}, host {:?}", &got[..3], &want[..3]);
+        assert_eq!(&got, want, "{what}");
+    }
+    Ok(())
+}
+
+/// A batch entered on a thread with no context current binds the graph's context before its
+/// body runs (its calls then skip the check), and the updates and the replay inside it give the
+/// host's results.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_batch_binds_the_context_where_none_is_current() -> TestResult {
+    let _serial = gpu::serial();
+    const ROUNDS: usize = 3;
+    let ctx = chevron::context(0)?;
+    let stream = ctx.new_stream()?;
+    let mut kept = stream.clone_htod(&data(-4.0))?;
+    let mut want = data(-4.0);
+    {
+        let (mut graph, nodes) = chain_graph(&stream, &mut kept)?;
+        for round in 0..ROUNDS {
+            unbind()?;
+            // SAFETY: nothing in the body changes the thread's current context; the node is
+            // `chain`'s on N elements and keeps its captured buffer.
+            let bound = unsafe {
+                graph.updates(|g| {
+                    let bound = current_context();
+                    for (k, node) in nodes.iter().enumerate() {
+                        let (a, b) = args(k, round);
+                        chain::update_scalars(g, node, N, a, b)?;
+                    }
+                    g.replay(&stream)?;
+                    Ok(bound)
+                })
+            }?;
+            assert_eq!(
+                bound?,
+                ctx.cu_ctx(),
+                "the graph's context, current in the body"
+            );
+            host_round(&mut want, round);
+        }
+        unbind()?;
+        drop(graph);
+    }
+    let got = stream.clone_dtoh(&kept)?;
+    println!(
+        "update_scalars in batches: {:?}, host {:?}",
+        &got[..3],
+        &want[..3]
+    );
+    assert_eq!(got, want);
+    Ok(())
+}
+
+/// The records of updated arguments across instantiations: every node updated (in a batch; the
+/// records' storage grows, and moves, as nodes are first updated), then the graph instantiated
+/// again (`set_node_attribute`), which writes each node's record into the graph: the replays
+/// after it run the updated arguments, also when only some nodes were updated since.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn instantiating_again_keeps_every_nodes_update() -> TestResult {
+    use chevron::MemSyncDomain;
+    let _serial = gpu::serial();
+    let stream = gpu::context(0)?.new_stream()?;
+    let mut kept = stream.clone_htod(&data(0.75))?;
+    let mut want = data(0.75);
+    let host = |want: &mut Vec<f32>, arg: &dyn Fn(usize) -> (f32, f32)| {
+        for k in 0..NODES {
+            let (a, b) = arg(k);
+            for v in want.iter_mut() {
+                *v = v.mul_add(a, b);
+            }
+        }
+    };
+    // Even nodes take round 2's arguments, odd ones keep round 1's.
+    let mixed = |k: usize| args(k, if k.is_multiple_of(2) { 2 } else { 1 });
+    {
+        let (mut graph, nodes) = chain_graph(&stream, &mut kept)?;
+        // SAFETY (each batch): nothing in the body changes the thread's current context; the
+        // nodes are `chain`'s on N elements and keep their captured buffer.
+        unsafe {
+            graph.updates(|g| {
+                for (k, node) in nodes.iter().enumerate() {
+                    let (a, b) = args(k, 1);
+                    chain::update_scalars(g, node, N, a, b)?;
+                }
+                g.replay(&stream)
+            })
+        }?;
+        host(&mut want, &|k| args(k, 1));
+        graph.set_node_attribute(&nodes[0], MemSyncDomain::Remote)?;
+        graph.replay(&stream)?;
+        host(&mut want, &|k| args(k, 1));
+        unsafe {
+            graph.updates(|g| {
+                for (k, node) in nodes.iter().enumerate().step_by(2) {
+                    let (a, b) = args(k, 2);
+                    chain::update_scalars(g, node, N, a, b)?;
+                }
+                Ok(())
+            })
+        }?;
+        graph.set_node_attribute(&nodes[1], MemSyncDomain::Remote)?;
+        graph.replay(&stream)?;
+        host(&mut want, &mixed);
+        drop(graph);
+    }
+    let got = stream.clone_dtoh(&kept)?;
+    println!(
+        "across instantiations: {:?}, host {:?}",
+        &got[..3],
+        &want[..3]
+    );
+    assert_eq!(got, want);
     Ok(())
 }

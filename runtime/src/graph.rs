@@ -28,7 +28,7 @@ pub use conditional::{ConditionalHandle, ConditionalNodes, SwitchNodes};
 pub use device::{DeviceGraph, DeviceGraphHandle, DeviceLaunchable};
 use node::device_node_of;
 pub use node::{DeviceNode, GraphEdge, GraphNode};
-use params::Recorded;
+use params::Records;
 pub use update::{Ordered, OrderedBuffer, OrderedRead};
 
 /// Type-erases the capture body: the graph keeps it, and with it everything it borrows or owns.
@@ -112,9 +112,9 @@ pub struct Graph<'a> {
     /// The arguments of the updated nodes as the executable graph has them, where the graph's
     /// own nodes still hold the captured ones: read by `set_params_keeping`, written into the
     /// graph's nodes before instantiating again. Indexed by the node's slot (no hashing on the
-    /// update path); storage is reused, so updates after the first of each node allocate
-    /// nothing.
-    updated: core::cell::RefCell<Vec<Option<Recorded>>>,
+    /// update path), all in one allocation (see [`Records`]); updates after the first of each
+    /// node allocate nothing.
+    records: core::cell::RefCell<Records>,
     _body: Box<dyn Keep + 'a>,
 }
 
@@ -197,16 +197,75 @@ impl<'a> Graph<'a> {
             .map_err(graph_err("cuGraphExecDestroy"))
     }
 
+    /// Runs `body` as a batch of updates and replays: the graph's context is checked, and
+    /// bound if it is not current, once, here; inside `body`, the updates (the typed `update`,
+    /// `update_ordered` and `update_scalars`, [`Graph::set_params`],
+    /// [`Graph::set_params_keeping`]) and replays on the last replay's stream, of this graph
+    /// and of any other graph of the same context, skip the per-call context check
+    /// (`cuCtxGetCurrent`, which outside a batch every such call makes, as before): on the
+    /// H200 that check is up to a tenth of the raw `cuGraphExecKernelNodeSetParams`'s time, as
+    /// much as the typed updates may add in all (`examples/graph_replay.rs`). Returns what
+    /// `body` returns; `body` gets the graph.
+    ///
+    /// ```no_run
+    /// # use chevron::{Graph, GraphNode};
+    /// # fn f(graph: &mut Graph<'_>, nodes: &[GraphNode], stream: &std::sync::Arc<chevron::cudarc::driver::CudaStream>) -> Result<(), chevron::Error> {
+    /// // SAFETY: nothing in the body changes the thread's current context.
+    /// unsafe {
+    ///     graph.updates(|graph| {
+    ///         for node in nodes {
+    ///             // chain::update_scalars(graph, node, 256, 0.5, 1.0)?: no context check
+    /// #           let _ = node;
+    ///         }
+    ///         graph.replay(stream)
+    ///     })
+    /// }
+    /// # }
+    /// ```
+    ///
+    /// What the skip assumes is that the context bound here stays current on this thread until
+    /// `body` returns. The batch is the thread's (a thread-local mark, set here and restored
+    /// when `body` returns or panics): `body` runs on this thread, and the graph, which is not
+    /// `Send`, cannot be taken to another one; a thread `body` starts has no batch. A batch of
+    /// another context inside `body` binds that context, after which this one's calls check
+    /// again. Calls on the graph's own context (its streams, its buffers, cudarc's calls on
+    /// them, which bind it) keep it current and are fine inside.
+    ///
+    /// `Error::Driver` naming `cuCtxSetCurrent` when the context could not be bound; else
+    /// `body`'s result.
+    ///
+    /// # Safety
+    /// Nothing `body` runs makes another context, or none, current on this thread: no raw
+    /// `cuCtxSetCurrent`, `cuCtxPushCurrent` or `cuCtxPopCurrent`, no library that does, and no
+    /// cudarc or chevron call on another context (a `CudaContext::bind_to_thread`, a use of its
+    /// streams, buffers, events or modules, dropping its last handle), since cudarc binds the
+    /// context of what it works on. Without their context the driver's graph calls may crash
+    /// rather than fail (seen on the H200 with driver 580 and no context current), which the
+    /// per-call check prevents outside a batch.
+    pub unsafe fn updates<R>(
+        &mut self,
+        body: impl FnOnce(&mut Self) -> Result<R, Error>,
+    ) -> Result<R, Error> {
+        self.ensure_current(KernelName(None))?;
+        let _batch = RestoreBatch::enter(self.ctx.cu_ctx() as usize);
+        body(self)
+    }
+
     /// The context check of the hot graph calls (updates, a replay on the last stream): the
     /// driver is asked which context is current (`cuCtxGetCurrent`, straight through the
     /// driver's entry point), and the graph's is bound (cudarc's `bind_to_thread`) only when
     /// another one or none is. Asked at every call, never assumed from an earlier bind: other
     /// code on the thread (a raw `cuCtxSetCurrent(NULL)`, another library) may have changed it
     /// since, and without its context the driver's graph calls may crash instead of failing
-    /// (seen on the H200 with driver 580). An error cudarc recorded where it could not return
-    /// one (in a `Drop`) is reported by the next bind or launch, not by this check.
+    /// (seen on the H200 with driver 580); except inside a batch of the context on this thread
+    /// ([`Graph::updates`]), whose caller promised it stays current (one thread-local load and
+    /// a compare then). An error cudarc recorded where it could not return one (in a `Drop`)
+    /// is reported by the next bind or launch, not by this check.
     #[inline(always)]
     fn ensure_current(&self, kernel: KernelName) -> Result<(), Error> {
+        if BATCH.with(core::cell::Cell::get) == self.ctx.cu_ctx() as usize {
+            return Ok(());
+        }
         let mut current = core::ptr::null_mut();
         // SAFETY: an out-pointer to a local.
         let rc = unsafe { sys::cuCtxGetCurrent(&mut current) };
@@ -236,6 +295,39 @@ impl<'a> Graph<'a> {
     }
 }
 
+std::thread_local! {
+    /// The context ([`sys::CUcontext`] as an address) that a batch ([`Graph::updates`]) running
+    /// on this thread bound and was promised stays current; 0 outside batches.
+    static BATCH: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
+}
+
+/// Ends a batch (also when its body panics): the thread's mark goes back to the enclosing
+/// batch's, when that one is of the same context; else to none, since this batch bound its own
+/// context over the enclosing one's, whose calls check again.
+struct RestoreBatch {
+    outer: usize,
+    inner: usize,
+}
+
+impl RestoreBatch {
+    /// Marks this thread as in a batch of context `ctx` until the value is dropped.
+    fn enter(ctx: usize) -> Self {
+        let outer = BATCH.with(|batch| batch.replace(ctx));
+        Self { outer, inner: ctx }
+    }
+}
+
+impl Drop for RestoreBatch {
+    fn drop(&mut self) {
+        let back = if self.outer == self.inner {
+            self.outer
+        } else {
+            0
+        };
+        BATCH.with(|batch| batch.set(back));
+    }
+}
+
 impl Drop for Graph<'_> {
     fn drop(&mut self) {
         // The borrows of the buffers end with the graph: no replay may still use them.
@@ -252,5 +344,53 @@ impl core::fmt::Debug for Graph<'_> {
             .field("graph", &self.graph)
             .field("exec", &self.exec)
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mark() -> usize {
+        BATCH.with(core::cell::Cell::get)
+    }
+
+    #[test]
+    fn a_batch_mark_goes_back_to_an_enclosing_batch_of_its_context_only() {
+        assert_eq!(mark(), 0, "no batch");
+        {
+            let _outer = RestoreBatch::enter(0x10);
+            assert_eq!(mark(), 0x10);
+            {
+                let _same = RestoreBatch::enter(0x10);
+                assert_eq!(mark(), 0x10);
+            }
+            assert_eq!(
+                mark(),
+                0x10,
+                "the enclosing batch of the same context goes on"
+            );
+            {
+                let _other = RestoreBatch::enter(0x20);
+                assert_eq!(mark(), 0x20);
+            }
+            assert_eq!(
+                mark(),
+                0,
+                "another context's batch bound its own: the enclosing one's calls check again"
+            );
+        }
+        assert_eq!(mark(), 0);
+        let panicked = std::panic::catch_unwind(|| {
+            let _batch = RestoreBatch::enter(0x30);
+            panic!("the body panics");
+        });
+        assert!(panicked.is_err());
+        assert_eq!(mark(), 0, "ended by the panic");
+        let elsewhere = {
+            let _batch = RestoreBatch::enter(0x40);
+            std::thread::spawn(mark).join().unwrap()
+        };
+        assert_eq!(elsewhere, 0, "another thread has no batch");
     }
 }

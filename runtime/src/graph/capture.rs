@@ -188,7 +188,7 @@ impl<'a> Graph<'a> {
                 waits_on_last: core::cell::Cell::new(false),
                 order,
                 id,
-                updated: core::cell::RefCell::new(Vec::new()),
+                records: core::cell::RefCell::new(super::Records::new()),
                 _body: Box::new(body),
             },
             out,

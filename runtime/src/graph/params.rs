@@ -11,74 +11,185 @@ use crate::driver;
 use crate::error::{Error, KernelName};
 use crate::sys;
 
-/// The last update of a node: the node, its launch (function, grid, block, shared memory, as
-/// the node was captured) and its arguments' bytes, with one pointer per parameter into them:
-/// the kernel-parameter array the driver reads when the graph's node is written back, and where
-/// an update copies each new argument (one load and one store for a 4- or 8-byte parameter, no
-/// offset arithmetic or bounds check per call).
-pub(super) struct Recorded {
-    node: sys::CUgraphNode,
-    params: sys::CUDA_KERNEL_NODE_PARAMS,
-    /// The arguments' bytes, one parameter after another with `sizes` (8-byte units, so that a
-    /// parameter that starts on 8 bytes is aligned): read and written through `ptrs` only. A
-    /// `Vec` (not a `Box`, which moving would assert unique), never resized.
-    #[allow(dead_code)]
-    bytes: Vec<u64>,
-    /// Parameter `k`'s bytes in `bytes`, one pointer per entry of `sizes`.
-    ptrs: Box<[*mut c_void]>,
+/// One 64-byte cache line of [`Records`]' storage: each record starts on one.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([u64; 8]);
+
+/// Where a node's record lies in [`Records`]' lines, and its parameters' sizes.
+#[derive(Clone, Copy)]
+struct Slot {
+    /// The record's first line.
+    at: usize,
+    /// The sizes of the node's function's parameters (the function's, shared by its nodes).
     sizes: &'static [u32],
 }
 
-impl Recorded {
-    /// The record of `node`, launching a function with parameters of `sizes` bytes, its bytes
-    /// zero until the first [`Recorded::record`].
-    fn new(node: &GraphNode, sizes: &'static [u32]) -> Self {
-        let total: usize = sizes.iter().map(|&s| s as usize).sum();
-        let mut bytes = vec![0u64; total.div_ceil(8)];
-        let base = bytes.as_mut_ptr() as *mut u8;
-        let mut at = 0usize;
-        let ptrs = sizes
-            .iter()
-            .map(|&size| {
-                // SAFETY: `at + size` is at most `total`, within `bytes`.
-                let p = unsafe { base.add(at) } as *mut c_void;
-                at += size as usize;
-                p
-            })
-            .collect();
+/// What writing a node's record back into the graph needs (cold: read before instantiating
+/// again only): the node and its launch (function, grid, block, shared memory), as captured.
+#[derive(Clone, Copy)]
+struct Launch {
+    node: sys::CUgraphNode,
+    params: sys::CUDA_KERNEL_NODE_PARAMS,
+}
+
+/// The last update of each updated node: its arguments' bytes, with one pointer per parameter
+/// into them (the kernel-parameter array the driver reads when the graph's node is written
+/// back, and where an update copies each new argument).
+///
+/// Laid out for the update path's caches: all records in one allocation, one after another,
+/// each starting on a 64-byte line, its pointer array first and its arguments right after (a
+/// kernel of four 4- and 8-byte parameters: 56 bytes, one line). An update reads its node's
+/// 24-byte slot (the slots of nodes updated in order lie side by side) and its record, and
+/// nothing else of chevron's that is not shared by every node (the parameter sizes are the
+/// function's). What only writing back needs lies apart, in `launches`.
+pub(super) struct Records {
+    /// Per node slot ([`GraphNode`]'s): its record, `None` before its first update.
+    slots: Vec<Option<Slot>>,
+    /// Per node slot: what writing it back needs.
+    launches: Vec<Option<Launch>>,
+    /// The records. Grows at a node's first update only; the pointers in the records are made
+    /// again when it moves.
+    lines: Vec<Line>,
+}
+
+impl Records {
+    /// No records.
+    pub(super) fn new() -> Self {
         Self {
-            node: node.node,
-            params: node.params,
-            bytes,
-            ptrs,
-            sizes,
+            slots: Vec::new(),
+            launches: Vec::new(),
+            lines: Vec::new(),
         }
     }
 
-    /// Copies the arguments `params` points at into the record, all of them (`keep` `None`) or
-    /// those whose `keep` flag is false: allocates nothing.
-    ///
-    /// # Safety
-    /// `params` has one entry per parameter (`sizes.len()`, checked by the callers), and entry
-    /// `k` points at `sizes[k]` readable bytes, unless it is kept.
+    /// The record of `slot` when it is one of `n` parameters: its pointers and their sizes.
     #[inline(always)]
-    unsafe fn record(&mut self, params: &[*mut c_void], keep: Option<&[bool]>) {
-        // Cut to `params`' length (which the callers checked), so that for an array of a known
-        // length the loop unrolls.
-        let n = params.len();
-        let (Some(ptrs), Some(sizes)) = (self.ptrs.get(..n), self.sizes.get(..n)) else {
-            return;
+    fn get(&mut self, slot: u32, n: usize) -> Option<(&mut [*mut c_void], &'static [u32])> {
+        let s = (*self.slots.get(slot as usize)?)?;
+        if s.sizes.len() != n {
+            return None;
+        }
+        // SAFETY: the record at `s.at` starts with `n` pointers (see `Records::add`), in
+        // `lines`, which `self` borrows mutably for as long as the slice lives.
+        let ptrs = unsafe {
+            core::slice::from_raw_parts_mut(
+                self.lines.as_mut_ptr().add(s.at) as *mut *mut c_void,
+                n,
+            )
         };
-        let slots = params.iter().zip(ptrs).zip(sizes);
-        match keep {
-            // SAFETY: the caller's promise, for every parameter.
-            None => slots.for_each(|((&from, &to), &size)| unsafe { copy_param(from, to, size) }),
-            Some(keep) => {
-                for (((&from, &to), &size), &keep) in slots.zip(keep) {
-                    if !keep {
-                        // SAFETY: the caller's promise, for a parameter not kept.
-                        unsafe { copy_param(from, to, size) };
-                    }
+        Some((ptrs, s.sizes))
+    }
+
+    /// Adds the record of `node`, whose function's parameters have `sizes` bytes (replacing its
+    /// earlier one, if any): its bytes zero until the first [`record`]. Returns its pointers.
+    fn add(&mut self, node: &GraphNode, sizes: &'static [u32]) -> &mut [*mut c_void] {
+        let n = sizes.len();
+        let bytes = n * 8 + sizes.iter().map(|&s| s as usize).sum::<usize>();
+        let at = self.lines.len();
+        let old = self.lines.as_ptr();
+        self.lines
+            .resize(at + bytes.div_ceil(64).max(1), Line([0; 8]));
+        let slot = node.slot as usize;
+        if self.slots.len() <= slot {
+            self.slots.resize(slot + 1, None);
+            self.launches.resize(slot + 1, None);
+        }
+        self.slots[slot] = Some(Slot { at, sizes });
+        self.launches[slot] = Some(Launch {
+            node: node.node,
+            params: node.params,
+        });
+        if self.lines.as_ptr() != old {
+            // Moved: every record's pointers again.
+            for s in self.slots.iter().flatten() {
+                // SAFETY: each slot's record lies in `lines` (see below).
+                unsafe { point(self.lines.as_mut_ptr().add(s.at), s.sizes) };
+            }
+        } else {
+            // SAFETY: the lines from `at` on hold `bytes` bytes.
+            unsafe { point(self.lines.as_mut_ptr().add(at), sizes) };
+        }
+        self.get(node.slot, n)
+            .map(|(ptrs, _)| ptrs)
+            .unwrap_or_default()
+    }
+
+    /// Every record with what writing it back needs: the node, its launch, and its pointers.
+    fn each(
+        &mut self,
+    ) -> impl Iterator<
+        Item = (
+            sys::CUgraphNode,
+            sys::CUDA_KERNEL_NODE_PARAMS,
+            *mut *mut c_void,
+        ),
+    > + '_ {
+        let lines = self.lines.as_mut_ptr();
+        self.slots
+            .iter()
+            .zip(&self.launches)
+            .filter_map(move |(s, l)| match (s, l) {
+                // SAFETY: the record lies in `lines`.
+                (Some(s), Some(l)) => Some((l.node, l.params, unsafe { lines.add(s.at) }
+                    as *mut *mut c_void)),
+                _ => None,
+            })
+    }
+
+    /// Forgets every record (keeping the storage).
+    fn clear(&mut self) {
+        self.slots.clear();
+        self.launches.clear();
+        self.lines.clear();
+    }
+}
+
+/// Writes the pointers of a record at `record` for parameters of `sizes`: pointer `k` to
+/// parameter `k`'s bytes, which follow the pointers one parameter after another.
+///
+/// # Safety
+/// `record` is `sizes.len() * 8 + sum(sizes)` writable bytes, 8-byte aligned.
+unsafe fn point(record: *mut Line, sizes: &[u32]) {
+    let ptrs = record as *mut *mut c_void;
+    let base = record as *mut u8;
+    let mut at = sizes.len() * 8;
+    for (k, &size) in sizes.iter().enumerate() {
+        // SAFETY: within the record (the caller's promise).
+        unsafe { ptrs.add(k).write(base.add(at) as *mut c_void) };
+        at += size as usize;
+    }
+}
+
+/// Copies the arguments `params` points at into a record (its pointers `ptrs`, of `sizes`
+/// bytes), all of them (`keep` `None`) or those whose `keep` flag is false: allocates nothing.
+///
+/// # Safety
+/// `params`, `ptrs` and `sizes` have one entry per parameter (checked by the callers); entry
+/// `k` of `params` points at `sizes[k]` readable bytes unless it is kept, and of `ptrs` at as
+/// many writable ones.
+#[inline(always)]
+unsafe fn record(
+    params: &[*mut c_void],
+    ptrs: &[*mut c_void],
+    sizes: &[u32],
+    keep: Option<&[bool]>,
+) {
+    // Cut to `params`' length (which the callers checked), so that for an array of a known
+    // length the loop unrolls.
+    let n = params.len();
+    let (Some(ptrs), Some(sizes)) = (ptrs.get(..n), sizes.get(..n)) else {
+        return;
+    };
+    let slots = params.iter().zip(ptrs).zip(sizes);
+    match keep {
+        // SAFETY: the caller's promise, for every parameter.
+        None => slots.for_each(|((&from, &to), &size)| unsafe { copy_param(from, to, size) }),
+        Some(keep) => {
+            for (((&from, &to), &size), &keep) in slots.zip(keep) {
+                if !keep {
+                    // SAFETY: the caller's promise, for a parameter not kept.
+                    unsafe { copy_param(from, to, size) };
                 }
             }
         }
@@ -135,8 +246,9 @@ impl<'a> Graph<'a> {
     ///
     /// The hot path is what cannot be decided once: the node and function checks (two
     /// compares), the context check (`cuCtxGetCurrent`: the driver's graph calls may crash
-    /// rather than fail without their context), the driver call, and the copy of the arguments
-    /// into the node's slot.
+    /// rather than fail without their context; one thread-local compare inside a
+    /// [`Graph::updates`] batch), the driver call, and the copy of the arguments into the
+    /// node's record (see [`Records`]).
     ///
     /// # Safety
     /// As [`Graph::set_params`].
@@ -171,15 +283,13 @@ impl<'a> Graph<'a> {
     ) -> Result<(), Error> {
         // SAFETY: forwarded from the caller.
         unsafe { self.exec_set(node, kernel, params) }?;
-        let mut updated = self.updated.borrow_mut();
-        if let Some(Some(recorded)) = updated.get_mut(node.slot as usize) {
-            if recorded.ptrs.len() == params.len() {
-                // SAFETY: `params` matches the node's function, whose sizes these are.
-                unsafe { recorded.record(params, None) };
-                return Ok(());
-            }
+        let mut records = self.records.borrow_mut();
+        if let Some((ptrs, sizes)) = records.get(node.slot, params.len()) {
+            // SAFETY: `params` matches the node's function, whose sizes these are.
+            unsafe { record(params, ptrs, sizes, None) };
+            return Ok(());
         }
-        drop(updated);
+        drop(records);
         // SAFETY: as above.
         unsafe { self.first_record(node, func, kernel, params) }
     }
@@ -197,7 +307,7 @@ impl<'a> Graph<'a> {
     ) -> Result<(), Error> {
         let mut raw = node.params;
         raw.kernelParams = params.as_mut_ptr();
-        // Checked at every call, never assumed: without its context the driver may crash.
+        // Checked at every call outside a batch: without its context the driver may crash.
         self.ensure_current(kernel)?;
         // SAFETY: `exec` was instantiated from the graph holding `node` (checked by the caller);
         // the parameters are the caller's promise. The driver copies them before returning.
@@ -221,14 +331,10 @@ impl<'a> Graph<'a> {
     ) -> Result<(), Error> {
         match crate::function::function_info(func).param_sizes(&self.ctx, func) {
             Some(sizes) if sizes.len() == params.len() => {
-                let slot = node.slot as usize;
-                let mut updated = self.updated.borrow_mut();
-                if updated.len() <= slot {
-                    updated.resize_with(slot + 1, || None);
-                }
-                let recorded = updated[slot].insert(Recorded::new(node, sizes));
+                let mut records = self.records.borrow_mut();
+                let ptrs = records.add(node, sizes);
                 // SAFETY: `params` matches the node's function, whose sizes these are.
-                unsafe { recorded.record(params, None) };
+                unsafe { record(params, ptrs, sizes, None) };
                 Ok(())
             }
             // No parameter sizes from this driver (before CUDA 12.4): the graph's node gets the
@@ -246,16 +352,15 @@ impl<'a> Graph<'a> {
     /// Writes the recorded arguments of updated nodes into the graph's nodes
     /// (`cuGraphKernelNodeSetParams`), before the graph is instantiated again.
     pub(super) fn write_back_updates(&mut self) -> Result<(), Error> {
-        let updated = self.updated.get_mut();
-        for recorded in updated.iter_mut().flatten() {
-            let mut raw = recorded.params;
-            raw.kernelParams = recorded.ptrs.as_mut_ptr();
+        let records = self.records.get_mut();
+        for (node, mut raw, ptrs) in records.each() {
+            raw.kernelParams = ptrs;
             // SAFETY: the node belongs to this graph, which is live; the bytes were recorded
             // from parameters matching the node's function, in its parameter order and sizes.
-            unsafe { driver::kernel_node_set_params(recorded.node, &raw) }
+            unsafe { driver::kernel_node_set_params(node, &raw) }
                 .map_err(graph_err("cuGraphKernelNodeSetParams"))?;
         }
-        updated.clear();
+        records.clear();
         Ok(())
     }
 
@@ -304,36 +409,32 @@ impl<'a> Graph<'a> {
         if keep.len() != params.len() || kept.len() != params.len() {
             return Err(lengths_error(kernel, params.len(), keep.len(), kept.len()));
         }
-        let mut updated = self.updated.borrow_mut();
-        if let Some(Some(recorded)) = updated.get_mut(node.slot as usize) {
-            if recorded.ptrs.len() == params.len() {
-                // The last update's arguments, where the record has them: one load per kept
-                // parameter, the driver call, then one copy per parameter given.
-                // The record's lengths equal `params`' (`ptrs` has one entry per size).
-                let n = params.len();
-                let (ptrs, sizes) = (&recorded.ptrs[..n], &recorded.sizes[..n]);
-                let slots = params.iter_mut().zip(keep).zip(kept.iter_mut());
-                for (k, (((param, &keep), kept), (&from, &size))) in
-                    slots.zip(ptrs.iter().zip(sizes)).enumerate()
-                {
-                    if keep {
-                        if size != 8 {
-                            return Err(not_8_bytes(kernel, k));
-                        }
-                        // SAFETY: 8 bytes of the record (see `Recorded::new`).
-                        *kept = unsafe { (from as *const u64).read_unaligned() };
-                        *param = kept as *mut u64 as *mut c_void;
+        let mut records = self.records.borrow_mut();
+        if let Some((ptrs, sizes)) = records.get(node.slot, params.len()) {
+            // The last update's arguments, where the record has them: one load per kept
+            // parameter, the driver call, then one copy per parameter given. The record's
+            // lengths equal `params'` (checked by `get`).
+            let slots = params.iter_mut().zip(keep).zip(kept.iter_mut());
+            for (k, (((param, &keep), kept), (&from, &size))) in
+                slots.zip(ptrs.iter().zip(sizes)).enumerate()
+            {
+                if keep {
+                    if size != 8 {
+                        return Err(not_8_bytes(kernel, k));
                     }
+                    // SAFETY: 8 bytes of the record (see `Records::add`).
+                    *kept = unsafe { (from as *const u64).read_unaligned() };
+                    *param = kept as *mut u64 as *mut c_void;
                 }
-                // SAFETY: forwarded from the caller; the node is checked.
-                unsafe { self.exec_set(node, kernel, params) }?;
-                // SAFETY: `params` matches the node's function, whose sizes these are; the kept
-                // ones are in the record already.
-                unsafe { recorded.record(params, Some(keep)) };
-                return Ok(());
             }
+            // SAFETY: forwarded from the caller; the node is checked.
+            unsafe { self.exec_set(node, kernel, params) }?;
+            // SAFETY: `params` matches the node's function, whose sizes these are; the kept
+            // ones are in the record already.
+            unsafe { record(params, ptrs, sizes, Some(keep)) };
+            return Ok(());
         }
-        drop(updated);
+        drop(records);
         // SAFETY: forwarded from the caller.
         unsafe { self.keeping_first(node, func, kernel, params, keep, kept) }
     }
@@ -474,12 +575,14 @@ mod tests {
         }
     }
 
-    /// The record's bytes as the driver would read them through `ptrs`.
-    fn read(recorded: &Recorded) -> Vec<Vec<u8>> {
-        recorded
-            .ptrs
-            .iter()
-            .zip(recorded.sizes)
+    fn node_at(slot: u32) -> GraphNode {
+        GraphNode { slot, ..node() }
+    }
+
+    /// The record's bytes as the driver would read them through its pointers.
+    fn read(ptrs: &[*mut c_void], sizes: &[u32]) -> Vec<Vec<u8>> {
+        ptrs.iter()
+            .zip(sizes)
             .map(|(&p, &size)| {
                 // SAFETY: `size` bytes of the record.
                 unsafe { core::slice::from_raw_parts(p as *const u8, size as usize) }.to_vec()
@@ -488,24 +591,69 @@ mod tests {
     }
 
     #[test]
-    fn the_pointers_lie_one_parameter_after_another_in_the_bytes() {
+    fn a_record_is_its_pointers_then_its_bytes_from_a_line() {
         static SIZES: [u32; 5] = [4, 4, 8, 2, 12];
-        let recorded = Recorded::new(&node(), &SIZES);
-        let base = recorded.ptrs[0] as usize;
-        let offsets: Vec<usize> = recorded.ptrs.iter().map(|&p| p as usize - base).collect();
-        assert_eq!(offsets, [0, 4, 8, 16, 18]);
-        assert_eq!(
-            recorded.bytes.len() * 8,
-            32,
-            "30 bytes, in whole 8-byte units"
-        );
-        assert_eq!(base, recorded.bytes.as_ptr() as usize);
+        let mut records = Records::new();
+        let ptrs = records.add(&node(), &SIZES);
+        let base = ptrs.as_ptr() as usize;
+        assert_eq!(base % 64, 0, "a record starts on a cache line");
+        let offsets: Vec<usize> = ptrs.iter().map(|&p| p as usize - base).collect();
+        assert_eq!(offsets, [40, 44, 48, 56, 58], "5 pointers, then the bytes");
+        assert_eq!(records.lines.len(), 2, "40 + 30 bytes: two lines");
+        // A four-parameter kernel of 4- and 8-byte parameters: 32 + 24 bytes, one line.
+        static SAXPY: [u32; 4] = [4, 4, 8, 8];
+        records.add(&node_at(1), &SAXPY);
+        assert_eq!(records.lines.len(), 3);
+        assert!(records.get(1, 3).is_none(), "another parameter count");
+        assert!(records.get(2, 4).is_none(), "no record");
+    }
+
+    #[test]
+    fn records_keep_their_bytes_and_pointers_when_the_storage_moves() {
+        static SIZES: [u32; 4] = [4, 4, 8, 8];
+        let mut records = Records::new();
+        let nodes = 100u32;
+        for slot in 0..nodes {
+            let ptrs = records.add(&node_at(slot), &SIZES);
+            let (mut a, mut b, mut c, mut d) = (slot, slot + 1, u64::from(slot) << 32, 7u64);
+            let params = [
+                &mut a as *mut u32 as *mut c_void,
+                &mut b as *mut u32 as *mut c_void,
+                &mut c as *mut u64 as *mut c_void,
+                &mut d as *mut u64 as *mut c_void,
+            ];
+            // SAFETY: each parameter points at its size's bytes.
+            unsafe { record(&params, ptrs, &SIZES, None) };
+        }
+        assert!(records.lines.capacity() >= nodes as usize);
+        for slot in 0..nodes {
+            let (ptrs, sizes) = records.get(slot, 4).expect("recorded");
+            let base = ptrs.as_ptr() as usize;
+            assert!(
+                ptrs.iter().all(|&p| (p as usize) - base < 64),
+                "in its own line"
+            );
+            let want = [
+                slot.to_ne_bytes().to_vec(),
+                (slot + 1).to_ne_bytes().to_vec(),
+                (u64::from(slot) << 32).to_ne_bytes().to_vec(),
+                7u64.to_ne_bytes().to_vec(),
+            ];
+            assert_eq!(read(ptrs, sizes), want, "slot {slot}");
+        }
+        let written: Vec<usize> = records.each().map(|(_, _, p)| p as usize).collect();
+        assert_eq!(written.len(), nodes as usize);
+        assert_eq!(written[5], records.get(5, 4).unwrap().0.as_ptr() as usize);
+        records.clear();
+        assert!(records.get(0, 4).is_none());
+        assert_eq!(records.each().count(), 0);
     }
 
     #[test]
     fn a_record_copies_every_parameter_or_only_those_not_kept() {
         static SIZES: [u32; 5] = [4, 4, 8, 2, 12];
-        let mut recorded = Recorded::new(&node(), &SIZES);
+        let mut records = Records::new();
+        records.add(&node(), &SIZES);
         let (mut n, mut a, mut x, mut h, mut s) = (7u32, 2.5f32, 0xdead_beef_u64, 9u16, [3u8; 12]);
         let params = [
             &mut n as *mut u32 as *mut c_void,
@@ -514,8 +662,9 @@ mod tests {
             &mut h as *mut u16 as *mut c_void,
             s.as_mut_ptr() as *mut c_void,
         ];
+        let (ptrs, sizes) = records.get(0, 5).unwrap();
         // SAFETY: each parameter points at its size's bytes.
-        unsafe { recorded.record(&params, None) };
+        unsafe { record(&params, ptrs, sizes, None) };
         let want = |n: u32, a: f32, x: u64, h: u16, s: [u8; 12]| {
             vec![
                 n.to_ne_bytes().to_vec(),
@@ -525,7 +674,7 @@ mod tests {
                 s.to_vec(),
             ]
         };
-        assert_eq!(read(&recorded), want(7, 2.5, 0xdead_beef, 9, [3; 12]));
+        assert_eq!(read(ptrs, sizes), want(7, 2.5, 0xdead_beef, 9, [3; 12]));
         // SAFETY: each parameter points at its local, written through it only from here on.
         unsafe {
             *(params[0] as *mut u32) = 8;
@@ -536,12 +685,12 @@ mod tests {
         }
         let keep = [false, true, true, false, true];
         // SAFETY: as above; the kept ones are not read.
-        unsafe { recorded.record(&params, Some(&keep)) };
-        assert_eq!(read(&recorded), want(8, 2.5, 0xdead_beef, 10, [3; 12]));
+        unsafe { record(&params, ptrs, sizes, Some(&keep)) };
+        assert_eq!(read(ptrs, sizes), want(8, 2.5, 0xdead_beef, 10, [3; 12]));
         // A parameter that is the record's own bytes (a kept one passed through) stays as is.
-        let own = [params[0], params[1], recorded.ptrs[2], params[3], params[4]];
+        let own = [params[0], params[1], ptrs[2], params[3], params[4]];
         // SAFETY: as above; entry 2 points at the record's own 8 bytes.
-        unsafe { recorded.record(&own, None) };
-        assert_eq!(read(&recorded), want(8, -1.0, 0xdead_beef, 10, [4; 12]));
+        unsafe { record(&own, ptrs, sizes, None) };
+        assert_eq!(read(ptrs, sizes), want(8, -1.0, 0xdead_beef, 10, [4; 12]));
     }
 }

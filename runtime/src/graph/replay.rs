@@ -15,7 +15,7 @@ impl<'a> Graph<'a> {
     #[inline]
     pub fn replay(&mut self, stream: &Arc<CudaStream>) -> Result<(), Error> {
         if stream.cu_stream() == self.last.cu_stream() {
-            // The graph's context must be current: checked at every call, never assumed (see
+            // The graph's context must be current: checked at every call outside a batch (see
             // `Graph::ensure_current`).
             self.ensure_current(KernelName(None))?;
         } else {
