@@ -1,5 +1,6 @@
 //! Graph replay against launching: a chain of N dependent tiny kernels (`y = y·a + b`, N = 1, 8,
-//! 64, 512) run thirteen ways in interleaved rounds:
+//! 64, 512) run thirteen ways in interleaved rounds, each round timing every variant once in an
+//! order shuffled anew (so no variant always runs after the same one):
 //!
 //! - raw: `cuLaunchKernelEx` through `chevron::cudarc::driver::sys`, same kernel and arguments
 //!   (the driver's floor: no event tracking, no attributes);
@@ -32,7 +33,8 @@
 //!
 //! Prints, per N, host ns per kernel (the enqueueing calls) and launch-to-done ns per kernel
 //! (first call to the stream being idle), as ratios to direct launches and to raw; then the
-//! update paths' host time over the raw update's, against the targets (`update_scalars` ≤ 1.1×,
+//! update paths' host time over the raw update's (medians of ratios paired within a round),
+//! against the targets (`update_scalars` ≤ 1.1×,
 //! `update_ordered` ≤ 1.2×), per call and in batches. Every buffer is checked against the same
 //! chain computed on the host; a mismatch exits 1.
 //!
@@ -65,13 +67,13 @@ const CHAINS: &[usize] = &[1, 8, 64, 512];
 /// Kernel launches per variant and chain length: enough rounds for a stable median, few enough
 /// that the whole run stays within seconds.
 const LAUNCHES_PER_VARIANT: usize = 16_384;
-const MIN_ROUNDS: usize = 15;
+const MIN_ROUNDS: usize = 101;
 /// The same under `CHEVRON_QUICK`: still at least 2 timed rounds, so that the update rounds use
 /// both buffers.
 const QUICK_CHAINS: &[usize] = &[1, 8, 64];
 const QUICK_LAUNCHES_PER_VARIANT: usize = 64;
 const QUICK_MIN_ROUNDS: usize = 2;
-/// The variants, in the order they run in each round and are printed.
+/// The variants, in print order (each round runs them in a shuffled order).
 const VARIANTS: [&str; 13] = [
     "raw",
     "direct",
@@ -360,186 +362,195 @@ fn run() -> Result<(), Box<dyn Error>> {
             [ordered_batch.ordered(y0)?, ordered_batch.ordered(y1)?]
         };
 
-        let mut t: [[Vec<f64>; 2]; VARIANTS.len()] = Default::default();
-        for round in 0..rounds + 1 {
-            let r = [
-                time(&stream, n, || {
-                    for &(a, b) in &fixed {
-                        let mut params = [
-                            &len as *const u32 as *mut _,
-                            &a as *const f32 as *mut _,
-                            &b as *const f32 as *mut _,
-                            &raw_ptr as *const u64 as *mut _,
-                        ];
-                        // SAFETY: the parameters match `chain`; y_raw outlives the launch and
-                        // is used on this stream only.
-                        let rc = unsafe {
-                            sys::cuLaunchKernelEx(
-                                &raw_cfg,
-                                f.cu_function(),
-                                params.as_mut_ptr(),
-                                std::ptr::null_mut(),
-                            )
-                        };
-                        if rc != sys::cudaError_enum::CUDA_SUCCESS {
-                            return Err(format!("cuLaunchKernelEx: {rc:?}").into());
-                        }
+        // Every variant as a closure of the round, timed in an order shuffled anew each round
+        // (no variant always follows the same one), each round's samples paired below.
+        type Timed<'t> = Box<dyn FnMut(usize) -> Result<(), Box<dyn Error>> + 't>;
+        let mut timed: [Timed<'_>; VARIANTS.len()] = [
+            Box::new(|_: usize| {
+                for &(a, b) in &fixed {
+                    let mut params = [
+                        &len as *const u32 as *mut _,
+                        &a as *const f32 as *mut _,
+                        &b as *const f32 as *mut _,
+                        &raw_ptr as *const u64 as *mut _,
+                    ];
+                    // SAFETY: the parameters match `chain`; y_raw outlives the launch and
+                    // is used on this stream only.
+                    let rc = unsafe {
+                        sys::cuLaunchKernelEx(
+                            &raw_cfg,
+                            f.cu_function(),
+                            params.as_mut_ptr(),
+                            std::ptr::null_mut(),
+                        )
+                    };
+                    if rc != sys::cudaError_enum::CUDA_SUCCESS {
+                        return Err(format!("cuLaunchKernelEx: {rc:?}").into());
                     }
-                    Ok(())
-                })?,
-                time(&stream, n, || {
-                    for &(a, b) in &fixed {
-                        unsafe {
-                            launch!(chain<<<config = cfg, &stream>>>(len, a, b, &mut y_direct))
-                        }?;
-                    }
-                    Ok(())
-                })?,
-                time(&stream, n, || {
-                    for &(a, b) in &fixed {
-                        unsafe {
-                            launch!(chain_pdl<<<config = cfg_pdl, &stream>>>(
-                                len, a, b, &mut y_direct_pdl))
-                        }?;
-                    }
-                    Ok(())
-                })?,
-                time(&stream, n, || Ok(replay.replay(&stream)?))?,
-                time(&stream, n, || Ok(replay_pdl.replay(&stream)?))?,
-                time(&stream, n, || Ok(empties.replay(&stream)?))?,
-                time(&stream, n, || {
-                    let y = &mut y_update[round % 2];
-                    for (k, node) in nodes.iter().enumerate() {
-                        let (a, b) = args(k, round);
-                        // SAFETY: the node is `chain`'s on LEN elements, as is the buffer, which
-                        // the host leaves alone until the graph is dropped.
-                        unsafe { chain::update(&mut updated, node, len, a, b, y) }?;
-                    }
-                    Ok(updated.replay(&stream)?)
-                })?,
-                time(&stream, n, || {
-                    // Ordered once (its cross-stream waits), then given to every update.
-                    let y = &y_ord[round % 2];
-                    for (k, node) in ordered_nodes.iter().enumerate() {
-                        let (a, b) = args(k, round);
-                        // SAFETY: as for `update`.
-                        unsafe { chain::update_ordered(&mut ordered, node, len, a, b, y) }?;
-                    }
-                    Ok(ordered.replay(&stream)?)
-                })?,
-                time(&stream, n, || {
-                    let y = &y_ord_batch[round % 2];
-                    // SAFETY: nothing in the batch changes the thread's current context (only
-                    // this context's updates and replay run in it).
+                }
+                Ok(())
+            }),
+            Box::new(|_: usize| {
+                for &(a, b) in &fixed {
+                    unsafe { launch!(chain<<<config = cfg, &stream>>>(len, a, b, &mut y_direct)) }?;
+                }
+                Ok(())
+            }),
+            Box::new(|_: usize| {
+                for &(a, b) in &fixed {
                     unsafe {
-                        ordered_batch.updates(|graph| {
-                            for (k, node) in ordered_batch_nodes.iter().enumerate() {
-                                let (a, b) = args(k, round);
-                                // SAFETY: as for `update`.
-                                chain::update_ordered(graph, node, len, a, b, y)?;
-                            }
-                            graph.replay(&stream)
-                        })
+                        launch!(chain_pdl<<<config = cfg_pdl, &stream>>>(
+                            len, a, b, &mut y_direct_pdl))
                     }?;
-                    Ok(())
-                })?,
-                time(&stream, n, || {
-                    for (k, node) in scalar_nodes.iter().enumerate() {
-                        let (a, b) = args(k, round);
-                        // SAFETY: as for `update`; the captured buffer is kept.
-                        unsafe { chain::update_scalars(&mut scalars, node, len, a, b) }?;
-                    }
-                    Ok(scalars.replay(&stream)?)
-                })?,
-                time(&stream, n, || {
-                    // SAFETY: as for the ordered batch.
-                    unsafe {
-                        scalars_batch.updates(|graph| {
-                            for (k, node) in scalar_batch_nodes.iter().enumerate() {
-                                let (a, b) = args(k, round);
-                                // SAFETY: as for `update`; the captured buffer is kept.
-                                chain::update_scalars(graph, node, len, a, b)?;
-                            }
-                            graph.replay(&stream)
-                        })
-                    }?;
-                    Ok(())
-                })?,
-                time(&stream, n, || {
-                    let y = raw_ctx_ptrs[round % 2];
-                    for (k, node) in raw_ctx_nodes.iter().enumerate() {
-                        let (a, b) = args(k, round);
-                        let mut params = [
-                            &len as *const u32 as *mut _,
-                            &a as *const f32 as *mut _,
-                            &b as *const f32 as *mut _,
-                            &y as *const u64 as *mut _,
-                        ];
-                        let mut p = raw_node;
-                        p.kernelParams = params.as_mut_ptr();
-                        let mut current = std::ptr::null_mut();
-                        // SAFETY: an out-pointer to a local.
-                        let rc = unsafe { sys::cuCtxGetCurrent(&mut current) };
-                        if rc != sys::cudaError_enum::CUDA_SUCCESS || current != cu_ctx {
-                            return Err(format!("cuCtxGetCurrent: {rc:?}, {current:?}").into());
+                }
+                Ok(())
+            }),
+            Box::new(|_: usize| Ok(replay.replay(&stream)?)),
+            Box::new(|_: usize| Ok(replay_pdl.replay(&stream)?)),
+            Box::new(|_: usize| Ok(empties.replay(&stream)?)),
+            Box::new(|round: usize| {
+                let y = &mut y_update[round % 2];
+                for (k, node) in nodes.iter().enumerate() {
+                    let (a, b) = args(k, round);
+                    // SAFETY: the node is `chain`'s on LEN elements, as is the buffer, which
+                    // the host leaves alone until the graph is dropped.
+                    unsafe { chain::update(&mut updated, node, len, a, b, y) }?;
+                }
+                Ok(updated.replay(&stream)?)
+            }),
+            Box::new(|round: usize| {
+                // Ordered once (its cross-stream waits), then given to every update.
+                let y = &y_ord[round % 2];
+                for (k, node) in ordered_nodes.iter().enumerate() {
+                    let (a, b) = args(k, round);
+                    // SAFETY: as for `update`.
+                    unsafe { chain::update_ordered(&mut ordered, node, len, a, b, y) }?;
+                }
+                Ok(ordered.replay(&stream)?)
+            }),
+            Box::new(|round: usize| {
+                let y = &y_ord_batch[round % 2];
+                // SAFETY: nothing in the batch changes the thread's current context (only
+                // this context's updates and replay run in it).
+                unsafe {
+                    ordered_batch.updates(|graph| {
+                        for (k, node) in ordered_batch_nodes.iter().enumerate() {
+                            let (a, b) = args(k, round);
+                            // SAFETY: as for `update`.
+                            chain::update_ordered(graph, node, len, a, b, y)?;
                         }
-                        // SAFETY: as in the raw update below.
-                        let rc = unsafe {
-                            sys::cuGraphExecKernelNodeSetParams_v2(raw_ctx_exec, node.raw(), &p)
-                        };
-                        if rc != sys::cudaError_enum::CUDA_SUCCESS {
-                            return Err(format!("cuGraphExecKernelNodeSetParams: {rc:?}").into());
+                        graph.replay(&stream)
+                    })
+                }?;
+                Ok(())
+            }),
+            Box::new(|round: usize| {
+                for (k, node) in scalar_nodes.iter().enumerate() {
+                    let (a, b) = args(k, round);
+                    // SAFETY: as for `update`; the captured buffer is kept.
+                    unsafe { chain::update_scalars(&mut scalars, node, len, a, b) }?;
+                }
+                Ok(scalars.replay(&stream)?)
+            }),
+            Box::new(|round: usize| {
+                // SAFETY: as for the ordered batch.
+                unsafe {
+                    scalars_batch.updates(|graph| {
+                        for (k, node) in scalar_batch_nodes.iter().enumerate() {
+                            let (a, b) = args(k, round);
+                            // SAFETY: as for `update`; the captured buffer is kept.
+                            chain::update_scalars(graph, node, len, a, b)?;
                         }
+                        graph.replay(&stream)
+                    })
+                }?;
+                Ok(())
+            }),
+            Box::new(|round: usize| {
+                let y = raw_ctx_ptrs[round % 2];
+                for (k, node) in raw_ctx_nodes.iter().enumerate() {
+                    let (a, b) = args(k, round);
+                    let mut params = [
+                        &len as *const u32 as *mut _,
+                        &a as *const f32 as *mut _,
+                        &b as *const f32 as *mut _,
+                        &y as *const u64 as *mut _,
+                    ];
+                    let mut p = raw_node;
+                    p.kernelParams = params.as_mut_ptr();
+                    let mut current = std::ptr::null_mut();
+                    // SAFETY: an out-pointer to a local.
+                    let rc = unsafe { sys::cuCtxGetCurrent(&mut current) };
+                    if rc != sys::cudaError_enum::CUDA_SUCCESS || current != cu_ctx {
+                        return Err(format!("cuCtxGetCurrent: {rc:?}, {current:?}").into());
                     }
                     // SAFETY: as in the raw update below.
-                    let rc = unsafe { sys::cuGraphLaunch(raw_ctx_exec, stream.cu_stream()) };
+                    let rc = unsafe {
+                        sys::cuGraphExecKernelNodeSetParams_v2(raw_ctx_exec, node.raw(), &p)
+                    };
                     if rc != sys::cudaError_enum::CUDA_SUCCESS {
-                        return Err(format!("cuGraphLaunch: {rc:?}").into());
+                        return Err(format!("cuGraphExecKernelNodeSetParams: {rc:?}").into());
                     }
-                    Ok(())
-                })?,
-                time(&stream, n, || {
-                    let y = raw_update_ptrs[round % 2];
-                    for (k, node) in raw_nodes.iter().enumerate() {
-                        let (a, b) = args(k, round);
-                        let mut params = [
-                            &len as *const u32 as *mut _,
-                            &a as *const f32 as *mut _,
-                            &b as *const f32 as *mut _,
-                            &y as *const u64 as *mut _,
-                        ];
-                        let mut p = raw_node;
-                        p.kernelParams = params.as_mut_ptr();
-                        // SAFETY: the node is `chain`'s in this executable graph; the
-                        // parameters match it and the driver copies them.
-                        let rc = unsafe {
-                            sys::cuGraphExecKernelNodeSetParams_v2(raw_exec, node.raw(), &p)
-                        };
-                        if rc != sys::cudaError_enum::CUDA_SUCCESS {
-                            return Err(format!("cuGraphExecKernelNodeSetParams: {rc:?}").into());
-                        }
-                    }
-                    // SAFETY: the executable graph is live and of the stream's context; its
-                    // buffers stay alive and untouched by the host until it is dropped.
-                    let rc = unsafe { sys::cuGraphLaunch(raw_exec, stream.cu_stream()) };
+                }
+                // SAFETY: as in the raw update below.
+                let rc = unsafe { sys::cuGraphLaunch(raw_ctx_exec, stream.cu_stream()) };
+                if rc != sys::cudaError_enum::CUDA_SUCCESS {
+                    return Err(format!("cuGraphLaunch: {rc:?}").into());
+                }
+                Ok(())
+            }),
+            Box::new(|round: usize| {
+                let y = raw_update_ptrs[round % 2];
+                for (k, node) in raw_nodes.iter().enumerate() {
+                    let (a, b) = args(k, round);
+                    let mut params = [
+                        &len as *const u32 as *mut _,
+                        &a as *const f32 as *mut _,
+                        &b as *const f32 as *mut _,
+                        &y as *const u64 as *mut _,
+                    ];
+                    let mut p = raw_node;
+                    p.kernelParams = params.as_mut_ptr();
+                    // SAFETY: the node is `chain`'s in this executable graph; the
+                    // parameters match it and the driver copies them.
+                    let rc =
+                        unsafe { sys::cuGraphExecKernelNodeSetParams_v2(raw_exec, node.raw(), &p) };
                     if rc != sys::cudaError_enum::CUDA_SUCCESS {
-                        return Err(format!("cuGraphLaunch: {rc:?}").into());
+                        return Err(format!("cuGraphExecKernelNodeSetParams: {rc:?}").into());
                     }
-                    Ok(())
-                })?,
-            ];
+                }
+                // SAFETY: the executable graph is live and of the stream's context; its
+                // buffers stay alive and untouched by the host until it is dropped.
+                let rc = unsafe { sys::cuGraphLaunch(raw_exec, stream.cu_stream()) };
+                if rc != sys::cudaError_enum::CUDA_SUCCESS {
+                    return Err(format!("cuGraphLaunch: {rc:?}").into());
+                }
+                Ok(())
+            }),
+        ];
+        let mut t: [[Vec<f64>; 2]; VARIANTS.len()] = Default::default();
+        // Each variant's host time over the raw update's in the same round.
+        let mut paired: [Vec<f64>; VARIANTS.len()] = Default::default();
+        for round in 0..rounds + 1 {
+            let mut r = [(0.0, 0.0); VARIANTS.len()];
+            for v in common::order(VARIANTS.len(), round) {
+                r[v] = time(&stream, n, || timed[v](round))?;
+            }
             host_chain(&mut want_fixed, n, |k| fixed[k]);
             host_chain(&mut want_update[round % 2], n, |k| args(k, round));
             host_chain(&mut want_ordered[round % 2], n, |k| args(k, round));
             host_chain(&mut want_scalars, n, |k| args(k, round));
             if round >= 1 {
                 // Round 0 warms up (module load, graph upload, caches).
-                for (v, (host, done)) in t.iter_mut().zip(r) {
+                let raw_update = r[VARIANTS.len() - 1].0;
+                for ((v, p), (host, done)) in t.iter_mut().zip(&mut paired).zip(r) {
                     v[0].push(host);
                     v[1].push(done);
+                    p.push(host / raw_update);
                 }
             }
         }
+        drop(timed); // ends the closures' borrows
         drop(replay); // waits for its last replay; ends the borrows of y_replay
         drop(replay_pdl);
         drop(empties);
@@ -599,11 +610,11 @@ fn run() -> Result<(), Box<dyn Error>> {
         }
         // The updates' host time against the raw driver's (`cuGraphExecKernelNodeSetParams` per
         // node, then `cuGraphLaunch`): the cost of the typed paths over the driver call.
-        let raw_update = m[VARIANTS.len() - 1][0];
         debug_assert_eq!(VARIANTS[VARIANTS.len() - 1], "raw update + replay");
-        let of = |name: &str| {
+        // Medians of the ratios paired within rounds: drift between rounds cancels.
+        let mut of = |name: &str| {
             let k = VARIANTS.iter().position(|v| *v == name).unwrap_or(0);
-            m[k][0] / raw_update
+            median(&mut paired[k])
         };
         let verdict = |ratio: f64, target: f64| {
             if ratio <= target {

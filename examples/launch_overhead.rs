@@ -160,23 +160,6 @@ impl Timings {
     }
 }
 
-/// A deterministic shuffle of `0..n` for round `round` (xorshift, Fisher–Yates): the same
-/// orders on every run of the example, a different one each round.
-fn order(n: usize, round: usize) -> Vec<usize> {
-    let mut state = 0x9e37_79b9_7f4a_7c15u64 ^ (round as u64).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    let mut next = || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
-    let mut v: Vec<usize> = (0..n).collect();
-    for i in (1..n).rev() {
-        v.swap(i, (next() % (i as u64 + 1)) as usize);
-    }
-    v
-}
-
 fn time_batch(stream: &CudaStream, batch: usize, mut one: impl FnMut()) -> f64 {
     stream.synchronize().unwrap();
     let t = Instant::now();
@@ -353,7 +336,7 @@ fn measure_on(
         .collect();
     for round in 0..rounds + 2 {
         let mut r = vec![f64::NAN; VARIANTS.len()];
-        for i in order(measured.len(), round) {
+        for i in common::order(measured.len(), round) {
             let v = measured[i];
             r[v] = match v {
                 RAW => time_batch(stream, batch, || raw(&plain, &px, &py)),

@@ -48,3 +48,21 @@ pub fn announce_quick() {
         println!("quick mode (CHEVRON_QUICK): small data, timings not meaningful");
     }
 }
+
+/// A deterministic shuffle of `0..n` for round `round` (xorshift, Fisher–Yates): the same
+/// orders on every run of the example, a different one each round.
+#[allow(dead_code)] // Only the examples that time in rounds use it.
+pub fn order(n: usize, round: usize) -> Vec<usize> {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64 ^ (round as u64).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut v: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        v.swap(i, (next() % (i as u64 + 1)) as usize);
+    }
+    v
+}
