@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Compile every kernels/*.cu to PTX for the widest range of GPUs and drivers it allows, and the
-# PTX reader's fixtures (spec/tests/fixtures/*.cu) next to their sources.
+# PTX reader's fixtures (rules/tests/fixtures/*.cu) next to their sources.
 # Usage: kernels/build.sh [OUT_DIR]   (default: the kernels dir itself, and the fixtures next to
 # their sources; with OUT_DIR, the fixtures go to OUT_DIR/fixtures)
 #
@@ -28,7 +28,7 @@
 set -euo pipefail
 
 dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-fixtures="$(cd "$dir/../spec/tests/fixtures" && pwd)"
+fixtures="$(cd "$dir/../rules/tests/fixtures" && pwd)"
 if [ $# -ge 1 ]; then
     mkdir -p "$1"
     out="$(cd "$1" && pwd)"

@@ -1,8 +1,8 @@
 //! Checks that exactly one CUDA version feature is on, with one line that names the fix (this can
 //! run before cudarc's own build fails with less helpful errors), and tells the crate which kinds
-//! exist: `cfg(cuda_12030)` means "CUDA 12.3 or later". The versions are the spec crate's list.
+//! exist: `cfg(cuda_12030)` means "CUDA 12.3 or later". The versions are the rules crate's list.
 
-use chevron_cuda_spec::kinds::{feature_env, feature_name, CUDA_VERSIONS as VERSIONS};
+use chevron_cuda_rules::kinds::{feature_env, feature_name, CUDA_VERSIONS as VERSIONS};
 
 fn main() {
     let on: Vec<u32> = VERSIONS

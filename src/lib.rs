@@ -117,7 +117,7 @@ pub use chevron_cuda_macros::kernel;
 ///
 /// A flag is written bare (`cooperative`) or with a `bool` expression (`cooperative = true`,
 /// `cooperative = coop`; `false` leaves the flag unset). A dim is a `u32`, `(u32, u32)`, `(u32, u32, u32)` or any expression convertible to `Dim3`. The table is
-/// the spec crate's (`chevron_cuda_spec::kinds::KINDS`), the placement measured against the
+/// the rules crate's (`chevron_cuda_rules::kinds::KINDS`), the placement measured against the
 /// driver. A key of a later CUDA version than the selected `cuda-*` feature is an error naming
 /// the feature: "`nvlink_centric` needs CUDA 13.0: use feature cuda-13000 or later".
 ///

@@ -3,7 +3,7 @@
 //! `skipped:` line):
 //!
 //! - `kernels/build.sh` into a temporary directory gives the committed PTX byte for byte, the
-//!   PTX reader's fixtures (spec/tests/fixtures) included (the committed files are what the
+//!   PTX reader's fixtures (rules/tests/fixtures) included (the committed files are what the
 //!   script makes, with the pinned nvcc);
 //! - the compile-time nvcc path of `cuda = "…"`: a probe crate launching a kernel with a block
 //!   over its `__launch_bounds__` fails to build where nvcc is found, and builds with
@@ -131,8 +131,8 @@ fn regenerating_the_ptx_changes_nothing() {
         text(&run)
     );
     // The PTX reader's fixtures go to `<out>/fixtures`; committed, they sit next to their
-    // sources in spec/tests/fixtures.
-    let fixtures = probe::workspace().join("spec/tests/fixtures");
+    // sources in rules/tests/fixtures.
+    let fixtures = probe::workspace().join("rules/tests/fixtures");
     let mut committed = ptx_files(&kernels);
     committed.extend(
         ptx_files(&fixtures)

@@ -1,7 +1,7 @@
 //! What a reader copies from the documentation works in their own crate.
 //!
 //! - Doc examples (rustdoc comments of every crate, and the Markdown pages) import `chevron::…`:
-//!   the inner crates (`chevron_cuda_runtime`, `chevron_cuda_macros`, `chevron_cuda_spec`) are
+//!   the inner crates (`chevron_cuda_runtime`, `chevron_cuda_macros`, `chevron_cuda_rules`) are
 //!   not a user's dependencies, so a pasted `use chevron_cuda_runtime::…` fails with E0432.
 //! - The README's Rust blocks are what rustdoc compiles (the README is the `chevron` crate's doc,
 //!   so each block is a doctest): no hidden `# ` lines, a `fn main` in each (or a `compile_fail`
@@ -102,7 +102,7 @@ fn doc_lines(text: &str) -> Vec<(usize, String)> {
 const INNER_CRATES: [&str; 3] = [
     "chevron_cuda_runtime",
     "chevron_cuda_macros",
-    "chevron_cuda_spec",
+    "chevron_cuda_rules",
 ];
 
 /// `file:line: text` for each line of a Rust block of `blocks` naming an inner crate.
@@ -131,7 +131,7 @@ fn markdown_blocks(text: &str) -> Vec<Block> {
 #[test]
 fn doc_examples_import_chevron_not_the_inner_crates() {
     let mut files = Vec::new();
-    for dir in ["src", "runtime/src", "macros/src", "spec/src"] {
+    for dir in ["src", "runtime/src", "macros/src", "rules/src"] {
         rust_files(&root().join(dir), &mut files);
     }
     assert!(files.len() > 20, "found only {files:?}");

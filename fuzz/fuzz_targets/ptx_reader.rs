@@ -2,8 +2,8 @@
 //! done with its entries afterwards must not panic either.
 #![no_main]
 
-use chevron_cuda_spec::fit::{read_info, CooperativeUse, LaunchFacts};
-use chevron_cuda_spec::ptx::{self, Expected};
+use chevron_cuda_rules::fit::{read_info, CooperativeUse, LaunchFacts};
+use chevron_cuda_rules::ptx::{self, Expected};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

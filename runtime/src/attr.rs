@@ -3,9 +3,9 @@
 //! CUDA has one enum of launch attributes (`CUlaunchAttributeID`) for three entry points,
 //! `cuLaunchKernelEx`, `cuStreamSetAttribute` and `cuGraphKernelNodeSetAttribute`, but each kind
 //! is accepted by only some of them. chevron gives every kind its own type and declares each
-//! kind once, as a row of the spec crate's table ([`chevron_cuda_spec::for_each_kind!`]): the
+//! kind once, as a row of the rules crate's table ([`chevron_cuda_rules::for_each_kind!`]): the
 //! impls below are generated from the rows (the id, the version gate and its message, a marker
-//! trait per [`Position`](chevron_cuda_spec::kinds::Position): [`LaunchAttribute`],
+//! trait per [`Position`](chevron_cuda_rules::kinds::Position): [`LaunchAttribute`],
 //! [`StreamAttribute`], [`GraphAttribute`]), so a kind in the wrong place is a compile error and
 //! there is no second list to keep in step. What remains here per kind is its type: the value,
 //! its encoding (`encode`), its decoding where a stream reports it (`from_stream`) and a valid
@@ -20,7 +20,7 @@
 //! 13.0: use feature cuda-13000 or later", for code that reaches the id another way.
 
 use crate::sys;
-use chevron_cuda_spec::kinds::{self as spec, Kind};
+use chevron_cuda_rules::kinds::{self as spec, Kind};
 use cudarc::driver::CudaEvent;
 
 mod sealed {
@@ -48,7 +48,7 @@ pub trait Attribute: Sealed + Copy {
     /// The driver's id for this kind. Evaluating it fails the build, naming the feature to use,
     /// when the selected CUDA version lacks the kind.
     const ID: sys::CUlaunchAttributeID;
-    /// The kind's row of the spec table.
+    /// The kind's row of the rules crate table.
     const KIND: &'static Kind;
     /// The `CU_LAUNCH_ATTRIBUTE_*` name, for messages.
     const CUDA_NAME: &'static str = Self::KIND.cuda_name;
@@ -93,7 +93,7 @@ macro_rules! versions {
     };
 }
 
-chevron_cuda_spec::for_each_cuda_version!(versions);
+chevron_cuda_rules::for_each_cuda_version!(versions);
 
 /// A kind that `cuLaunchKernelEx` accepts in its attribute array.
 #[diagnostic::on_unimplemented(
@@ -116,7 +116,7 @@ pub trait StreamAttribute: Attribute {
 }
 
 /// A launch-attribute kind the driver accepts on a graph kernel node
-/// (`cuGraphKernelNodeSetAttribute`): the spec table's graph-node position.
+/// (`cuGraphKernelNodeSetAttribute`): the rules crate table's graph-node position.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be set on a graph kernel node: the driver rejects it there",
     label = "not accepted by `cuGraphKernelNodeSetAttribute`",
@@ -189,7 +189,7 @@ fn word(v: u32) -> sys::CUlaunchAttributeValue {
 const fn row(id: u32) -> &'static Kind {
     match spec::by_id(id) {
         Some(k) => k,
-        None => panic!("a runtime kind without a row in the spec table"),
+        None => panic!("a runtime kind without a row in the rules crate table"),
     }
 }
 
@@ -206,7 +206,7 @@ pub struct Samples<'a> {
     pub window: (sys::CUdeviceptr, usize),
 }
 
-/// The impls of one row of the spec table (`kinds!` calls it once per row).
+/// The impls of one row of the rules crate table (`kinds!` calls it once per row).
 macro_rules! kind {
     ($key:ident, $ty:ident $generics:tt, $cuda:ident ($id:literal), [$($position:ident)*],
      $form:ident, $since:ident) => {
@@ -253,7 +253,7 @@ macro_rules! impl_generic {
     };
 }
 
-/// The marker trait of one position (a [`Position`](chevron_cuda_spec::kinds::Position)).
+/// The marker trait of one position (a [`Position`](chevron_cuda_rules::kinds::Position)).
 macro_rules! position {
     (Launch, $ty:ident $generics:tt) => {
         impl_generic!(@hidden $generics LaunchAttribute for $ty {});
@@ -284,7 +284,7 @@ macro_rules! kinds {
         since $since:ident, cc $cc:tt, value $value:literal $(, note $note:literal)?;)*) => {
         $(kind!($key, $ty [$($lt)?], $cuda ($id), [$($position)*], $form, $since);)*
 
-        /// Every kind this build's CUDA version has, in the driver's id order: the spec table's
+        /// Every kind this build's CUDA version has, in the driver's id order: the rules crate table's
         /// rows for this version.
         pub const KINDS: &[KindInfo] = &[$(
             #[cfg($since)]
@@ -305,7 +305,7 @@ macro_rules! kinds {
     };
 }
 
-chevron_cuda_spec::for_each_kind!(kinds);
+chevron_cuda_rules::for_each_kind!(kinds);
 
 /// The row of [`KINDS`] for a driver id, if this build knows it.
 pub fn kind_info(id: sys::CUlaunchAttributeID) -> Option<&'static KindInfo> {

@@ -12,8 +12,8 @@ use crate::attr::{
 };
 use crate::dim::{Dim3, ExtentError};
 use crate::sys;
-use chevron_cuda_spec::kinds::Position;
-use chevron_cuda_spec::limits::{
+use chevron_cuda_rules::kinds::Position;
+use chevron_cuda_rules::limits::{
     check_launch, LaunchShape, Violation, MAX_BLOCK_DIM, MAX_BLOCK_THREADS, MAX_GRID_DIM,
 };
 
@@ -489,7 +489,7 @@ impl<'a> LaunchConfig<'a> {
     /// grid extents (none 0, y and z ≤ 65535), cluster extents (none 0), volume (≤ 8, or ≤ 16
     /// with [`Self::non_portable_cluster`]) and divisibility of the grid, the preferred cluster
     /// against the cluster, carveout ≤ 100 %. The rules and their wording are the ones `launch!`
-    /// and `config!` apply to literals (`chevron_cuda_spec::limits`).
+    /// and `config!` apply to literals (`chevron_cuda_rules::limits`).
     ///
     /// [`crate::launch_function`] calls this before each launch and returns a violation as
     /// [`crate::Error::InvalidConfig`]; it is a handful of comparisons.

@@ -80,10 +80,10 @@ pub struct ExtentError {
 }
 
 impl ExtentError {
-    /// The limit rule's [`Violation::NotU32`](chevron_cuda_spec::limits::Violation::NotU32) for
+    /// The limit rule's [`Violation::NotU32`](chevron_cuda_rules::limits::Violation::NotU32) for
     /// `what` ("grid", "block", "shared"): the value and why it is refused.
-    pub fn violation(&self, what: &'static str) -> chevron_cuda_spec::limits::Violation {
-        chevron_cuda_spec::limits::Violation::NotU32 {
+    pub fn violation(&self, what: &'static str) -> chevron_cuda_rules::limits::Violation {
+        chevron_cuda_rules::limits::Violation::NotU32 {
             what,
             axis: self.axis,
             value: self.value,

@@ -154,7 +154,7 @@ pub enum Error {
         kernel: KernelName,
         /// What is wrong, with the numbers: the rule `launch!` applies to literals, in the same
         /// words.
-        violation: chevron_cuda_spec::limits::Violation,
+        violation: chevron_cuda_rules::limits::Violation,
     },
 
     /// The NVRTC library (`libnvrtc`), needed to compile a `cuda = "…"` kernel at run time, could

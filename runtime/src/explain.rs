@@ -12,8 +12,8 @@ use crate::device::is_capturing;
 use crate::driver;
 use crate::error::{is_sticky, Error, KernelName};
 use crate::sys;
-use chevron_cuda_spec::kinds::KINDS as SPEC_KINDS;
-use chevron_cuda_spec::limits::PORTABLE_CLUSTER_BLOCKS;
+use chevron_cuda_rules::kinds::KINDS as SPEC_KINDS;
+use chevron_cuda_rules::limits::PORTABLE_CLUSTER_BLOCKS;
 
 use sys::cudaError_enum as E;
 
@@ -102,7 +102,7 @@ pub(crate) fn explain(
     if config.launch_value(DeviceUpdatable::KIND.id).is_some() && !is_capturing(stream) {
         return Error::NotCapturing { kernel };
     }
-    // The kinds the spec table says need a newer GPU than this one.
+    // The kinds the rules crate table says need a newer GPU than this one.
     if let Ok((major, minor)) = ctx.compute_capability() {
         let have = (major.max(0) as u32, minor.max(0) as u32);
         if let Some(kind) = SPEC_KINDS.iter().find(|k| {

@@ -183,13 +183,13 @@ mod tests {
         assert_eq!(FunctionSharedMemoryMode::from_value(-1), None);
     }
 
-    /// The modes of this build are the spec row's values, in order: those as old as the kind in
+    /// The modes of this build are the rules crate row's values, in order: those as old as the kind in
     /// every build (the type exists before its kind is usable), the later ones
     /// (`"AllowOversized" since cuda_13040`) from their version on.
     #[test]
     fn modes_are_the_rows_values_of_this_version() {
         use crate::attr::Attribute;
-        use chevron_cuda_spec::kinds::{variant_since, ValueForm};
+        use chevron_cuda_rules::kinds::{variant_since, ValueForm};
         let kind = <SharedMemoryMode as Attribute>::KIND;
         let ValueForm::Enum(variants) = kind.form else {
             panic!("shared_memory_mode is an enum kind");

@@ -158,7 +158,7 @@ impl<'a> Graph<'a> {
 
     /// Sets launch attribute `attr` on kernel node `node` (`cuGraphKernelNodeSetAttribute`) and
     /// instantiates the graph again, after the last replay, so that it takes effect. Only kinds
-    /// the driver accepts on a graph node compile (the spec table's `graph` column):
+    /// the driver accepts on a graph node compile (the rules crate table's `graph` column):
     ///
     /// ```compile_fail,E0277
     /// # fn f(g: &mut chevron::Graph<'_>, n: &chevron::GraphNode) {

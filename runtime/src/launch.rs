@@ -12,7 +12,7 @@ use crate::error::{Error, KernelName};
 use crate::explain::{driver_error, explain, stream_attribute_error};
 use crate::function::{allow_non_portable_cluster, ensure_shared};
 use crate::sys;
-use chevron_cuda_spec::limits::{volume, Violation, PORTABLE_CLUSTER_BLOCKS};
+use chevron_cuda_rules::limits::{volume, Violation, PORTABLE_CLUSTER_BLOCKS};
 
 /// Launches `func` on `stream` with `config`: checks that the stream's context is current on
 /// this thread (binding it where needed), sets the config's stream attributes with

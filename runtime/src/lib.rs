@@ -55,17 +55,17 @@ mod occupancy;
 mod param;
 mod partition;
 mod samples;
-pub use chevron_cuda_spec::ptx;
+pub use chevron_cuda_rules::ptx;
 mod stream;
 mod typed;
 pub mod vec;
 
 // Every public item of `attr` (the kinds' types and traits): a new kind needs no edit here.
 pub use attr::*;
-pub use chevron_cuda_spec::fit::{
+pub use chevron_cuda_rules::fit::{
     CooperativeUse, Fact, KernelInfo, LaunchFacts, Messages, Rule, Subject,
 };
-pub use chevron_cuda_spec::limits::{
+pub use chevron_cuda_rules::limits::{
     Violation, MAX_BLOCK_DIM, MAX_BLOCK_THREADS, MAX_CLUSTER_BLOCKS, MAX_GRID_DIM,
     MAX_SHARED_CARVEOUT, PORTABLE_CLUSTER_BLOCKS,
 };
@@ -117,7 +117,7 @@ pub mod __private {
         ArgAsWritten, ArgProbe, HostArg, SlotsFn, StreamByValue, StreamProbe, StreamRef,
         TypedKernel, ViewArg,
     };
-    pub use chevron_cuda_spec::fit::{
+    pub use chevron_cuda_rules::fit::{
         CooperativeUse, Fact, KernelInfo, LaunchFacts, Messages, Subject,
     };
     pub use cudarc::driver::{

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use chevron_cuda_spec::target::{self, Version};
+use chevron_cuda_rules::target::{self, Version};
 use cudarc::driver::CudaContext;
 use cudarc::nvrtc::sys::{self as nv, nvrtcResult};
 

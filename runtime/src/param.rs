@@ -38,10 +38,10 @@ use cudarc::driver::{
 };
 
 use crate::args::ArgSlot;
-pub use chevron_cuda_spec::param::{
+pub use chevron_cuda_rules::param::{
     check, mismatch, Class, CppParam, Facts, Message, Num, ParamForm, Texts,
 };
-pub use chevron_cuda_spec::ptx::PtxType;
+pub use chevron_cuda_rules::ptx::PtxType;
 
 /// Marker of [`KernelParam`] for values (`T: DeviceRepr`).
 pub enum ByValue {}

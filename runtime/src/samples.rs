@@ -1,5 +1,5 @@
 //! The kinds' test samples as the tests use them: each kind's value union for calling the driver
-//! directly, and a config holding every kind at once. Generated from the spec table's rows,
+//! directly, and a config holding every kind at once. Generated from the rules crate table's rows,
 //! like the kinds' impls in `attr.rs`, from each type's `sample` (beside the type there): a kind
 //! whose type has none does not compile.
 
@@ -47,4 +47,4 @@ macro_rules! samples {
     };
 }
 
-chevron_cuda_spec::for_each_kind!(samples);
+chevron_cuda_rules::for_each_kind!(samples);

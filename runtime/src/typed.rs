@@ -9,7 +9,7 @@ use crate::error::Error;
 use crate::graph::{Graph, GraphNode};
 use crate::kernel::Kernel;
 use crate::sys;
-use chevron_cuda_spec::fit::KernelInfo;
+use chevron_cuda_rules::fit::KernelInfo;
 use cudarc::driver::{CudaFunction, CudaStream, CudaView, CudaViewMut};
 
 /// Implemented by the type `#[kernel]` makes of each declaration. `launch!` reaches the kernel

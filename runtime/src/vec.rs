@@ -19,7 +19,7 @@
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 
 use crate::param::KnownType;
-use chevron_cuda_spec::param::{Class, Num};
+use chevron_cuda_rules::param::{Class, Num};
 
 macro_rules! vectors {
     ($(

@@ -3,7 +3,7 @@
 
 use chevron_cuda_runtime::sys::{self, CUlaunchAttributeID as Id};
 use chevron_cuda_runtime::*;
-use chevron_cuda_spec::kinds::{Position, ValueForm};
+use chevron_cuda_rules::kinds::{Position, ValueForm};
 
 fn only_attr(cfg: &LaunchConfig<'_>) -> sys::CUlaunchAttribute {
     let attrs = cfg.launch_attributes();
@@ -273,7 +273,7 @@ fn the_table_as_data_matches_the_types() {
         "CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT"
     );
     // The rows of this build's CUDA version (the default, 13.0, unless a feature says otherwise).
-    let in_version: Vec<_> = chevron_cuda_spec::kinds::KINDS
+    let in_version: Vec<_> = chevron_cuda_rules::kinds::KINDS
         .iter()
         .filter(|k| k.in_version(CUDA_VERSION))
         .collect();

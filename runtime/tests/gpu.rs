@@ -13,7 +13,7 @@ use chevron_cuda_runtime::cudarc::driver::{
 use chevron_cuda_runtime::cudarc::nvrtc::Ptx;
 use chevron_cuda_runtime::sys;
 use chevron_cuda_runtime::*;
-use chevron_cuda_spec::kinds::Position;
+use chevron_cuda_rules::kinds::Position;
 
 const SAXPY: &str = include_str!("../../kernels/saxpy.ptx");
 const CLUSTER: &str = include_str!("../../kernels/cluster.ptx");

@@ -3,7 +3,7 @@
 use chevron::cudarc::driver::CudaSlice;
 use chevron::kernel;
 
-#[kernel(ptx = "spec/tests/fixtures/writes.ptx")]
+#[kernel(ptx = "rules/tests/fixtures/writes.ptx")]
 fn cpp_reads(x: &CudaSlice<f32>, sum: &mut CudaSlice<f32>, n: i32);
 
 fn main() {}

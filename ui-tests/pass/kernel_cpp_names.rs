@@ -41,11 +41,11 @@ fn affine(x: u64, a: Affine, n: usize);
 #[kernel(ptx = "kernels/templates.ptx")]
 fn scale(x: &mut CudaSlice<f64>, f: f64, n: u32);
 
-#[kernel(ptx = "spec/tests/fixtures/writes.ptx")]
+#[kernel(ptx = "rules/tests/fixtures/writes.ptx")]
 fn cpp_reads(#[read_only] x: &CudaSlice<f32>, sum: &mut CudaSlice<f32>, n: i32);
 
 // An `extern "C"` kernel whose pointers the PTX only reads may take them read-only.
-#[kernel(ptx = "spec/tests/fixtures/writes.ptx")]
+#[kernel(ptx = "rules/tests/fixtures/writes.ptx")]
 fn reads_only(x: &CudaSlice<f32>, sum: &mut CudaSlice<f32>, n: i32);
 
 fn main() {

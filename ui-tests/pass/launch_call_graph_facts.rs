@@ -21,7 +21,7 @@ fn pdl_wait_helper(data: &CudaSlice<u32>, out: &mut CudaSlice<u32>, n: u32);
 fn block_size_rank(out: &mut CudaSlice<u32>);
 
 // Relocatable code calling an `.extern .func`: whether it syncs or waits is unknown.
-#[kernel(ptx = "spec/tests/fixtures/calls.ptx")]
+#[kernel(ptx = "rules/tests/fixtures/calls.ptx")]
 fn calls_extern(data: &mut CudaSlice<u32>, n: u32);
 
 fn run(

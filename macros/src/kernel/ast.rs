@@ -1,9 +1,9 @@
 //! The IR of `#[kernel]`: what was written ([`KernelArgs`], [`KernelItem`]) and what the checks
 //! made of it ([`KernelDecl`]). Every node keeps the tokens or spans errors point at.
 
-use chevron_cuda_spec::fit::{CooperativeUse, InfoText};
-use chevron_cuda_spec::param::{Class, ParamWords};
-use chevron_cuda_spec::ptx::{Expected, PtxType};
+use chevron_cuda_rules::fit::{CooperativeUse, InfoText};
+use chevron_cuda_rules::param::{Class, ParamWords};
+use chevron_cuda_rules::ptx::{Expected, PtxType};
 use proc_macro2::Span;
 use syn::{Attribute, Ident, LitStr, Signature, Type, Visibility};
 

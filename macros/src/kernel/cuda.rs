@@ -115,7 +115,7 @@ pub fn cuda_program(
     }
     if let Some(name) = &args.name {
         let n = name.value();
-        if !n.is_empty() && !chevron_cuda_spec::ptx::is_identifier(&n) {
+        if !n.is_empty() && !chevron_cuda_rules::ptx::is_identifier(&n) {
             spec.name_expression = Some(n);
         }
     }
@@ -173,13 +173,13 @@ pub fn nvcc_extra(spec: &CudaSpec) -> super::nvcc::Extra {
 /// NVRTC's output at run time.
 pub fn instance_entry<'a>(
     expression: &str,
-    entries: &'a [chevron_cuda_spec::ptx::Entry],
-) -> Option<&'a chevron_cuda_spec::ptx::Entry> {
-    if let Ok(entry) = chevron_cuda_spec::ptx::resolve_entry(entries, expression, "") {
+    entries: &'a [chevron_cuda_rules::ptx::Entry],
+) -> Option<&'a chevron_cuda_rules::ptx::Entry> {
+    if let Ok(entry) = chevron_cuda_rules::ptx::resolve_entry(entries, expression, "") {
         return Some(entry);
     }
     let base = expression.split('<').next()?.trim();
-    if !chevron_cuda_spec::ptx::is_identifier(base) {
+    if !chevron_cuda_rules::ptx::is_identifier(base) {
         return None;
     }
     let prefix = format!("_Z{}{base}I", base.len());
@@ -414,7 +414,7 @@ mod tests {
             for n in names {
                 text.push_str(&format!(".visible .entry {n}() {{ ret; }}\n"));
             }
-            chevron_cuda_spec::ptx::parse_entries(&text).expect("parses")
+            chevron_cuda_rules::ptx::parse_entries(&text).expect("parses")
         };
         let one = ptx(&["plain", "_Z7softmaxILi128EEvPfPKfii", "_Z8softmax2ILi1EEvv"]);
         let found = instance_entry("softmax<128>", &one).map(|e| e.name.as_str());

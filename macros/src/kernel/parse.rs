@@ -5,7 +5,7 @@ use syn::parse::{ParseStream, Parser};
 use syn::spanned::Spanned;
 use syn::{Attribute, Block, LitStr, Signature, Token, Visibility};
 
-use chevron_cuda_spec::fit::CooperativeUse;
+use chevron_cuda_rules::fit::CooperativeUse;
 
 use super::ast::{KernelArgs, KernelItem, SourceArg, SourceKind};
 use crate::report::Errors;

@@ -10,7 +10,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use chevron_cuda_spec::ptx::{self, Entry};
+use chevron_cuda_rules::ptx::{self, Entry};
 
 /// The largest kernel source read: 64 MiB.
 ///

@@ -930,7 +930,7 @@ fn facts_over_the_call_graph_reach_the_info_and_the_docs() {
     };
     // Relocatable code calling an `.extern .func`: unknown facts, said in the launch docs.
     let file = expand(
-        src("ptx", "../spec/tests/fixtures/calls.ptx"),
+        src("ptx", "../rules/tests/fixtures/calls.ptx"),
         quote!(
             fn calls_extern(data: &mut CudaSlice<u32>, n: u32);
         ),

@@ -3,7 +3,7 @@
 //! selected `cuda-XXXXX` feature builds for: PTX whose ISA that driver cannot compile is an
 //! error when no variant can run there.
 
-use chevron_cuda_spec::target::{self, Version};
+use chevron_cuda_rules::target::{self, Version};
 use syn::LitStr;
 
 use super::ast::{KernelArgs, KernelItem, KernelParam, SourceArg, SourceKind};

@@ -4,7 +4,7 @@
 use proc_macro2::Span;
 use syn::{Expr, Ident, Path};
 
-use chevron_cuda_spec::kinds::Position;
+use chevron_cuda_rules::kinds::Position;
 
 use super::keys::{Key, Place};
 

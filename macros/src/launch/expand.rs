@@ -11,7 +11,7 @@
 //!   tokens. Paths are absolute (`::chevron::__private::…`). The argument traits of `dyn`
 //!   launches are imported in a block that holds no user expression.
 
-use chevron_cuda_spec::kinds::Position;
+use chevron_cuda_rules::kinds::Position;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;

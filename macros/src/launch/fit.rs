@@ -1,14 +1,14 @@
 //! The kernel's launch rules on a typed launch's literals: one fact set per launch
 //! ([`LaunchFacts`], from the literal grid, block, `cluster` and flags) and one `const` block
-//! that calls the spec's check on it ([`KernelInfo::check`], through `refusal`), against the
-//! `KernelInfo` `#[kernel]` emitted. The rules themselves are the spec's table: a new rule over
+//! that calls the rules crate's check on it ([`KernelInfo::check`], through `refusal`), against the
+//! `KernelInfo` `#[kernel]` emitted. The rules themselves are the rules crate's table: a new rule over
 //! these facts needs nothing here; a new fact (a field of `LaunchFacts`, a `Subject`) is named
 //! by the compiler in [`facts`], [`facts_tokens`] and [`written_at`].
 //!
-//! [`KernelInfo::check`]: chevron_cuda_spec::fit::KernelInfo::check
+//! [`KernelInfo::check`]: chevron_cuda_rules::fit::KernelInfo::check
 
-use chevron_cuda_spec::fit::{LaunchFacts, Subject};
-use chevron_cuda_spec::kinds::Position;
+use chevron_cuda_rules::fit::{LaunchFacts, Subject};
+use chevron_cuda_rules::kinds::Position;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;

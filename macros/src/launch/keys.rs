@@ -1,10 +1,10 @@
 //! The DSL side of the attribute table: keys, their value forms and the CUDA version that has
-//! them, all from the spec crate's table ([`chevron_cuda_spec::kinds::KINDS`]), which the
+//! them, all from the rules crate's table ([`chevron_cuda_rules::kinds::KINDS`]), which the
 //! runtime's types follow too. The macros depend on no CUDA crate: the user's CUDA version
 //! reaches them as the same `cuda-*` feature the facade forwards.
 
-pub use chevron_cuda_spec::kinds::ValueForm;
-use chevron_cuda_spec::kinds::{self, Kind, Position};
+pub use chevron_cuda_rules::kinds::ValueForm;
+use chevron_cuda_rules::kinds::{self, Kind, Position};
 
 /// The DSL keyword for dynamic shared memory (not an attribute kind: a field of the launch).
 pub const SHARED: &str = "shared";
@@ -91,10 +91,10 @@ impl Place {
     }
 }
 
-/// One key: the spec's row and the DSL's value form.
+/// One key: the rules crate's row and the DSL's value form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Key {
-    /// The spec's row: type, CUDA name, placement, version.
+    /// The rules crate's row: type, CUDA name, placement, version.
     pub info: &'static Kind,
     /// How the value is written.
     pub form: ValueForm,
@@ -306,10 +306,10 @@ mod tests {
     }
 }
 
-/// The key tables in the README and in the `launch!` docs against the spec table.
+/// The key tables in the README and in the `launch!` docs against the rules crate table.
 #[cfg(test)]
 mod doc_tables {
-    use chevron_cuda_spec::kinds::{markdown_table, TABLE_BEGIN, TABLE_END};
+    use chevron_cuda_rules::kinds::{markdown_table, TABLE_BEGIN, TABLE_END};
     use std::path::Path;
 
     /// The lines between the markers, with `prefix` (`/// ` in rustdoc) taken off.
@@ -348,7 +348,7 @@ mod doc_tables {
             return;
         }
         panic!(
-            "{}: the key table differs from the spec table (chevron_cuda_spec::kinds::KINDS); \
+            "{}: the key table differs from the rules crate table (chevron_cuda_rules::kinds::KINDS); \
              regenerate with `CHEVRON_BLESS=1 cargo test -p chevron-cuda-macros doc_tables`.\n\
              want:\n{}\nfound:\n{}",
             file.display(),

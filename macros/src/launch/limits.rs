@@ -1,10 +1,10 @@
 //! Limits the driver puts on grids, blocks and clusters, checked where literals decide them.
-//! The rules and their wording are the spec crate's ([`chevron_cuda_spec::limits`]); values
+//! The rules and their wording are the rules crate's ([`chevron_cuda_rules::limits`]); values
 //! known only at run time get the same rules from `LaunchConfig::validate`. Here each violation
 //! is reported at the literal that decides it.
 
-use chevron_cuda_spec::kinds::Position;
-use chevron_cuda_spec::limits::{
+use chevron_cuda_rules::kinds::Position;
+use chevron_cuda_rules::limits::{
     check_block_threads, check_cluster_blocks, check_cluster_divides, check_extent,
     check_preferred_axis, check_preferred_divides, DimKind, Violation,
 };
@@ -24,7 +24,7 @@ pub enum Numeric<'a> {
     Extent(&'a str),
     /// `shared`: dynamic shared memory in bytes, a `u32`.
     Bytes,
-    /// `shared_carveout`: a percentage, a `u32` (its range is the spec's rule).
+    /// `shared_carveout`: a percentage, a `u32` (its range is the rules crate's rule).
     Percent,
     /// `priority`: an `i32`.
     Priority,

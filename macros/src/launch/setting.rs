@@ -5,9 +5,9 @@
 
 use std::collections::HashMap;
 
-use chevron_cuda_spec::kinds::Position;
-use chevron_cuda_spec::limits::check_carveout;
-use chevron_cuda_spec::ptx::{capped_list, name_list};
+use chevron_cuda_rules::kinds::Position;
+use chevron_cuda_rules::limits::check_carveout;
+use chevron_cuda_rules::ptx::{capped_list, name_list};
 use syn::spanned::Spanned;
 use syn::{Expr, Lit};
 

@@ -9,7 +9,7 @@ use crate::device::ensure_driver;
 use crate::error::{Error, KernelName};
 use crate::nvrtc;
 use crate::ptx::{self, Unresolved};
-use chevron_cuda_spec::target::{self, Version};
+use chevron_cuda_rules::target::{self, Version};
 
 use super::{Kernel, KernelSource, PtxVariant};
 

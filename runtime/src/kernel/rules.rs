@@ -3,7 +3,7 @@
 
 use crate::config::{bit, LaunchConfig};
 use crate::error::{Error, KernelName};
-use chevron_cuda_spec::fit::{self, KernelInfo, LaunchFacts, Rule};
+use chevron_cuda_rules::fit::{self, KernelInfo, LaunchFacts, Rule};
 
 use super::Kernel;
 

@@ -1,8 +1,8 @@
 use super::*;
 use crate::config::bit;
 use crate::ptx::{Expected, ParamSig};
-use chevron_cuda_spec::fit::{self, KernelInfo};
-use chevron_cuda_spec::param::{Class, Num, ParamForm};
+use chevron_cuda_rules::fit::{self, KernelInfo};
+use chevron_cuda_rules::param::{Class, Num, ParamForm};
 
 const fn sig(name: &'static str, ty: &'static str, form: ParamForm) -> ParamSig {
     ParamSig::new(name, ty, form, false)
@@ -171,7 +171,7 @@ fn missing_nvrtc_is_a_typed_error() {
 #[test]
 fn folded_rules_agree_with_every_rule() {
     use crate::{ClusterDim, Cooperative, Dim3, LaunchConfig, ProgrammaticSerialization};
-    use chevron_cuda_spec::fit::{read_info, CooperativeUse};
+    use chevron_cuda_rules::fit::{read_info, CooperativeUse};
     const PTX: &str = ".version 9.0\n.target sm_90\n.address_size 64\n\
         .visible .entry plain() { ret; }\n\
         .visible .entry waits() { griddepcontrol.wait; ret; }\n\
@@ -323,8 +323,8 @@ fn nvrtc_rules_are_checked_like_the_declared_ones() {
 fn invalid_extents_are_reported_before_any_kernel_rule() {
     use crate::dim::Extent;
     use crate::{Dim3, LaunchConfig};
-    use chevron_cuda_spec::fit::read_info;
-    use chevron_cuda_spec::limits::Violation;
+    use chevron_cuda_rules::fit::read_info;
+    use chevron_cuda_rules::limits::Violation;
     // Compiled-in clusters of 2 and `.reqntid 64`: the kernel rules that a placeholder grid
     // or block of (1, 1, 1) would break.
     const PTX: &str = ".version 9.0\n.target sm_90\n.address_size 64\n\

@@ -1,5 +1,5 @@
 use super::*;
-use chevron_cuda_spec::ptx::Expected;
+use chevron_cuda_rules::ptx::Expected;
 
 type Scale = f32;
 type Count = u64;

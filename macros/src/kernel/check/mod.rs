@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use chevron_cuda_spec::fit::{read_info, InfoText};
-use chevron_cuda_spec::ptx::{self};
+use chevron_cuda_rules::fit::{read_info, InfoText};
+use chevron_cuda_rules::ptx::{self};
 use proc_macro2::Span;
 
 use super::ast::{

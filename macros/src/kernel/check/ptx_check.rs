@@ -1,8 +1,8 @@
 //! The signature against the PTX entry: the count, each parameter's place, and the words of
 //! the assertions the expansion makes.
 
-use chevron_cuda_spec::param::ParamWords;
-use chevron_cuda_spec::ptx::{self, Entry, Unresolved};
+use chevron_cuda_rules::param::ParamWords;
+use chevron_cuda_rules::ptx::{self, Entry, Unresolved};
 
 use crate::kernel::ast::{kernel_name, KernelArgs, KernelItem, KernelParam, PtxParam};
 use crate::kernel::source;
@@ -172,7 +172,7 @@ fn align(params: &[KernelParam], ptx: &[ptx::Param]) -> Option<Vec<(usize, usize
         // By the spelling: a type the macro cannot read (an alias) may be anything.
         let fits = params.get(i).is_some_and(|q| {
             q.hint
-                .is_none_or(|e| chevron_cuda_spec::param::fits(e, p.ty, p.array_len))
+                .is_none_or(|e| chevron_cuda_rules::param::fits(e, p.ty, p.array_len))
         });
         if fits {
             i += 1;

@@ -1,8 +1,8 @@
 //! What a parameter's type is as written: its wording for the bound's message, the form its
 //! spelling promises, and its text in messages.
 
-use chevron_cuda_spec::param::{class_fits, Class, CppParam, Num};
-use chevron_cuda_spec::ptx::Expected;
+use chevron_cuda_rules::param::{class_fits, Class, CppParam, Num};
+use chevron_cuda_rules::ptx::Expected;
 use quote::ToTokens;
 use syn::{GenericArgument, PathArguments, Type};
 

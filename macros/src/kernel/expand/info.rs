@@ -4,7 +4,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::Ident;
 
-use chevron_cuda_spec::fit::{CooperativeUse, Fact, InfoText};
+use chevron_cuda_rules::fit::{CooperativeUse, Fact, InfoText};
 
 /// The kernel's launch rules for `launch!`'s compile-time checks and the runtime's: the const
 /// `__CHEVRON_INFO` (only consts, valid in a module and in an `impl`).

@@ -7,7 +7,7 @@ use quote::{quote, quote_spanned, ToTokens};
 use syn::{Attribute, Ident, Type};
 
 use crate::kernel::ast::{KernelParam, Wording};
-use chevron_cuda_spec::param::{Class, CppParam, Num};
+use chevron_cuda_rules::param::{Class, CppParam, Num};
 
 /// The first and last spans of `ty`'s tokens: an expression spanned from one to the other is
 /// reported over the whole type (on stable, `Spanned::span` gives the first token's only).

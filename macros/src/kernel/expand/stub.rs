@@ -9,7 +9,7 @@ use super::{
     typed_impl, ItemAttrs,
 };
 use crate::kernel::ast::{KernelItem, KernelParam};
-use chevron_cuda_spec::fit::CooperativeUse;
+use chevron_cuda_rules::fit::CooperativeUse;
 
 /// `update` and `update_scalars` of a rejected declaration, so that graph code calling them shows
 /// only the declaration's errors. Reference parameters count as buffers.

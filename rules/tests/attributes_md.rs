@@ -1,9 +1,9 @@
 //! `ATTRIBUTES.md` (the attribute reference at the repository root) against the kinds table: its
 //! reference table is exactly [`attributes_table`], every kind has a section of its own, and
 //! every example it names exists. With `CHEVRON_BLESS=1` the table is rewritten instead of
-//! compared: `CHEVRON_BLESS=1 cargo test -p chevron-cuda-spec --test attributes_md`.
+//! compared: `CHEVRON_BLESS=1 cargo test -p chevron-cuda-rules --test attributes_md`.
 
-use chevron_cuda_spec::kinds::{attributes_table, KINDS};
+use chevron_cuda_rules::kinds::{attributes_table, KINDS};
 use std::path::{Path, PathBuf};
 
 const BEGIN: &str = "<!-- attributes:begin -->";
@@ -46,8 +46,8 @@ fn the_reference_table_is_the_kinds_table() {
         return;
     }
     panic!(
-        "{}: the reference table differs from the kinds table (chevron_cuda_spec::kinds::KINDS); \
-         regenerate with `CHEVRON_BLESS=1 cargo test -p chevron-cuda-spec --test attributes_md`.\n\
+        "{}: the reference table differs from the kinds table (chevron_cuda_rules::kinds::KINDS); \
+         regenerate with `CHEVRON_BLESS=1 cargo test -p chevron-cuda-rules --test attributes_md`.\n\
          want:\n{}\nfound:\n{}",
         file.display(),
         want.join("\n"),

@@ -6,8 +6,8 @@
 
 use std::time::{Duration, Instant};
 
-use chevron_cuda_spec::fit::{read_info, CooperativeUse, LaunchFacts};
-use chevron_cuda_spec::ptx::{self, Callee, Entry, Expected, Fact};
+use chevron_cuda_rules::fit::{read_info, CooperativeUse, LaunchFacts};
+use chevron_cuda_rules::ptx::{self, Callee, Entry, Expected, Fact};
 
 /// xorshift64*: small, seeded, good enough to pick offsets and tokens.
 struct Rng(u64);

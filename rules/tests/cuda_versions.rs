@@ -3,7 +3,7 @@
 //! version and no other, the runtime's forwards to cudarc's, the facade's to both crates', and
 //! the default is [`DEFAULT_CUDA_VERSION`]. Adding a version is its row plus these features.
 
-use chevron_cuda_spec::kinds::{feature_name, CUDA_VERSIONS, DEFAULT_CUDA_VERSION};
+use chevron_cuda_rules::kinds::{feature_name, CUDA_VERSIONS, DEFAULT_CUDA_VERSION};
 use std::path::Path;
 
 /// The `[features]` lines of a manifest, as `(name, value)`.

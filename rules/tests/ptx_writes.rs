@@ -1,9 +1,9 @@
 //! Which pointer parameters a kernel writes through, as the reader finds it in real nvcc 13.0
-//! output (spec/tests/fixtures/writes.cu, release and `-G`, relocatable): directly, through
+//! output (rules/tests/fixtures/writes.cu, release and `-G`, relocatable): directly, through
 //! helpers, in structs by value, through returned pointers, by atomics, in loops and recursion,
 //! and unknown where the pointer goes to code the file does not hold.
 
-use chevron_cuda_spec::ptx::{self, Entry, Fact};
+use chevron_cuda_rules::ptx::{self, Entry, Fact};
 
 fn read(path: &str) -> Vec<Entry> {
     let full = format!("{}/tests/fixtures/{path}", env!("CARGO_MANIFEST_DIR"));

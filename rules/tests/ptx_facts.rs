@@ -1,10 +1,10 @@
 //! What the reader finds in real nvcc 13.0 output, release and `-G`, with helpers, relocatable
 //! code and function pointers: the facts the launch rules rest on, over each entry's whole call
 //! graph, three-valued. The `.cu` sources are next to the `.ptx` (kernels/ and
-//! spec/tests/fixtures/); kernels/build.sh regenerates both.
+//! rules/tests/fixtures/); kernels/build.sh regenerates both.
 
-use chevron_cuda_spec::fit::{read_info, CooperativeUse, KernelInfo, Rule};
-use chevron_cuda_spec::ptx::{self, Callee, Entry, Fact, Seen};
+use chevron_cuda_rules::fit::{read_info, CooperativeUse, KernelInfo, Rule};
+use chevron_cuda_rules::ptx::{self, Callee, Entry, Fact, Seen};
 
 fn read(path: &str) -> (String, Vec<Entry>) {
     let full = format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"));
@@ -100,8 +100,8 @@ fn this_grid_for_indexing_only_is_not_a_grid_sync_even_under_debug() {
 #[test]
 fn every_form_of_grid_barrier_and_every_workspace_read_without_one() {
     for path in [
-        "spec/tests/fixtures/grid_forms.ptx",
-        "spec/tests/fixtures/grid_forms_debug.ptx",
+        "rules/tests/fixtures/grid_forms.ptx",
+        "rules/tests/fixtures/grid_forms_debug.ptx",
     ] {
         let (_, es) = read(path);
         for name in ["sync_by_reference", "sync_free_function", "split_barrier"] {
@@ -170,8 +170,8 @@ fn pdl_intrinsics_are_found_directly_in_helpers_and_under_debug() {
 #[test]
 fn code_outside_the_module_makes_absence_unknown() {
     for path in [
-        "spec/tests/fixtures/calls.ptx",
-        "spec/tests/fixtures/calls_debug.ptx",
+        "rules/tests/fixtures/calls.ptx",
+        "rules/tests/fixtures/calls_debug.ptx",
     ] {
         let (_, es) = read(path);
         let e = entry(&es, "calls_extern");
