@@ -8,7 +8,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::{Attribute, Ident};
 
-use crate::kernel::NvccOutcome;
+use crate::kernel::nvcc::NvccOutcome;
 
 /// The associated constant of a `#[kernel]` type that `launch!` uses for `programmatic_event`:
 /// deprecated when the kernel never triggers its dependents.

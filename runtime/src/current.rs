@@ -5,8 +5,8 @@ use std::cell::Cell;
 
 use cudarc::driver::CudaContext;
 
+use crate::error::driver_error;
 use crate::error::{Error, KernelName};
-use crate::explain::driver_error;
 
 thread_local! {
     /// The context chevron last made current on this thread (its `CUcontext` as an address; 0:

@@ -13,8 +13,8 @@ use crate::attr::Cooperative;
 use crate::completion::{completion, Completion};
 use crate::config::LaunchConfig;
 use crate::device::{context, ensure_driver};
+use crate::error::driver_error;
 use crate::error::{Error, KernelName};
-use crate::explain::driver_error;
 use crate::function::ensure_shared;
 use crate::occupancy::{max_active_clusters_named, occupancy_named};
 

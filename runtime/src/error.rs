@@ -1,6 +1,6 @@
 //! The error type of every fallible chevron call.
 
-use cudarc::driver::DriverError;
+use cudarc::driver::{CudaContext, DriverError};
 use cudarc::nvrtc::CompileError;
 
 use crate::dim::Dim3;
@@ -431,6 +431,25 @@ pub(crate) fn is_sticky(code: cudarc::driver::sys::CUresult) -> bool {
             | E::CUDA_ERROR_LAUNCH_FAILED
             | E::CUDA_ERROR_ECC_UNCORRECTABLE
     )
+}
+
+/// [`Error::Driver`] for a failed `call`, or [`Error::ContextUnusable`] when the code is a
+/// sticky one.
+pub(crate) fn driver_error(
+    call: &'static str,
+    kernel: KernelName,
+    ctx: &CudaContext,
+    source: DriverError,
+) -> Error {
+    if is_sticky(source.0) {
+        Error::ContextUnusable {
+            kernel,
+            device: ctx.ordinal(),
+            source,
+        }
+    } else {
+        Error::driver(call, kernel, source)
+    }
 }
 
 /// The end of an [`Error::StreamFailed`] message: what a sticky error means.

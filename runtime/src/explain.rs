@@ -181,25 +181,6 @@ fn priority_out_of_range(value: &sys::CUlaunchAttributeValue, kernel: KernelName
     })
 }
 
-/// [`Error::Driver`] for a failed `call`, or [`Error::ContextUnusable`] when the code is a
-/// sticky one.
-pub(crate) fn driver_error(
-    call: &'static str,
-    kernel: KernelName,
-    ctx: &CudaContext,
-    source: DriverError,
-) -> Error {
-    if is_sticky(source.0) {
-        Error::ContextUnusable {
-            kernel,
-            device: ctx.ordinal(),
-            source,
-        }
-    } else {
-        Error::driver(call, kernel, source)
-    }
-}
-
 /// `Some(device of the function's context)` when `func` was loaded in another context than
 /// `ctx`, `None` when it was loaded in `ctx` or that cannot be told.
 ///

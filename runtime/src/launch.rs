@@ -8,8 +8,9 @@ use cudarc::driver::{result::DriverError, CudaContext, CudaFunction, CudaStream}
 use crate::config::LaunchConfig;
 use crate::current::{bind, last_bound, remember};
 use crate::driver;
+use crate::error::driver_error;
 use crate::error::{Error, KernelName};
-use crate::explain::{driver_error, explain, stream_attribute_error};
+use crate::explain::{explain, stream_attribute_error};
 use crate::function::{allow_non_portable_cluster, ensure_shared};
 use crate::sys;
 use chevron_cuda_rules::limits::{volume, Violation, PORTABLE_CLUSTER_BLOCKS};

@@ -1,9 +1,9 @@
 //! CPU tests of the attribute model: raw ids and value fields per kind, builder semantics, the
 //! placement table as data, and run-time validation of limits.
 
+use chevron_cuda_rules::kinds::{Position, ValueForm};
 use chevron_cuda_runtime::sys::{self, CUlaunchAttributeID as Id};
 use chevron_cuda_runtime::*;
-use chevron_cuda_rules::kinds::{Position, ValueForm};
 
 fn only_attr(cfg: &LaunchConfig<'_>) -> sys::CUlaunchAttribute {
     let attrs = cfg.launch_attributes();

@@ -1,6 +1,8 @@
 //! The IR of `#[kernel]`: what was written ([`KernelArgs`], [`KernelItem`]) and what the checks
 //! made of it ([`KernelDecl`]). Every node keeps the tokens or spans errors point at.
 
+use std::path::PathBuf;
+
 use chevron_cuda_rules::fit::{CooperativeUse, InfoText};
 use chevron_cuda_rules::param::{Class, ParamWords};
 use chevron_cuda_rules::ptx::{Expected, PtxType};
@@ -166,7 +168,7 @@ pub enum ResolvedSource {
     Cuda {
         abs_path: String,
         entry: Option<String>,
-        program: super::cuda::CudaSpec,
+        program: CudaSpec,
     },
 }
 
@@ -183,4 +185,24 @@ pub struct KernelDecl {
     /// The declaration's `pdl`/`cooperative` options, for a kernel whose PTX is read at run time.
     pub no_upstream_reads: bool,
     pub cooperative: CooperativeUse,
+}
+
+/// The program of a `cuda = "…"` kernel, as the expansion writes it.
+#[derive(Default)]
+pub struct CudaSpec {
+    /// `(name as written in #include, absolute path)`, in the order first met.
+    pub headers: Vec<(String, String)>,
+    /// Options for NVRTC (the `-I` ones are resolved here and left out).
+    pub options: Vec<String>,
+    /// The C++ name expression, when `name = "…"` is not a plain symbol.
+    pub name_expression: Option<String>,
+    /// The `-I` directories, resolved (absolute), for the compile-time nvcc.
+    pub include_dirs: Vec<PathBuf>,
+}
+
+impl CudaSpec {
+    /// Nothing beyond the source: the expansion uses `Kernel::cuda`.
+    pub fn is_plain(&self) -> bool {
+        self.headers.is_empty() && self.options.is_empty() && self.name_expression.is_none()
+    }
 }

@@ -10,32 +10,12 @@ use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::{LitStr, Token};
 
-use super::ast::KernelArgs;
+use super::ast::{CudaSpec, KernelArgs};
 use super::source;
 use crate::report::Errors;
 
 /// Headers embedded for one kernel at most: more is a runaway include graph.
 const MAX_HEADERS: usize = 4096;
-
-/// The program of a `cuda = "…"` kernel, as the expansion writes it.
-#[derive(Default)]
-pub struct CudaSpec {
-    /// `(name as written in #include, absolute path)`, in the order first met.
-    pub headers: Vec<(String, String)>,
-    /// Options for NVRTC (the `-I` ones are resolved here and left out).
-    pub options: Vec<String>,
-    /// The C++ name expression, when `name = "…"` is not a plain symbol.
-    pub name_expression: Option<String>,
-    /// The `-I` directories, resolved (absolute), for the compile-time nvcc.
-    pub include_dirs: Vec<PathBuf>,
-}
-
-impl CudaSpec {
-    /// Nothing beyond the source: the expansion uses `Kernel::cuda`.
-    pub fn is_plain(&self) -> bool {
-        self.headers.is_empty() && self.options.is_empty() && self.name_expression.is_none()
-    }
-}
 
 /// `CudaProgram { headers: &[(name, include_str!(path)), …], options, name_expression }`: each
 /// header embedded with `include_str!`, so that rustc lists it in the crate's dep-info and

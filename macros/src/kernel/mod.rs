@@ -5,11 +5,9 @@ mod check;
 mod context;
 mod cuda;
 mod expand;
-mod nvcc;
+pub(crate) mod nvcc;
 mod parse;
-mod path_expr;
 mod source;
-mod variants;
 
 #[cfg(test)]
 mod tests;

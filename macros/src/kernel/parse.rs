@@ -1,5 +1,7 @@
 //! Parsing `#[kernel(...)]` arguments and the declaration it is on.
 
+mod path_expr;
+
 use proc_macro2::{Span, TokenStream, TokenTree};
 use syn::parse::{ParseStream, Parser};
 use syn::spanned::Spanned;
@@ -99,8 +101,7 @@ fn parse_arg(
                 (SourceKind::Cuda, "kernels/saxpy.cu")
             };
             let mut paths =
-                super::path_expr::source_paths(&meta, &key, example, kind == SourceKind::Ptx)?
-                    .into_iter();
+                path_expr::source_paths(&meta, &key, example, kind == SourceKind::Ptx)?.into_iter();
             let Some(path) = paths.next() else {
                 return Ok(());
             };

@@ -28,8 +28,8 @@ use std::time::{Duration, Instant};
 use cudarc::driver::result as cu;
 use cudarc::driver::{CudaStream, DriverError};
 
+use crate::error::driver_error;
 use crate::error::{Error, KernelName};
-use crate::explain::driver_error;
 use crate::sys;
 use crate::{StreamAttribute, SyncPolicy};
 use reactor::{Entry, Flag, Pace, Watch};

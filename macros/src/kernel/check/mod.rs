@@ -17,6 +17,7 @@ use crate::report::Errors;
 mod ptx_check;
 mod shape;
 mod types;
+mod variants;
 
 pub(super) use ptx_check::check_ptx;
 pub(super) use shape::is_function_only;
@@ -135,7 +136,7 @@ fn check_source(
             }
             let entry = check_ptx(args, item, &abs, &text, params, cx)?;
             let info = launch_info(args, item, &rel, &abs, &text, &entry);
-            let more = super::variants::check_variants(args, item, &entry, params, resolve, cx)?;
+            let more = variants::check_variants(args, item, &entry, params, resolve, cx)?;
             let mut all = vec![(lit, text.as_str())];
             all.extend(
                 source
@@ -143,7 +144,7 @@ fn check_source(
                     .iter()
                     .zip(more.iter().map(|(_, t)| t.as_str())),
             );
-            super::variants::check_isa(&all, crate::launch::keys::selected_cuda(), cx);
+            variants::check_isa(&all, crate::launch::keys::selected_cuda(), cx);
             let resolved = ResolvedSource::Ptx {
                 abs_path,
                 entry,
@@ -168,7 +169,7 @@ fn nvcc_info(
     rel: &str,
     abs: &Path,
     text: &str,
-    program: &super::cuda::CudaSpec,
+    program: &super::ast::CudaSpec,
     cx: &mut Errors,
 ) -> Option<InfoText> {
     let extra = super::cuda::nvcc_extra(program);

@@ -6,8 +6,8 @@
 use chevron_cuda_rules::target::{self, Version};
 use syn::LitStr;
 
-use super::ast::{KernelArgs, KernelItem, KernelParam, SourceArg, SourceKind};
-use super::source;
+use crate::kernel::ast::{KernelArgs, KernelItem, KernelParam, SourceArg, SourceKind};
+use crate::kernel::source;
 use crate::report::Errors;
 
 /// Checks the variants after the first (`first_entry` is the entry the first resolved to);
@@ -35,7 +35,7 @@ pub fn check_variants(
             path: lit.clone(),
             variants: Vec::new(),
         });
-        match super::check::check_ptx(&one, item, &abs, &text, params, cx) {
+        match super::check_ptx(&one, item, &abs, &text, params, cx) {
             Some(entry) if entry == first_entry => {}
             Some(entry) => {
                 ok = false;

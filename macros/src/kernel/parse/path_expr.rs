@@ -17,7 +17,7 @@ pub fn source_paths(
     many: bool,
 ) -> syn::Result<Vec<LitStr>> {
     if !meta.input.peek(Token![=]) {
-        return super::parse::string_value(meta, key, example).map(|l| vec![l]);
+        return super::string_value(meta, key, example).map(|l| vec![l]);
     }
     let expr: Expr = meta.value()?.parse()?;
     let form = format!(
