@@ -128,24 +128,15 @@ pub fn param_check(q: &KernelParam, attrs: &[&Attribute]) -> TokenStream {
             quote_spanned! {first=>
                 #(#attrs)*
                 const _: () = {
-                    let #message: #p::Message = #p::check(
+                    let #message: #p::Message = #p::check_param(
                         #form,
                         #p::PtxType::#variant,
                         #array_len,
-                        #p::Facts {
-                            ptx_align: #align,
-                            cpp: #cpp,
-                            written: #written,
-                            read_only: #read_only,
-                        },
-                        &#p::Texts {
-                            prefix: #prefix,
-                            ptx: #suffix,
-                            layout: #layout,
-                            cpp: #cpp_suffix,
-                            not_const: #not_const,
-                            written: #written_suffix,
-                        },
+                        #align,
+                        #cpp,
+                        #written,
+                        #read_only,
+                        [#prefix, #suffix, #layout, #cpp_suffix, #not_const, #written_suffix],
                     );
                     if !#message.is_empty() {
                         #panic #panic_args
