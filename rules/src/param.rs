@@ -18,8 +18,8 @@ use crate::ptx::PtxType;
 // time) and the C++ types are `cpp`'s; this module gives them their compile-time face.
 pub use crate::cpp::{Class, CppParam, Num};
 pub use crate::ptx::rule::{
-    article, check, class_fits, cpp_fits, describe, describe_rust, fits, size_bytes, Facts,
-    Message, ParamForm, Texts, MESSAGE_CAPACITY,
+    article, check, check_param, class_fits, cpp_fits, describe, describe_rust, fits, size_bytes,
+    Facts, Message, ParamForm, Texts, MESSAGE_CAPACITY,
 };
 pub use crate::ptx::words::ParamWords;
 

@@ -39,7 +39,7 @@ use cudarc::driver::{
 
 use crate::args::ArgSlot;
 pub use chevron_cuda_rules::param::{
-    check, mismatch, Class, CppParam, Facts, Message, Num, ParamForm, Texts,
+    check, check_param, mismatch, Class, CppParam, Facts, Message, Num, ParamForm, Texts,
 };
 pub use chevron_cuda_rules::ptx::PtxType;
 

@@ -153,10 +153,10 @@ fn saxpy_expands_to_a_type_with_launch_and_function() {
         ("`x: &CudaSlice<f32>` is ", "PtxType :: U64"),
         ("`y: &mut CudaSlice<f32>` is ", "PtxType :: U64"),
     ]) {
-        assert!(c.contains("check ("), "{c}");
+        assert!(c.contains("check_param ("), "{c}");
         // An `extern "C"` kernel: no C++ type; saxpy's PTX stores through `y` alone.
         assert!(
-            c.contains("cpp : :: chevron :: __private :: CppParam :: Unknown"),
+            c.contains(":: chevron :: __private :: CppParam :: Unknown ,"),
             "{c}"
         );
         assert!(c.contains(&format!("\"{prefix}\"")), "{prefix}: {c}");

@@ -185,6 +185,38 @@ pub struct Texts<'a> {
     pub written: &'a str,
 }
 
+/// [`check`] with the facts and texts as plain arguments (`texts`: prefix, ptx, layout, cpp,
+/// not_const and written, as [`Texts`]): what `#[kernel]` emits for each parameter, one call
+/// with literals, which rustc type-checks faster than the two struct literals.
+#[allow(clippy::too_many_arguments)]
+pub const fn check_param(
+    form: ParamForm,
+    ty: PtxType,
+    array_len: Option<u32>,
+    ptx_align: Option<u32>,
+    cpp: CppParam,
+    written: bool,
+    read_only: bool,
+    texts: [&str; 6],
+) -> Message {
+    let [prefix, ptx, layout, cpp_text, not_const, written_text] = texts;
+    let facts = Facts {
+        ptx_align,
+        cpp,
+        written,
+        read_only,
+    };
+    let texts = Texts {
+        prefix,
+        ptx,
+        layout,
+        cpp: cpp_text,
+        not_const,
+        written: written_text,
+    };
+    check(form, ty, array_len, facts, &texts)
+}
+
 /// The message for a Rust parameter of form `form` in the place of a PTX parameter of type `ty`
 /// (`array_len` as for [`fits`]) of which `facts` says more: empty when every rule holds, else
 /// the first broken one's, in this order:

@@ -120,7 +120,7 @@ pub fn param_check(q: &KernelParam, attrs: &[&Attribute]) -> TokenStream {
             let prefix = format!("`{}: {}` is ", q.ident, q.ty_text);
             let (suffix, layout, cpp_suffix) = (&words.ptx, &words.layout, &words.cpp);
             let (not_const, written_suffix) = (&words.not_const, &words.written);
-            let message = Ident::new("__CHEVRON_MISMATCH", Span::mixed_site());
+            let message = Ident::new("__chevron_mismatch", Span::mixed_site());
             // `panic!` from the parameter's name to its type's last token: the error covers the
             // whole parameter, `a: Scale`.
             let panic = quote_spanned!(q.ident.span()=> #p::panic!);
@@ -128,24 +128,15 @@ pub fn param_check(q: &KernelParam, attrs: &[&Attribute]) -> TokenStream {
             quote_spanned! {first=>
                 #(#attrs)*
                 const _: () = {
-                    const #message: #p::Message = #p::check(
+                    let #message: #p::Message = #p::check_param(
                         #form,
                         #p::PtxType::#variant,
                         #array_len,
-                        #p::Facts {
-                            ptx_align: #align,
-                            cpp: #cpp,
-                            written: #written,
-                            read_only: #read_only,
-                        },
-                        &#p::Texts {
-                            prefix: #prefix,
-                            ptx: #suffix,
-                            layout: #layout,
-                            cpp: #cpp_suffix,
-                            not_const: #not_const,
-                            written: #written_suffix,
-                        },
+                        #align,
+                        #cpp,
+                        #written,
+                        #read_only,
+                        [#prefix, #suffix, #layout, #cpp_suffix, #not_const, #written_suffix],
                     );
                     if !#message.is_empty() {
                         #panic #panic_args
