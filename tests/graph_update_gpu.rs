@@ -245,22 +245,6 @@ fn updates_and_replays_work_with_no_context_current() -> TestResult {
     let mut want_plain = [data(1.0), data(1.0)];
     let mut want_ordered = [data(2.0), data(2.0)];
     let mut want_kept = data(3.0);
-    let unbind = || -> Result<(), String> {
-        // SAFETY: unbinds whatever context is current on this thread; nothing else runs here.
-        let rc = unsafe { chevron::sys::cuCtxSetCurrent(std::ptr::null_mut()) };
-        if rc != chevron::sys::cudaError_enum::CUDA_SUCCESS {
-            return Err(format!("cuCtxSetCurrent(NULL): {rc:?}"));
-        }
-        let mut current = std::ptr::null_mut();
-        // SAFETY: an out-pointer to a local.
-        let rc = unsafe { chevron::sys::cuCtxGetCurrent(&mut current) };
-        if rc != chevron::sys::cudaError_enum::CUDA_SUCCESS || !current.is_null() {
-            return Err(format!(
-                "cuCtxGetCurrent: {rc:?}, {current:?}: want none current"
-            ));
-        }
-        Ok(())
-    };
     {
         let (mut update_graph, update_nodes) = chain_graph(&stream, &mut captured)?;
         let (mut scalar_graph, scalar_nodes) = chain_graph(&stream, &mut kept)?;
