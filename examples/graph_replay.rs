@@ -136,6 +136,59 @@ fn time(
     Ok((host * 1e9 / n as f64, done * 1e9 / n as f64))
 }
 
+/// The raw update floor, one round: `cuGraphExecKernelNodeSetParams` on every node with the
+/// round's `a`, `b` and buffer `y`, then `cuGraphLaunch` on `stream`. With `ctx`, each update is
+/// preceded by a `cuCtxGetCurrent` and a compare with it: the floor of the typed updates, which
+/// check the context at every call.
+///
+/// # Safety
+/// `nodes` are `chain` nodes of `exec`, a live executable graph of `stream`'s context; `y` is a
+/// buffer of `LEN` floats that stays alive and untouched by the host while the graph may run.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn raw_update_round(
+    exec: sys::CUgraphExec,
+    nodes: &[GraphNode],
+    template: sys::CUDA_KERNEL_NODE_PARAMS,
+    len: u32,
+    y: u64,
+    round: usize,
+    stream: sys::CUstream,
+    ctx: Option<sys::CUcontext>,
+) -> Result<(), Box<dyn Error>> {
+    for (k, node) in nodes.iter().enumerate() {
+        let (a, b) = args(k, round);
+        let mut params = [
+            &len as *const u32 as *mut _,
+            &a as *const f32 as *mut _,
+            &b as *const f32 as *mut _,
+            &y as *const u64 as *mut _,
+        ];
+        let mut p = template;
+        p.kernelParams = params.as_mut_ptr();
+        if let Some(want) = ctx {
+            let mut current = std::ptr::null_mut();
+            // SAFETY: an out-pointer to a local.
+            let rc = unsafe { sys::cuCtxGetCurrent(&mut current) };
+            if rc != sys::cudaError_enum::CUDA_SUCCESS || current != want {
+                return Err(format!("cuCtxGetCurrent: {rc:?}, {current:?}").into());
+            }
+        }
+        // SAFETY: the node is `chain`'s in `exec` (the caller's promise); the parameters match
+        // it and the driver copies them.
+        let rc = unsafe { sys::cuGraphExecKernelNodeSetParams_v2(exec, node.raw(), &p) };
+        if rc != sys::cudaError_enum::CUDA_SUCCESS {
+            return Err(format!("cuGraphExecKernelNodeSetParams: {rc:?}").into());
+        }
+    }
+    // SAFETY: `exec` is live and of the stream's context (the caller's promise).
+    let rc = unsafe { sys::cuGraphLaunch(exec, stream) };
+    if rc != sys::cudaError_enum::CUDA_SUCCESS {
+        return Err(format!("cuGraphLaunch: {rc:?}").into());
+    }
+    Ok(())
+}
+
 fn check(name: &str, n: usize, got: &[f32], want: &[f32]) -> Result<(), Box<dyn Error>> {
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
         if (g - w).abs() > 1e-6 * w.abs().max(1.0) {
@@ -468,64 +521,36 @@ fn run() -> Result<(), Box<dyn Error>> {
             }),
             Box::new(|round: usize| {
                 let y = raw_ctx_ptrs[round % 2];
-                for (k, node) in raw_ctx_nodes.iter().enumerate() {
-                    let (a, b) = args(k, round);
-                    let mut params = [
-                        &len as *const u32 as *mut _,
-                        &a as *const f32 as *mut _,
-                        &b as *const f32 as *mut _,
-                        &y as *const u64 as *mut _,
-                    ];
-                    let mut p = raw_node;
-                    p.kernelParams = params.as_mut_ptr();
-                    let mut current = std::ptr::null_mut();
-                    // SAFETY: an out-pointer to a local.
-                    let rc = unsafe { sys::cuCtxGetCurrent(&mut current) };
-                    if rc != sys::cudaError_enum::CUDA_SUCCESS || current != cu_ctx {
-                        return Err(format!("cuCtxGetCurrent: {rc:?}, {current:?}").into());
-                    }
-                    // SAFETY: as in the raw update below.
-                    let rc = unsafe {
-                        sys::cuGraphExecKernelNodeSetParams_v2(raw_ctx_exec, node.raw(), &p)
-                    };
-                    if rc != sys::cudaError_enum::CUDA_SUCCESS {
-                        return Err(format!("cuGraphExecKernelNodeSetParams: {rc:?}").into());
-                    }
+                // SAFETY: the nodes are `chain`'s in this live executable graph, of the stream's
+                // context; its buffers stay alive and untouched by the host until it is dropped.
+                unsafe {
+                    raw_update_round(
+                        raw_ctx_exec,
+                        &raw_ctx_nodes,
+                        raw_node,
+                        len,
+                        y,
+                        round,
+                        stream.cu_stream(),
+                        Some(cu_ctx),
+                    )
                 }
-                // SAFETY: as in the raw update below.
-                let rc = unsafe { sys::cuGraphLaunch(raw_ctx_exec, stream.cu_stream()) };
-                if rc != sys::cudaError_enum::CUDA_SUCCESS {
-                    return Err(format!("cuGraphLaunch: {rc:?}").into());
-                }
-                Ok(())
             }),
             Box::new(|round: usize| {
                 let y = raw_update_ptrs[round % 2];
-                for (k, node) in raw_nodes.iter().enumerate() {
-                    let (a, b) = args(k, round);
-                    let mut params = [
-                        &len as *const u32 as *mut _,
-                        &a as *const f32 as *mut _,
-                        &b as *const f32 as *mut _,
-                        &y as *const u64 as *mut _,
-                    ];
-                    let mut p = raw_node;
-                    p.kernelParams = params.as_mut_ptr();
-                    // SAFETY: the node is `chain`'s in this executable graph; the
-                    // parameters match it and the driver copies them.
-                    let rc =
-                        unsafe { sys::cuGraphExecKernelNodeSetParams_v2(raw_exec, node.raw(), &p) };
-                    if rc != sys::cudaError_enum::CUDA_SUCCESS {
-                        return Err(format!("cuGraphExecKernelNodeSetParams: {rc:?}").into());
-                    }
+                // SAFETY: as for the context-checked floor above.
+                unsafe {
+                    raw_update_round(
+                        raw_exec,
+                        &raw_nodes,
+                        raw_node,
+                        len,
+                        y,
+                        round,
+                        stream.cu_stream(),
+                        None,
+                    )
                 }
-                // SAFETY: the executable graph is live and of the stream's context; its
-                // buffers stay alive and untouched by the host until it is dropped.
-                let rc = unsafe { sys::cuGraphLaunch(raw_exec, stream.cu_stream()) };
-                if rc != sys::cudaError_enum::CUDA_SUCCESS {
-                    return Err(format!("cuGraphLaunch: {rc:?}").into());
-                }
-                Ok(())
             }),
         ];
         let mut t: [[Vec<f64>; 2]; VARIANTS.len()] = Default::default();
