@@ -551,52 +551,10 @@ fn placement_table_matches_the_driver() -> TestResult {
     println!("driver CUDA version {driver}, built for {CUDA_VERSION}");
     for kind in KINDS {
         let value = sample(kind, &samples);
-        let id = raw_id(kind.id).expect("every kind of KINDS has an id in this build");
         // Launch: saxpy with n = 0 on 8 blocks, this kind alone (the preferred cluster with the
-        // cluster dimension it refines).
+        // cluster dimension it refines); then the same value as a stream attribute.
         let stream = ctx.new_stream()?;
-        let mut attrs = vec![sys::CUlaunchAttribute {
-            id,
-            pad: [0; 4],
-            value,
-        }];
-        if kind.key == "preferred_cluster" {
-            attrs.push(sys::CUlaunchAttribute {
-                id: ClusterDim::ID,
-                pad: [0; 4],
-                value: ClusterDim::new(2, 1, 1).value(),
-            });
-        }
-        let raw = sys::CUlaunchConfig {
-            gridDimX: 8,
-            gridDimY: 1,
-            gridDimZ: 1,
-            blockDimX: 32,
-            blockDimY: 1,
-            blockDimZ: 1,
-            sharedMemBytes: 0,
-            hStream: stream.cu_stream(),
-            attrs: attrs.as_mut_ptr(),
-            numAttrs: attrs.len() as u32,
-        };
-        let (n, a, null) = (0u32, 1.0f32, 0u64);
-        let mut params = [
-            &n as *const u32 as *mut _,
-            &a as *const f32 as *mut _,
-            &null as *const u64 as *mut _,
-            &null as *const u64 as *mut _,
-        ];
-        ctx.bind_to_thread()?;
-        let launch_rc = unsafe {
-            sys::cuLaunchKernelEx(
-                &raw,
-                f.cu_function(),
-                params.as_mut_ptr(),
-                std::ptr::null_mut(),
-            )
-        };
-        stream.synchronize()?;
-        let stream_rc = unsafe { sys::cuStreamSetAttribute(stream.cu_stream(), id, &value) };
+        let (launch_rc, stream_rc) = placement_on(&ctx, &stream, &f, kind, value)?;
         let launch_ok = launch_rc == sys::cudaError_enum::CUDA_SUCCESS;
         let stream_ok = stream_rc == sys::cudaError_enum::CUDA_SUCCESS;
         println!(
