@@ -59,33 +59,6 @@ fn block_on<F: Future>(waker: &Waker, future: F) -> F::Output {
     }
 }
 
-/// CPU time of the whole process (`CLOCK_PROCESS_CPUTIME_ID`), `None` off Linux.
-#[cfg(target_os = "linux")]
-fn process_cpu_time() -> Option<Duration> {
-    #[repr(C)]
-    struct Timespec {
-        tv_sec: i64,
-        tv_nsec: i64,
-    }
-    extern "C" {
-        fn clock_gettime(clock: i32, tp: *mut Timespec) -> i32;
-    }
-    /// `CLOCK_PROCESS_CPUTIME_ID` in Linux's `<time.h>`.
-    const CLOCK_PROCESS_CPUTIME_ID: i32 = 2;
-    let mut ts = Timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable `struct timespec`.
-    let rc = unsafe { clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
-    (rc == 0).then(|| Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
-}
-
-#[cfg(not(target_os = "linux"))]
-fn process_cpu_time() -> Option<Duration> {
-    None
-}
-
 /// The host's `mix` of kernels/completion.cu.
 fn mix(request: u32, i: u32) -> u32 {
     let mut x = request.wrapping_mul(0x9E37_79B1).wrapping_add(i);
@@ -185,14 +158,14 @@ fn run() -> Result<(), Box<dyn Error>> {
     }
     for _ in 0..round_trips / batch {
         for lane in lanes.iter_mut() {
-            let cpu0 = process_cpu_time();
+            let cpu0 = common::cpu_time(common::CpuClock::Process);
             let wall0 = Instant::now();
             for _ in 0..batch {
                 let t = lane.trip(&waker)?;
                 lane.trips.push(t);
             }
             lane.wall += wall0.elapsed();
-            if let (Some(a), Some(b)) = (cpu0, process_cpu_time()) {
+            if let (Some(a), Some(b)) = (cpu0, common::cpu_time(common::CpuClock::Process)) {
                 lane.cpu += b.saturating_sub(a);
             }
         }

@@ -13,7 +13,7 @@ mod common;
 use std::error::Error;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use chevron::cudarc::driver::{CudaSlice, CudaStream};
 use chevron::{completion_with, kernel, launch, Mechanism};
@@ -80,31 +80,6 @@ async fn serve(stream: Arc<CudaStream>, task: u32, requests: u32, mechanism: Mec
     Ok((latencies, checked))
 }
 
-/// CPU time of the whole process (`CLOCK_PROCESS_CPUTIME_ID`), `None` off Linux.
-#[cfg(target_os = "linux")]
-fn process_cpu_time() -> Option<Duration> {
-    #[repr(C)]
-    struct Timespec {
-        tv_sec: i64,
-        tv_nsec: i64,
-    }
-    extern "C" {
-        fn clock_gettime(clock: i32, tp: *mut Timespec) -> i32;
-    }
-    let mut ts = Timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable `struct timespec`; 2 is CLOCK_PROCESS_CPUTIME_ID.
-    let rc = unsafe { clock_gettime(2, &mut ts) };
-    (rc == 0).then(|| Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
-}
-
-#[cfg(not(target_os = "linux"))]
-fn process_cpu_time() -> Option<Duration> {
-    None
-}
-
 fn run() -> Result<(), Box<dyn Error>> {
     let ctx = chevron::context(0)?;
     common::announce_quick();
@@ -127,7 +102,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     );
     println!("|---|---|---|---|---|---|---|");
     for (mechanism, requests) in runs {
-        let cpu0 = process_cpu_time();
+        let cpu0 = common::cpu_time(common::CpuClock::Process);
         let start = Instant::now();
         let served: Vec<Served> = rt.block_on(async {
             let tasks: Vec<_> = streams
@@ -145,7 +120,7 @@ fn run() -> Result<(), Box<dyn Error>> {
             all
         });
         let wall = start.elapsed();
-        let cpu = match (cpu0, process_cpu_time()) {
+        let cpu = match (cpu0, common::cpu_time(common::CpuClock::Process)) {
             (Some(a), Some(b)) => format!("{:.2}", (b - a).as_secs_f64() / wall.as_secs_f64()),
             _ => "n/a".into(),
         };

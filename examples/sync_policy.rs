@@ -36,34 +36,6 @@ fn main() -> ExitCode {
     common::exit_code(run())
 }
 
-/// CPU time of the calling thread, from `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`; `None` where
-/// that clock is not available.
-#[cfg(target_os = "linux")]
-fn thread_cpu_time() -> Option<Duration> {
-    #[repr(C)]
-    struct Timespec {
-        tv_sec: i64,
-        tv_nsec: i64,
-    }
-    extern "C" {
-        fn clock_gettime(clock: i32, tp: *mut Timespec) -> i32;
-    }
-    /// `CLOCK_THREAD_CPUTIME_ID` in Linux's `<time.h>`.
-    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
-    let mut ts = Timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable `struct timespec` (two 64-bit fields on 64-bit Linux).
-    let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    (rc == 0).then(|| Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
-}
-
-#[cfg(not(target_os = "linux"))]
-fn thread_cpu_time() -> Option<Duration> {
-    None
-}
-
 /// The value at quantile `q` (0 to 1) of sorted `v`.
 fn quantile(v: &[f64], q: f64) -> f64 {
     v[((v.len() - 1) as f64 * q).round() as usize]
@@ -119,7 +91,7 @@ fn run() -> Result<(), Box<dyn Error>> {
 
     for _ in 0..round_trips / batch {
         for (_, stream, count, trips, cpu, wall) in lanes.iter_mut() {
-            let cpu0 = thread_cpu_time();
+            let cpu0 = common::cpu_time(common::CpuClock::Thread);
             let wall0 = Instant::now();
             for _ in 0..batch {
                 let t = Instant::now();
@@ -128,7 +100,7 @@ fn run() -> Result<(), Box<dyn Error>> {
                 trips.push(t.elapsed().as_secs_f64() * 1e6);
             }
             *wall += wall0.elapsed();
-            if let (Some(a), Some(b)) = (cpu0, thread_cpu_time()) {
+            if let (Some(a), Some(b)) = (cpu0, common::cpu_time(common::CpuClock::Thread)) {
                 *cpu += b.saturating_sub(a);
             }
         }

@@ -66,3 +66,46 @@ pub fn order(n: usize, round: usize) -> Vec<usize> {
     }
     v
 }
+
+/// Whose CPU time [`cpu_time`] reads.
+#[allow(dead_code)] // Each example reads one of them.
+pub enum CpuClock {
+    /// The whole process's (`CLOCK_PROCESS_CPUTIME_ID`).
+    Process,
+    /// The calling thread's (`CLOCK_THREAD_CPUTIME_ID`).
+    Thread,
+}
+
+/// CPU time so far of the process or of the calling thread, from `clock_gettime`; `None` where
+/// that clock is not available (off Linux).
+#[allow(dead_code)] // Only the examples that report CPU time use it.
+#[cfg(target_os = "linux")]
+pub fn cpu_time(clock: CpuClock) -> Option<std::time::Duration> {
+    #[repr(C)]
+    struct Timespec {
+        tv_sec: i64,
+        tv_nsec: i64,
+    }
+    extern "C" {
+        fn clock_gettime(clock: i32, tp: *mut Timespec) -> i32;
+    }
+    // `CLOCK_PROCESS_CPUTIME_ID` and `CLOCK_THREAD_CPUTIME_ID` in Linux's `<time.h>`.
+    let id = match clock {
+        CpuClock::Process => 2,
+        CpuClock::Thread => 3,
+    };
+    let mut ts = Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable `struct timespec` (two 64-bit fields on 64-bit Linux).
+    let rc = unsafe { clock_gettime(id, &mut ts) };
+    (rc == 0).then(|| std::time::Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
+}
+
+/// CPU time: not available off Linux.
+#[allow(dead_code)] // Only the examples that report CPU time use it.
+#[cfg(not(target_os = "linux"))]
+pub fn cpu_time(_clock: CpuClock) -> Option<std::time::Duration> {
+    None
+}
