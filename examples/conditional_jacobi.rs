@@ -187,11 +187,6 @@ fn slot(word: u64) -> (u32, f32) {
     ((word >> 32) as u32, f32::from_bits(word as u32))
 }
 
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 /// The buffers of one variant, poisoned: NaN solution, all-ones state.
 struct Buffers<S> {
     u0: CudaSlice<f32>,
@@ -541,7 +536,7 @@ fn run() -> Result<(), Box<dyn Error>> {
         )?;
     }
 
-    let m: Vec<f64> = times.iter_mut().map(|v| median(v)).collect();
+    let m: Vec<f64> = times.iter_mut().map(|v| common::median(v)).collect();
     let synced = m[SYNCED_PAGEABLE].min(m[SYNCED_PINNED]);
     let fixed = m[FIXED];
     println!();

@@ -146,11 +146,6 @@ fn host_launches_of_device_graph(stream: &Arc<CudaStream>, n: u32) -> Result<f64
     Ok(seconds)
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 fn run() -> Result<()> {
     let n: u32 = common::size(10_000, 50);
     let rounds = common::size(7, 1);
@@ -171,7 +166,7 @@ fn run() -> Result<()> {
     }
     let per_step: Vec<f64> = times
         .into_iter()
-        .map(|t| median(t) / f64::from(n) * 1e6)
+        .map(|mut t| common::median(&mut t) / f64::from(n) * 1e6)
         .collect();
     println!("{n} one-kernel steps, median of {rounds} rounds; all counts checked");
     for (name, us) in names.iter().zip(&per_step) {

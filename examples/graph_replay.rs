@@ -116,11 +116,6 @@ fn initial() -> Vec<f32> {
     (0..LEN).map(|i| 1.0 + i as f32 * 0.001).collect()
 }
 
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[v.len() / 2]
-}
-
 /// Runs `enqueue` (host time) then waits for the stream (launch-to-done); ns per kernel.
 fn time(
     stream: &CudaStream,
@@ -622,7 +617,10 @@ fn run() -> Result<(), Box<dyn Error>> {
             check("raw update, ctx check", n, &stream.clone_dtoh(y)?, want)?;
         }
 
-        let m: Vec<[f64; 2]> = t.iter_mut().map(|[h, d]| [median(h), median(d)]).collect();
+        let m: Vec<[f64; 2]> = t
+            .iter_mut()
+            .map(|[h, d]| [common::median(h), common::median(d)])
+            .collect();
         let (raw, direct) = (m[0], m[1]);
         for (name, [host, done]) in VARIANTS.iter().zip(&m) {
             println!(
@@ -639,7 +637,7 @@ fn run() -> Result<(), Box<dyn Error>> {
         // Medians of the ratios paired within rounds: drift between rounds cancels.
         let mut of = |name: &str| {
             let k = VARIANTS.iter().position(|v| *v == name).unwrap_or(0);
-            median(&mut paired[k])
+            common::median(&mut paired[k])
         };
         let verdict = |ratio: f64, target: f64| {
             if ratio <= target {

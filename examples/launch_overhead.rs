@@ -137,7 +137,7 @@ impl Timings {
                     .map(|r| f(r))
                     .filter(|x| !x.is_nan())
                     .collect();
-                (!v.is_empty()).then(|| median(&mut v))
+                (!v.is_empty()).then(|| common::median(&mut v))
             })
             .collect()
     }
@@ -169,11 +169,6 @@ fn time_batch(stream: &CudaStream, batch: usize, mut one: impl FnMut()) -> f64 {
     let host = t.elapsed().as_secs_f64();
     stream.synchronize().unwrap();
     host / batch as f64 * 1e9
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 fn main() -> ExitCode {

@@ -109,3 +109,10 @@ pub fn cpu_time(clock: CpuClock) -> Option<std::time::Duration> {
 pub fn cpu_time(_clock: CpuClock) -> Option<std::time::Duration> {
     None
 }
+
+/// The median of `v` (sorts it; the upper middle of an even count).
+#[allow(dead_code)] // Only the examples that time in rounds use it.
+pub fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
