@@ -57,6 +57,7 @@ mod partition;
 mod samples;
 pub use chevron_cuda_rules::ptx;
 mod stream;
+mod tuple;
 mod typed;
 pub mod vec;
 
@@ -112,9 +113,11 @@ pub mod __private {
     pub use crate::nvrtc::CudaProgram;
     pub use crate::occupancy::Occupancy;
     pub use crate::ptx::{Expected, ParamSig};
+    pub use crate::tuple::{
+        typed_launch, typed_update, typed_update_ordered, typed_update_scalars, ArgTuple,
+    };
     pub use crate::typed::{
-        launched, slot_params, typed_update, typed_update_ordered, typed_update_scalars,
-        ArgAsWritten, ArgProbe, HostArg, SlotsFn, StreamByValue, StreamProbe, StreamRef,
+        launched, ArgAsWritten, ArgProbe, HostArg, StreamByValue, StreamProbe, StreamRef,
         TypedKernel, ViewArg,
     };
     pub use chevron_cuda_rules::fit::{

@@ -306,7 +306,25 @@ pub struct Param<T> {
     pub slot: for<'a> fn(&'a mut T, &'a CudaStream) -> ArgSlot<'a>,
 }
 
+/// One argument of a typed launch or graph update, with how it is passed: what
+/// [`Param::arg`] makes of a value of the parameter's type, for the runtime's generic launch.
+pub struct Arg<T> {
+    /// The argument.
+    pub value: T,
+    /// Its parameter type's [`Param::slot`].
+    pub slot: for<'a> fn(&'a mut T, &'a CudaStream) -> ArgSlot<'a>,
+}
+
 impl<T> Param<T> {
+    /// `value` as an argument for this parameter.
+    #[inline(always)]
+    pub fn arg(self, value: T) -> Arg<T> {
+        Arg {
+            value,
+            slot: self.slot,
+        }
+    }
+
     /// `T`'s form and slot, `T` being a kernel parameter type of marker `M`.
     #[inline]
     const fn new<M>() -> Self

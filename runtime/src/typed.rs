@@ -1,16 +1,9 @@
 //! What `launch!(KERNEL<<<…>>>(…))` asks of `KERNEL`: the trait every `#[kernel]` type
 //! implements, so that anything else in the kernel's place is refused with chevron's message.
 
-use core::ffi::c_void;
-
-use crate::args::ArgSlot;
 use crate::config::LaunchConfig;
-use crate::error::Error;
-use crate::graph::{Graph, GraphNode};
-use crate::kernel::Kernel;
-use crate::sys;
 use chevron_cuda_rules::fit::KernelInfo;
-use cudarc::driver::{CudaFunction, CudaStream, CudaView, CudaViewMut};
+use cudarc::driver::{CudaView, CudaViewMut};
 
 /// Implemented by the type `#[kernel]` makes of each declaration. `launch!` reaches the kernel
 /// through it (`<KERNEL as TypedKernel>::__on(…)`), so a type that is no kernel gets this
@@ -225,121 +218,4 @@ impl<X> ParamFrom<X> for X {
 #[inline(always)]
 pub fn launched<T, E>(result: Result<T, E>) -> Result<T, E> {
     result
-}
-
-/// The slots function a `#[kernel]` generates (`__chevron_slots`): the slots of its arguments
-/// `A` (a tuple of the parameters, in order) for one launch or graph update on a stream.
-pub type SlotsFn<A, const N: usize> = for<'s> fn(&'s CudaStream, &'s mut A) -> [ArgSlot<'s>; N];
-
-/// The parameter pointers of a typed launch's slots, in order (`ArgSlot::param` of each).
-#[inline(always)]
-pub fn slot_params<const N: usize>(slots: &[ArgSlot<'_>; N]) -> [*mut c_void; N] {
-    slots.each_ref().map(ArgSlot::param)
-}
-
-/// The slots of `args` for a graph update of `kernel` in `graph`: made on the stream the next
-/// replay follows, which they order after the buffers' earlier uses on other streams, and
-/// recording no event (the graph runs later; dropping the slots is what orders later uses).
-/// Returns the function too, looked up first.
-#[inline(always)]
-fn update_slots<'s, A, const N: usize>(
-    graph: &'s Graph<'_>,
-    kernel: &'s Kernel,
-    args: &'s mut A,
-    slots: SlotsFn<A, N>,
-) -> Result<(&'s CudaFunction, [ArgSlot<'s>; N]), Error> {
-    let func = kernel.get(graph.context())?;
-    let mut slots = slots(graph.order_stream(), args);
-    for slot in &mut slots {
-        slot.skip_record();
-    }
-    Ok((func, slots))
-}
-
-/// A `#[kernel]`'s `update`: sets all the arguments of `kernel`'s node `node` in `graph`, `args`
-/// being the kernel's parameters and `slots` the kernel's slots function.
-///
-/// # Safety
-/// As the generated `update`: `args` match the kernel's parameters, and what they point at
-/// stays valid while the graph may replay with them.
-#[inline(always)]
-pub unsafe fn typed_update<A, const N: usize>(
-    graph: &Graph<'_>,
-    node: &GraphNode,
-    kernel: &Kernel,
-    name: &'static str,
-    mut args: A,
-    slots: SlotsFn<A, N>,
-) -> Result<(), Error> {
-    let (func, slots) = update_slots(graph, kernel, &mut args, slots)?;
-    let mut params = slot_params(&slots);
-    // SAFETY: forwarded from the caller.
-    unsafe { graph.__set_params(node, func, Some(name), &mut params) }
-}
-
-/// A `#[kernel]`'s `update_scalars`: sets the arguments of `node` that `keep` marks `false`
-/// from `scalars` (in order, through `slots`), and keeps the others (its buffers) as they are.
-///
-/// # Safety
-/// As [`typed_update`]; the kept parameters are device pointers.
-#[inline(always)]
-pub unsafe fn typed_update_scalars<A, const S: usize, const N: usize>(
-    graph: &Graph<'_>,
-    node: &GraphNode,
-    kernel: &Kernel,
-    name: &'static str,
-    mut scalars: A,
-    slots: SlotsFn<A, S>,
-    keep: &[bool; N],
-) -> Result<(), Error> {
-    let (func, slots) = update_slots(graph, kernel, &mut scalars, slots)?;
-    let mut given = slots.iter();
-    let mut params = [core::ptr::null_mut(); N];
-    for (param, &kept) in params.iter_mut().zip(keep) {
-        if !kept {
-            if let Some(slot) = given.next() {
-                *param = slot.param();
-            }
-        }
-    }
-    let mut kept = [0u64; N];
-    // SAFETY: forwarded from the caller.
-    unsafe { graph.__set_params_keeping(node, func, Some(name), &mut params, keep, &mut kept) }
-}
-
-/// A `#[kernel]`'s `update_ordered`: sets the arguments of `node`, those that `is_buffer`
-/// marks from the ordered buffers' pointers `buffers`, the others from `scalars` (in order,
-/// through `slots`).
-///
-/// # Safety
-/// As [`typed_update`].
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-pub unsafe fn typed_update_ordered<A, const B: usize, const S: usize, const N: usize>(
-    graph: &Graph<'_>,
-    node: &GraphNode,
-    kernel: &Kernel,
-    name: &'static str,
-    buffers: [sys::CUdeviceptr; B],
-    mut scalars: A,
-    slots: SlotsFn<A, S>,
-    is_buffer: &[bool; N],
-) -> Result<(), Error> {
-    let (func, slots) = update_slots(graph, kernel, &mut scalars, slots)?;
-    let (mut given, mut pointers) = (slots.iter(), buffers.iter());
-    let mut params = [core::ptr::null_mut(); N];
-    for (param, &buffer) in params.iter_mut().zip(is_buffer) {
-        let next = if buffer {
-            pointers
-                .next()
-                .map(|p| p as *const sys::CUdeviceptr as *mut c_void)
-        } else {
-            given.next().map(ArgSlot::param)
-        };
-        if let Some(next) = next {
-            *param = next;
-        }
-    }
-    // SAFETY: forwarded from the caller.
-    unsafe { graph.__set_params(node, func, Some(name), &mut params) }
 }

@@ -1,12 +1,12 @@
 //! The graph updates of a `#[kernel]`: `update`, `update_scalars` and `update_ordered`, each a
-//! call of the runtime's generic form (`typed_update*`) with the declaration's slots function,
+//! call of the runtime's generic form (`typed_update*`) with the arguments as one tuple,
 //! so that what they share is compiled once in the runtime, not once per declaration.
 
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Ident, LitStr};
 
-use super::{hygienic, slots_fn};
+use super::{arg_tuple, hygienic};
 use crate::kernel::ast::KernelParam;
 
 /// `update`: sets the arguments of a node of this kernel captured in a graph, for the following
@@ -34,7 +34,7 @@ pub fn graph_update(
         let (i, ty) = (&q.ident, &q.ty);
         quote!(#i: #ty)
     });
-    let names = params.iter().map(|q| &q.ident);
+    let tuple = arg_tuple(params.iter());
     let doc = format!(
         " Sets the arguments of `{kernel}`'s node `{node}` in `{graph}` for the following \
          replays, without instantiating the graph again (`cuGraphExecKernelNodeSetParams`); the \
@@ -73,8 +73,7 @@ pub fn graph_update(
                     #node,
                     Self::__chevron_kernel(),
                     #name,
-                    (#(#names,)*),
-                    Self::__chevron_slots,
+                    #tuple,
                 )
             }
         }
@@ -83,7 +82,7 @@ pub fn graph_update(
 
 /// `update_scalars` and `update_ordered`, for kernels with buffer parameters (written as
 /// references: device buffers; a buffer behind an alias of a reference type is taken, as a
-/// value would be), with the slots function of the other parameters they share.
+/// value would be).
 fn partial_updates(
     p: &TokenStream,
     kernel: &Ident,
@@ -94,13 +93,10 @@ fn partial_updates(
     if !params.iter().any(|q| q.by_ref) {
         return TokenStream::new();
     }
-    let scalars: Vec<&KernelParam> = params.iter().filter(|q| !q.by_ref).collect();
-    let slots = slots_fn(p, &hygienic("__chevron_scalar_slots"), &scalars);
     let keep: Vec<bool> = params.iter().map(|q| q.by_ref).collect();
     let update_scalars = update_scalars(p, kernel, name, params, &keep, names);
     let update_ordered = update_ordered(p, kernel, name, params, &keep, names);
     quote! {
-        #slots
         #update_scalars
         #update_ordered
     }
@@ -137,7 +133,7 @@ fn update_ordered(
             decls.push(quote!(#i: #ty));
         }
     }
-    let scalars = params.iter().filter(|q| !q.by_ref).map(|q| &q.ident);
+    let scalars = arg_tuple(params.iter().filter(|q| !q.by_ref));
     let doc = format!(
         " `update` with ordered buffers: sets the arguments of `{kernel}`'s node `{node}` in \
          `{graph}`, each buffer given as an `&Ordered` from `{graph}.ordered(&mut buffer)` (a \
@@ -166,8 +162,7 @@ fn update_ordered(
                     Self::__chevron_kernel(),
                     #name,
                     [#(#buffers),*],
-                    (#(#scalars,)*),
-                    Self::__chevron_scalar_slots,
+                    #scalars,
                     &[#(#is_buffer),*],
                 )
             }
@@ -217,7 +212,7 @@ fn update_scalars(
         let (i, ty) = (&q.ident, &q.ty);
         quote!(#i: #ty)
     });
-    let names = scalars.iter().map(|q| &q.ident);
+    let tuple = arg_tuple(scalars.iter().copied());
     let buffers: Vec<String> = params
         .iter()
         .filter(|q| q.by_ref)
@@ -248,8 +243,7 @@ fn update_scalars(
                     #node,
                     Self::__chevron_kernel(),
                     #name,
-                    (#(#names,)*),
-                    Self::__chevron_scalar_slots,
+                    #tuple,
                     &[#(#keep),*],
                 )
             }

@@ -20,7 +20,7 @@ mod occupancy;
 mod params;
 mod stub;
 
-use proc_macro2::{Literal, Span, TokenStream};
+use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::{Attribute, Ident, LitStr, Visibility};
 
@@ -55,8 +55,6 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
         });
     let name = LitStr::new(&super::ast::kernel_name(ident), ident.span());
     let (stream, config) = internal_names(params.iter().map(|q| &q.ident));
-    let checked = hygienic("__chevron_checked");
-    let args = hygienic("__chevron_params");
 
     let kernel = match source {
         ResolvedSource::Ptx {
@@ -115,31 +113,10 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
         let (i, t) = (&q.ident, &q.ty);
         quote!(#i: #t)
     });
-    // The launch takes each parameter's pointer as soon as its slot is made: for a value, the
-    // value's address, which the compiler then sees without reading the slot back (through the
-    // shared slots function, a typed launch took 24 more instructions, by
-    // `scripts/host_cost_callgrind.sh`). The slots of device buffers record this launch on the
-    // buffers' events when dropped, after the launch is enqueued: cudarc's multi-stream
-    // ordering, as in its launch builder. Which kind of slot is for the parameter's type to say
-    // (`KernelParam`).
-    let mut prepare = Vec::new();
-    let mut pointers = Vec::new();
-    for (k, q) in params.iter().enumerate() {
-        let arg = hygienic(&format!("__chevron_arg_{k}"));
-        let slot = hygienic(&format!("__chevron_slot_{k}"));
-        let ptr = hygienic(&format!("__chevron_param_{k}"));
-        let (i, param) = (&q.ident, param_expr(q));
-        prepare.push(quote! {
-            let mut #arg = #i;
-            let #slot = (#param.slot)(&mut #arg, #stream);
-            let #ptr = #slot.param();
-        });
-        pointers.push(ptr);
-    }
-    let n = Literal::usize_unsuffixed(params.len());
-    // The graph updates share one slots function.
-    let all: Vec<&KernelParam> = params.iter().collect();
-    let slots_fn = slots_fn(&p, &hygienic("__chevron_slots"), &all);
+    // Each argument goes with its parameter type's slot function (`Param::arg`), through the
+    // same constructor as the parameter's check, so that a type that is no kernel parameter is
+    // reported once, at the type; the runtime's generic `typed_launch` does the rest.
+    let tuple = arg_tuple(params.iter());
     let launch_doc = launch_doc(&ident.to_string(), &stream, &config);
     let function_doc = format!(
         " The `CUfunction` of `{ident}` in `ctx`, loading its module the first time: for \
@@ -169,8 +146,6 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
 
             #info
 
-            #slots_fn
-
             #(#[doc = #launch_doc])*
             #unseen_doc
             #[allow(clippy::too_many_arguments)]
@@ -180,19 +155,18 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
                 #config: &#p::LaunchConfig<'_>,
                 #(#decls,)*
             ) -> #p::Result<(), #p::Error> {
-                // The function, the config's limits and the kernel's rules (folded at compile
-                // time), before the arguments are taken.
-                let #checked = Self::__chevron_kernel().__check(
-                    const { #p::LaunchRules::of(&Self::__CHEVRON_INFO) },
-                    #stream,
-                    #config,
-                )?;
-                #(#prepare)*
-                let mut #args: [*mut #p::c_void; #n] = [#(#pointers),*];
                 // SAFETY: the parameters match the PTX entry (checked when the declaration was
                 // compiled, or against NVRTC's output before the first launch); what the
                 // kernel does with them is the caller's promise.
-                unsafe { #checked.launch(&mut #args) }
+                unsafe {
+                    #p::typed_launch(
+                        Self::__chevron_kernel(),
+                        const { #p::LaunchRules::of(&Self::__CHEVRON_INFO) },
+                        #stream,
+                        #config,
+                        #tuple,
+                    )
+                }
             }
 
             #launcher
@@ -212,32 +186,14 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
     }
 }
 
-/// `fn_name(stream, &mut (args…)) -> [ArgSlot; N]`: the slots of `params` (in order) for one
-/// graph update, shared by the `update`s so that each parameter's slot is written out once per
-/// declaration for all of them. Which kind of slot is for the parameter's type to say
-/// (`KernelParam`, through the same constructor as the parameter's check, so that a type that
-/// is no kernel parameter is reported once, at the type).
-fn slots_fn(p: &TokenStream, fn_name: &Ident, params: &[&KernelParam]) -> TokenStream {
-    let stream = hygienic("__chevron_stream");
-    let args = hygienic("__chevron_args");
-    let tys = params.iter().map(|q| &q.ty);
-    let slots = params.iter().enumerate().map(|(k, q)| {
-        let index = syn::Index::from(k);
-        let param = param_expr(q);
-        quote!((#param.slot)(&mut #args.#index, #stream))
+/// `(Param.arg(value), …)` of `params`, in order: the arguments of the runtime's generic
+/// launch and updates (`ArgTuple`), each with its parameter type's slot function.
+fn arg_tuple<'a>(params: impl Iterator<Item = &'a KernelParam>) -> TokenStream {
+    let args = params.map(|q| {
+        let (i, param) = (&q.ident, param_expr(q));
+        quote!(#param.arg(#i))
     });
-    let n = Literal::usize_unsuffixed(params.len());
-    quote! {
-        #[doc(hidden)]
-        #[inline(always)]
-        #[allow(dead_code, clippy::type_complexity)]
-        fn #fn_name<'__chevron>(
-            #stream: &'__chevron #p::CudaStream,
-            #args: &'__chevron mut (#(#tys,)*),
-        ) -> [#p::ArgSlot<'__chevron>; #n] {
-            [#(#slots),*]
-        }
-    }
+    quote!((#(#args,)*))
 }
 
 /// The user's attributes, split by where they go: all on the type, and the conditional and

@@ -1,0 +1,230 @@
+//! The typed launch and graph updates of `#[kernel]` declarations, written once for every
+//! kernel: each declaration's `launch` and `update*` functions pass their arguments as one
+//! tuple of the kernel's parameter types, and these generic functions do the rest.
+//!
+//! Written out per declaration, the same work made rustc type-check and borrow-check a few
+//! hundred lines for each `#[kernel]`; here it is checked once, in this crate, and
+//! monomorphized into the same code (`scripts/host_cost_callgrind.sh` counts it).
+
+use core::ffi::c_void;
+
+use crate::args::ArgSlot;
+use crate::config::LaunchConfig;
+use crate::error::Error;
+use crate::graph::{Graph, GraphNode};
+use crate::kernel::{Kernel, LaunchRules};
+use crate::launch::Checked;
+use crate::param::Arg;
+use crate::sys;
+use cudarc::driver::{CudaFunction, CudaStream};
+
+/// The arguments of a typed launch or graph update: a tuple of [`Arg`]s, one per parameter of
+/// the kernel, in order. Implemented for tuples of up to 32.
+pub trait ArgTuple<const N: usize>: Sized {
+    /// Launches with these arguments once `checked` passed: each argument's slot is made on
+    /// `stream` and its pointer taken in order (for a value, its address, which the compiler
+    /// then sees without reading the slot back), then the launch; the slots of device buffers
+    /// record the launch on the buffers' events when dropped, after it is enqueued.
+    ///
+    /// # Safety
+    /// As [`Checked::launch`].
+    unsafe fn __chevron_launch(
+        self,
+        checked: Checked<'_>,
+        stream: &CudaStream,
+    ) -> Result<(), Error>;
+
+    /// The arguments' slots for `stream`, in order.
+    fn __chevron_slots<'s>(&'s mut self, stream: &'s CudaStream) -> [ArgSlot<'s>; N];
+}
+
+/// `1`, for counting a macro repetition.
+macro_rules! one {
+    ($x:tt) => {
+        1
+    };
+}
+
+macro_rules! arg_tuple {
+    ($($a:ident $s:ident $p:ident $i:tt)*) => {
+        impl<$($a,)*> ArgTuple<{ 0 $(+ one!($i))* }> for ($(Arg<$a>,)*) {
+            #[inline(always)]
+            #[allow(unused_variables, unused_mut, non_snake_case)]
+            unsafe fn __chevron_launch(
+                self,
+                checked: Checked<'_>,
+                stream: &CudaStream,
+            ) -> Result<(), Error> {
+                let ($(mut $a,)*) = self;
+                $(
+                    let $s = ($a.slot)(&mut $a.value, stream);
+                    let $p = $s.param();
+                )*
+                let mut params: [*mut c_void; { 0 $(+ one!($i))* }] = [$($p),*];
+                // SAFETY: forwarded from the caller.
+                unsafe { checked.launch(&mut params) }
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables)]
+            fn __chevron_slots<'s>(
+                &'s mut self,
+                stream: &'s CudaStream,
+            ) -> [ArgSlot<'s>; { 0 $(+ one!($i))* }] {
+                [$((self.$i.slot)(&mut self.$i.value, stream)),*]
+            }
+        }
+    };
+}
+
+/// `arg_tuple!` for every prefix of the list: the tuples of 0 to 32 arguments.
+macro_rules! arg_tuples {
+    (@ [$($done:tt)*]) => {
+        arg_tuple!($($done)*);
+    };
+    (@ [$($done:tt)*] $a:ident $s:ident $p:ident $i:tt $($rest:tt)*) => {
+        arg_tuple!($($done)*);
+        arg_tuples!(@ [$($done)* $a $s $p $i] $($rest)*);
+    };
+}
+
+arg_tuples! { @ []
+    A0 S0 P0 0 A1 S1 P1 1 A2 S2 P2 2 A3 S3 P3 3 A4 S4 P4 4 A5 S5 P5 5 A6 S6 P6 6 A7 S7 P7 7
+    A8 S8 P8 8 A9 S9 P9 9 A10 S10 P10 10 A11 S11 P11 11 A12 S12 P12 12 A13 S13 P13 13
+    A14 S14 P14 14 A15 S15 P15 15 A16 S16 P16 16 A17 S17 P17 17 A18 S18 P18 18
+    A19 S19 P19 19 A20 S20 P20 20 A21 S21 P21 21 A22 S22 P22 22 A23 S23 P23 23
+    A24 S24 P24 24 A25 S25 P25 25 A26 S26 P26 26 A27 S27 P27 27 A28 S28 P28 28
+    A29 S29 P29 29 A30 S30 P30 30 A31 S31 P31 31
+}
+
+/// A `#[kernel]`'s `launch`: the function in the stream's context and the config's checks
+/// (`rules` are the declaration's, folded at compile time), then the launch with `args`.
+///
+/// # Safety
+/// As [`Checked::launch`]: what the kernel does with its arguments is the caller's promise.
+#[inline(always)]
+pub unsafe fn typed_launch<'a, A: ArgTuple<N>, const N: usize>(
+    kernel: &'a Kernel,
+    rules: LaunchRules,
+    stream: &'a CudaStream,
+    config: &'a LaunchConfig<'a>,
+    args: A,
+) -> Result<(), Error> {
+    let checked = kernel.__check(rules, stream, config)?;
+    // SAFETY: forwarded from the caller.
+    unsafe { args.__chevron_launch(checked, stream) }
+}
+
+/// The parameter pointers of a typed launch's slots, in order (`ArgSlot::param` of each).
+#[inline(always)]
+fn slot_params<const N: usize>(slots: &[ArgSlot<'_>; N]) -> [*mut c_void; N] {
+    slots.each_ref().map(ArgSlot::param)
+}
+
+/// The slots of `args` for a graph update of `kernel` in `graph`: made on the stream the next
+/// replay follows, which they order after the buffers' earlier uses on other streams, and
+/// recording no event (the graph runs later; dropping the slots is what orders later uses).
+/// Returns the function too, looked up first.
+#[inline(always)]
+fn update_slots<'s, A: ArgTuple<N>, const N: usize>(
+    graph: &'s Graph<'_>,
+    kernel: &'s Kernel,
+    args: &'s mut A,
+) -> Result<(&'s CudaFunction, [ArgSlot<'s>; N]), Error> {
+    let func = kernel.get(graph.context())?;
+    let mut slots = args.__chevron_slots(graph.order_stream());
+    for slot in &mut slots {
+        slot.skip_record();
+    }
+    Ok((func, slots))
+}
+
+/// A `#[kernel]`'s `update`: sets all the arguments of `kernel`'s node `node` in `graph`, `args`
+/// being the kernel's parameters and `slots` the kernel's slots function.
+///
+/// # Safety
+/// As the generated `update`: `args` match the kernel's parameters, and what they point at
+/// stays valid while the graph may replay with them.
+#[inline(always)]
+pub unsafe fn typed_update<A: ArgTuple<N>, const N: usize>(
+    graph: &Graph<'_>,
+    node: &GraphNode,
+    kernel: &Kernel,
+    name: &'static str,
+    mut args: A,
+) -> Result<(), Error> {
+    let (func, slots) = update_slots(graph, kernel, &mut args)?;
+    let mut params = slot_params(&slots);
+    // SAFETY: forwarded from the caller.
+    unsafe { graph.__set_params(node, func, Some(name), &mut params) }
+}
+
+/// A `#[kernel]`'s `update_scalars`: sets the arguments of `node` that `keep` marks `false`
+/// from `scalars` (in order, through `slots`), and keeps the others (its buffers) as they are.
+///
+/// # Safety
+/// As [`typed_update`]; the kept parameters are device pointers.
+#[inline(always)]
+pub unsafe fn typed_update_scalars<A: ArgTuple<S>, const S: usize, const N: usize>(
+    graph: &Graph<'_>,
+    node: &GraphNode,
+    kernel: &Kernel,
+    name: &'static str,
+    mut scalars: A,
+    keep: &[bool; N],
+) -> Result<(), Error> {
+    let (func, slots) = update_slots(graph, kernel, &mut scalars)?;
+    let mut given = slots.iter();
+    let mut params = [core::ptr::null_mut(); N];
+    for (param, &kept) in params.iter_mut().zip(keep) {
+        if !kept {
+            if let Some(slot) = given.next() {
+                *param = slot.param();
+            }
+        }
+    }
+    let mut kept = [0u64; N];
+    // SAFETY: forwarded from the caller.
+    unsafe { graph.__set_params_keeping(node, func, Some(name), &mut params, keep, &mut kept) }
+}
+
+/// A `#[kernel]`'s `update_ordered`: sets the arguments of `node`, those that `is_buffer`
+/// marks from the ordered buffers' pointers `buffers`, the others from `scalars` (in order,
+/// through `slots`).
+///
+/// # Safety
+/// As [`typed_update`].
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub unsafe fn typed_update_ordered<
+    A: ArgTuple<S>,
+    const B: usize,
+    const S: usize,
+    const N: usize,
+>(
+    graph: &Graph<'_>,
+    node: &GraphNode,
+    kernel: &Kernel,
+    name: &'static str,
+    buffers: [sys::CUdeviceptr; B],
+    mut scalars: A,
+    is_buffer: &[bool; N],
+) -> Result<(), Error> {
+    let (func, slots) = update_slots(graph, kernel, &mut scalars)?;
+    let (mut given, mut pointers) = (slots.iter(), buffers.iter());
+    let mut params = [core::ptr::null_mut(); N];
+    for (param, &buffer) in params.iter_mut().zip(is_buffer) {
+        let next = if buffer {
+            pointers
+                .next()
+                .map(|p| p as *const sys::CUdeviceptr as *mut c_void)
+        } else {
+            given.next().map(ArgSlot::param)
+        };
+        if let Some(next) = next {
+            *param = next;
+        }
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe { graph.__set_params(node, func, Some(name), &mut params) }
+}
