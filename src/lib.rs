@@ -220,10 +220,11 @@ pub mod __private {
     pub use chevron_cuda_runtime::{self as runtime, cudarc, Error, LaunchConfig};
     pub use core::convert::From;
     pub use core::ffi::c_void;
+    pub use core::marker::PhantomData;
     pub use core::mem::size_of;
     pub use core::option::Option::{None, Some};
     pub use core::result::Result;
-    pub use core::{assert, include_str, panic};
+    pub use core::{assert, include_str, panic, primitive};
 
     /// Stands in for a `launch!` whose input had errors, so that the call site type-checks and
     /// only the macro's own errors are reported. Never runs: those errors stop the build.

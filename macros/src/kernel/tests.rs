@@ -22,6 +22,12 @@ fn expand(args: TokenStream, item: TokenStream) -> File {
     syn::parse2(out.clone()).unwrap_or_else(|e| panic!("expansion does not parse: {e}\n{out}"))
 }
 
+/// [`expand`] with every parameter's check left to rustc, as for types whose spelling does
+/// not decide their form: the const assertions can be read.
+fn expand_rustc(args: TokenStream, item: TokenStream) -> File {
+    super::expand::rustc_checks_all(|| expand(args, item))
+}
+
 /// What one declaration expands to: its type, the items of its `impl`s and its assertions.
 struct Expansion<'a> {
     ty: &'a ItemStruct,
@@ -91,7 +97,7 @@ fn errors(file: &File) -> Vec<String> {
 
 #[test]
 fn saxpy_expands_to_a_type_with_launch_and_function() {
-    let file = expand(
+    let file = expand_rustc(
         src("ptx", "saxpy.ptx"),
         quote! {
             /// y = a·x + y
@@ -288,7 +294,7 @@ fn mangled_name_is_resolved_at_compile_time() {
 
 #[test]
 fn struct_by_value_gets_a_device_repr_bound_and_its_size_asserted() {
-    let file = expand(
+    let file = expand_rustc(
         src("ptx", "structs.ptx"),
         quote!(
             fn affine(p: Affine, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>, n: u32);
@@ -492,7 +498,7 @@ fn parameters_named_stream_or_config_do_not_clash() {
 
 #[test]
 fn errors_keep_a_stub_with_the_same_names() {
-    let file = expand(
+    let file = expand_rustc(
         src("ptx", "saxpy.ptx"),
         quote!(
             pub fn saxpy(n: u32, a: u32, x: &[f32], y: &mut CudaSlice<f32>) -> u32 {
@@ -531,7 +537,7 @@ fn errors_keep_a_stub_with_the_same_names() {
 
 #[test]
 fn ptx_mismatches_are_left_to_rustc_with_their_messages() {
-    let file = expand(
+    let file = expand_rustc(
         src("ptx", "saxpy.ptx"),
         quote!(
             fn saxpy(n: u64, a: Scale, x: &CudaSlice<f32>, y: f32);
@@ -594,7 +600,7 @@ fn a_shorter_declaration_names_the_missing_parameters_by_spelling() {
 
 #[test]
 fn entry_lookup_errors() {
-    let missing = errors(&expand(
+    let missing = errors(&expand_rustc(
         src("ptx", "pipeline.ptx"),
         quote!(
             fn produc(n: u32);
@@ -608,7 +614,7 @@ fn entry_lookup_errors() {
 
     // Two instances whose declared parameters do not tell them apart (aliases): both
     // listed by their demangled signatures.
-    let ambiguous = errors(&expand(
+    let ambiguous = errors(&expand_rustc(
         src("ptx", "templates.ptx"),
         quote!(
             fn scale(x: &mut Buf, f: Factor, n: u32);
@@ -642,13 +648,13 @@ fn entry_lookup_errors() {
             "_Z5scaleIdEvPT_S0_j",
         ),
     ] {
-        let out = expand(src("ptx", "templates.ptx"), decl);
+        let out = expand_rustc(src("ptx", "templates.ptx"), decl);
         let all = text(&out);
         assert!(errors(&out).is_empty(), "{all}");
         assert!(all.contains(&format!("\"{entry}\"")), "{entry}: {all}");
     }
     // A C++ signature: each parameter's type from the symbol, in its const block.
-    let out = expand(
+    let out = expand_rustc(
         src("ptx", "templates.ptx"),
         quote!(
             fn gemm(
@@ -691,7 +697,7 @@ fn entry_lookup_errors() {
         consts[2]
     );
 
-    let count = errors(&expand(
+    let count = errors(&expand_rustc(
         src("ptx", "saxpy.ptx"),
         quote!(
             fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>);
@@ -703,7 +709,7 @@ fn entry_lookup_errors() {
     );
     assert!(count[0].contains("has 4 parameters"), "{count:?}");
 
-    let file = errors(&expand(
+    let file = errors(&expand_rustc(
         src("ptx", "nope.ptx"),
         quote!(
             fn k();
@@ -946,4 +952,82 @@ fn facts_over_the_call_graph_reach_the_info_and_the_docs() {
         "{all}"
     );
     assert!(!doc_of(func(&kernel(&file), "launch")).contains("Not checked"));
+}
+
+#[test]
+fn spelled_numbers_and_buffers_are_checked_by_the_macro_and_only_mismatches_go_to_rustc() {
+    let consts = |file: &File| -> Vec<String> {
+        kernel(file).consts.iter().map(|c| text(&c.expr)).collect()
+    };
+    // Every parameter fits: no assertion left but the guard, which makes a shadowed name
+    // (`struct f32;`) a type error.
+    let file = expand(
+        src("ptx", "saxpy.ptx"),
+        quote!(
+            fn saxpy(n: u32, a: std::primitive::f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
+        ),
+    );
+    assert!(errors(&file).is_empty(), "{:?}", errors(&file));
+    let all = consts(&file);
+    assert_eq!(all.len(), 1, "{all:?}");
+    assert_eq!(
+        all[0],
+        ":: chevron :: __private :: PhantomData :: < (:: chevron :: __private :: primitive :: \
+         u32 , :: chevron :: __private :: primitive :: f32 , :: chevron :: __private :: \
+         primitive :: f32 , :: chevron :: __private :: primitive :: f32 ,) >"
+    );
+    let guard = kernel(&file).consts[0];
+    assert_eq!(
+        text(&guard.ty),
+        ":: chevron :: __private :: PhantomData < (u32 , std :: primitive :: f32 , f32 , f32 ,) >"
+    );
+    // A mismatch, a buffer read-only where the PTX stores, an alias: each one's assertion is
+    // emitted as rustc would check it, with its message; the others stay decided.
+    let file = expand(
+        src("ptx", "saxpy.ptx"),
+        quote!(
+            fn saxpy(n: u32, a: u32, x: &CudaSlice<Scale>, y: &CudaSlice<f32>);
+        ),
+    );
+    let all = consts(&file);
+    assert_eq!(all.len(), 4, "{all:?}");
+    assert!(all[0].contains("\"`a: u32` is \""), "{}", all[0]);
+    assert!(
+        all[1].contains("\"`x: &CudaSlice<Scale>` is \""),
+        "{}",
+        all[1]
+    );
+    assert!(
+        all[2].contains("\"`y: &CudaSlice<f32>` is \""),
+        "{}",
+        all[2]
+    );
+    assert!(
+        all[2].contains("but the kernel writes through it"),
+        "{}",
+        all[2]
+    );
+    assert!(all[3].contains("PhantomData"), "{}", all[3]);
+    // Against a C++ signature the classes count: `u32` for `int` goes to rustc, `i32` does not.
+    let gemm = |m: TokenStream| {
+        consts(&expand(
+            src("ptx", "templates.ptx"),
+            quote!(
+                fn gemm(a: &CudaSlice<f32>, b: &CudaSlice<f32>, c: &mut CudaSlice<f32>, m: #m, n: i32, k: i32);
+            ),
+        ))
+    };
+    assert_eq!(gemm(quote!(i32)).len(), 1);
+    let all = gemm(quote!(u32));
+    assert_eq!(all.len(), 2, "{all:?}");
+    assert!(all[0].contains("\"`m: u32` is \""), "{}", all[0]);
+    // `usize`'s width is the target's, `half::f16` a library type: rustc decides those.
+    let all = consts(&expand(
+        src("ptx", "saxpy.ptx"),
+        quote!(
+            fn saxpy(n: usize, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
+        ),
+    ));
+    assert_eq!(all.len(), 2, "{all:?}");
+    assert!(all[0].contains("\"`n: usize` is \""), "{}", all[0]);
 }

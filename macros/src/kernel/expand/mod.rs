@@ -27,7 +27,9 @@ use syn::{Attribute, Ident, LitStr, Visibility};
 use super::ast::{KernelDecl, KernelParam, ResolvedSource};
 use info::info_items;
 use occupancy::expand_occupancy;
-use params::{param_check, param_expr, signature_entry};
+#[cfg(test)]
+pub use params::rustc_checks_all;
+use params::{param_check, param_expr, signature_entry, spelling_guard};
 pub use stub::{expand_stub, stub_checks};
 
 /// The items a checked declaration expands to: the type, its `impl`s and the assertions.
@@ -99,6 +101,7 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
     let scope = ItemAttrs::split(attrs);
     let impl_attrs = &scope.shared;
     let asserts = params.iter().map(|q| param_check(q, impl_attrs));
+    let guard = spelling_guard(params, impl_attrs);
     let decls = params.iter().map(|q| {
         let (i, t) = (&q.ident, &q.ty);
         quote!(#i: #t)
@@ -183,6 +186,7 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
         }
 
         #(#asserts)*
+        #guard
     }
 }
 

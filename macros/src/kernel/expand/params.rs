@@ -7,7 +7,7 @@ use quote::{quote, quote_spanned, ToTokens};
 use syn::{Attribute, Ident, Type};
 
 use crate::kernel::ast::{KernelParam, Wording};
-use chevron_cuda_rules::param::{Class, CppParam, Num};
+use chevron_cuda_rules::param::{check_param, Class, CppParam, Num, ParamForm};
 
 /// The first and last spans of `ty`'s tokens: an expression spanned from one to the other is
 /// reported over the whole type (on stable, `Spanned::span` gives the first token's only).
@@ -105,6 +105,37 @@ pub fn param_check(q: &KernelParam, attrs: &[&Attribute]) -> TokenStream {
     // One assertion per distinct PTX parameter (the variants of `ptx = [...]` may differ).
     q.ptx
         .iter()
+        .filter(|ptx| {
+            // Where the spelling decides the form, the macro applies the rule itself and leaves
+            // rustc only the assertions that fail (whose const panic is the error, as for any
+            // other type); `spelling_guard` asserts that the spelling means what it says.
+            let classes = !matches!(ptx.words.facts.cpp, CppParam::Unknown);
+            known_form(q, classes).is_none_or(|(form, _)| {
+                let w = &ptx.words;
+                let prefix = format!("`{}: {}` is ", q.ident, q.ty_text);
+                let texts = [
+                    prefix.as_str(),
+                    &w.ptx,
+                    &w.layout,
+                    &w.cpp,
+                    &w.not_const,
+                    &w.written,
+                ];
+                let (written, align) = (w.facts.written, w.facts.ptx_align);
+                let (cpp, read_only) = (w.facts.cpp, q.read_only);
+                let m = check_param(
+                    form,
+                    ptx.ty,
+                    ptx.array_len,
+                    align,
+                    cpp,
+                    written,
+                    read_only,
+                    texts,
+                );
+                !m.is_empty()
+            })
+        })
         .map(|ptx| {
             // Classes matter only against a C++ type (`check`'s rule 3).
             let form = form_expr(q, !matches!(ptx.words.facts.cpp, CppParam::Unknown));
@@ -145,6 +176,213 @@ pub fn param_check(q: &KernelParam, attrs: &[&Attribute]) -> TokenStream {
             }
         })
         .collect()
+}
+
+/// The numbers whose spelling decides their form: the primitive types but `usize` and `isize`
+/// (whose width is the target's), with their size and alignment in bytes (also the
+/// alignment: every target CUDA runs on aligns them to their size), their exact form and their
+/// C++ class, as the runtime's `KernelParam`, `Scalar` and `KnownType` impls say.
+const SCALARS: [(&str, u64, ParamForm, Num); 11] = [
+    (
+        "u8",
+        1,
+        ParamForm::int(8),
+        Num::Int {
+            bits: 8,
+            signed: false,
+        },
+    ),
+    (
+        "i8",
+        1,
+        ParamForm::int(8),
+        Num::Int {
+            bits: 8,
+            signed: true,
+        },
+    ),
+    (
+        "u16",
+        2,
+        ParamForm::int(16),
+        Num::Int {
+            bits: 16,
+            signed: false,
+        },
+    ),
+    (
+        "i16",
+        2,
+        ParamForm::int(16),
+        Num::Int {
+            bits: 16,
+            signed: true,
+        },
+    ),
+    (
+        "u32",
+        4,
+        ParamForm::int(32),
+        Num::Int {
+            bits: 32,
+            signed: false,
+        },
+    ),
+    (
+        "i32",
+        4,
+        ParamForm::int(32),
+        Num::Int {
+            bits: 32,
+            signed: true,
+        },
+    ),
+    (
+        "u64",
+        8,
+        ParamForm::int(64),
+        Num::Int {
+            bits: 64,
+            signed: false,
+        },
+    ),
+    (
+        "i64",
+        8,
+        ParamForm::int(64),
+        Num::Int {
+            bits: 64,
+            signed: true,
+        },
+    ),
+    ("f32", 4, ParamForm::float(32), Num::Float(32)),
+    ("f64", 8, ParamForm::float(64), Num::Float(64)),
+    ("bool", 1, ParamForm::bool(), Num::Bool),
+];
+
+/// The primitive number `ty` spells: a bare name (`f32`) or its path in `core`/`std`
+/// (`std::primitive::f32`), as an index into [`SCALARS`].
+fn scalar(ty: &Type) -> Option<usize> {
+    let Type::Path(p) = ty else { return None };
+    if p.qself.is_some() {
+        return None;
+    }
+    let segs: Vec<String> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    if p.path.segments.iter().any(|s| !s.arguments.is_none()) {
+        return None;
+    }
+    let name = match segs.as_slice() {
+        [name] if p.path.leading_colon.is_none() => name,
+        [krate, module, name] if (krate == "core" || krate == "std") && module == "primitive" => {
+            name
+        }
+        _ => return None,
+    };
+    SCALARS.iter().position(|(n, ..)| n == name)
+}
+
+/// What rustc computes as `q`'s form (see [`form_expr`]; with the C++ classes where
+/// `classes`), when the spelling alone decides it: a primitive number by value, or a device
+/// buffer of one (`&CudaSlice<f32>`, `&mut CudaViewMut<'_, u32>`), with the number's spelling.
+/// `None` for anything else (an alias, a struct, `usize`, `half::f16`), which rustc decides.
+///
+/// A name can be shadowed (`struct f32;`, another `CudaSlice`): a buffer type that is not one
+/// of cudarc's fails its `KernelParam` bound anyway, and [`spelling_guard`] makes a shadowed
+/// number a type error, so the macro's reading is never silently wrong.
+pub(super) fn known_form(q: &KernelParam, classes: bool) -> Option<(ParamForm, &Type)> {
+    if !SPELLING_DECIDES.with(std::cell::Cell::get) {
+        return None;
+    }
+    let ty = &q.ty;
+    if let Some(k) = scalar(ty) {
+        let (_, bytes, exact, num) = SCALARS[k];
+        let form = ParamForm {
+            expected: exact.expected,
+            ..ParamForm::value(bytes).with_layout(bytes, bytes)
+        };
+        return Some((
+            if classes {
+                form.with_class(Class::Num(num))
+            } else {
+                form
+            },
+            ty,
+        ));
+    }
+    let Type::Reference(r) = ty else { return None };
+    let Type::Path(p) = &*r.elem else { return None };
+    let last = p.path.segments.last()?;
+    let writes = r.mutability.is_some();
+    match last.ident.to_string().as_str() {
+        "CudaSlice" | "CudaViewMut" => {}
+        "CudaView" if !writes => {}
+        _ => return None,
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    let mut types = args.args.iter().filter_map(|a| match a {
+        syn::GenericArgument::Type(t) => Some(t),
+        _ => None,
+    });
+    let (Some(elem), None) = (types.next(), types.next()) else {
+        return None;
+    };
+    let (_, bytes, _, num) = SCALARS[scalar(elem)?];
+    let form = ParamForm::buffer(bytes, writes).with_layout(bytes, bytes);
+    Some((
+        if classes {
+            form.with_class(Class::Num(num))
+        } else {
+            form
+        },
+        elem,
+    ))
+}
+
+thread_local! {
+    /// Whether [`known_form`] reads forms from spellings; tests turn it off to see the const
+    /// assertions rustc checks for every other type.
+    static SPELLING_DECIDES: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+/// `f()` with every parameter's check left to rustc, as for a type the spelling does not
+/// decide.
+#[cfg(test)]
+pub fn rustc_checks_all<R>(f: impl FnOnce() -> R) -> R {
+    SPELLING_DECIDES.with(|d| d.set(false));
+    let r = f();
+    SPELLING_DECIDES.with(|d| d.set(true));
+    r
+}
+
+/// The assertion behind [`known_form`]: the numbers the macro read from spellings are the
+/// primitive types (`PhantomData<(f32, u32)>` of the user's spellings from one of
+/// `core::primitive`'s), so that a shadowed name is a type error, not a wrong check.
+pub fn spelling_guard(params: &[KernelParam], attrs: &[&Attribute]) -> TokenStream {
+    let p = crate::krate::private();
+    let (spelled, primitive): (Vec<&Type>, Vec<Ident>) = params
+        .iter()
+        .filter(|q| !q.ptx.is_empty())
+        .filter_map(|q| known_form(q, false))
+        .filter_map(|(_, ty)| {
+            let name = SCALARS[scalar(ty)?].0;
+            Some((ty, Ident::new(name, Span::call_site())))
+        })
+        .unzip();
+    if spelled.is_empty() {
+        return TokenStream::new();
+    }
+    quote! {
+        #(#attrs)*
+        const _: #p::PhantomData<(#(#spelled,)*)> =
+            #p::PhantomData::<(#(#p::primitive::#primitive,)*)>;
+    }
 }
 
 /// A `CppParam` as the expression that builds it.

@@ -6,7 +6,7 @@ use quote::quote;
 
 use super::{
     expand_occupancy, hygienic, info_items, internal_names, kernel_type, launcher, param_check,
-    typed_impl, ItemAttrs,
+    spelling_guard, typed_impl, ItemAttrs,
 };
 use crate::kernel::ast::{KernelItem, KernelParam};
 use chevron_cuda_rules::fit::CooperativeUse;
@@ -71,10 +71,12 @@ pub fn stub_checks(item: &KernelItem, params: &[KernelParam]) -> TokenStream {
             .iter()
             .filter(|a| !crate::kernel::check::is_function_only(a)),
     );
-    params
+    let mut out: TokenStream = params
         .iter()
         .map(|q| param_check(q, &scope.shared))
-        .collect()
+        .collect();
+    out.extend(spelling_guard(params, &scope.shared));
+    out
 }
 
 /// What a rejected declaration expands to: the same names with the parameters as written, so
