@@ -29,7 +29,7 @@ pub use device::{DeviceGraph, DeviceGraphHandle, DeviceLaunchable};
 use node::device_node_of;
 pub use node::{DeviceNode, GraphEdge, GraphNode};
 use params::Records;
-pub use update::{Ordered, OrderedBuffer, OrderedRead};
+pub use update::{Ordered, OrderedBuffer, OrderedPtr, OrderedRead};
 
 /// Type-erases the capture body: the graph keeps it, and with it everything it borrows or owns.
 trait Keep {}

@@ -115,6 +115,7 @@ pub mod __private {
     pub use crate::ptx::{Expected, ParamSig};
     pub use crate::tuple::{
         typed_launch, typed_update, typed_update_ordered, typed_update_scalars, ArgTuple,
+        OrderedArgs,
     };
     pub use crate::typed::{
         launched, ArgAsWritten, ArgProbe, HostArg, StreamByValue, StreamProbe, StreamRef,

@@ -11,7 +11,7 @@ use core::ffi::c_void;
 use crate::args::ArgSlot;
 use crate::config::LaunchConfig;
 use crate::error::Error;
-use crate::graph::{Graph, GraphNode};
+use crate::graph::{Graph, GraphNode, OrderedPtr};
 use crate::kernel::{Kernel, LaunchRules};
 use crate::launch::Checked;
 use crate::param::Arg;
@@ -95,6 +95,47 @@ arg_tuples! { @ []
     A19 S19 P19 19 A20 S20 P20 20 A21 S21 P21 21 A22 S22 P22 22 A23 S23 P23 23
     A24 S24 P24 24 A25 S25 P25 25 A26 S26 P26 26 A27 S27 P27 27 A28 S28 P28 28
     A29 S29 P29 29 A30 S30 P30 30 A31 S31 P31 31
+}
+
+/// The ordered buffers of an `update_ordered`, in order: a tuple of references to
+/// [`OrderedBuffer`](crate::graph::OrderedBuffer)s, `B` of them. Implemented for tuples of up
+/// to 32.
+pub trait OrderedArgs<const B: usize> {
+    /// Their pointers, each checked to be of `graph` (`Error::Graph` for the first that is
+    /// not).
+    fn __chevron_ptrs(&self, graph: &Graph<'_>) -> Result<[sys::CUdeviceptr; B], Error>;
+}
+
+macro_rules! ordered_args {
+    ($($x:ident $i:tt)*) => {
+        impl<$($x: OrderedPtr + ?Sized,)*> OrderedArgs<{ 0 $(+ one!($i))* }> for ($(&$x,)*) {
+            #[inline(always)]
+            #[allow(unused_variables)]
+            fn __chevron_ptrs(
+                &self,
+                graph: &Graph<'_>,
+            ) -> Result<[sys::CUdeviceptr; { 0 $(+ one!($i))* }], Error> {
+                Ok([$(self.$i.__chevron_ptr(graph)?),*])
+            }
+        }
+    };
+}
+
+/// `ordered_args!` for every prefix of the list: the tuples of 0 to 32 buffers.
+macro_rules! ordered_tuples {
+    (@ [$($done:tt)*]) => {
+        ordered_args!($($done)*);
+    };
+    (@ [$($done:tt)*] $x:ident $i:tt $($rest:tt)*) => {
+        ordered_args!($($done)*);
+        ordered_tuples!(@ [$($done)* $x $i] $($rest)*);
+    };
+}
+
+ordered_tuples! { @ []
+    X0 0 X1 1 X2 2 X3 3 X4 4 X5 5 X6 6 X7 7 X8 8 X9 9 X10 10 X11 11 X12 12 X13 13 X14 14
+    X15 15 X16 16 X17 17 X18 18 X19 19 X20 20 X21 21 X22 22 X23 23 X24 24 X25 25 X26 26
+    X27 27 X28 28 X29 29 X30 30 X31 31
 }
 
 /// A `#[kernel]`'s `launch`: the function in the stream's context and the config's checks
@@ -189,14 +230,15 @@ pub unsafe fn typed_update_scalars<A: ArgTuple<S>, const S: usize, const N: usiz
 }
 
 /// A `#[kernel]`'s `update_ordered`: sets the arguments of `node`, those that `is_buffer`
-/// marks from the ordered buffers' pointers `buffers`, the others from `scalars` (in order,
-/// through `slots`).
+/// marks from the pointers of the ordered buffers `ordered` (each checked to be of `graph`
+/// first), the others from `scalars`, in order.
 ///
 /// # Safety
 /// As [`typed_update`].
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub unsafe fn typed_update_ordered<
+    O: OrderedArgs<B>,
     A: ArgTuple<S>,
     const B: usize,
     const S: usize,
@@ -206,10 +248,11 @@ pub unsafe fn typed_update_ordered<
     node: &GraphNode,
     kernel: &Kernel,
     name: &'static str,
-    buffers: [sys::CUdeviceptr; B],
+    ordered: O,
     mut scalars: A,
     is_buffer: &[bool; N],
 ) -> Result<(), Error> {
+    let buffers = ordered.__chevron_ptrs(graph)?;
     let (func, slots) = update_slots(graph, kernel, &mut scalars)?;
     let (mut given, mut pointers) = (slots.iter(), buffers.iter());
     let mut params = [core::ptr::null_mut(); N];

@@ -135,11 +135,9 @@ fn bind_items(
 ) -> ConfigBuild {
     let p = crate::krate::private();
     let (gs, bs) = (plan.grid.span(), plan.block.span());
-    // Each extent converts where it is written, so a wrong type is reported there. Written as
-    // `<_ as …>`: the call then begins with a token of the user's (`$crate`, which the path
-    // holds, is the facade's), and rustc reports at the user's tokens, not at the invocation.
-    let grid = quote_spanned!(gs=> <_ as #p::IntoDim>::into_dim(#grid));
-    let block = quote_spanned!(bs=> <_ as #p::IntoDim>::into_dim(#block));
+    // Each extent converts where it is written, so a wrong type is reported there.
+    let grid = extents(&p, &plan.grid, grid, gs);
+    let block = extents(&p, &plan.block, block, bs);
     let mut shared = None;
     let mut settings = vec![TokenStream::new(); plan.settings.len()];
     for slot in &plan.order {
@@ -174,6 +172,34 @@ fn bind_items(
             .chain(non_portable)
             .chain(chain)
             .collect(),
+    }
+}
+
+/// The extents of a grid or block `expr` (bound as `value`) for `LaunchConfig::__from_extents`:
+/// `IntoDim::into_dim(value)`, or, for integer literals (`256`, `(16, 16)`), which `check`
+/// already found within `u32`, the `Dim3` itself, with no conversion for rustc to resolve.
+fn extents(p: &TokenStream, expr: &Expr, value: &TokenStream, span: Span) -> TokenStream {
+    let literal = |e: &Expr| match unparen(e) {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Int(i), ..
+        }) if i.suffix().is_empty() || i.suffix() == "u32" => i.base10_parse::<u32>().ok(),
+        _ => None,
+    };
+    let dims: Option<Vec<u32>> = match unparen(expr) {
+        Expr::Tuple(t) if (1..=3).contains(&t.elems.len()) => t.elems.iter().map(literal).collect(),
+        Expr::Tuple(_) => None,
+        e => literal(e).map(|x| vec![x]),
+    };
+    match dims {
+        Some(mut d) => {
+            d.resize(3, 1);
+            let [x, y, z] = [d[0], d[1], d[2]];
+            quote_spanned!(span=> #p::Result::Ok(#p::Dim3::new(#x, #y, #z)))
+        }
+        // Written as `<_ as …>`: the call then begins with a token of the user's (`$crate`,
+        // which the path holds, is the facade's), and rustc reports at the user's tokens, not
+        // at the invocation.
+        None => quote_spanned!(span=> <_ as #p::IntoDim>::into_dim(#value)),
     }
 }
 
@@ -319,8 +345,14 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
                 });
             let typed = quote_spanned!(path.span()=> <#path as #p::TypedKernel>);
             let stream = stream_probe(&p, &s, stream.span());
+            // The probes' traits, where an argument is probed.
+            let probes = input
+                .args
+                .iter()
+                .any(|arg| matches!(unparen(arg), Expr::Reference(_)))
+                .then(|| quote!(use #p::{ArgAsWritten as _, HostArg as _, ViewArg as _};));
             quote!({
-                use #p::{ArgAsWritten as _, HostArg as _, ViewArg as _};
+                #probes
                 #fit
                 #event
                 #(#lets)*

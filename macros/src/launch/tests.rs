@@ -100,7 +100,7 @@ fn typed_launch_calls_the_kernels_launcher_with_the_config() {
     assert_eq!(
         path_text(config),
         format!(
-            "{FROM_EXTENTS}__chevron_grid),<_as::chevron::__private::IntoDim>::into_dim(256u32))"
+            "{FROM_EXTENTS}__chevron_grid),::chevron::__private::Result::Ok(::chevron::__private::Dim3::new(256u32,1u32,1u32)))"
         )
     );
     let (methods, calls) = steps(&stmts, "__chevron_config");
@@ -395,7 +395,7 @@ fn values_take_the_form_of_their_key() {
     assert_eq!(
         path_text(let_init(&stmts, "__chevron_config")),
         format!(
-            "{FROM_EXTENTS}(8u32,2u32)),<_as::chevron::__private::IntoDim>::into_dim((16u32,16u32)))"
+            "::chevron::__private::LaunchConfig::__from_extents(::chevron::__private::Result::Ok(::chevron::__private::Dim3::new(8u32,2u32,1u32)),::chevron::__private::Result::Ok(::chevron::__private::Dim3::new(16u32,16u32,1u32)))"
         )
     );
     let rt = "::chevron::__private::runtime::";
@@ -444,13 +444,13 @@ fn config_is_built_in_place() {
     let e = expr(try_config(quote!(<<<64, 256>>>)).unwrap());
     assert_eq!(
         path_text(&e),
-        format!("{FROM_EXTENTS}64u32),<_as::chevron::__private::IntoDim>::into_dim(256u32))")
+        format!("::chevron::__private::LaunchConfig::__from_extents(::chevron::__private::Result::Ok(::chevron::__private::Dim3::new(64u32,1u32,1u32)),::chevron::__private::Result::Ok(::chevron::__private::Dim3::new(256u32,1u32,1u32)))")
     );
     // With an attribute, a block building a local in place and yielding it.
     let stmts = block(try_config(quote!(<<<64, 256, cooperative>>>)).unwrap());
     assert_eq!(
         path_text(let_init(&stmts, "__chevron_config")),
-        format!("{FROM_EXTENTS}64u32),<_as::chevron::__private::IntoDim>::into_dim(256u32))")
+        format!("::chevron::__private::LaunchConfig::__from_extents(::chevron::__private::Result::Ok(::chevron::__private::Dim3::new(64u32,1u32,1u32)),::chevron::__private::Result::Ok(::chevron::__private::Dim3::new(256u32,1u32,1u32)))")
     );
     let (methods, _) = steps(&stmts, "__chevron_config");
     assert_eq!(methods, ["__set"]);

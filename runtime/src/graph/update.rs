@@ -158,14 +158,19 @@ mod sealed {
     label = "not made by `graph.ordered(…)` or `graph.ordered_read(…)`",
     note = "order the buffer once with `graph.ordered(&mut buffer)` (or `graph.ordered_read(&buffer)` for a buffer the kernel only reads), then pass `&ordered`; or call `update` with the buffer itself"
 )]
-pub trait OrderedBuffer<T>: sealed::Sealed {
+pub trait OrderedBuffer<T>: OrderedPtr + sealed::Sealed {}
+
+/// What an ordered buffer gives a typed `update_ordered`, whatever its element type: its device
+/// pointer. Not a public API: implemented by [`OrderedBuffer`]s only.
+#[doc(hidden)]
+pub trait OrderedPtr: sealed::Sealed {
     /// The device pointer, once the ordered buffer is checked to be of `graph`.
-    #[doc(hidden)]
     fn __chevron_ptr(&self, graph: &Graph<'_>) -> Result<sys::CUdeviceptr, Error>;
 }
 
 impl<T> sealed::Sealed for Ordered<'_, T> {}
-impl<T> OrderedBuffer<T> for Ordered<'_, T> {
+impl<T> OrderedBuffer<T> for Ordered<'_, T> {}
+impl<T> OrderedPtr for Ordered<'_, T> {
     #[inline]
     fn __chevron_ptr(&self, graph: &Graph<'_>) -> Result<sys::CUdeviceptr, Error> {
         graph.check_ordered(self.graph)?;
@@ -174,7 +179,8 @@ impl<T> OrderedBuffer<T> for Ordered<'_, T> {
 }
 
 impl<T> sealed::Sealed for OrderedRead<'_, T> {}
-impl<T> OrderedBuffer<T> for OrderedRead<'_, T> {
+impl<T> OrderedBuffer<T> for OrderedRead<'_, T> {}
+impl<T> OrderedPtr for OrderedRead<'_, T> {
     #[inline]
     fn __chevron_ptr(&self, graph: &Graph<'_>) -> Result<sys::CUdeviceptr, Error> {
         graph.check_ordered(self.graph)?;

@@ -128,7 +128,7 @@ fn update_ordered(
             } else {
                 decls.push(quote!(#i: &impl #p::runtime::OrderedBuffer<#elem>));
             }
-            buffers.push(quote!(#p::runtime::OrderedBuffer::<#elem>::__chevron_ptr(#i, &*#graph)?));
+            buffers.push(i);
         } else {
             decls.push(quote!(#i: #ty));
         }
@@ -161,7 +161,7 @@ fn update_ordered(
                     #node,
                     Self::__chevron_kernel(),
                     #name,
-                    [#(#buffers),*],
+                    (#(#buffers,)*),
                     #scalars,
                     &[#(#is_buffer),*],
                 )
