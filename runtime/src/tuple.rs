@@ -14,7 +14,7 @@ use crate::error::Error;
 use crate::graph::{Graph, GraphNode, OrderedPtr};
 use crate::kernel::{Kernel, LaunchRules};
 use crate::launch::Checked;
-use crate::param::Arg;
+use crate::param::{Arg, SlotFn};
 use crate::sys;
 use cudarc::driver::{CudaFunction, CudaStream};
 
@@ -47,7 +47,7 @@ macro_rules! one {
 
 macro_rules! arg_tuple {
     ($($a:ident $s:ident $p:ident $i:tt)*) => {
-        impl<$($a,)*> ArgTuple<{ 0 $(+ one!($i))* }> for ($(Arg<$a>,)*) {
+        impl<$($a, $s: SlotFn<$a>,)*> ArgTuple<{ 0 $(+ one!($i))* }> for ($(Arg<$a, $s>,)*) {
             #[inline(always)]
             #[allow(unused_variables, unused_mut, non_snake_case)]
             unsafe fn __chevron_launch(
@@ -55,9 +55,10 @@ macro_rules! arg_tuple {
                 checked: Checked<'_>,
                 stream: &CudaStream,
             ) -> Result<(), Error> {
-                let ($(mut $a,)*) = self;
+                let ($(Arg { value: mut $a, slot: $s },)*) = self;
+                // Each slot (which holds a buffer's guard) stays alive, shadowed, to the end.
                 $(
-                    let $s = ($a.slot)(&mut $a.value, stream);
+                    let $s = $s.__chevron_slot(&mut $a, stream);
                     let $p = $s.param();
                 )*
                 let mut params: [*mut c_void; { 0 $(+ one!($i))* }] = [$($p),*];
@@ -66,12 +67,17 @@ macro_rules! arg_tuple {
             }
 
             #[inline(always)]
-            #[allow(unused_variables)]
+            #[allow(unused_variables, non_snake_case)]
             fn __chevron_slots<'s>(
                 &'s mut self,
                 stream: &'s CudaStream,
             ) -> [ArgSlot<'s>; { 0 $(+ one!($i))* }] {
-                [$((self.$i.slot)(&mut self.$i.value, stream)),*]
+                // Every slot function is read before the first is called: a call may write
+                // through the argument it is given, so a function pointer read after it would
+                // be loaded again and called indirectly; read first, each is the constant its
+                // constructor made, and inlined.
+                $(let $s = self.$i.slot;)*
+                [$($s.__chevron_slot(&mut self.$i.value, stream)),*]
             }
         }
     };

@@ -29,7 +29,7 @@ use info::info_items;
 use occupancy::expand_occupancy;
 #[cfg(test)]
 pub use params::rustc_checks_all;
-use params::{param_check, param_expr, signature_entry, spelling_guard};
+use params::{arg_param, param_check, signature_entry, spelling_guard};
 pub use stub::{expand_stub, stub_checks};
 
 /// The items a checked declaration expands to: the type, its `impl`s and the assertions.
@@ -194,7 +194,7 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
 /// launch and updates (`ArgTuple`), each with its parameter type's slot function.
 fn arg_tuple<'a>(params: impl Iterator<Item = &'a KernelParam>) -> TokenStream {
     let args = params.map(|q| {
-        let (i, param) = (&q.ident, param_expr(q));
+        let (i, param) = (&q.ident, arg_param(q));
         quote!(#param.arg(#i))
     });
     quote!((#(#args,)*))
