@@ -477,9 +477,14 @@ mod m {
         write("impl S {\n#[kernel(ptx = \"k.ptx\")] fn k(); }\n");
         let first = scanned(&file).expect("scans");
         assert_eq!(enclosing(&file, 2, 1), Enclosing::Impl);
-        assert!(Arc::ptr_eq(&first, &scanned(&file).expect("scans")), "scanned twice");
+        assert!(
+            Arc::ptr_eq(&first, &scanned(&file).expect("scans")),
+            "scanned twice"
+        );
         // The same length and, set back, the same modification time: only the text differs.
-        let modified = std::fs::metadata(&file).and_then(|m| m.modified()).expect("mtime");
+        let modified = std::fs::metadata(&file)
+            .and_then(|m| m.modified())
+            .expect("mtime");
         write("mod  S {\n#[kernel(ptx = \"k.ptx\")] fn k(); }\n");
         std::fs::File::options()
             .write(true)
