@@ -17,7 +17,6 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
-use std::time::SystemTime;
 
 use proc_macro2::{Ident, Span, TokenStream, TokenTree};
 use quote::{quote, quote_spanned};
@@ -115,36 +114,52 @@ pub fn from_manifest() -> TokenStream {
     }
 }
 
-/// The dependency's name per manifest, read again when the manifest changes (rust-analyzer
-/// keeps the macro loaded across edits).
+/// The manifests one answer was read from, with their text (`None`: not readable).
+type Inputs = Vec<(PathBuf, Option<String>)>;
+
+/// The dependency's name per manifest, read again when any manifest it was read from changes
+/// (rust-analyzer keeps the macro loaded across edits). The hit needs each of those files to
+/// have the same text, compared in full (an edit can keep the modification time): each is read
+/// again, which is far cheaper than parsing it.
 fn cached_name(manifest: &Path) -> Option<String> {
-    type Cache = Mutex<Option<HashMap<PathBuf, (Option<SystemTime>, Option<String>)>>>;
+    type Cache = Mutex<Option<HashMap<PathBuf, (Inputs, Option<String>)>>>;
     static CACHE: Cache = Mutex::new(None);
-    let modified = std::fs::metadata(manifest).and_then(|m| m.modified()).ok();
     let mut guard = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
     let cache = guard.get_or_insert_with(HashMap::new);
-    if let Some((when, name)) = cache.get(manifest) {
-        if modified.is_some() && *when == modified {
+    if let Some((inputs, name)) = cache.get(manifest) {
+        if inputs.iter().all(|(path, text)| read_text(path) == *text) {
             return name.clone();
         }
     }
-    let name = read_toml(manifest).and_then(|table| {
+    let mut inputs = Inputs::new();
+    let name = read_toml(manifest, &mut inputs).and_then(|table| {
         dependency_name(&table, |member| {
-            workspace_manifest(manifest, member).and_then(|p| read_toml(&p))
+            workspace_manifest(manifest, member, &mut inputs)
+                .and_then(|p| read_toml(&p, &mut inputs))
         })
     });
-    cache.insert(manifest.to_path_buf(), (modified, name.clone()));
+    cache.insert(manifest.to_path_buf(), (inputs, name.clone()));
     name
 }
 
-fn read_toml(path: &Path) -> Option<toml::Table> {
-    let text = std::fs::read_to_string(path).ok()?;
-    text.parse().ok()
+fn read_text(path: &Path) -> Option<String> {
+    std::fs::read_to_string(path).ok()
+}
+
+/// The manifest at `path`, parsed; its text is recorded in `inputs`.
+fn read_toml(path: &Path, inputs: &mut Inputs) -> Option<toml::Table> {
+    let text = read_text(path);
+    inputs.push((path.to_path_buf(), text.clone()));
+    text?.parse().ok()
 }
 
 /// The manifest of the workspace `manifest` belongs to: `package.workspace` if set, else the
 /// nearest ancestor directory whose `Cargo.toml` has a `[workspace]` table.
-fn workspace_manifest(manifest: &Path, member: &toml::Table) -> Option<PathBuf> {
+fn workspace_manifest(
+    manifest: &Path,
+    member: &toml::Table,
+    inputs: &mut Inputs,
+) -> Option<PathBuf> {
     let dir = manifest.parent()?;
     if let Some(explicit) = member
         .get("package")
@@ -155,7 +170,7 @@ fn workspace_manifest(manifest: &Path, member: &toml::Table) -> Option<PathBuf> 
     }
     dir.ancestors().find_map(|d| {
         let candidate = d.join("Cargo.toml");
-        let table = read_toml(&candidate)?;
+        let table = read_toml(&candidate, inputs)?;
         table.contains_key("workspace").then_some(candidate)
     })
 }
@@ -277,6 +292,48 @@ mod tests {
         let member = "[dependencies]\ngpu = { workspace = true }";
         let root = "[workspace.dependencies]\ngpu = \"1\"";
         assert_eq!(name(member, Some(root)), None);
+    }
+
+    #[test]
+    fn an_edited_manifest_is_read_again() {
+        let dir = std::env::temp_dir().join(format!("chevron-krate-{}", std::process::id()));
+        let member = dir.join("app");
+        std::fs::create_dir_all(&member).expect("temp dir");
+        let (root, manifest) = (dir.join("Cargo.toml"), member.join("Cargo.toml"));
+        let write = |path: &Path, text: &str| std::fs::write(path, text).expect("write");
+        write(&root, "[workspace]\n");
+        write(
+            &manifest,
+            "[dependencies]\ngpu = { package = \"chevron-cuda\" }\n",
+        );
+        assert_eq!(cached_name(&manifest).as_deref(), Some("gpu"));
+        // The same length, and the modification time set back: only the text differs.
+        let modified = std::fs::metadata(&manifest)
+            .and_then(|m| m.modified())
+            .expect("mtime");
+        write(
+            &manifest,
+            "[dependencies]\ngpx = { package = \"chevron-cuda\" }\n",
+        );
+        std::fs::File::options()
+            .write(true)
+            .open(&manifest)
+            .and_then(|f| f.set_modified(modified))
+            .expect("set mtime");
+        assert_eq!(cached_name(&manifest).as_deref(), Some("gpx"));
+        // An inherited entry follows edits of the workspace's manifest too.
+        write(&manifest, "[dependencies]\ngpu = { workspace = true }\n");
+        write(
+            &root,
+            "[workspace]\n[workspace.dependencies]\ngpu = { package = \"chevron-cuda\" }\n",
+        );
+        assert_eq!(cached_name(&manifest).as_deref(), Some("gpu"));
+        write(
+            &root,
+            "[workspace]\n[workspace.dependencies]\ngpu = \"1\"\n",
+        );
+        assert_eq!(cached_name(&manifest), None);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

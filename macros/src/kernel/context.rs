@@ -5,14 +5,14 @@
 //! `impl`) only gets rustc's "struct is not supported in `trait`s or `impl`s", once per item. So
 //! the source file is read at the attribute's position, and the block around it found with a
 //! small lexer (comments, strings, raw strings, chars and lifetimes skipped; parentheses and
-//! brackets kept apart from braces). Anything it cannot place (a span from a macro, a file it
-//! cannot read, text at the position that is not the attribute) is [`Enclosing::Unknown`], and
-//! the declaration is expanded as usual: this check only adds chevron's message where it is sure.
+//! brackets kept apart from braces), once per file and content for all its declarations.
+//! Anything it cannot place (a span from a macro, a file it cannot read, text at the position
+//! that is not the attribute) is [`Enclosing::Unknown`], and the declaration is expanded as
+//! usual: this check only adds chevron's message where it is sure.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::SystemTime;
 
 /// The block directly around an item.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,51 +61,69 @@ impl Enclosing {
 /// What encloses the attribute that starts at `line` (1-based) and `column` (1-based, in
 /// characters) of `file`.
 pub fn enclosing(file: &Path, line: usize, column: usize) -> Enclosing {
-    match source(file) {
-        Some(text) => enclosing_in(&text, line, column),
+    match scanned(file) {
+        Some(scan) => scan.at(line, column),
         None => Enclosing::Unknown,
     }
 }
 
-/// The text of a source file, read once per file and modification time in this process.
-fn source(file: &Path) -> Option<Arc<String>> {
-    type Cache = Mutex<Option<HashMap<PathBuf, (Option<SystemTime>, Arc<String>)>>>;
-    static CACHE: Cache = Mutex::new(None);
-    let meta = std::fs::metadata(file).ok()?;
-    let modified = meta.modified().ok();
-    let mut guard = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
-    let cache = guard.get_or_insert_with(HashMap::new);
-    if let Some((when, text)) = cache.get(file) {
-        if *when == modified && modified.is_some() {
-            return Some(Arc::clone(text));
+/// A source file scanned once: every attribute position in it, with its block.
+struct Scanned {
+    text: String,
+    /// The byte offset of each line's start.
+    lines: Vec<usize>,
+    /// Each `#` that starts a token, by byte offset (ascending), and its block.
+    marks: Vec<(usize, Enclosing)>,
+}
+
+impl Scanned {
+    fn new(text: String) -> Scanned {
+        let lines = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(at, _)| at + 1))
+            .collect();
+        let marks = Scanner::new(&text).marks();
+        Scanned { text, lines, marks }
+    }
+
+    /// The block around the attribute at `line` and `column` (see [`enclosing`]).
+    fn at(&self, line: usize, column: usize) -> Enclosing {
+        let Some(offset) = self.offset_of(line, column) else {
+            return Enclosing::Unknown;
+        };
+        // Not a token start (inside a comment, a string, a token), not `#`, or after text the
+        // scanner could not read: not known.
+        match self.marks.binary_search_by_key(&offset, |&(at, _)| at) {
+            Ok(i) => self.marks[i].1,
+            Err(_) => Enclosing::Unknown,
         }
     }
-    let text = Arc::new(super::source::read_source(file).ok()?);
-    cache.insert(file.to_path_buf(), (modified, Arc::clone(&text)));
-    Some(text)
+
+    /// The byte offset of a 1-based line and character column.
+    fn offset_of(&self, line: usize, column: usize) -> Option<usize> {
+        let start = *self.lines.get(line.checked_sub(1)?)?;
+        let rest = &self.text[start..];
+        let end = rest.find('\n').unwrap_or(rest.len());
+        let (at, _) = rest[..end].char_indices().nth(column.checked_sub(1)?)?;
+        Some(start + at)
+    }
 }
 
-/// [`enclosing`] on a file's text.
-pub fn enclosing_in(text: &str, line: usize, column: usize) -> Enclosing {
-    let Some(offset) = offset_of(text, line, column) else {
-        return Enclosing::Unknown;
-    };
-    if !text[offset..].starts_with('#') {
-        return Enclosing::Unknown;
+/// A source file's scan, made once per file and content in this process: every declaration
+/// of a file asks, and the file is scanned once, not once per declaration. The hit needs the
+/// same text, compared in full (not the modification time, which an edit within its
+/// resolution keeps): the macro stays loaded across edits in rust-analyzer.
+fn scanned(file: &Path) -> Option<Arc<Scanned>> {
+    type Cache = Mutex<Option<HashMap<PathBuf, Arc<Scanned>>>>;
+    static CACHE: Cache = Mutex::new(None);
+    let text = super::source::read_source(file).ok()?;
+    let mut guard = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
+    let cache = guard.get_or_insert_with(HashMap::new);
+    if let Some(hit) = cache.get(file).filter(|s| s.text == text) {
+        return Some(Arc::clone(hit));
     }
-    Scanner::new(text).block_at(offset)
-}
-
-/// The byte offset of a 1-based line and character column.
-fn offset_of(text: &str, line: usize, column: usize) -> Option<usize> {
-    let mut start = 0;
-    for _ in 1..line {
-        start += text[start..].find('\n')? + 1;
-    }
-    let rest = &text[start..];
-    let end = rest.find('\n').unwrap_or(rest.len());
-    let (at, _) = rest[..end].char_indices().nth(column.checked_sub(1)?)?;
-    Some(start + at)
+    let scan = Arc::new(Scanned::new(text));
+    cache.insert(file.to_path_buf(), Arc::clone(&scan));
+    Some(scan)
 }
 
 /// An open delimiter: a brace records what its header made it.
@@ -141,18 +159,23 @@ impl<'t> Scanner<'t> {
         !matches!(self.stack.last(), Some(Open::Paren | Open::Bracket))
     }
 
-    /// The block around `offset`; [`Enclosing::Unknown`] if `offset` is not at a token start
-    /// or the text cannot be read up to it.
-    fn block_at(mut self, offset: usize) -> Enclosing {
-        while self.at < offset {
+    /// Each `#` that starts a token, with the block around it, up to
+    /// the end of the text or the first text it cannot read.
+    fn marks(mut self) -> Vec<(usize, Enclosing)> {
+        let mut marks = Vec::new();
+        while self.at < self.text.len() {
+            if self.text.as_bytes()[self.at] == b'#' {
+                marks.push((self.at, self.block()));
+            }
             if !self.step() {
-                return Enclosing::Unknown;
+                break;
             }
         }
-        if self.at != offset {
-            // `offset` is inside a comment, a string or a token.
-            return Enclosing::Unknown;
-        }
+        marks
+    }
+
+    /// The block around the token that starts at the current position.
+    fn block(&self) -> Enclosing {
         match self
             .stack
             .iter()
@@ -367,6 +390,11 @@ fn classify(header: &[&str]) -> Enclosing {
 mod tests {
     use super::*;
 
+    /// [`enclosing`] on a file's text.
+    fn enclosing_in(text: &str, line: usize, column: usize) -> Enclosing {
+        Scanned::new(text.to_string()).at(line, column)
+    }
+
     /// The enclosing block of the first `#[kernel` in `text`.
     fn at_kernel(text: &str) -> Enclosing {
         let offset = text.find("#[kernel").expect("a #[kernel");
@@ -438,6 +466,62 @@ mod m {
         assert!(tail.starts_with("#[kernel"));
         let line = text.lines().count();
         assert_eq!(enclosing_in(&text, line, 2), Enclosing::Impl);
+    }
+
+    #[test]
+    fn an_edited_file_is_scanned_again() {
+        let dir = std::env::temp_dir().join(format!("chevron-context-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let file = dir.join("lib.rs");
+        let write = |text: &str| std::fs::write(&file, text).expect("write");
+        write("impl S {\n#[kernel(ptx = \"k.ptx\")] fn k(); }\n");
+        let first = scanned(&file).expect("scans");
+        assert_eq!(enclosing(&file, 2, 1), Enclosing::Impl);
+        assert!(
+            Arc::ptr_eq(&first, &scanned(&file).expect("scans")),
+            "scanned twice"
+        );
+        // The same length and, set back, the same modification time: only the text differs.
+        let modified = std::fs::metadata(&file)
+            .and_then(|m| m.modified())
+            .expect("mtime");
+        write("mod  S {\n#[kernel(ptx = \"k.ptx\")] fn k(); }\n");
+        std::fs::File::options()
+            .write(true)
+            .open(&file)
+            .and_then(|f| f.set_modified(modified))
+            .expect("set mtime");
+        assert_eq!(enclosing(&file, 2, 1), Enclosing::Other);
+        // A declaration moved by the edit is looked up in the new text.
+        write("trait T {\n\n  #[kernel(ptx = \"k.ptx\")] fn k(); }\n");
+        assert_eq!(enclosing(&file, 3, 3), Enclosing::Trait);
+        assert_eq!(enclosing(&file, 2, 1), Enclosing::Unknown);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn every_attribute_of_a_file_is_answered_from_one_scan() {
+        let text = "#[a] fn f() {}\nimpl S {\n    #[b] fn g();\n    fn h() { #[c] let x = (#[d] 1); }\n}\ntrait T { #[e] fn i(); }\nconst S: &str = \"#[f]\";\n";
+        let scan = Scanned::new(text.to_string());
+        let found: Vec<(usize, Enclosing)> = scan
+            .marks
+            .iter()
+            .map(|&(at, e)| (text[..at].matches('\n').count() + 1, e))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (1, Enclosing::Other),
+                (3, Enclosing::Impl),
+                (4, Enclosing::Other),
+                (4, Enclosing::Other),
+                (6, Enclosing::Trait),
+            ]
+        );
+        assert_eq!(scan.at(3, 5), Enclosing::Impl);
+        assert_eq!(scan.at(6, 11), Enclosing::Trait);
+        // The `#` in the string is no attribute.
+        assert_eq!(scan.at(7, 18), Enclosing::Unknown);
     }
 
     #[test]

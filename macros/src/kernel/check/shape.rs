@@ -214,14 +214,17 @@ fn check_read_only(typed: &syn::PatType, cx: &mut Errors) -> bool {
 /// Refuses the types no alias or import can make a kernel parameter, which rustc would reject
 /// in the generated signatures with less helpful words; `false` when refused.
 fn refuse_unsized(ty: &Type, cx: &mut Errors) -> bool {
-    let text = type_text(ty);
+    // The type's text only for the message: printing it is most of this check's time.
     let why = match strip(ty) {
-        Type::Slice(s) => host_data(&text, &type_text(&s.elem)),
-        Type::Path(p) if p.qself.is_none() && p.path.is_ident("str") => host_data(&text, "u8"),
+        Type::Slice(s) => host_data(&type_text(ty), &type_text(&s.elem)),
+        Type::Path(p) if p.qself.is_none() && p.path.is_ident("str") => {
+            host_data(&type_text(ty), "u8")
+        }
         Type::ImplTrait(_) | Type::TraitObject(_) | Type::Infer(_) | Type::Never(_) => format!(
-            "`{text}` cannot be a kernel parameter: use a number, `bool`, a device buffer \
+            "`{}` cannot be a kernel parameter: use a number, `bool`, a device buffer \
              (`&CudaSlice<T>`, `&mut CudaSlice<T>`, `&CudaView<'_, T>`, \
-             `&mut CudaViewMut<'_, T>`) or a `#[repr(C)]` struct by value"
+             `&mut CudaViewMut<'_, T>`) or a `#[repr(C)]` struct by value",
+            type_text(ty)
         ),
         _ => return true,
     };
