@@ -16,6 +16,7 @@ use crate::kernel::{Kernel, LaunchRules};
 use crate::launch::Checked;
 use crate::param::{Arg, SlotFn};
 use crate::sys;
+use crate::typed::TypedKernel;
 use cudarc::driver::{CudaFunction, CudaStream};
 
 /// The arguments of a typed launch or graph update: a tuple of [`Arg`]s, one per parameter of
@@ -145,19 +146,19 @@ ordered_tuples! { @ []
 }
 
 /// A `#[kernel]`'s `launch`: the function in the stream's context and the config's checks
-/// (`rules` are the declaration's, folded at compile time), then the launch with `args`.
+/// (with `K`'s rules, folded at compile time: here, once per kernel, when the launch is
+/// compiled), then the launch with `args`.
 ///
 /// # Safety
 /// As [`Checked::launch`]: what the kernel does with its arguments is the caller's promise.
 #[inline(always)]
-pub unsafe fn typed_launch<'a, A: ArgTuple<N>, const N: usize>(
+pub unsafe fn typed_launch<'a, K: TypedKernel + ?Sized, A: ArgTuple<N>, const N: usize>(
     kernel: &'a Kernel,
-    rules: LaunchRules,
     stream: &'a CudaStream,
     config: &'a LaunchConfig<'a>,
     args: A,
 ) -> Result<(), Error> {
-    let checked = kernel.__check(rules, stream, config)?;
+    let checked = kernel.__check(const { LaunchRules::of(&K::INFO) }, stream, config)?;
     // SAFETY: forwarded from the caller.
     unsafe { args.__chevron_launch(checked, stream) }
 }

@@ -130,7 +130,10 @@ fn saxpy_expands_to_a_type_with_launch_and_function() {
         "{scalars}"
     );
     let launch = text(&func(&m, "launch").block);
-    assert!(launch.contains(":: typed_launch ("), "{launch}");
+    assert!(
+        launch.contains(":: typed_launch :: < Self , _ , _ > ("),
+        "{launch}"
+    );
     assert!(
         scalars.contains("& [false , false , true , true]"),
         "{scalars}"
@@ -206,14 +209,12 @@ fn saxpy_expands_to_a_type_with_launch_and_function() {
         ),
         "{body}"
     );
-    // One check before the arguments are taken (the function, the config's limits, the
-    // kernel's rules folded at compile time), and the launch through what it returned.
-    // The function and the config's checks (the kernel's rules folded at compile time) come
-    // first, in the runtime, before the arguments are taken.
+    // The function and the config's checks (the rules of `Self`'s `TypedKernel::INFO`, folded
+    // at compile time) come first, in the runtime, before the arguments are taken.
     assert!(
         body.starts_with(
-            "{ unsafe { :: chevron :: __private :: typed_launch (Self :: __chevron_kernel () , \
-             const { :: chevron :: __private :: LaunchRules :: of (& Self :: __CHEVRON_INFO) } ,"
+            "{ unsafe { :: chevron :: __private :: typed_launch :: < Self , _ , _ > (Self :: \
+             __chevron_kernel () , stream , config ,"
         ),
         "{body}"
     );
@@ -892,12 +893,12 @@ fn launch_rules_const_holds_the_directives_and_messages() {
         "{info}"
     );
     assert!(info.contains("`.maxntid 256, 1, 1`"), "{info}");
-    // The launch checks the rules at run time, before launching.
+    // The launch checks the rules at run time, before launching: the runtime's `typed_launch`
+    // folds the kernel's `TypedKernel::INFO` (this `__CHEVRON_INFO`) into them.
     let all = quote!(#file).to_string();
     assert!(
         all.contains(
-            ":: typed_launch (Self :: __chevron_kernel () , const { :: chevron :: __private :: \
-             LaunchRules :: of (& Self :: __CHEVRON_INFO) } ,"
+            ":: typed_launch :: < Self , _ , _ > (Self :: __chevron_kernel () , stream , config ,"
         ),
         "no run-time check"
     );

@@ -162,9 +162,8 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
                 // compiled, or against NVRTC's output before the first launch); what the
                 // kernel does with them is the caller's promise.
                 unsafe {
-                    #p::typed_launch(
+                    #p::typed_launch::<Self, _, _>(
                         Self::__chevron_kernel(),
-                        const { #p::LaunchRules::of(&Self::__CHEVRON_INFO) },
                         #stream,
                         #config,
                         #tuple,
