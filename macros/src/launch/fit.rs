@@ -139,36 +139,56 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<TokenStream> {
     }
     let p = crate::krate::private();
     let message = Ident::new("__chevron_message", Span::mixed_site());
-    let panic_at = |span: Span| {
+    let at = Ident::new("__chevron_facts", Span::mixed_site());
+    let info = quote!(<#path as #p::TypedKernel>::INFO);
+    let raise = |span: Span| {
         let p = crate::krate::private_at(span);
-        quote_spanned!(span=> #p::panic!("{}", #message))
+        let panic = quote_spanned!(span=> #p::panic!("{}", #message));
+        quote!(if !#message.is_empty() { #panic })
     };
-    // One arm per subject the literals know and the launch writes; the rest at the name.
+    // One check per subject the literals know and the launch writes, raised at its value; the
+    // rest at the name.
     let written: Vec<_> = Subject::ALL
         .into_iter()
         .filter(|s| facts.knows(*s))
         .filter_map(|s| written_at(plan, s).map(|span| (s, span)))
         .collect();
-    let arms = written.iter().map(|&(subject, span)| {
+    let checks = written.iter().map(|&(subject, span)| {
         // The variant's name (`Debug` prints it).
         let name = Ident::new(&format!("{subject:?}"), Span::call_site());
-        let panic = panic_at(span);
-        quote!(#p::Some((#p::Subject::#name, #message)) => #panic,)
+        let raise = raise(span);
+        quote! {
+            let #message = #info.refusal_on(&#at, #p::Subject::#name);
+            #raise
+        }
     });
     let rest = (written.len() < Subject::ALL.len()).then(|| {
-        let panic = panic_at(path.span());
-        quote!(#p::Some((_, #message)) => #panic,)
+        let names = written.iter().map(|(subject, _)| {
+            let name = Ident::new(&format!("{subject:?}"), Span::call_site());
+            quote!(#p::Subject::#name)
+        });
+        let raise = raise(path.span());
+        quote! {
+            let #message = #info.refusal_besides(&#at, &[#(#names),*]);
+            #raise
+        }
     });
-    let facts = facts_tokens(&p, &facts);
+    // In a few integers where they say it all (`LaunchFacts::literal`): rustc checks less.
+    let facts = match facts.literal_args() {
+        Some((grid, block, cluster, known)) => {
+            let dims = |[x, y, z]: [u32; 3]| quote!([#x, #y, #z]);
+            let (grid, block, cluster) = (dims(grid), dims(block), dims(cluster));
+            quote!(#p::LaunchFacts::literal(#grid, #block, #cluster, #known))
+        }
+        None => facts_tokens(&p, &facts),
+    };
     // The block at the whole invocation: rustc's note "erroneous constant encountered" then
     // points at the launch, the panic at the value.
     Some(quote! {
         const {
-            match <#path as #p::TypedKernel>::INFO.refusal(&#facts) {
-                #p::None => {}
-                #(#arms)*
-                #rest
-            }
+            let #at = #facts;
+            #(#checks)*
+            #rest
         };
     })
 }

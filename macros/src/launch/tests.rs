@@ -622,19 +622,15 @@ fn literal_values_are_checked_against_the_kernels_rules_in_one_const_block() {
     ));
     let all = text(&s);
     let p = ":: chevron :: __private ::";
+    // The facts in integers (`LaunchFacts::literal`): cluster known (bit 0), `cooperative`
+    // known and false (bit 1), `programmatic_serialization` known and true (bits 3 and 4).
     let facts = format!(
-        "{p} LaunchFacts {{ grid : {p} Some ([6u32 , 1u32 , 1u32]) , block : {p} Some ([512u32 , \
-         1u32 , 1u32]) , cluster : {p} Some ({p} Some ([2u32 , 1u32 , 1u32])) , cooperative : \
-         {p} Some (false) , programmatic_serialization : {p} Some (true) , }}"
+        "let __chevron_facts = {p} LaunchFacts :: literal ([6u32 , 1u32 , 1u32] , [512u32 , 1u32 \
+         , 1u32] , [2u32 , 1u32 , 1u32] , 27u8) ;"
     );
     assert!(all.contains(&facts), "{facts} missing in {all}");
     assert_eq!(all.matches("const {").count(), 1, "{all}");
-    assert_eq!(all.matches(". refusal (").count(), 1, "{all}");
-    assert!(
-        all.contains("< k as :: chevron :: __private :: TypedKernel > :: INFO . refusal"),
-        "{all}"
-    );
-    // One arm per subject the launch writes (every one here), each with its panic.
+    // One check per subject the launch writes (every one here), each with its panic.
     for subject in [
         "Block",
         "Grid",
@@ -642,11 +638,15 @@ fn literal_values_are_checked_against_the_kernels_rules_in_one_const_block() {
         "SerializationFlag",
         "CooperativeFlag",
     ] {
-        let arm = format!("{p} Some (({p} Subject :: {subject} , __chevron_message))");
-        assert_eq!(all.matches(&arm).count(), 1, "{arm} in {all}");
+        let check = format!(
+            "let __chevron_message = < k as {p} TypedKernel > :: INFO . refusal_on (& \
+             __chevron_facts , {p} Subject :: {subject}) ; if ! __chevron_message . is_empty () \
+             {{ {p} panic ! (\"{{}}\" , __chevron_message) }}"
+        );
+        assert_eq!(all.matches(&check).count(), 1, "{check} in {all}");
     }
     assert!(
-        !all.contains("Some ((_ ,"),
+        !all.contains("refusal_besides"),
         "no catch-all when every subject is written: {all}"
     );
     // Run-time values are checked at run time only: with every fact an expression, no block.
@@ -659,13 +659,19 @@ fn literal_values_are_checked_against_the_kernels_rules_in_one_const_block() {
     // are reported at the kernel's name.
     let all = text(&launch(quote!(k<<<g, b, s>>>(x))));
     assert_eq!(all.matches("const {").count(), 1, "{all}");
+    // Grid and block unknown (0), no cluster (known, bit 0), `cooperative` and
+    // `programmatic_serialization` known and false (bits 1 and 3).
     assert!(
         all.contains(&format!(
-            "cluster : {p} Some ({p} None) , cooperative : {p} Some (false)"
+            "{p} LaunchFacts :: literal ([0u32 , 0u32 , 0u32] , [0u32 , 0u32 , 0u32] , [0u32 , \
+             0u32 , 0u32] , 11u8)"
         )),
         "{all}"
     );
-    assert!(all.contains("Some ((_ , __chevron_message))"), "{all}");
+    assert!(
+        all.contains("INFO . refusal_besides (& __chevron_facts , & [])"),
+        "{all}"
+    );
     let all = text(&launch(quote!(k<<<config = cfg, s>>>(x))));
     assert!(!all.contains(":: INFO"), "{all}");
     // `dyn` launches have no kernel info.

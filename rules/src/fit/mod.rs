@@ -131,6 +131,70 @@ pub struct LaunchFacts {
 }
 
 impl LaunchFacts {
+    /// The facts of a launch's literals in a few integers, so that `launch!`'s `const` block
+    /// names no `Option`: a dim whose `x` is `0` is not known (no extent is 0); `known` has
+    /// bit 0 when the `cluster` attribute is known (then `cluster` with `x` 0 is none), bit 1
+    /// when `cooperative` is (bit 2: its value), bit 3 when `programmatic_serialization` is
+    /// (bit 4: its value).
+    pub const fn literal(grid: [u32; 3], block: [u32; 3], cluster: [u32; 3], known: u8) -> Self {
+        const fn dim(d: [u32; 3]) -> Option<[u32; 3]> {
+            if d[0] == 0 {
+                None
+            } else {
+                Some(d)
+            }
+        }
+        const fn flag(known: u8, at: u8) -> Option<bool> {
+            if known & (1 << at) == 0 {
+                None
+            } else {
+                Some(known & (1 << (at + 1)) != 0)
+            }
+        }
+        LaunchFacts {
+            grid: dim(grid),
+            block: dim(block),
+            cluster: if known & 1 == 0 {
+                None
+            } else {
+                Some(dim(cluster))
+            },
+            cooperative: flag(known, 1),
+            programmatic_serialization: flag(known, 3),
+        }
+    }
+
+    /// The arguments of [`Self::literal`] that make these facts: what `launch!` writes. `None`
+    /// when an extent is `0` (which `literal` would read as not known).
+    pub const fn literal_args(&self) -> Option<([u32; 3], [u32; 3], [u32; 3], u8)> {
+        const fn dim(d: Option<[u32; 3]>) -> Option<[u32; 3]> {
+            match d {
+                None => Some([0; 3]),
+                Some(d) if d[0] == 0 => None,
+                Some(d) => Some(d),
+            }
+        }
+        const fn flag(f: Option<bool>, at: u8) -> u8 {
+            match f {
+                None => 0,
+                Some(false) => 1 << at,
+                Some(true) => (1 << at) | (1 << (at + 1)),
+            }
+        }
+        let (Some(grid), Some(block)) = (dim(self.grid), dim(self.block)) else {
+            return None;
+        };
+        let (cluster, known) = match self.cluster {
+            None => ([0; 3], 0),
+            Some(c) => match dim(c) {
+                Some(c) => (c, 1),
+                None => return None,
+            },
+        };
+        let known = known | flag(self.cooperative, 1) | flag(self.programmatic_serialization, 3);
+        Some((grid, block, cluster, known))
+    }
+
     /// Nothing known: no rule can fail.
     pub const UNKNOWN: LaunchFacts = LaunchFacts {
         grid: None,

@@ -305,6 +305,33 @@ impl KernelInfo {
         }
     }
 
+    /// For `launch!`'s `const` block: the message of the first rule `launch` breaks when that
+    /// rule is about `subject`, else `""`. With [`Self::refusal_besides`], each message is
+    /// raised at the value its rule is about.
+    pub const fn refusal_on(&self, launch: &LaunchFacts, subject: Subject) -> &'static str {
+        match self.refusal(launch) {
+            Some((s, message)) if s as u8 == subject as u8 => message,
+            _ => "",
+        }
+    }
+
+    /// The message of the first rule `launch` breaks when that rule is about none of
+    /// `written` (the subjects the launch writes, whose messages [`Self::refusal_on`] gives),
+    /// else `""`.
+    pub const fn refusal_besides(&self, launch: &LaunchFacts, written: &[Subject]) -> &'static str {
+        let Some((s, message)) = self.refusal(launch) else {
+            return "";
+        };
+        let mut i = 0;
+        while i < written.len() {
+            if written[i] as u8 == s as u8 {
+                return "";
+            }
+            i += 1;
+        }
+        message
+    }
+
     /// The rules on the block alone ([`Rule::Block`]: `.reqntid`, `.maxntid`).
     #[inline]
     pub const fn check_block(&self, block: [u32; 3]) -> Result<(), Rule> {

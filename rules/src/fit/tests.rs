@@ -572,3 +572,67 @@ fn the_const_check_and_the_runtime_check_agree() {
         assert_eq!(first.unwrap_or(Ok(())), at_run, "case {k}");
     }
 }
+
+#[test]
+fn literal_facts_round_trip_and_split_refusals_agree_with_refusal() {
+    let dims = [None, Some([6, 1, 1]), Some([512, 2, 1])];
+    let flags = [None, Some(false), Some(true)];
+    let clusters = [None, Some(None), Some(Some([2, 1, 1]))];
+    let mut all = Vec::new();
+    for grid in dims {
+        for block in dims {
+            for cluster in clusters {
+                for cooperative in flags {
+                    for programmatic_serialization in flags {
+                        all.push(LaunchFacts {
+                            grid,
+                            block,
+                            cluster,
+                            cooperative,
+                            programmatic_serialization,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    for facts in &all {
+        let (g, b, c, known) = facts.literal_args().expect("no zero extent");
+        assert_eq!(LaunchFacts::literal(g, b, c, known), *facts);
+    }
+    // A zero extent cannot be written in integers (0 is "not known").
+    let zero = LaunchFacts {
+        block: Some([0, 1, 1]),
+        ..LaunchFacts::UNKNOWN
+    };
+    assert_eq!(zero.literal_args(), None);
+    // Each launch's refusal is raised exactly once: at its subject when written, else with the
+    // rest.
+    let kernels = [
+        info(".entry k() .reqntid 128, 1, 1 { ret; }", 0),
+        info(".entry k() .reqnctapercluster 4, 1, 1 { ret; }", 0),
+        info(".entry k() .explicitcluster { ret; }", 0),
+    ];
+    let mut refused = 0;
+    for i in &kernels {
+        for facts in &all {
+            for written in [&[][..], &[Subject::Block], &Subject::ALL[..]] {
+                let on: Vec<&str> = written
+                    .iter()
+                    .map(|s| i.refusal_on(facts, *s))
+                    .filter(|m| !m.is_empty())
+                    .collect();
+                let rest = i.refusal_besides(facts, written);
+                let raised: Vec<&str> = on
+                    .iter()
+                    .copied()
+                    .chain((!rest.is_empty()).then_some(rest))
+                    .collect();
+                let expected: Vec<&str> = i.refusal(facts).map(|(_, m)| m).into_iter().collect();
+                assert_eq!(raised, expected, "{facts:?} written {written:?}");
+                refused += expected.len();
+            }
+        }
+    }
+    assert!(refused > 100, "{refused}");
+}
