@@ -8,8 +8,9 @@
 #   BENCH_DIR     where the two crates and their target directory go (default: target/compile-bench)
 #
 # Both crates are generated fresh, checked once to build their dependencies, then checked RUNS
-# more times after touching their source; the median and the spread of those are printed, with
-# the median CPU time (user + system, which a loaded machine moves less than wall time). Only
+# more times after touching their source, in interleaved rounds (chevron, then cudarc); the
+# medians and spreads are printed, with the median CPU time (user + system, which a loaded
+# machine moves less than wall time), and the median of the rounds' ratios. Only
 # the crate itself is re-checked each time, so the numbers are the macros' cost (chevron) against
 # plain rustc on the same calls (cudarc). CHEVRON_NVCC=0: no nvcc during the check (the
 # declarations are PTX; nothing would run it anyway).
@@ -101,35 +102,24 @@ gen_cudarc() {
     } >"$dir/src/lib.rs"
 }
 
-# Prints the median and the range of RUNS `cargo check` times of crate $1, in seconds, then the
-# median CPU time (user + system) of the same runs: on a shared machine the CPU time moves less
-# with the load than the wall time.
-measure() {
-    local dir="$1" times=() cpus=()
-    (cd "$dir" && CHEVRON_MANIFEST_DIR="$dir" cargo check --offline --quiet 2>&1) || {
-        echo "cargo check of $dir failed" >&2
-        exit 1
-    }
-    local TIMEFORMAT='%R %U %S' t
-    for ((r = 0; r < runs; r++)); do
-        touch "$dir/src/lib.rs"
-        t=$({ time (cd "$dir" && CHEVRON_MANIFEST_DIR="$dir" cargo check --offline --quiet); } 2>&1)
-        read -r real user sys <<<"$t"
-        times+=("$real")
-        cpus+=("$(echo "$user + $sys" | bc -l)")
-    done
-    median() {
-        sort -n | awk '
-            { t[NR] = $1 }
-            END {
-                m = (NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2
-                printf "%.3f %.3f %.3f\n", m, t[1], t[NR]
-            }'
-    }
-    local wall cpu
-    wall=$(printf '%s\n' "${times[@]}" | median)
-    cpu=$(printf '%s\n' "${cpus[@]}" | median)
-    echo "$wall ${cpu%% *}"
+# One timed `cargo check` of crate $1 after touching its source: "wall cpu" in seconds (CPU:
+# user + system, which a loaded machine moves less than wall time).
+check_once() {
+    local dir="$1" TIMEFORMAT='%R %U %S' t real user sys
+    touch "$dir/src/lib.rs"
+    t=$({ time (cd "$dir" && CHEVRON_MANIFEST_DIR="$dir" cargo check --offline --quiet); } 2>&1)
+    read -r real user sys <<<"$t"
+    echo "$real $(echo "$user + $sys" | bc -l)"
+}
+
+# The median, the lowest and the highest of the numbers on stdin.
+median() {
+    sort -n | awk '
+        { t[NR] = $1 }
+        END {
+            m = (NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2
+            printf "%.3f %.3f %.3f\n", m, t[1], t[NR]
+        }'
 }
 
 gen_chevron
@@ -138,8 +128,27 @@ cp "$chevron/Cargo.lock" "$bench/chevron-macros/Cargo.lock"
 cp "$chevron/Cargo.lock" "$bench/cudarc-builder/Cargo.lock"
 echo "chevron: $chevron ($(cd "$chevron" && git rev-parse --short HEAD 2>/dev/null || echo '?'))"
 echo "$KERNELS #[kernel] declarations + $LAUNCHES launch! sites vs $LAUNCHES cudarc launch_builder calls; cargo check, $runs runs each after a warm-up"
-read -r cm clo chi ccpu < <(measure "$bench/chevron-macros")
-read -r bm blo bhi bcpu < <(measure "$bench/cudarc-builder")
+for dir in "$bench/chevron-macros" "$bench/cudarc-builder"; do
+    (cd "$dir" && CHEVRON_MANIFEST_DIR="$dir" cargo check --offline --quiet 2>&1) || {
+        echo "cargo check of $dir failed" >&2
+        exit 1
+    }
+done
+# Interleaved: each round checks both crates, one after the other, so that a change of the
+# machine's load moves both; the ratio is taken within each round.
+cw=() cc=() bw=() bc=() ratios=() cratios=()
+for ((r = 0; r < runs; r++)); do
+    read -r w c < <(check_once "$bench/chevron-macros")
+    read -r w2 c2 < <(check_once "$bench/cudarc-builder")
+    cw+=("$w") cc+=("$c") bw+=("$w2") bc+=("$c2")
+    ratios+=("$(echo "$w / $w2" | bc -l)") cratios+=("$(echo "$c / $c2" | bc -l)")
+done
+read -r cm clo chi < <(printf '%s\n' "${cw[@]}" | median)
+read -r ccpu _ _ < <(printf '%s\n' "${cc[@]}" | median)
+read -r bm blo bhi < <(printf '%s\n' "${bw[@]}" | median)
+read -r bcpu _ _ < <(printf '%s\n' "${bc[@]}" | median)
+read -r rm rlo rhi < <(printf '%s\n' "${ratios[@]}" | median)
+read -r rcpu _ _ < <(printf '%s\n' "${cratios[@]}" | median)
 printf 'chevron macros:         median %.2f s (%.2f–%.2f), CPU %.2f s\n' "$cm" "$clo" "$chi" "$ccpu"
 printf 'cudarc launch_builder:  median %.2f s (%.2f–%.2f), CPU %.2f s\n' "$bm" "$blo" "$bhi" "$bcpu"
-printf 'ratio: %.2f× (CPU %.2f×)\n' "$(echo "$cm / $bm" | bc -l)" "$(echo "$ccpu / $bcpu" | bc -l)"
+printf 'ratio (median of %d interleaved rounds): %.2f× (%.2f–%.2f; CPU %.2f×)\n' "$runs" "$rm" "$rlo" "$rhi" "$rcpu"
