@@ -344,7 +344,12 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
                     crate::warn::use_at(quote!(#path::#lint), event.span)
                 });
             let typed = quote_spanned!(path.span()=> <#path as #p::TypedKernel>);
-            let stream = stream_probe(&p, &s, stream.span());
+            // A stream written `&…` is a reference: no probe (whose method lookup rustc would
+            // check at every launch) is needed to word a stream given by value.
+            let stream = match unparen(stream) {
+                Expr::Reference(_) => s.clone(),
+                _ => stream_probe(&p, &s, stream.span()),
+            };
             // The probes' traits, where an argument is probed.
             let probes = input
                 .args

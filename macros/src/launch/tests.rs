@@ -126,7 +126,8 @@ fn typed_launch_calls_the_kernels_launcher_with_the_config() {
     );
     // The stream through its probe (a stream by value gets chevron's message).
     let on_args: Vec<String> = on.args.iter().map(path_text).collect();
-    assert_eq!(on_args, [STREAM_PROBE, "&__chevron_config"]);
+    // A stream written `&…` is a reference: passed as it is.
+    assert_eq!(on_args, ["__chevron_stream", "&__chevron_config"]);
     // The arguments are written last: evaluated after the receiver, in place; those written
     // `&…` through their probe (host memory and views get chevron's messages).
     let args: Vec<String> = call.args.iter().map(path_text).collect();
@@ -318,7 +319,11 @@ fn prebuilt_config_is_used_as_is() {
         panic!("the receiver is not a call")
     };
     let on_args: Vec<String> = on.args.iter().map(path_text).collect();
-    assert_eq!(on_args, [STREAM_PROBE, "__chevron_config"]);
+    assert_eq!(on_args, ["__chevron_stream", "__chevron_config"]);
+    // Any other stream expression goes through the probe, which words a stream by value.
+    let stmts = launch(quote! { k<<<config = cfg, s>>>(n) });
+    let all = quote!(#(#stmts)*).to_string().replace(' ', "");
+    assert!(all.contains(STREAM_PROBE), "{all}");
     let e = errors(try_launch(quote!(k<<<config = cfg, &s, cooperative>>>(n))));
     assert_eq!(e.len(), 1, "{e:?}");
     assert!(
