@@ -130,6 +130,9 @@ pub struct LaunchFacts {
     pub programmatic_serialization: Option<bool>,
 }
 
+/// The arguments of [`LaunchFacts::literal`]: grid, block, cluster and the known flags.
+pub type LiteralArgs = ([u32; 3], [u32; 3], [u32; 3], u8);
+
 impl LaunchFacts {
     /// The facts of a launch's literals in a few integers, so that `launch!`'s `const` block
     /// names no `Option`: a dim whose `x` is `0` is not known (no extent is 0); `known` has
@@ -166,7 +169,7 @@ impl LaunchFacts {
 
     /// The arguments of [`Self::literal`] that make these facts: what `launch!` writes. `None`
     /// when an extent is `0` (which `literal` would read as not known).
-    pub const fn literal_args(&self) -> Option<([u32; 3], [u32; 3], [u32; 3], u8)> {
+    pub const fn literal_args(&self) -> Option<LiteralArgs> {
         const fn dim(d: Option<[u32; 3]>) -> Option<[u32; 3]> {
             match d {
                 None => Some([0; 3]),
