@@ -301,7 +301,7 @@ pub const fn form(
 /// What the generated code uses of a parameter type `T`: its generic form, and `S`, how to pass
 /// it ([`SlotFn`]): by default through a function pointer ([`Indirect`]), which the wording
 /// constructors below return, so that where a type is no kernel parameter only the
-/// constructor's bound fails; [`known`] returns the direct call ([`SlotOf`]) for the types
+/// constructor's bound fails; [`known()`] returns the direct call ([`SlotOf`]) for the types
 /// whose spelling `#[kernel]` reads.
 pub struct Param<T, S = Indirect<T>> {
     /// `T`'s [`KernelParam::FORM`].
