@@ -89,10 +89,20 @@ impl Probe {
 
     /// `cargo build --lib` of the probe, with `envs` set for it.
     pub fn build(&self, envs: &[(&str, &str)]) -> Output {
+        self.cargo("build", envs)
+    }
+
+    /// `cargo check` of the probe (what rust-analyzer runs), with `envs` set.
+    #[allow(dead_code)] // Not every test binary checks.
+    pub fn check(&self, envs: &[(&str, &str)]) -> Output {
+        self.cargo("check", envs)
+    }
+
+    fn cargo(&self, verb: &str, envs: &[(&str, &str)]) -> Output {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| env!("CARGO").to_owned());
         let (target, release) = target_dir_and_release();
         let mut cmd = Command::new(cargo);
-        cmd.args(["build", "--offline", "--lib", "--message-format=short"])
+        cmd.args([verb, "--offline", "--lib", "--message-format=short"])
             .current_dir(&self.dir)
             .env("CARGO_TARGET_DIR", target)
             // The workspace's `.cargo/config.toml` points the macro at the workspace root, and
@@ -105,7 +115,7 @@ impl Probe {
         if release {
             cmd.arg("--release");
         }
-        cmd.output().expect("running cargo build")
+        cmd.output().expect("running cargo")
     }
 }
 

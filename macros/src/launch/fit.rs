@@ -1,5 +1,5 @@
 //! The kernel's launch rules on a typed launch's literals: one fact set per launch
-//! ([`LaunchFacts`], from the literal grid, block, `cluster` and flags) and one `const` block
+//! ([`LaunchFacts`], from the literal grid, block, `cluster` and flags) and one `const` item
 //! that calls the rules crate's check on it ([`KernelInfo::check`], through `refusal`), against the
 //! `KernelInfo` `#[kernel]` emitted. The rules themselves are the rules crate's table: a new rule over
 //! these facts needs nothing here; a new fact (a field of `LaunchFacts`, a `Subject`) is named
@@ -127,11 +127,10 @@ fn facts_tokens(p: &TokenStream, facts: &LaunchFacts) -> TokenStream {
     })
 }
 
-/// The one `const` block checking the launch's literal values against the kernel's rules
+/// The one `const` item checking the launch's literal values against the kernel's rules
 /// (`KERNEL::INFO`, from `#[kernel]`): it fails compilation with the message of the first
 /// broken rule, located at the value the rule is about (at the kernel's name where the launch
-/// leaves that value out). `None` when no literal fixes anything. One block, so a launch adds
-/// one `{constant#N}` to its function whatever the rules.
+/// leaves that value out). `None` when no literal fixes anything.
 pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<TokenStream> {
     let facts = facts(plan);
     if facts == LaunchFacts::UNKNOWN {
@@ -182,10 +181,11 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<TokenStream> {
         }
         None => facts_tokens(&p, &facts),
     };
-    // The block at the whole invocation: rustc's note "erroneous constant encountered" then
-    // points at the launch, the panic at the value.
+    // An item, not a `const { … }` block: rustc evaluates a const item when it checks the
+    // crate (`cargo check`, rust-analyzer), an inline const only when it builds the function
+    // (`tests/launch_rules_in_check.rs`).
     Some(quote! {
-        const {
+        const _: () = {
             let #at = #facts;
             #(#checks)*
             #rest
