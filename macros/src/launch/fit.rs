@@ -138,40 +138,32 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<TokenStream> {
     }
     let p = crate::krate::private();
     let message = Ident::new("__chevron_message", Span::mixed_site());
-    let at = Ident::new("__chevron_facts", Span::mixed_site());
-    let info = quote!(<#path as #p::TypedKernel>::INFO);
-    let raise = |span: Span| {
+    let at = Ident::new("__chevron_at", Span::mixed_site());
+    let raise = |i: usize, span: Span| {
         let p = crate::krate::private_at(span);
         let panic = quote_spanned!(span=> #p::panic!("{}", #message));
-        quote!(if !#message.is_empty() { #panic })
+        quote!(if #at == #i { #panic })
     };
-    // One check per subject the literals know and the launch writes, raised at its value; the
-    // rest at the name.
+    // The subjects the literals know and the launch writes, each raised at its value; the rest
+    // at the name.
     let written: Vec<_> = Subject::ALL
         .into_iter()
         .filter(|s| facts.knows(*s))
         .filter_map(|s| written_at(plan, s).map(|span| (s, span)))
         .collect();
-    let checks = written.iter().map(|&(subject, span)| {
+    let names = written.iter().map(|(subject, _)| {
         // The variant's name (`Debug` prints it).
         let name = Ident::new(&format!("{subject:?}"), Span::call_site());
-        let raise = raise(span);
-        quote! {
-            let #message = #info.refusal_on(&#at, #p::Subject::#name);
-            #raise
-        }
+        quote!(#p::Subject::#name)
     });
-    let rest = (written.len() < Subject::ALL.len()).then(|| {
-        let names = written.iter().map(|(subject, _)| {
-            let name = Ident::new(&format!("{subject:?}"), Span::call_site());
-            quote!(#p::Subject::#name)
-        });
-        let raise = raise(path.span());
-        quote! {
-            let #message = #info.refusal_besides(&#at, &[#(#names),*]);
-            #raise
-        }
-    });
+    let mut raises: Vec<TokenStream> = written
+        .iter()
+        .enumerate()
+        .map(|(i, &(_, span))| raise(i, span))
+        .collect();
+    if written.len() < Subject::ALL.len() {
+        raises.push(raise(written.len(), path.span()));
+    }
     // In a few integers where they say it all (`LaunchFacts::literal`): rustc checks less.
     let facts = match facts.literal_args() {
         Some((grid, block, cluster, known)) => {
@@ -186,9 +178,9 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<TokenStream> {
     // (`tests/launch_rules_in_check.rs`).
     Some(quote! {
         const _: () = {
-            let #at = #facts;
-            #(#checks)*
-            #rest
+            let (#at, #message) =
+                <#path as #p::TypedKernel>::INFO.refusal_among(&#facts, &[#(#names),*]);
+            #(#raises)*
         };
     })
 }

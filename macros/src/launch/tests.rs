@@ -630,28 +630,30 @@ fn literal_values_are_checked_against_the_kernels_rules_in_one_const_block() {
     // The facts in integers (`LaunchFacts::literal`): cluster known (bit 0), `cooperative`
     // known and false (bit 1), `programmatic_serialization` known and true (bits 3 and 4).
     let facts = format!(
-        "let __chevron_facts = {p} LaunchFacts :: literal ([6u32 , 1u32 , 1u32] , [512u32 , 1u32 \
-         , 1u32] , [2u32 , 1u32 , 1u32] , 27u8) ;"
+        "{p} LaunchFacts :: literal ([6u32 , 1u32 , 1u32] , [512u32 , 1u32 , 1u32] , [2u32 , \
+         1u32 , 1u32] , 27u8)"
     );
     assert!(all.contains(&facts), "{facts} missing in {all}");
     assert_eq!(all.matches("const _ : () = {").count(), 1, "{all}");
-    // One check per subject the launch writes (every one here), each with its panic.
-    for subject in [
-        "Block",
-        "Grid",
-        "Cluster",
-        "SerializationFlag",
-        "CooperativeFlag",
-    ] {
-        let check = format!(
-            "let __chevron_message = < k as {p} TypedKernel > :: INFO . refusal_on (& \
-             __chevron_facts , {p} Subject :: {subject}) ; if ! __chevron_message . is_empty () \
-             {{ {p} panic ! (\"{{}}\" , __chevron_message) }}"
-        );
-        assert_eq!(all.matches(&check).count(), 1, "{check} in {all}");
+    // The rules evaluated once, against the subjects the launch writes (every one here, in
+    // `Subject::ALL`'s order); each raised at its value.
+    assert_eq!(all.matches("refusal_among").count(), 1, "{all}");
+    assert!(
+        all.contains(&format!(
+            "let (__chevron_at , __chevron_message) = < k as {p} TypedKernel > :: INFO . \
+             refusal_among (& {facts} , & [{p} Subject :: Block , {p} Subject :: Cluster , {p} \
+             Subject :: Grid , {p} Subject :: SerializationFlag , {p} Subject :: \
+             CooperativeFlag]) ;"
+        )),
+        "{all}"
+    );
+    for i in 0..5 {
+        let raise =
+            format!("if __chevron_at == {i}usize {{ {p} panic ! (\"{{}}\" , __chevron_message) }}");
+        assert_eq!(all.matches(&raise).count(), 1, "{raise} in {all}");
     }
     assert!(
-        !all.contains("refusal_besides"),
+        !all.contains("__chevron_at == 5usize"),
         "no catch-all when every subject is written: {all}"
     );
     // Run-time values are checked at run time only: with every fact an expression, no block.
@@ -673,10 +675,9 @@ fn literal_values_are_checked_against_the_kernels_rules_in_one_const_block() {
         )),
         "{all}"
     );
-    assert!(
-        all.contains("INFO . refusal_besides (& __chevron_facts , & [])"),
-        "{all}"
-    );
+    assert!(all.contains("refusal_among (&"), "{all}");
+    assert!(all.contains(", & []) ;"), "{all}");
+    assert!(all.contains("if __chevron_at == 0usize"), "{all}");
     let all = text(&launch(quote!(k<<<config = cfg, s>>>(x))));
     assert!(!all.contains(":: INFO"), "{all}");
     // `dyn` launches have no kernel info.

@@ -305,31 +305,27 @@ impl KernelInfo {
         }
     }
 
-    /// For `launch!`'s `const` block: the message of the first rule `launch` breaks when that
-    /// rule is about `subject`, else `""`. With [`Self::refusal_besides`], each message is
-    /// raised at the value its rule is about.
-    pub const fn refusal_on(&self, launch: &LaunchFacts, subject: Subject) -> &'static str {
-        match self.refusal(launch) {
-            Some((s, message)) if s as u8 == subject as u8 => message,
-            _ => "",
-        }
-    }
-
-    /// The message of the first rule `launch` breaks when that rule is about none of
-    /// `written` (the subjects the launch writes, whose messages [`Self::refusal_on`] gives),
-    /// else `""`.
-    pub const fn refusal_besides(&self, launch: &LaunchFacts, written: &[Subject]) -> &'static str {
+    /// For `launch!`'s `const` item: the first rule `launch` breaks, as `(i, message)` where
+    /// `i` is the place of its subject in `written` (the subjects the launch writes) or
+    /// `written.len()` when the launch does not write it; `(usize::MAX, "")` when no rule with
+    /// a message is broken. One evaluation of the rules, so that each message can be raised
+    /// at the value its rule is about.
+    pub const fn refusal_among(
+        &self,
+        launch: &LaunchFacts,
+        written: &[Subject],
+    ) -> (usize, &'static str) {
         let Some((s, message)) = self.refusal(launch) else {
-            return "";
+            return (usize::MAX, "");
         };
         let mut i = 0;
         while i < written.len() {
             if written[i] as u8 == s as u8 {
-                return "";
+                break;
             }
             i += 1;
         }
-        message
+        (i, message)
     }
 
     /// The rules on the block alone ([`Rule::Block`]: `.reqntid`, `.maxntid`).
