@@ -1032,3 +1032,29 @@ fn spelled_numbers_and_buffers_are_checked_by_the_macro_and_only_mismatches_go_t
     assert_eq!(all.len(), 2, "{all:?}");
     assert!(all[0].contains("\"`n: usize` is \""), "{}", all[0]);
 }
+
+#[test]
+fn more_parameters_than_the_runtime_takes_are_refused_with_the_count() {
+    let params: Vec<TokenStream> = (0..33)
+        .map(|i| {
+            let name = quote::format_ident!("p{i}");
+            quote!(#name: u32)
+        })
+        .collect();
+    let errs = errors(&expand(
+        src("ptx", "saxpy.ptx"),
+        quote!(fn saxpy(#(#params),*);),
+    ));
+    assert!(
+        errs.iter().any(|e| e
+            .contains("a `#[kernel]` declaration takes at most 32 parameters, and `saxpy` has 33")),
+        "{errs:?}"
+    );
+    // 32 is fine as far as the count goes (the PTX entry's 4 parameters are another matter).
+    let params = &params[..32];
+    let errs = errors(&expand(
+        src("ptx", "saxpy.ptx"),
+        quote!(fn saxpy(#(#params),*);),
+    ));
+    assert!(!errs.iter().any(|e| e.contains("at most 32")), "{errs:?}");
+}
