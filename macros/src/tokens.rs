@@ -2,9 +2,9 @@
 //! through parentheses, a literal's value, source-like text for messages. Below the phases, so
 //! that none of them imports another for these.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::ToTokens;
-use syn::{Expr, Lit};
+use syn::Expr;
 
 /// Sees through parentheses and invisible groups (from `macro_rules!` fragments).
 pub fn unparen(expr: &Expr) -> &Expr {
@@ -27,14 +27,4 @@ pub fn snippet(tokens: &impl ToTokens) -> String {
         .replace("( ", "(")
         .replace(" )", ")")
         .replace(" ,", ",")
-}
-
-/// An integer literal's value (for reading, not checking: `launch::limits::lit_number` checks).
-pub fn lit_u64(expr: &Expr) -> Option<(u64, Span)> {
-    match unparen(expr) {
-        Expr::Lit(syn::ExprLit {
-            lit: Lit::Int(i), ..
-        }) => Some((i.base10_parse::<u64>().ok()?, i.span())),
-        _ => None,
-    }
 }

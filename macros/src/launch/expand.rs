@@ -179,23 +179,9 @@ fn bind_items(
 /// `IntoDim::into_dim(value)`, or, for integer literals (`256`, `(16, 16)`), which `check`
 /// already found within `u32`, the `Dim3` itself, with no conversion for rustc to resolve.
 fn extents(p: &TokenStream, expr: &Expr, value: &TokenStream, span: Span) -> TokenStream {
-    let literal = |e: &Expr| match unparen(e) {
-        Expr::Lit(syn::ExprLit {
-            lit: Lit::Int(i), ..
-        }) if i.suffix().is_empty() || i.suffix() == "u32" => i.base10_parse::<u32>().ok(),
-        _ => None,
-    };
-    let dims: Option<Vec<u32>> = match unparen(expr) {
-        Expr::Tuple(t) if (1..=3).contains(&t.elems.len()) => t.elems.iter().map(literal).collect(),
-        Expr::Tuple(_) => None,
-        e => literal(e).map(|x| vec![x]),
-    };
-    match dims {
-        Some(mut d) => {
-            d.resize(3, 1);
-            let [x, y, z] = [d[0], d[1], d[2]];
-            quote_spanned!(span=> #p::Result::Ok(#p::Dim3::new(#x, #y, #z)))
-        }
+    // Unsuffixed or `u32` literals only: another suffix keeps its conversion (and its error).
+    match super::fit::literal_dims_where(expr, |s| s.is_empty() || s == "u32") {
+        Some([x, y, z]) => quote_spanned!(span=> #p::Result::Ok(#p::Dim3::new(#x, #y, #z))),
         // Written as `<_ as …>`: the call then begins with a token of the user's (`$crate`,
         // which the path holds, is the facade's), and rustc reports at the user's tokens, not
         // at the invocation.
