@@ -46,8 +46,36 @@ macro_rules! one {
     };
 }
 
+/// `$m!` for every prefix of the element groups, the empty one first.
+macro_rules! for_prefixes {
+    ($m:ident; [$($done:tt)*]) => {
+        $m!($($done)*);
+    };
+    ($m:ident; [$($done:tt)*] $next:tt $($rest:tt)*) => {
+        $m!($($done)*);
+        for_prefixes!($m; [$($done)* $next] $($rest)*);
+    };
+}
+
+/// `$m!` for the tuples of 0 to 32 elements, each element `[Type Slot Pointer index]` (names
+/// for the element's type parameter, its slot and its pointer, and its index in the tuple).
+macro_rules! tuples {
+    ($m:ident) => {
+        for_prefixes! { $m; []
+            [A0 S0 P0 0] [A1 S1 P1 1] [A2 S2 P2 2] [A3 S3 P3 3] [A4 S4 P4 4] [A5 S5 P5 5]
+            [A6 S6 P6 6] [A7 S7 P7 7] [A8 S8 P8 8] [A9 S9 P9 9] [A10 S10 P10 10]
+            [A11 S11 P11 11] [A12 S12 P12 12] [A13 S13 P13 13] [A14 S14 P14 14]
+            [A15 S15 P15 15] [A16 S16 P16 16] [A17 S17 P17 17] [A18 S18 P18 18]
+            [A19 S19 P19 19] [A20 S20 P20 20] [A21 S21 P21 21] [A22 S22 P22 22]
+            [A23 S23 P23 23] [A24 S24 P24 24] [A25 S25 P25 25] [A26 S26 P26 26]
+            [A27 S27 P27 27] [A28 S28 P28 28] [A29 S29 P29 29] [A30 S30 P30 30]
+            [A31 S31 P31 31]
+        }
+    };
+}
+
 macro_rules! arg_tuple {
-    ($($a:ident $s:ident $p:ident $i:tt)*) => {
+    ($([$a:ident $s:ident $p:ident $i:tt])*) => {
         impl<$($a, $s: SlotFn<$a>,)*> ArgTuple<{ 0 $(+ one!($i))* }> for ($(Arg<$a, $s>,)*) {
             #[inline(always)]
             #[allow(unused_variables, unused_mut, non_snake_case)]
@@ -84,25 +112,7 @@ macro_rules! arg_tuple {
     };
 }
 
-/// `arg_tuple!` for every prefix of the list: the tuples of 0 to 32 arguments.
-macro_rules! arg_tuples {
-    (@ [$($done:tt)*]) => {
-        arg_tuple!($($done)*);
-    };
-    (@ [$($done:tt)*] $a:ident $s:ident $p:ident $i:tt $($rest:tt)*) => {
-        arg_tuple!($($done)*);
-        arg_tuples!(@ [$($done)* $a $s $p $i] $($rest)*);
-    };
-}
-
-arg_tuples! { @ []
-    A0 S0 P0 0 A1 S1 P1 1 A2 S2 P2 2 A3 S3 P3 3 A4 S4 P4 4 A5 S5 P5 5 A6 S6 P6 6 A7 S7 P7 7
-    A8 S8 P8 8 A9 S9 P9 9 A10 S10 P10 10 A11 S11 P11 11 A12 S12 P12 12 A13 S13 P13 13
-    A14 S14 P14 14 A15 S15 P15 15 A16 S16 P16 16 A17 S17 P17 17 A18 S18 P18 18
-    A19 S19 P19 19 A20 S20 P20 20 A21 S21 P21 21 A22 S22 P22 22 A23 S23 P23 23
-    A24 S24 P24 24 A25 S25 P25 25 A26 S26 P26 26 A27 S27 P27 27 A28 S28 P28 28
-    A29 S29 P29 29 A30 S30 P30 30 A31 S31 P31 31
-}
+tuples!(arg_tuple);
 
 /// The ordered buffers of an `update_ordered`, in order: a tuple of references to
 /// [`OrderedBuffer`](crate::graph::OrderedBuffer)s, `B` of them. Implemented for tuples of up
@@ -114,7 +124,7 @@ pub trait OrderedArgs<const B: usize> {
 }
 
 macro_rules! ordered_args {
-    ($($x:ident $i:tt)*) => {
+    ($([$x:ident $s:ident $p:ident $i:tt])*) => {
         impl<$($x: OrderedPtr + ?Sized,)*> OrderedArgs<{ 0 $(+ one!($i))* }> for ($(&$x,)*) {
             #[inline(always)]
             #[allow(unused_variables)]
@@ -128,22 +138,7 @@ macro_rules! ordered_args {
     };
 }
 
-/// `ordered_args!` for every prefix of the list: the tuples of 0 to 32 buffers.
-macro_rules! ordered_tuples {
-    (@ [$($done:tt)*]) => {
-        ordered_args!($($done)*);
-    };
-    (@ [$($done:tt)*] $x:ident $i:tt $($rest:tt)*) => {
-        ordered_args!($($done)*);
-        ordered_tuples!(@ [$($done)* $x $i] $($rest)*);
-    };
-}
-
-ordered_tuples! { @ []
-    X0 0 X1 1 X2 2 X3 3 X4 4 X5 5 X6 6 X7 7 X8 8 X9 9 X10 10 X11 11 X12 12 X13 13 X14 14
-    X15 15 X16 16 X17 17 X18 18 X19 19 X20 20 X21 21 X22 22 X23 23 X24 24 X25 25 X26 26
-    X27 27 X28 28 X29 29 X30 30 X31 31
-}
+tuples!(ordered_args);
 
 /// A `#[kernel]`'s `launch`: the function in the stream's context and the config's checks
 /// (with `K`'s rules, folded at compile time: here, once per kernel, when the launch is
@@ -277,4 +272,43 @@ pub unsafe fn typed_update_ordered<
     }
     // SAFETY: forwarded from the caller.
     unsafe { graph.__set_params(node, func, Some(name), &mut params) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::Ordered;
+    use crate::param::{ByValue, SlotOf};
+
+    fn args<A: ArgTuple<N>, const N: usize>() -> usize {
+        N
+    }
+
+    fn ordered<O: OrderedArgs<B>, const B: usize>() -> usize {
+        B
+    }
+
+    /// `(T, T, …)`, `$n` times `T` given as `[x x …]`.
+    macro_rules! tuple {
+        ($t:ty; $($x:tt)*) => { ($(tuple!(@ $x $t),)*) };
+        (@ $x:tt $t:ty) => { $t };
+    }
+
+    #[test]
+    fn both_traits_take_tuples_of_0_to_32() {
+        type A = Arg<u32, SlotOf<ByValue>>;
+        type O<'a> = &'a Ordered<'a, f32>;
+        assert_eq!(args::<(), 0>(), 0);
+        assert_eq!(args::<(A,), 1>(), 1);
+        assert_eq!(ordered::<(), 0>(), 0);
+        assert_eq!(ordered::<(O<'static>,), 1>(), 1);
+        let n32 =
+            args::<tuple!(A; x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x), 32>(
+            );
+        let b32 = ordered::<
+            tuple!(O<'static>; x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x),
+            32,
+        >();
+        assert_eq!((n32, b32), (32, 32));
+    }
 }
