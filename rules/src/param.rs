@@ -40,6 +40,89 @@ pub const fn mismatch(
     describe(Message::new().push(prefix), form.expected).push(suffix)
 }
 
+/// A primitive number whose spelling decides its form, so that `#[kernel]` checks a parameter
+/// written as it (or as a cudarc buffer of it) without rustc: see [`SPELLED_NUMBERS`].
+#[derive(Clone, Copy, Debug)]
+pub struct SpelledNumber {
+    /// The type's name, as written (`f32`).
+    pub name: &'static str,
+    /// Its size, which is also its alignment on every target CUDA runs on.
+    pub bytes: u64,
+    /// Its exact form (the runtime's `Scalar::FORM`).
+    pub exact: ParamForm,
+    /// Its C++ class (the runtime's `KnownType::CLASS`).
+    pub num: Num,
+}
+
+impl SpelledNumber {
+    /// The form of a parameter of this type by value, with its C++ class where `classes`:
+    /// what the runtime's `form(Of::<T>::SCALAR, …)` computes for it.
+    pub const fn value_form(&self, classes: bool) -> ParamForm {
+        let form = ParamForm {
+            expected: self.exact.expected,
+            ..ParamForm::value(self.bytes).with_layout(self.bytes, self.bytes)
+        };
+        if classes {
+            form.with_class(Class::Num(self.num))
+        } else {
+            form
+        }
+    }
+
+    /// The form of a device buffer of this type (`&CudaSlice<T>`; `writes` for `&mut`), with
+    /// its elements' C++ class where `classes`.
+    pub const fn buffer_form(&self, writes: bool, classes: bool) -> ParamForm {
+        let form = ParamForm::buffer(self.bytes, writes).with_layout(self.bytes, self.bytes);
+        if classes {
+            form.with_class(Class::Num(self.num))
+        } else {
+            form
+        }
+    }
+}
+
+/// The numbers whose spelling decides their form: the primitive types but `usize` and `isize`
+/// (whose width is the target's). The runtime's tests compare each with what its
+/// `KernelParam`, `Scalar` and `KnownType` impls say.
+pub const SPELLED_NUMBERS: [SpelledNumber; 11] = {
+    const fn int(name: &'static str, bits: u32, signed: bool) -> SpelledNumber {
+        SpelledNumber {
+            name,
+            bytes: bits as u64 / 8,
+            exact: ParamForm::int(bits),
+            num: Num::Int { bits, signed },
+        }
+    }
+    [
+        int("u8", 8, false),
+        int("i8", 8, true),
+        int("u16", 16, false),
+        int("i16", 16, true),
+        int("u32", 32, false),
+        int("i32", 32, true),
+        int("u64", 64, false),
+        int("i64", 64, true),
+        SpelledNumber {
+            name: "f32",
+            bytes: 4,
+            exact: ParamForm::float(32),
+            num: Num::Float(32),
+        },
+        SpelledNumber {
+            name: "f64",
+            bytes: 8,
+            exact: ParamForm::float(64),
+            num: Num::Float(64),
+        },
+        SpelledNumber {
+            name: "bool",
+            bytes: 1,
+            exact: ParamForm::bool(),
+            num: Num::Bool,
+        },
+    ]
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -280,10 +280,13 @@ mod tests {
     use crate::graph::Ordered;
     use crate::param::{ByValue, SlotOf};
 
+    // The bound is the test: each call compiles only if the tuple implements the trait.
+    #[allow(clippy::extra_unused_type_parameters)]
     fn args<A: ArgTuple<N>, const N: usize>() -> usize {
         N
     }
 
+    #[allow(clippy::extra_unused_type_parameters)]
     fn ordered<O: OrderedArgs<B>, const B: usize>() -> usize {
         B
     }

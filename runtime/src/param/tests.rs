@@ -148,3 +148,63 @@ const _: () = {
 const _: () = assert!(!mismatch(form_of!(Scale), PtxType::U32, None, "", "").is_empty());
 const _: () = assert!(mismatch(form_of!(Scale), PtxType::F32, None, "", "").is_empty());
 const _: () = assert!(!mismatch(form_of!(Count), PtxType::F64, None, "", "").is_empty());
+
+/// `#[kernel]` reads the numbers of `SPELLED_NUMBERS` from their spelling instead of asking
+/// rustc: each of its forms must be what the const block computes through these impls, by
+/// value and as every device buffer, with and without the C++ classes.
+#[test]
+fn spelled_numbers_have_the_forms_their_types_give() {
+    use chevron_cuda_rules::param::SPELLED_NUMBERS;
+    use cudarc::driver::{CudaView, CudaViewMut};
+    macro_rules! agree {
+        ($($t:ident)*) => {{
+            let mut seen = Vec::new();
+            $(
+                let n = SPELLED_NUMBERS
+                    .iter()
+                    .find(|n| n.name == stringify!($t))
+                    .expect(stringify!($t));
+                let (size, align) = (core::mem::size_of::<$t>(), core::mem::align_of::<$t>());
+                assert_eq!((n.bytes, n.bytes), (size as u64, align as u64), "{}", n.name);
+                assert_eq!(n.value_form(true), form_of!($t), "{}", n.name);
+                assert_eq!(
+                    n.value_form(false),
+                    form(Of::<$t>::SCALAR, None, None, param::<$t, _>().form),
+                    "{}",
+                    n.name
+                );
+                for (classes, class) in [(true, Of::<&CudaSlice<$t>>::ELEM), (false, None)] {
+                    let with = |f: ParamForm| form(None, None, class, f);
+                    assert_eq!(
+                        n.buffer_form(false, classes),
+                        with(param::<&CudaSlice<$t>, _>().form),
+                        "{}",
+                        n.name
+                    );
+                    assert_eq!(
+                        n.buffer_form(true, classes),
+                        with(param::<&mut CudaSlice<$t>, _>().form),
+                        "{}",
+                        n.name
+                    );
+                    assert_eq!(
+                        n.buffer_form(false, classes),
+                        with(param::<&CudaView<'static, $t>, _>().form),
+                        "{}",
+                        n.name
+                    );
+                    assert_eq!(
+                        n.buffer_form(true, classes),
+                        with(param::<&mut CudaViewMut<'static, $t>, _>().form),
+                        "{}",
+                        n.name
+                    );
+                }
+                seen.push(n.name);
+            )*
+            seen
+        }};
+    }
+    let seen = agree!(u8 i8 u16 i16 u32 i32 u64 i64 f32 f64 bool);
+    assert_eq!(seen.len(), SPELLED_NUMBERS.len());
+}

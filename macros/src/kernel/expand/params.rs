@@ -7,7 +7,9 @@ use quote::{quote, quote_spanned, ToTokens};
 use syn::{Attribute, Ident, Type};
 
 use crate::kernel::ast::{KernelParam, Wording};
-use chevron_cuda_rules::param::{check_param, Class, CppParam, Num, ParamForm};
+use chevron_cuda_rules::param::{
+    check_param, Class, CppParam, Num, ParamForm, SpelledNumber, SPELLED_NUMBERS,
+};
 
 /// The first and last spans of `ty`'s tokens: an expression spanned from one to the other is
 /// reported over the whole type (on stable, `Spanned::span` gives the first token's only).
@@ -178,91 +180,9 @@ pub fn param_check(q: &KernelParam, attrs: &[&Attribute]) -> TokenStream {
         .collect()
 }
 
-/// The numbers whose spelling decides their form: the primitive types but `usize` and `isize`
-/// (whose width is the target's), with their size and alignment in bytes (also the
-/// alignment: every target CUDA runs on aligns them to their size), their exact form and their
-/// C++ class, as the runtime's `KernelParam`, `Scalar` and `KnownType` impls say.
-const SCALARS: [(&str, u64, ParamForm, Num); 11] = [
-    (
-        "u8",
-        1,
-        ParamForm::int(8),
-        Num::Int {
-            bits: 8,
-            signed: false,
-        },
-    ),
-    (
-        "i8",
-        1,
-        ParamForm::int(8),
-        Num::Int {
-            bits: 8,
-            signed: true,
-        },
-    ),
-    (
-        "u16",
-        2,
-        ParamForm::int(16),
-        Num::Int {
-            bits: 16,
-            signed: false,
-        },
-    ),
-    (
-        "i16",
-        2,
-        ParamForm::int(16),
-        Num::Int {
-            bits: 16,
-            signed: true,
-        },
-    ),
-    (
-        "u32",
-        4,
-        ParamForm::int(32),
-        Num::Int {
-            bits: 32,
-            signed: false,
-        },
-    ),
-    (
-        "i32",
-        4,
-        ParamForm::int(32),
-        Num::Int {
-            bits: 32,
-            signed: true,
-        },
-    ),
-    (
-        "u64",
-        8,
-        ParamForm::int(64),
-        Num::Int {
-            bits: 64,
-            signed: false,
-        },
-    ),
-    (
-        "i64",
-        8,
-        ParamForm::int(64),
-        Num::Int {
-            bits: 64,
-            signed: true,
-        },
-    ),
-    ("f32", 4, ParamForm::float(32), Num::Float(32)),
-    ("f64", 8, ParamForm::float(64), Num::Float(64)),
-    ("bool", 1, ParamForm::bool(), Num::Bool),
-];
-
 /// The primitive number `ty` spells: a bare name (`f32`) or its path in `core`/`std`
-/// (`std::primitive::f32`), as an index into [`SCALARS`].
-fn scalar(ty: &Type) -> Option<usize> {
+/// (`std::primitive::f32`).
+fn scalar(ty: &Type) -> Option<&'static SpelledNumber> {
     let Type::Path(p) = ty else { return None };
     if p.qself.is_some() {
         return None;
@@ -283,7 +203,7 @@ fn scalar(ty: &Type) -> Option<usize> {
         }
         _ => return None,
     };
-    SCALARS.iter().position(|(n, ..)| n == name)
+    SPELLED_NUMBERS.iter().find(|n| n.name == name)
 }
 
 /// What rustc computes as `q`'s form (see [`form_expr`]; with the C++ classes where
@@ -299,20 +219,8 @@ pub(super) fn known_form(q: &KernelParam, classes: bool) -> Option<(ParamForm, &
         return None;
     }
     let ty = &q.ty;
-    if let Some(k) = scalar(ty) {
-        let (_, bytes, exact, num) = SCALARS[k];
-        let form = ParamForm {
-            expected: exact.expected,
-            ..ParamForm::value(bytes).with_layout(bytes, bytes)
-        };
-        return Some((
-            if classes {
-                form.with_class(Class::Num(num))
-            } else {
-                form
-            },
-            ty,
-        ));
+    if let Some(n) = scalar(ty) {
+        return Some((n.value_form(classes), ty));
     }
     let Type::Reference(r) = ty else { return None };
     let Type::Path(p) = &*r.elem else { return None };
@@ -333,16 +241,7 @@ pub(super) fn known_form(q: &KernelParam, classes: bool) -> Option<(ParamForm, &
     let (Some(elem), None) = (types.next(), types.next()) else {
         return None;
     };
-    let (_, bytes, _, num) = SCALARS[scalar(elem)?];
-    let form = ParamForm::buffer(bytes, writes).with_layout(bytes, bytes);
-    Some((
-        if classes {
-            form.with_class(Class::Num(num))
-        } else {
-            form
-        },
-        elem,
-    ))
+    Some((scalar(elem)?.buffer_form(writes, classes), elem))
 }
 
 thread_local! {
@@ -390,10 +289,7 @@ pub fn spelling_guard(params: &[KernelParam], attrs: &[&Attribute]) -> TokenStre
         .iter()
         .filter(|q| !q.ptx.is_empty())
         .filter_map(|q| known_form(q, false))
-        .filter_map(|(_, ty)| {
-            let name = SCALARS[scalar(ty)?].0;
-            Some((ty, Ident::new(name, Span::call_site())))
-        })
+        .filter_map(|(_, ty)| Some((ty, Ident::new(scalar(ty)?.name, Span::call_site()))))
         .unzip();
     if spelled.is_empty() {
         return TokenStream::new();
