@@ -105,60 +105,56 @@ pub fn param_check(q: &KernelParam, attrs: &[&Attribute]) -> TokenStream {
         };
     }
     // One assertion per distinct PTX parameter (the variants of `ptx = [...]` may differ).
+    let prefix = format!("`{}: {}` is ", q.ident, q.ty_text);
     q.ptx
         .iter()
-        .filter(|ptx| {
+        .filter_map(|ptx| {
+            let words = &ptx.words;
+            let facts = words.facts;
+            let texts = [
+                prefix.as_str(),
+                &words.ptx,
+                &words.layout,
+                &words.cpp,
+                &words.not_const,
+                &words.written,
+            ];
+            // Classes matter only against a C++ type (`check`'s rule 3).
+            let classes = !matches!(facts.cpp, CppParam::Unknown);
             // Where the spelling decides the form, the macro applies the rule itself and leaves
             // rustc only the assertions that fail (whose const panic is the error, as for any
             // other type); `spelling_guard` asserts that the spelling means what it says.
-            let classes = !matches!(ptx.words.facts.cpp, CppParam::Unknown);
-            known_form(q, classes).is_none_or(|(form, _)| {
-                let w = &ptx.words;
-                let prefix = format!("`{}: {}` is ", q.ident, q.ty_text);
-                let texts = [
-                    prefix.as_str(),
-                    &w.ptx,
-                    &w.layout,
-                    &w.cpp,
-                    &w.not_const,
-                    &w.written,
-                ];
-                let (written, align) = (w.facts.written, w.facts.ptx_align);
-                let (cpp, read_only) = (w.facts.cpp, q.read_only);
-                let m = check_param(
+            if let Some((form, _)) = known_form(q, classes) {
+                let (cpp, written, align) = (facts.cpp, facts.written, facts.ptx_align);
+                let message = check_param(
                     form,
                     ptx.ty,
                     ptx.array_len,
                     align,
                     cpp,
                     written,
-                    read_only,
+                    q.read_only,
                     texts,
                 );
-                !m.is_empty()
-            })
-        })
-        .map(|ptx| {
-            // Classes matter only against a C++ type (`check`'s rule 3).
-            let form = form_expr(q, !matches!(ptx.words.facts.cpp, CppParam::Unknown));
+                if message.is_empty() {
+                    return None;
+                }
+            }
+            let form = form_expr(q, classes);
             let variant = Ident::new(&format!("{:?}", ptx.ty), first);
             let some = |n: Option<u32>| match n {
                 Some(n) => quote_spanned!(first=> #p::Some(#n)),
                 None => quote_spanned!(first=> #p::None),
             };
-            let words = &ptx.words;
-            let (array_len, align) = (some(ptx.array_len), some(words.facts.ptx_align));
-            let cpp = cpp_tokens(&p, words.facts.cpp);
-            let (written, read_only) = (words.facts.written, q.read_only);
-            let prefix = format!("`{}: {}` is ", q.ident, q.ty_text);
-            let (suffix, layout, cpp_suffix) = (&words.ptx, &words.layout, &words.cpp);
-            let (not_const, written_suffix) = (&words.not_const, &words.written);
+            let (array_len, align) = (some(ptx.array_len), some(facts.ptx_align));
+            let cpp = cpp_tokens(&p, facts.cpp);
+            let (written, read_only) = (facts.written, q.read_only);
             let message = Ident::new("__chevron_mismatch", Span::mixed_site());
             // `panic!` from the parameter's name to its type's last token: the error covers the
             // whole parameter, `a: Scale`.
             let panic = quote_spanned!(q.ident.span()=> #p::panic!);
             let panic_args = quote_spanned!(last=> ("{}", #message.as_str()));
-            quote_spanned! {first=>
+            Some(quote_spanned! {first=>
                 #(#attrs)*
                 const _: () = {
                     let #message: #p::Message = #p::check_param(
@@ -169,13 +165,13 @@ pub fn param_check(q: &KernelParam, attrs: &[&Attribute]) -> TokenStream {
                         #cpp,
                         #written,
                         #read_only,
-                        [#prefix, #suffix, #layout, #cpp_suffix, #not_const, #written_suffix],
+                        [#(#texts),*],
                     );
                     if !#message.is_empty() {
                         #panic #panic_args
                     }
                 };
-            }
+            })
         })
         .collect()
 }
