@@ -298,83 +298,17 @@ pub const fn form(
     }
 }
 
-/// What the generated code uses of a parameter type `T`: its generic form, and `S`, how to pass
-/// it ([`SlotFn`]): by default through a function pointer ([`Indirect`]), which the wording
-/// constructors below return, so that where a type is no kernel parameter only the
-/// constructor's bound fails; [`known()`] returns the direct call ([`SlotOf`]) for the types
-/// whose spelling `#[kernel]` reads.
-pub struct Param<T, S = Indirect<T>> {
+/// What a declaration's check uses of a parameter type `T`: its generic form, through the
+/// wording constructors below, so that where a type is no kernel parameter only the
+/// constructor's bound fails.
+pub struct Param<T> {
     /// `T`'s [`KernelParam::FORM`].
     pub form: ParamForm,
-    slot: S,
     ty: PhantomData<fn() -> T>,
 }
 
-/// How a generic launch passes an argument of type `T`: its [`KernelParam`] slot.
-pub trait SlotFn<T>: Copy {
-    /// [`KernelParam::__chevron_slot`] of `arg`.
-    fn __chevron_slot<'a>(self, arg: &'a mut T, stream: &'a CudaStream) -> ArgSlot<'a>;
-}
-
-/// The slot of `T` through a function pointer, made where `T`'s bound was checked: what a
-/// type the macro cannot read takes.
-pub struct Indirect<T>(for<'a> fn(&'a mut T, &'a CudaStream) -> ArgSlot<'a>);
-
-impl<T> Clone for Indirect<T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<T> Copy for Indirect<T> {}
-
-impl<T> SlotFn<T> for Indirect<T> {
-    #[inline(always)]
-    fn __chevron_slot<'a>(self, arg: &'a mut T, stream: &'a CudaStream) -> ArgSlot<'a> {
-        (self.0)(arg, stream)
-    }
-}
-
-/// The slot of a kernel parameter type of marker `M`, called directly (zero-sized).
-pub struct SlotOf<M>(PhantomData<fn() -> M>);
-
-impl<M> Clone for SlotOf<M> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<M> Copy for SlotOf<M> {}
-
-impl<T: KernelParam<M>, M> SlotFn<T> for SlotOf<M> {
-    #[inline(always)]
-    fn __chevron_slot<'a>(self, arg: &'a mut T, stream: &'a CudaStream) -> ArgSlot<'a> {
-        arg.__chevron_slot(stream)
-    }
-}
-
-/// One argument of a typed launch or graph update, with how it is passed (`S`): what
-/// [`Param::arg`] makes of a value of the parameter's type, for the runtime's generic launch.
-pub struct Arg<T, S> {
-    /// The argument.
-    pub value: T,
-    /// How it is passed.
-    pub slot: S,
-}
-
-impl<T, S: SlotFn<T>> Param<T, S> {
-    /// `value` as an argument for this parameter.
-    #[inline(always)]
-    pub fn arg(self, value: T) -> Arg<T, S> {
-        Arg {
-            value,
-            slot: self.slot,
-        }
-    }
-}
-
 impl<T> Param<T> {
-    /// `T`'s form and slot, `T` being a kernel parameter type of marker `M`.
+    /// `T`'s form, `T` being a kernel parameter type of marker `M`.
     #[inline]
     const fn new<M>() -> Self
     where
@@ -382,26 +316,8 @@ impl<T> Param<T> {
     {
         Self {
             form: T::FORM,
-            slot: Indirect(slot::<T, M>),
             ty: PhantomData,
         }
-    }
-}
-
-#[inline(always)]
-fn slot<'a, T: KernelParam<M>, M>(arg: &'a mut T, stream: &'a CudaStream) -> ArgSlot<'a> {
-    arg.__chevron_slot(stream)
-}
-
-/// The [`Param`] of `T` of marker `M`, passed by a direct call: for the types whose spelling
-/// `#[kernel]` reads (numbers, `&CudaSlice<f32>` …), which are kernel parameters whatever the
-/// declaration's scope (a shadowed number name fails the declaration's spelling guard).
-#[inline]
-pub const fn known<T: KernelParam<M>, M>() -> Param<T, SlotOf<M>> {
-    Param {
-        form: T::FORM,
-        slot: SlotOf(PhantomData),
-        ty: PhantomData,
     }
 }
 

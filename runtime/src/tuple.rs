@@ -1,6 +1,6 @@
 //! The typed launch and graph updates of `#[kernel]` declarations, written once for every
-//! kernel: each declaration's `launch` and `update*` functions pass their arguments as one
-//! tuple of the kernel's parameter types, and these generic functions do the rest.
+//! kernel: [`Typed`](crate::Typed)'s `launch` and `update*` take the arguments as one tuple of
+//! the kernel's parameter types, and these generic functions do the rest.
 //!
 //! Written out per declaration, the same work made rustc type-check and borrow-check a few
 //! hundred lines for each `#[kernel]`; here it is checked once, in this crate, and
@@ -14,14 +14,20 @@ use crate::error::Error;
 use crate::graph::{Graph, GraphNode, OrderedPtr};
 use crate::kernel::{Kernel, LaunchRules};
 use crate::launch::Checked;
-use crate::param::{Arg, SlotFn};
+use crate::param::KernelParam;
 use crate::sys;
 use crate::typed::TypedKernel;
 use cudarc::driver::{CudaFunction, CudaStream};
 
-/// The arguments of a typed launch or graph update: a tuple of [`Arg`]s, one per parameter of
-/// the kernel, in order. Implemented for tuples of up to 32.
-pub trait ArgTuple<const N: usize>: Sized {
+/// The arguments of a typed launch or graph update: a tuple of the kernel's parameter types,
+/// one per parameter, in order, each a [`KernelParam`] of the marker in its place in `M` (a
+/// tuple of markers, which rustc infers). Implemented for tuples of up to 32.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` are no kernel arguments",
+    label = "a parameter type of this kernel is no kernel parameter",
+    note = "the `#[kernel]` declaration reports which one"
+)]
+pub trait ArgTuple<M, const N: usize>: Sized {
     /// Launches with these arguments once `checked` passed: each argument's slot is made on
     /// `stream` and its pointer taken in order (for a value, its address, which the compiler
     /// then sees without reading the slot back), then the launch; the slots of device buffers
@@ -57,8 +63,9 @@ macro_rules! for_prefixes {
     };
 }
 
-/// `$m!` for the tuples of 0 to 32 elements, each element `[Type Slot Pointer index]` (names
-/// for the element's type parameter, its slot and its pointer, and its index in the tuple).
+/// `$m!` for the tuples of 0 to 32 elements, each element `[Type Marker Pointer index]` (names
+/// for the element's type parameter, its marker (or slot) and its pointer, and its index in
+/// the tuple).
 macro_rules! tuples {
     ($m:ident) => {
         for_prefixes! { $m; []
@@ -75,8 +82,8 @@ macro_rules! tuples {
 }
 
 macro_rules! arg_tuple {
-    ($([$a:ident $s:ident $p:ident $i:tt])*) => {
-        impl<$($a, $s: SlotFn<$a>,)*> ArgTuple<{ 0 $(+ one!($i))* }> for ($(Arg<$a, $s>,)*) {
+    ($([$a:ident $m:ident $p:ident $i:tt])*) => {
+        impl<$($a: KernelParam<$m>, $m,)*> ArgTuple<($($m,)*), { 0 $(+ one!($i))* }> for ($($a,)*) {
             #[inline(always)]
             #[allow(unused_variables, unused_mut, non_snake_case)]
             unsafe fn __chevron_launch(
@@ -84,11 +91,11 @@ macro_rules! arg_tuple {
                 checked: Checked<'_>,
                 stream: &CudaStream,
             ) -> Result<(), Error> {
-                let ($(Arg { value: mut $a, slot: $s },)*) = self;
+                let ($(mut $a,)*) = self;
                 // Each slot (which holds a buffer's guard) stays alive, shadowed, to the end.
                 $(
-                    let $s = $s.__chevron_slot(&mut $a, stream);
-                    let $p = $s.param();
+                    let $m = $a.__chevron_slot(stream);
+                    let $p = $m.param();
                 )*
                 let mut params: [*mut c_void; { 0 $(+ one!($i))* }] = [$($p),*];
                 // SAFETY: forwarded from the caller.
@@ -101,12 +108,7 @@ macro_rules! arg_tuple {
                 &'s mut self,
                 stream: &'s CudaStream,
             ) -> [ArgSlot<'s>; { 0 $(+ one!($i))* }] {
-                // Every slot function is read before the first is called: a call may write
-                // through the argument it is given, so a function pointer read after it would
-                // be loaded again and called indirectly; read first, each is the constant its
-                // constructor made, and inlined.
-                $(let $s = self.$i.slot;)*
-                [$($s.__chevron_slot(&mut self.$i.value, stream)),*]
+                [$(self.$i.__chevron_slot(stream)),*]
             }
         }
     };
@@ -147,7 +149,7 @@ tuples!(ordered_args);
 /// # Safety
 /// As [`Checked::launch`]: what the kernel does with its arguments is the caller's promise.
 #[inline(always)]
-pub unsafe fn typed_launch<'a, K: TypedKernel + ?Sized, A: ArgTuple<N>, const N: usize>(
+pub unsafe fn typed_launch<'a, K: TypedKernel, A: ArgTuple<M, N>, M, const N: usize>(
     kernel: &'a Kernel,
     stream: &'a CudaStream,
     config: &'a LaunchConfig<'a>,
@@ -169,7 +171,7 @@ fn slot_params<const N: usize>(slots: &[ArgSlot<'_>; N]) -> [*mut c_void; N] {
 /// recording no event (the graph runs later; dropping the slots is what orders later uses).
 /// Returns the function too, looked up first.
 #[inline(always)]
-fn update_slots<'s, A: ArgTuple<N>, const N: usize>(
+fn update_slots<'s, A: ArgTuple<M, N>, M, const N: usize>(
     graph: &'s Graph<'_>,
     kernel: &'s Kernel,
     args: &'s mut A,
@@ -189,18 +191,22 @@ fn update_slots<'s, A: ArgTuple<N>, const N: usize>(
 /// As the generated `update`: `args` match the kernel's parameters, and what they point at
 /// stays valid while the graph may replay with them.
 #[inline(always)]
-pub unsafe fn typed_update<A: ArgTuple<N>, const N: usize>(
+pub unsafe fn typed_update<A: ArgTuple<M, N>, M, const N: usize>(
     graph: &Graph<'_>,
     node: &GraphNode,
     kernel: &Kernel,
-    name: &'static str,
     mut args: A,
 ) -> Result<(), Error> {
     let (func, slots) = update_slots(graph, kernel, &mut args)?;
     let mut params = slot_params(&slots);
     // SAFETY: forwarded from the caller.
-    unsafe { graph.__set_params(node, func, Some(name), &mut params) }
+    unsafe { graph.__set_params(node, func, Some(kernel.name()), &mut params) }
 }
+
+/// The most parameters a `#[kernel]` declaration has (`ArgTuple`'s tuples): the size of the
+/// parameter arrays of `update_scalars` and `update_ordered`, of which the kernel's own count
+/// is used.
+const MAX_PARAMS: usize = 32;
 
 /// A `#[kernel]`'s `update_scalars`: sets the arguments of `node` that `keep` marks `false`
 /// from `scalars` (in order, through `slots`), and keeps the others (its buffers) as they are.
@@ -208,17 +214,17 @@ pub unsafe fn typed_update<A: ArgTuple<N>, const N: usize>(
 /// # Safety
 /// As [`typed_update`]; the kept parameters are device pointers.
 #[inline(always)]
-pub unsafe fn typed_update_scalars<A: ArgTuple<S>, const S: usize, const N: usize>(
+pub unsafe fn typed_update_scalars<A: ArgTuple<M, S>, M, const S: usize>(
     graph: &Graph<'_>,
     node: &GraphNode,
     kernel: &Kernel,
-    name: &'static str,
     mut scalars: A,
-    keep: &[bool; N],
+    keep: &[bool],
 ) -> Result<(), Error> {
     let (func, slots) = update_slots(graph, kernel, &mut scalars)?;
     let mut given = slots.iter();
-    let mut params = [core::ptr::null_mut(); N];
+    let mut params = [core::ptr::null_mut(); MAX_PARAMS];
+    let params = &mut params[..keep.len().min(MAX_PARAMS)];
     for (param, &kept) in params.iter_mut().zip(keep) {
         if !kept {
             if let Some(slot) = given.next() {
@@ -226,9 +232,10 @@ pub unsafe fn typed_update_scalars<A: ArgTuple<S>, const S: usize, const N: usiz
             }
         }
     }
-    let mut kept = [0u64; N];
+    let mut kept = [0u64; MAX_PARAMS];
+    let kept = &mut kept[..params.len()];
     // SAFETY: forwarded from the caller.
-    unsafe { graph.__set_params_keeping(node, func, Some(name), &mut params, keep, &mut kept) }
+    unsafe { graph.__set_params_keeping(node, func, Some(kernel.name()), params, keep, kept) }
 }
 
 /// A `#[kernel]`'s `update_ordered`: sets the arguments of `node`, those that `is_buffer`
@@ -241,23 +248,23 @@ pub unsafe fn typed_update_scalars<A: ArgTuple<S>, const S: usize, const N: usiz
 #[inline(always)]
 pub unsafe fn typed_update_ordered<
     O: OrderedArgs<B>,
-    A: ArgTuple<S>,
+    A: ArgTuple<M, S>,
+    M,
     const B: usize,
     const S: usize,
-    const N: usize,
 >(
     graph: &Graph<'_>,
     node: &GraphNode,
     kernel: &Kernel,
-    name: &'static str,
     ordered: O,
     mut scalars: A,
-    is_buffer: &[bool; N],
+    is_buffer: &[bool],
 ) -> Result<(), Error> {
     let buffers = ordered.__chevron_ptrs(graph)?;
     let (func, slots) = update_slots(graph, kernel, &mut scalars)?;
     let (mut given, mut pointers) = (slots.iter(), buffers.iter());
-    let mut params = [core::ptr::null_mut(); N];
+    let mut params = [core::ptr::null_mut(); MAX_PARAMS];
+    let params = &mut params[..is_buffer.len().min(MAX_PARAMS)];
     for (param, &buffer) in params.iter_mut().zip(is_buffer) {
         let next = if buffer {
             pointers
@@ -271,18 +278,18 @@ pub unsafe fn typed_update_ordered<
         }
     }
     // SAFETY: forwarded from the caller.
-    unsafe { graph.__set_params(node, func, Some(name), &mut params) }
+    unsafe { graph.__set_params(node, func, Some(kernel.name()), params) }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::graph::Ordered;
-    use crate::param::{ByValue, SlotOf};
+
 
     // The bound is the test: each call compiles only if the tuple implements the trait.
     #[allow(clippy::extra_unused_type_parameters)]
-    fn args<A: ArgTuple<N>, const N: usize>() -> usize {
+    fn args<A: ArgTuple<M, N>, M, const N: usize>() -> usize {
         N
     }
 
@@ -299,7 +306,7 @@ mod tests {
 
     #[test]
     fn both_traits_take_tuples_of_0_to_32() {
-        type A = Arg<u32, SlotOf<ByValue>>;
+        type A = u32;
         type O<'a> = &'a Ordered<'a, f32>;
         assert_eq!(args::<(), 0>(), 0);
         assert_eq!(args::<(A,), 1>(), 1);

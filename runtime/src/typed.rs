@@ -1,34 +1,299 @@
 //! What `launch!(KERNEL<<<…>>>(…))` asks of `KERNEL`: the trait every `#[kernel]` type
 //! implements, so that anything else in the kernel's place is refused with chevron's message.
 
-use crate::config::LaunchConfig;
-use chevron_cuda_rules::fit::KernelInfo;
-use cudarc::driver::{CudaView, CudaViewMut};
+use core::marker::PhantomData;
 
-/// Implemented by the type `#[kernel]` makes of each declaration. `launch!` reaches the kernel
-/// through it (`<KERNEL as TypedKernel>::__on(…)`), so a type that is no kernel gets this
-/// message, at the kernel's name.
+use crate::config::LaunchConfig;
+use crate::error::Error;
+use crate::graph::{Graph, GraphNode};
+use crate::kernel::Kernel;
+use crate::tuple::{typed_launch, typed_update, typed_update_ordered, typed_update_scalars};
+use crate::tuple::{ArgTuple, OrderedArgs};
+use chevron_cuda_rules::fit::{KernelInfo, LaunchFacts};
+use cudarc::driver::{CudaStream, CudaView, CudaViewMut};
+
+/// Implemented by the type `#[kernel]` makes of each declaration: what the kernel's PTX fixes
+/// about its launches and its parameter types. `launch!` reaches the kernel through it, so a
+/// type that is no kernel gets this message, at the kernel's name; the functions of a kernel
+/// are [`Typed`]'s, written once for all kernels (`KERNEL::kernel()` gives it).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a `#[kernel]` declaration",
     label = "not a `#[kernel]`",
     note = "`launch!(KERNEL<<<…>>>(…))` launches a kernel declared as `#[kernel(ptx = \"…\")] fn KERNEL(…);`",
-    note = "for a `CudaFunction` (from `load_function` or `KERNEL::function`), write `launch!(dyn f<<<…>>>(…))`"
+    note = "for a `CudaFunction` (from `load_function` or `KERNEL::kernel().function(&ctx)`), write `launch!(dyn f<<<…>>>(…))`"
 )]
-pub trait TypedKernel {
+pub trait TypedKernel: Sized + 'static {
     /// What the kernel's PTX fixes about its launches, for `launch!`'s compile-time checks.
     const INFO: KernelInfo;
 
-    /// What the launch's stream is a reference to: `CudaStream` for every `#[kernel]` (a
-    /// stand-in without a driver, such as the host-cost bench's, names its own).
-    type Stream: ?Sized;
+    /// The kernel's parameters, in order, as one tuple: the argument of [`Typed::launch`] and
+    /// [`Typed::update`]. `'r` is the lifetime of the references (`&CudaSlice<f32>`), `'v` of
+    /// the lifetimes inside their types (`&CudaView<'v, f32>`).
+    type Args<'r, 'v>
+    where
+        'v: 'r;
 
-    /// The kernel's type bound to one launch's stream and config.
-    type On<'a>;
+    /// The parameters that are no device buffers (numbers, structs), in order: the argument of
+    /// [`Typed::update_scalars`] and [`Typed::update_ordered`].
+    type Scalars<'v>;
 
-    /// Binds a launch's stream and config; the result's `launch_kernel` takes the kernel's
-    /// parameters.
-    fn __on<'a>(stream: &'a Self::Stream, config: &'a LaunchConfig<'a>) -> Self::On<'a>;
+    /// The device buffer parameters as ordered buffers of a graph, in order: an
+    /// `&Ordered<'r, T>` for a buffer the kernel writes, an `&dyn OrderedBuffer<T>` (an
+    /// `&Ordered` or `&OrderedRead`) for one it reads; the argument of
+    /// [`Typed::update_ordered`]. [`NoElementType`] where a buffer's type names no element
+    /// type (an alias).
+    type Ordered<'r>;
+
+    /// Which parameters are device buffers, in order.
+    const BUFFERS: &'static [bool];
 }
+
+/// A `#[kernel]` declaration's kernel, typed by its parameters (`KERNEL::kernel()`): its
+/// launch and graph updates, each taking the kernel's arguments as one tuple, and through
+/// `Deref` the untyped [`Kernel`]'s queries (`function`, `occupancy`, `max_cooperative_grid`,
+/// `max_active_clusters`). One static per declaration: the first use in a CUDA context loads
+/// the kernel's module, later ones read a cached handle.
+///
+/// Written once for all kernels, so that a declaration expands to its types only: rustc checks
+/// these functions once, not per kernel.
+pub struct Typed<K> {
+    kernel: Kernel,
+    ty: PhantomData<fn() -> K>,
+}
+
+impl<K> Typed<K> {
+    /// The kernel `kernel`, typed as `K`: what `#[kernel]` generates.
+    #[doc(hidden)]
+    pub const fn __new(kernel: Kernel) -> Self {
+        Self {
+            kernel,
+            ty: PhantomData,
+        }
+    }
+}
+
+impl<K> core::ops::Deref for Typed<K> {
+    type Target = Kernel;
+
+    #[inline(always)]
+    fn deref(&self) -> &Kernel {
+        &self.kernel
+    }
+}
+
+impl<K> core::fmt::Debug for Typed<K> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        self.kernel.fmt(f)
+    }
+}
+
+impl<K: TypedKernel> Typed<K> {
+    /// Launches the kernel on `stream` with `config` (grid, block, shared memory and
+    /// attributes) and `args`, the kernel's arguments as one tuple: `(n, 2.0, &x, &mut y)`.
+    ///
+    /// The first launch in a CUDA context loads the kernel's module; later ones only read a
+    /// cached handle. Device buffers go through cudarc's `DevicePtr`/`DevicePtrMut`: this
+    /// launch waits for earlier writes to them on other streams, and later work on other
+    /// streams waits for it.
+    ///
+    /// # Safety
+    /// Nothing checks what the kernel does with its arguments: the grid in `config` and the
+    /// values passed must keep every access of the kernel inside its buffers.
+    ///
+    /// # Errors
+    /// Loading the module or finding the function (`Error::Driver`; for CUDA C also
+    /// `Error::NoNvrtc`, `Error::Compile`, `Error::Signature`), an invalid configuration
+    /// (`Error::InvalidConfig`) or a failed launch (`Error::Driver` and the specific variants
+    /// for cooperative and cluster launches).
+    #[must_use = "a kernel launch can fail: handle its error with `?` (or `match` on it); `let _ =` would hide a failed launch"]
+    #[inline(always)]
+    pub unsafe fn launch<'r, 'v, M, const N: usize>(
+        &self,
+        stream: &CudaStream,
+        config: &LaunchConfig<'_>,
+        args: K::Args<'r, 'v>,
+    ) -> Result<(), Error>
+    where
+        K::Args<'r, 'v>: ArgTuple<M, N>,
+    {
+        // SAFETY: the parameter types match the PTX entry (checked when the declaration was
+        // compiled, or against NVRTC's output before the first launch); the rest is the
+        // caller's promise.
+        unsafe { typed_launch::<K, _, M, N>(&self.kernel, stream, config, args) }
+    }
+
+    /// Sets the arguments of the kernel's node `node` in `graph` for the following replays,
+    /// without instantiating the graph again (`cuGraphExecKernelNodeSetParams`); the node's
+    /// grid, block and attributes stay as captured. Allocates nothing. Each buffer is ordered
+    /// after its earlier uses on other streams at every call (two `cuStreamWaitEvent` for a
+    /// written one); [`update_ordered`](Self::update_ordered) takes buffers ordered once for
+    /// many updates.
+    ///
+    /// # Safety
+    /// As for [`launch`](Self::launch): the captured grid and these values must keep every
+    /// access of the kernel inside its buffers, and a buffer given here must stay alive, and
+    /// untouched by the host and other streams, while the graph may replay with it: until the
+    /// node is updated again or the graph is dropped (which waits for the last replay). Unlike
+    /// the buffers of the capture, these are not borrowed for the graph's lifetime, so that
+    /// one buffer can be given to many updates.
+    ///
+    /// # Errors
+    /// `Error::Graph` when `node` is of another graph or another kernel; `Error::Driver` when
+    /// the driver rejects the update.
+    #[inline(always)]
+    pub unsafe fn update<'r, 'v, M, const N: usize>(
+        &self,
+        graph: &mut Graph<'_>,
+        node: &GraphNode,
+        args: K::Args<'r, 'v>,
+    ) -> Result<(), Error>
+    where
+        K::Args<'r, 'v>: ArgTuple<M, N>,
+    {
+        // SAFETY: as for `launch`.
+        unsafe { typed_update(graph, node, &self.kernel, args) }
+    }
+
+    /// Sets the scalar and value arguments of the kernel's node `node` in `graph` (the
+    /// parameters that are no buffers, in order, as one tuple) for the following replays, and
+    /// keeps its buffers as they are: the captured ones, or the last update's. Otherwise as
+    /// [`update`](Self::update). Allocates nothing.
+    ///
+    /// # Safety
+    /// As for `update`: the captured grid and these values must keep every access of the
+    /// kernel inside its buffers.
+    ///
+    /// # Errors
+    /// As for `update`.
+    #[inline(always)]
+    pub unsafe fn update_scalars<'v, M, const S: usize>(
+        &self,
+        graph: &mut Graph<'_>,
+        node: &GraphNode,
+        scalars: K::Scalars<'v>,
+    ) -> Result<(), Error>
+    where
+        K::Scalars<'v>: ArgTuple<M, S>,
+    {
+        // SAFETY: as for `launch`.
+        unsafe { typed_update_scalars(graph, node, &self.kernel, scalars, K::BUFFERS) }
+    }
+
+    /// [`update`](Self::update) with ordered buffers: sets the arguments of the kernel's node
+    /// `node` in `graph`, its scalars from `scalars` (as for
+    /// [`update_scalars`](Self::update_scalars)) and each buffer from `buffers`, an `&Ordered`
+    /// from `graph.ordered(&mut buffer)` (a buffer the kernel only reads may also be an
+    /// `&OrderedRead` from `graph.ordered_read(&buffer)`), ordered after its earlier uses on
+    /// other streams once, when it was made, for any number of updates: each update copies
+    /// its pointer instead of waiting for its events again. The same ordering as `update`.
+    /// Allocates nothing.
+    ///
+    /// # Safety
+    /// As for `update`.
+    ///
+    /// # Errors
+    /// As for `update`, and `Error::Graph` for an ordered buffer made by another graph.
+    #[inline(always)]
+    pub unsafe fn update_ordered<'r, 'v, M, const S: usize, const B: usize>(
+        &self,
+        graph: &mut Graph<'_>,
+        node: &GraphNode,
+        scalars: K::Scalars<'v>,
+        buffers: K::Ordered<'r>,
+    ) -> Result<(), Error>
+    where
+        K::Scalars<'v>: ArgTuple<M, S>,
+        K::Ordered<'r>: OrderedArgs<B>,
+    {
+        // SAFETY: as for `launch`.
+        unsafe { typed_update_ordered(graph, node, &self.kernel, buffers, scalars, K::BUFFERS) }
+    }
+}
+
+/// `launch!`'s check of a launch whose grid, block and cluster are literals (0 where not
+/// written; `known`: `LaunchFacts::literal`'s flags) against `K`'s rules, in a `const` item:
+/// fails compilation with the message of the first broken rule when its subject is the
+/// `at`-th of those the launch writes (`written`, as for [`KernelInfo::refusal_at`]). Called
+/// once per place a message can be raised, each call at that place's span.
+#[track_caller]
+#[inline]
+pub const fn refuse_literal<K: TypedKernel>(
+    grid: [u32; 3],
+    block: [u32; 3],
+    cluster: [u32; 3],
+    known: u8,
+    written: u8,
+    at: usize,
+) {
+    let facts = LaunchFacts::literal(grid, block, cluster, known);
+    let (i, message) = K::INFO.refusal_at(&facts, written);
+    if i == at {
+        panic!("{}", message)
+    }
+}
+
+/// [`refuse_literal`] for facts that are not all integers.
+#[track_caller]
+#[inline]
+pub const fn refuse<K: TypedKernel>(facts: &LaunchFacts, written: u8, at: usize) {
+    let (i, message) = K::INFO.refusal_at(facts, written);
+    if i == at {
+        panic!("{}", message)
+    }
+}
+
+/// What `KERNEL::kernel()` returns for a declaration `#[kernel]` rejected: functions of the names
+/// of [`Typed`]'s that take any arguments, so that call sites type-check and only the
+/// declaration's errors show. Never made in a program that compiles.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Stub;
+
+#[doc(hidden)]
+#[allow(clippy::missing_safety_doc, clippy::missing_errors_doc, missing_docs)]
+impl Stub {
+    pub unsafe fn launch<S: ?Sized, A>(
+        &self,
+        _: &S,
+        _: &LaunchConfig<'_>,
+        _: A,
+    ) -> Result<(), Error> {
+        unreachable!("a rejected `#[kernel]` does not compile")
+    }
+    pub unsafe fn update<A>(&self, _: &mut Graph<'_>, _: &GraphNode, _: A) -> Result<(), Error> {
+        unreachable!("a rejected `#[kernel]` does not compile")
+    }
+    pub unsafe fn update_scalars<A>(
+        &self,
+        _: &mut Graph<'_>,
+        _: &GraphNode,
+        _: A,
+    ) -> Result<(), Error> {
+        unreachable!("a rejected `#[kernel]` does not compile")
+    }
+    pub unsafe fn update_ordered<A, B>(
+        &self,
+        _: &mut Graph<'_>,
+        _: &GraphNode,
+        _: A,
+        _: B,
+    ) -> Result<(), Error> {
+        unreachable!("a rejected `#[kernel]` does not compile")
+    }
+}
+
+impl core::ops::Deref for Stub {
+    type Target = Kernel;
+
+    fn deref(&self) -> &Kernel {
+        unreachable!("a rejected `#[kernel]` does not compile")
+    }
+}
+
+/// The `Ordered` of a kernel whose buffer types name no element type (an alias): such a kernel
+/// has no [`Typed::update_ordered`]. Never made.
+#[derive(Debug)]
+pub enum NoElementType {}
 
 mod sealed {
     /// Implemented by nothing: bounds on the traits below can never hold.

@@ -64,22 +64,6 @@ pub fn kernel_name(ident: &Ident) -> String {
     syn::ext::IdentExt::unraw(ident).to_string()
 }
 
-/// The typed parameters of a signature (a `self` receiver is rejected by `check`), without
-/// chevron's own parameter attributes (`#[read_only]`), for re-emitting them.
-pub fn typed_inputs(sig: &Signature) -> Vec<syn::PatType> {
-    sig.inputs
-        .iter()
-        .filter_map(|a| match a {
-            syn::FnArg::Typed(t) => {
-                let mut t = t.clone();
-                t.attrs.retain(|a| !is_read_only(a));
-                Some(t)
-            }
-            syn::FnArg::Receiver(_) => None,
-        })
-        .collect()
-}
-
 /// Whether `attr` is `#[read_only]`, the parameter attribute of `#[kernel]`.
 pub fn is_read_only(attr: &Attribute) -> bool {
     attr.path().is_ident("read_only")

@@ -298,18 +298,18 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
 
     match &input.kernel {
         Kernel::Typed(path) => {
-            // `KERNEL::__on(stream, &config).launch_kernel(args…)`: the method takes exactly
-            // the kernel's parameters, so a wrong argument count is reported against them (not
-            // against `launch(stream, config, …)`). Call-site spans on the two names: rustc then
-            // reports the count on the whole invocation instead of proposing a rewrite of the
-            // macro's tokens; the path and the arguments keep the user's spans. The arguments
-            // are written last, and a call evaluates its receiver before its arguments. The
-            // stream and the arguments written `&…`/`&mut …` pass through probes that turn the
-            // usual mistakes (a stream by value, host memory, a view for a whole buffer) into
-            // chevron's messages; the probes' traits are imported anonymously and implemented
-            // only for the probe types, so no user expression resolves differently.
-            let on = Ident::new("__on", Span::call_site());
-            let launch = Ident::new("launch_kernel", Span::call_site());
+            // `KERNEL::kernel().launch(stream, &config, (args…,))`: `Typed::launch`, written
+            // once for all kernels, takes the arguments as one tuple of the kernel's parameter
+            // types, so rustc checks (and coerces) each against its parameter, and counts them.
+            // Call-site spans on the names; the path and the arguments keep the user's spans.
+            // The arguments are written last, and a call evaluates its receiver before its
+            // arguments. The stream and the arguments written `&…`/`&mut …` pass through
+            // probes that turn the usual mistakes (a stream by value, host memory, a view for
+            // a whole buffer) into chevron's messages; the probes' traits are imported
+            // anonymously and implemented only for the probe types, so no user expression
+            // resolves differently.
+            let kernel = Ident::new("kernel", Span::call_site());
+            let launch = Ident::new("launch", Span::call_site());
             let args = input.args.iter().map(|arg| match unparen(arg) {
                 Expr::Reference(_) => {
                     let span = arg.span();
@@ -329,7 +329,6 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
                     let lint = Ident::new(crate::warn::NO_TRIGGER, event.span);
                     crate::warn::use_at(quote!(#path::#lint), event.span)
                 });
-            let typed = quote_spanned!(path.span()=> <#path as #p::TypedKernel>);
             // A stream written `&…` is a reference: no probe (whose method lookup rustc would
             // check at every launch) is needed to word a stream given by value.
             let stream = match unparen(stream) {
@@ -347,7 +346,7 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
                 #fit
                 #event
                 #(#lets)*
-                #typed::#on(#stream, #config).#launch(#(#args),*)
+                #path::#kernel().#launch(#stream, #config, (#(#args,)*))
             })
         }
         Kernel::Dyn { dyn_span, .. } => {
@@ -394,7 +393,7 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
 }
 
 /// Binds the stream as written; for `dyn` launches, then as a `&CudaStream` through the probe
-/// (`&Arc<CudaStream>` coerces to it). Typed launches probe it at the kernel's `__on`, which
+/// (`&Arc<CudaStream>` coerces to it). Typed launches probe it at the kernel's `launch`, which
 /// coerces it.
 fn bind_stream(input: &LaunchInput, stream: &Expr, lets: &mut Lets) -> TokenStream {
     let span = stream.span();

@@ -9,7 +9,7 @@
 
 use chevron_cuda_rules::fit::{LaunchFacts, Subject};
 use chevron_cuda_rules::kinds::Position;
-use proc_macro2::{Ident, Span, TokenStream};
+use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Expr, Lit};
@@ -143,57 +143,52 @@ fn facts_tokens(p: &TokenStream, facts: &LaunchFacts) -> TokenStream {
 /// The one `const` item checking the launch's literal values against the kernel's rules
 /// (`KERNEL::INFO`, from `#[kernel]`): it fails compilation with the message of the first
 /// broken rule, located at the value the rule is about (at the kernel's name where the launch
-/// leaves that value out). `None` when no literal fixes anything.
+/// leaves that value out): one call of the runtime's `refuse` per place, each at that place's
+/// span (`#[track_caller]`: rustc reports a const panic at the call). `None` when no literal
+/// fixes anything.
 pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<TokenStream> {
     let facts = facts(plan);
     if facts == LaunchFacts::UNKNOWN {
         return None;
     }
-    let p = crate::krate::private();
-    let message = Ident::new("__chevron_message", Span::mixed_site());
-    let at = Ident::new("__chevron_at", Span::mixed_site());
-    let raise = |i: usize, span: Span| {
-        let p = crate::krate::private_at(span);
-        let panic = quote_spanned!(span=> #p::panic!("{}", #message));
-        quote!(if #at == #i { #panic })
-    };
     // The subjects the literals know and the launch writes, each raised at its value; the rest
     // at the name.
-    let written: Vec<_> = Subject::ALL
-        .into_iter()
-        .filter(|s| facts.knows(*s))
-        .filter_map(|s| written_at(plan, s).map(|span| (s, span)))
-        .collect();
-    let names = written.iter().map(|(subject, _)| {
-        // The variant's name (`Debug` prints it).
-        let name = Ident::new(&format!("{subject:?}"), Span::call_site());
-        quote!(#p::Subject::#name)
-    });
-    let mut raises: Vec<TokenStream> = written
-        .iter()
-        .enumerate()
-        .map(|(i, &(_, span))| raise(i, span))
-        .collect();
-    if written.len() < Subject::ALL.len() {
-        raises.push(raise(written.len(), path.span()));
+    let mut places: Vec<Span> = Vec::new();
+    let mut written = 0u8;
+    for s in Subject::ALL {
+        if !facts.knows(s) {
+            continue;
+        }
+        if let Some(span) = written_at(plan, s) {
+            written |= 1 << s as u8;
+            places.push(span);
+        }
+    }
+    if places.len() < Subject::ALL.len() {
+        places.push(path.span());
     }
     // In a few integers where they say it all (`LaunchFacts::literal`): rustc checks less.
-    let facts = match facts.literal_args() {
-        Some((grid, block, cluster, known)) => {
-            let dims = |[x, y, z]: [u32; 3]| quote!([#x, #y, #z]);
-            let (grid, block, cluster) = (dims(grid), dims(block), dims(cluster));
-            quote!(#p::LaunchFacts::literal(#grid, #block, #cluster, #known))
+    let literal = facts.literal_args();
+    let raises = places.iter().enumerate().map(|(at, &span)| {
+        let p = crate::krate::private_at(span);
+        match literal {
+            Some((grid, block, cluster, known)) => {
+                let dims = |[x, y, z]: [u32; 3]| quote!([#x, #y, #z]);
+                let (grid, block, cluster) = (dims(grid), dims(block), dims(cluster));
+                quote_spanned!(span=> #p::refuse_literal::<#path>(
+                    #grid, #block, #cluster, #known, #written, #at
+                );)
+            }
+            None => {
+                let facts = facts_tokens(&p, &facts);
+                quote_spanned!(span=> #p::refuse::<#path>(&#facts, #written, #at);)
+            }
         }
-        None => facts_tokens(&p, &facts),
-    };
+    });
     // An item, not a `const { … }` block: rustc evaluates a const item when it checks the
     // crate (`cargo check`, rust-analyzer), an inline const only when it builds the function
     // (`tests/launch_rules_in_check.rs`).
     Some(quote! {
-        const _: () = {
-            let (#at, #message) =
-                <#path as #p::TypedKernel>::INFO.refusal_among(&#facts, &[#(#names),*]);
-            #(#raises)*
-        };
+        const _: () = { #(#raises)* };
     })
 }

@@ -306,26 +306,22 @@ impl KernelInfo {
     }
 
     /// For `launch!`'s `const` item: the first rule `launch` breaks, as `(i, message)` where
-    /// `i` is the place of its subject in `written` (the subjects the launch writes) or
-    /// `written.len()` when the launch does not write it; `(usize::MAX, "")` when no rule with
-    /// a message is broken. One evaluation of the rules, so that each message can be raised
-    /// at the value its rule is about.
-    pub const fn refusal_among(
-        &self,
-        launch: &LaunchFacts,
-        written: &[Subject],
-    ) -> (usize, &'static str) {
+    /// `i` is the place of its subject among the subjects the launch writes (`written`, a
+    /// mask of `1 << subject as u8`, in [`Subject::ALL`]'s order), or their count when the
+    /// launch does not write it; `(usize::MAX, "")` when no rule with a message is broken. One
+    /// evaluation of the rules per raise, so that each message can be raised at the value its
+    /// rule is about.
+    pub const fn refusal_at(&self, launch: &LaunchFacts, written: u8) -> (usize, &'static str) {
         let Some((s, message)) = self.refusal(launch) else {
             return (usize::MAX, "");
         };
-        let mut i = 0;
-        while i < written.len() {
-            if written[i] as u8 == s as u8 {
-                break;
-            }
-            i += 1;
-        }
-        (i, message)
+        let bit = 1u8 << s as u8;
+        let below = if written & bit != 0 {
+            written & (bit - 1)
+        } else {
+            written
+        };
+        (below.count_ones() as usize, message)
     }
 
     /// The rules on the block alone ([`Rule::Block`]: `.reqntid`, `.maxntid`).

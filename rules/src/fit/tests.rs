@@ -617,7 +617,8 @@ fn literal_facts_round_trip_and_split_refusals_agree_with_refusal() {
     for i in &kernels {
         for facts in &all {
             for written in [&[][..], &[Subject::Block], &Subject::ALL[..]] {
-                let (at, message) = i.refusal_among(facts, written);
+                let mask = written.iter().fold(0u8, |m, s| m | 1 << *s as u8);
+                let (at, message) = i.refusal_at(facts, mask);
                 match i.refusal(facts) {
                     None => assert_eq!((at, message), (usize::MAX, "")),
                     Some((subject, m)) => {

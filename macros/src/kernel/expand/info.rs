@@ -6,9 +6,9 @@ use syn::Ident;
 
 use chevron_cuda_rules::fit::{CooperativeUse, Fact, InfoText};
 
-/// The kernel's launch rules for `launch!`'s compile-time checks and the runtime's: the const
-/// `__CHEVRON_INFO` (only consts, valid in a module and in an `impl`).
-pub fn info_items(
+/// The kernel's launch rules for `launch!`'s compile-time checks and the runtime's: the value
+/// of `TypedKernel::INFO`.
+pub fn info_value(
     info: Option<&InfoText>,
     no_upstream_reads: bool,
     cooperative: CooperativeUse,
@@ -62,20 +62,16 @@ pub fn info_items(
             })
         }
     };
-    // What `launch!` uses for `programmatic_event`: deprecated (a warning) when the PTX shows
-    // the kernel never triggers its dependents.
+    value
+}
+
+/// What `launch!` uses for `programmatic_event`: a constant of the kernel's type, deprecated (a
+/// warning) when the PTX shows the kernel never triggers its dependents.
+pub fn event_lint(info: Option<&InfoText>) -> TokenStream {
     let no_trigger = info.and_then(|t| t.no_trigger.as_deref());
-    let event_lint = crate::warn::constant(
+    crate::warn::constant(
         &Ident::new(crate::warn::NO_TRIGGER, Span::call_site()),
         no_trigger.is_some(),
         no_trigger.unwrap_or_default(),
-    );
-    quote! {
-        /// What the kernel's PTX fixes about its launches; `launch!` checks literal launches
-        /// against it at compile time, the launch checks every config before it runs.
-        #[doc(hidden)]
-        #[allow(dead_code)]
-        pub const __CHEVRON_INFO: #p::KernelInfo = #value;
-        #event_lint
-    }
+    )
 }

@@ -256,26 +256,6 @@ pub fn rustc_checks_all<R>(f: impl FnOnce() -> R) -> R {
     r
 }
 
-/// `known::<T, Marker>()` for a parameter whose spelling [`known_form`] reads (its slot called
-/// directly: such a type is a kernel parameter wherever it is declared), else
-/// [`param_expr`]'s constructor (its slot through a function pointer, so that a type that is
-/// no kernel parameter fails that constructor's bound alone).
-pub(super) fn arg_param(q: &KernelParam) -> TokenStream {
-    if known_form(q, false).is_none() {
-        return param_expr(q);
-    }
-    let ty = &q.ty;
-    let (span, _) = type_spans(ty);
-    let p = crate::krate::private_at(span);
-    let marker = match ty {
-        Type::Reference(r) if r.mutability.is_some() => "ByMut",
-        Type::Reference(_) => "ByRef",
-        _ => "ByValue",
-    };
-    let marker = Ident::new(marker, span);
-    quote_spanned!(span=> #p::known::<#ty, #p::#marker>())
-}
-
 /// The assertion behind [`known_form`]: the numbers the macro read from spellings are the
 /// primitive types (`PhantomData<(f32, u32)>` of the user's spellings from one of
 /// `core::primitive`'s), so that a shadowed name is a type error, not a wrong check.

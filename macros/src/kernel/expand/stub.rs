@@ -4,58 +4,9 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{
-    expand_occupancy, hygienic, info_items, internal_names, kernel_type, launcher, param_check,
-    spelling_guard, typed_impl, ItemAttrs,
-};
+use super::{info_value, kernel_type, param_check, spelling_guard, ItemAttrs};
 use crate::kernel::ast::{KernelItem, KernelParam};
 use chevron_cuda_rules::fit::CooperativeUse;
-
-/// `update` and `update_scalars` of a rejected declaration, so that graph code calling them shows
-/// only the declaration's errors. Reference parameters count as buffers.
-fn stub_updates(p: &TokenStream, typed: &[syn::PatType]) -> TokenStream {
-    let (graph, node) = (hygienic("__chevron_graph"), hygienic("__chevron_node"));
-    let scalars = typed
-        .iter()
-        .filter(|t| !matches!(&*t.ty, syn::Type::Reference(_)));
-    // Buffers as anything: the ordered types cannot be named from a rejected declaration.
-    let ordered = typed.iter().map(|t| match &*t.ty {
-        syn::Type::Reference(_) => quote!(_: impl ::core::marker::Sized),
-        ty => quote!(_: #ty),
-    });
-    let doc = " Not generated: `#[kernel]` reported an error for this declaration.";
-    quote! {
-        #[doc = #doc]
-        #[allow(unused_variables, clippy::too_many_arguments, dead_code)]
-        pub unsafe fn update(
-            #graph: &mut #p::runtime::Graph<'_>,
-            #node: &#p::runtime::GraphNode,
-            #(#typed,)*
-        ) -> #p::Result<(), #p::Error> {
-            loop {}
-        }
-
-        #[doc = #doc]
-        #[allow(unused_variables, clippy::too_many_arguments, dead_code)]
-        pub unsafe fn update_scalars(
-            #graph: &mut #p::runtime::Graph<'_>,
-            #node: &#p::runtime::GraphNode,
-            #(#scalars,)*
-        ) -> #p::Result<(), #p::Error> {
-            loop {}
-        }
-
-        #[doc = #doc]
-        #[allow(unused_variables, clippy::too_many_arguments, dead_code)]
-        pub unsafe fn update_ordered(
-            #graph: &mut #p::runtime::Graph<'_>,
-            #node: &#p::runtime::GraphNode,
-            #(#ordered,)*
-        ) -> #p::Result<(), #p::Error> {
-            loop {}
-        }
-    }
-}
 
 /// The checks of a rejected declaration's parameters (those that could be read), so that its
 /// type errors show with the macro's: a type that is no kernel parameter, and, where the PTX
@@ -79,8 +30,9 @@ pub fn stub_checks(item: &KernelItem, params: &[KernelParam]) -> TokenStream {
     out
 }
 
-/// What a rejected declaration expands to: the same names with the parameters as written, so
-/// call sites type-check and only the real errors show.
+/// What a rejected declaration expands to: the type, its `TypedKernel` impl without rules,
+/// and a `kernel()` that returns the runtime's `Stub`, whose functions take any arguments, so
+/// that call sites type-check and only the real errors show.
 pub fn expand_stub(item: &KernelItem) -> TokenStream {
     let p = crate::krate::private();
     let KernelItem {
@@ -94,58 +46,33 @@ pub fn expand_stub(item: &KernelItem) -> TokenStream {
     );
     let impl_attrs = &scope.shared;
     let ident = &sig.ident;
-    let typed = crate::kernel::ast::typed_inputs(sig);
-    let names = typed.iter().filter_map(|t| match &*t.pat {
-        syn::Pat::Ident(i) => Some(&i.ident),
-        _ => None,
-    });
-    let (stream, config) = internal_names(names.collect::<Vec<_>>().into_iter());
-    let (impl_generics, _, where_clause) = sig.generics.split_for_impl();
-    let stub_info = info_items(None, false, CooperativeUse::ByPtx);
-    let stub_launcher = if sig.generics.params.is_empty() {
-        launcher(&p, quote!(#(#typed,)*), quote!(loop {}))
-    } else {
-        TokenStream::new()
-    };
-    let stub_updates = if sig.generics.params.is_empty() {
-        stub_updates(&p, &typed)
-    } else {
-        TokenStream::new()
-    };
-    let ty = kernel_type(&p, &scope, vis, ident);
-    let occupancy = expand_occupancy(&p, ident, impl_attrs, true);
-    let typed_kernel = typed_impl(&p, ident, impl_attrs);
+    let info = info_value(None, false, CooperativeUse::ByPtx);
+    let ty = kernel_type(&scope, vis, ident, "…", "…");
+    let lint = crate::warn::constant(
+        &syn::Ident::new(crate::warn::NO_TRIGGER, proc_macro2::Span::call_site()),
+        false,
+        "",
+    );
     quote! {
         #ty
-        #occupancy
-        #typed_kernel
 
         #(#impl_attrs)*
-        #[allow(deprecated)]
-        impl #ident<'_> {
-            #stub_info
+        impl #p::TypedKernel for #ident {
+            const INFO: #p::KernelInfo = #info;
+            type Args<'r, 'v> = () where 'v: 'r;
+            type Scalars<'v> = ();
+            type Ordered<'r> = #p::NoElementType;
+            const BUFFERS: &'static [bool] = &[];
+        }
 
-            #stub_updates
-
+        #(#impl_attrs)*
+        impl #ident {
             /// Not generated: `#[kernel]` reported an error for this declaration.
-            #[allow(unused_variables, clippy::too_many_arguments, dead_code)]
-            pub unsafe fn launch #impl_generics (
-                #stream: &#p::CudaStream,
-                #config: &#p::LaunchConfig<'_>,
-                #(#typed,)*
-            ) -> #p::Result<(), #p::Error> #where_clause {
-                loop {}
+            pub fn kernel() -> &'static #p::Stub {
+                &#p::Stub
             }
 
-            #stub_launcher
-
-            /// Not generated: `#[kernel]` reported an error for this declaration.
-            #[allow(unused_variables, dead_code)]
-            pub fn function(
-                ctx: &#p::Arc<#p::CudaContext>,
-            ) -> #p::Result<#p::CudaFunction, #p::Error> {
-                loop {}
-            }
+            #lint
         }
     }
 }

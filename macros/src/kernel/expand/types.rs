@@ -1,0 +1,140 @@
+//! A declaration's parameter types as `TypedKernel` states them: the whole list as one tuple
+//! (`Args`, what `launch` and `update` take), the values alone (`Scalars`, for
+//! `update_scalars` and `update_ordered`), the buffers as ordered buffers of a graph
+//! (`Ordered`), and which parameters are buffers.
+
+use proc_macro2::{Group, Ident, Punct, Spacing, Span, TokenStream, TokenTree};
+use quote::{quote, ToTokens};
+
+use crate::kernel::ast::KernelParam;
+
+/// The associated items of a declaration's `TypedKernel` impl that its parameters make.
+pub fn param_types(p: &TokenStream, params: &[KernelParam]) -> TokenStream {
+    let (r, v) = (lifetime("r"), lifetime("v"));
+    let args = params.iter().map(|q| with_lifetimes(&q.ty, &r, &v));
+    let scalars = params
+        .iter()
+        .filter(|q| !q.by_ref)
+        .map(|q| with_lifetimes(&q.ty, &v, &v));
+    let ordered: Option<Vec<TokenStream>> = params
+        .iter()
+        .filter(|q| q.by_ref)
+        .map(|q| {
+            let elem = with_lifetimes(buffer_elem(&q.ty)?, &r, &r);
+            Some(match &q.ty {
+                syn::Type::Reference(t) if t.mutability.is_some() => {
+                    quote!(&'r #p::runtime::Ordered<'r, #elem>)
+                }
+                _ => quote!(&'r dyn #p::runtime::OrderedBuffer<#elem>),
+            })
+        })
+        .collect();
+    // A buffer type that names no element type (an alias): no `update_ordered`.
+    let ordered = match ordered {
+        Some(o) => quote!((#(#o,)*)),
+        None => quote!(#p::NoElementType),
+    };
+    let buffers = params.iter().map(|q| q.by_ref);
+    quote! {
+        type Args<'r, 'v> = (#(#args,)*) where 'v: 'r;
+        type Scalars<'v> = (#(#scalars,)*);
+        type Ordered<'r> = #ordered;
+        const BUFFERS: &'static [bool] = &[#(#buffers),*];
+    }
+}
+
+/// `'name`, spanned at the call site.
+fn lifetime(name: &str) -> TokenStream {
+    let mut out = TokenStream::new();
+    let mut tick = Punct::new('\'', Spacing::Joint);
+    tick.set_span(Span::call_site());
+    out.extend([
+        TokenTree::Punct(tick),
+        TokenTree::Ident(Ident::new(name, Span::call_site())),
+    ]);
+    out
+}
+
+/// `ty` with a lifetime on every reference (`refs`: `&T` becomes `&'r T`) and `inner` for every
+/// `'_` (`CudaView<'_, T>` becomes `CudaView<'v, T>`): the elided lifetimes of a function's
+/// parameter types, which an associated type must name.
+fn with_lifetimes(ty: &syn::Type, refs: &TokenStream, inner: &TokenStream) -> TokenStream {
+    rewrite(ty.to_token_stream(), refs, inner)
+}
+
+fn rewrite(tokens: TokenStream, refs: &TokenStream, inner: &TokenStream) -> TokenStream {
+    let mut out = TokenStream::new();
+    let mut iter = tokens.into_iter().peekable();
+    while let Some(t) = iter.next() {
+        match t {
+            TokenTree::Group(g) => {
+                let mut group = Group::new(g.delimiter(), rewrite(g.stream(), refs, inner));
+                group.set_span(g.span());
+                out.extend([TokenTree::Group(group)]);
+            }
+            TokenTree::Punct(ref punct) if punct.as_char() == '&' => {
+                out.extend([t.clone()]);
+                let named = matches!(iter.peek(), Some(TokenTree::Punct(n)) if n.as_char() == '\'');
+                if !named {
+                    out.extend(refs.clone());
+                }
+            }
+            TokenTree::Punct(ref punct) if punct.as_char() == '\'' => {
+                match iter.peek() {
+                    Some(TokenTree::Ident(i)) if i == "_" => {
+                        iter.next();
+                        out.extend(inner.clone());
+                    }
+                    _ => out.extend([t.clone()]),
+                }
+            }
+            t => out.extend([t]),
+        }
+    }
+    out
+}
+
+/// `T` of a buffer parameter's type (`&CudaSlice<T>`, `&mut CudaViewMut<'_, T>`): the first
+/// type argument of the referenced path; `None` for a type without one (an alias).
+fn buffer_elem(ty: &syn::Type) -> Option<&syn::Type> {
+    let syn::Type::Reference(r) = ty else {
+        return None;
+    };
+    let mut elem = &*r.elem;
+    loop {
+        elem = match elem {
+            syn::Type::Group(g) => &g.elem,
+            syn::Type::Paren(p) => &p.elem,
+            _ => break,
+        };
+    }
+    let syn::Type::Path(p) = elem else {
+        return None;
+    };
+    let syn::PathArguments::AngleBracketed(args) = &p.path.segments.last()?.arguments else {
+        return None;
+    };
+    args.args.iter().find_map(|a| match a {
+        syn::GenericArgument::Type(t) => Some(t),
+        _ => None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rewritten(ty: &str) -> String {
+        let ty: syn::Type = syn::parse_str(ty).unwrap();
+        with_lifetimes(&ty, &lifetime("r"), &lifetime("v")).to_string()
+    }
+
+    #[test]
+    fn elided_lifetimes_are_named() {
+        assert_eq!(rewritten("&CudaSlice<f32>"), "& 'r CudaSlice < f32 >");
+        assert_eq!(rewritten("&mut CudaViewMut<'_, f32>"), "& 'r mut CudaViewMut < 'v , f32 >");
+        assert_eq!(rewritten("&'static CudaSlice<u8>"), "& 'static CudaSlice < u8 >");
+        assert_eq!(rewritten("[u32; 4]"), "[u32 ; 4]");
+        assert_eq!(rewritten("u32"), "u32");
+    }
+}
