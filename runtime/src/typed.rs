@@ -212,33 +212,33 @@ impl<K: TypedKernel> Typed<K> {
 
 /// `launch!`'s check of a launch whose grid, block and cluster are literals (0 where not
 /// written; `known`: `LaunchFacts::literal`'s flags) against `K`'s rules, in a `const` item:
-/// fails compilation with the message of the first broken rule when its subject is the
-/// `at`-th of those the launch writes (`written`, as for [`KernelInfo::refusal_at`]). Called
-/// once per place a message can be raised, each call at that place's span.
-#[track_caller]
+/// the first broken rule, as [`KernelInfo::refusal_at`] gives it for the subjects the launch
+/// writes (`written`), for [`raise`].
 #[inline]
-pub const fn refuse_literal<K: TypedKernel>(
+pub const fn refusal_literal<K: TypedKernel>(
     grid: [u32; 3],
     block: [u32; 3],
     cluster: [u32; 3],
     known: u8,
     written: u8,
-    at: usize,
-) {
-    let facts = LaunchFacts::literal(grid, block, cluster, known);
-    let (i, message) = K::INFO.refusal_at(&facts, written);
-    if i == at {
-        panic!("{}", message)
-    }
+) -> (usize, &'static str) {
+    K::INFO.refusal_at(&LaunchFacts::literal(grid, block, cluster, known), written)
 }
 
-/// [`refuse_literal`] for facts that are not all integers.
+/// [`refusal_literal`] for facts that are not all integers.
+#[inline]
+pub const fn refusal<K: TypedKernel>(facts: &LaunchFacts, written: u8) -> (usize, &'static str) {
+    K::INFO.refusal_at(facts, written)
+}
+
+/// Fails compilation (in a `const` item) with the refusal's message when it is to be raised at
+/// place `at`: `launch!` calls it once per place a message can be raised, each call at that
+/// place's span (rustc reports a panic of a `#[track_caller]` function at its caller).
 #[track_caller]
 #[inline]
-pub const fn refuse<K: TypedKernel>(facts: &LaunchFacts, written: u8, at: usize) {
-    let (i, message) = K::INFO.refusal_at(facts, written);
-    if i == at {
-        panic!("{}", message)
+pub const fn raise(refusal: (usize, &'static str), at: usize) {
+    if refusal.0 == at {
+        panic!("{}", refusal.1)
     }
 }
 

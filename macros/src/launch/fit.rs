@@ -9,7 +9,7 @@
 
 use chevron_cuda_rules::fit::{LaunchFacts, Subject};
 use chevron_cuda_rules::kinds::Position;
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Expr, Lit};
@@ -143,9 +143,9 @@ fn facts_tokens(p: &TokenStream, facts: &LaunchFacts) -> TokenStream {
 /// The one `const` item checking the launch's literal values against the kernel's rules
 /// (`KERNEL::INFO`, from `#[kernel]`): it fails compilation with the message of the first
 /// broken rule, located at the value the rule is about (at the kernel's name where the launch
-/// leaves that value out): one call of the runtime's `refuse` per place, each at that place's
-/// span (`#[track_caller]`: rustc reports a const panic at the call). `None` when no literal
-/// fixes anything.
+/// leaves that value out): the refusal evaluated once, then one call of the runtime's `raise`
+/// per place, each at that place's span (`#[track_caller]`: rustc reports a const panic at the
+/// call). `None` when no literal fixes anything.
 pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<TokenStream> {
     let facts = facts(plan);
     if facts == LaunchFacts::UNKNOWN {
@@ -168,27 +168,30 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<TokenStream> {
         places.push(path.span());
     }
     // In a few integers where they say it all (`LaunchFacts::literal`): rustc checks less.
-    let literal = facts.literal_args();
+    let p = crate::krate::private();
+    let refusal = match facts.literal_args() {
+        Some((grid, block, cluster, known)) => {
+            let dims = |[x, y, z]: [u32; 3]| quote!([#x, #y, #z]);
+            let (grid, block, cluster) = (dims(grid), dims(block), dims(cluster));
+            quote!(#p::refusal_literal::<#path>(#grid, #block, #cluster, #known, #written))
+        }
+        None => {
+            let facts = facts_tokens(&p, &facts);
+            quote!(#p::refusal::<#path>(&#facts, #written))
+        }
+    };
+    let refusal_local = Ident::new("__chevron_refusal", Span::mixed_site());
     let raises = places.iter().enumerate().map(|(at, &span)| {
         let p = crate::krate::private_at(span);
-        match literal {
-            Some((grid, block, cluster, known)) => {
-                let dims = |[x, y, z]: [u32; 3]| quote!([#x, #y, #z]);
-                let (grid, block, cluster) = (dims(grid), dims(block), dims(cluster));
-                quote_spanned!(span=> #p::refuse_literal::<#path>(
-                    #grid, #block, #cluster, #known, #written, #at
-                );)
-            }
-            None => {
-                let facts = facts_tokens(&p, &facts);
-                quote_spanned!(span=> #p::refuse::<#path>(&#facts, #written, #at);)
-            }
-        }
+        quote_spanned!(span=> #p::raise(#refusal_local, #at);)
     });
     // An item, not a `const { … }` block: rustc evaluates a const item when it checks the
     // crate (`cargo check`, rust-analyzer), an inline const only when it builds the function
     // (`tests/launch_rules_in_check.rs`).
     Some(quote! {
-        const _: () = { #(#raises)* };
+        const _: () = {
+            let #refusal_local = #refusal;
+            #(#raises)*
+        };
     })
 }
