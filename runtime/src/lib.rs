@@ -118,11 +118,11 @@ pub mod __private {
         typed_launch, typed_update, typed_update_ordered, typed_update_scalars, ArgTuple,
         OrderedArgs,
     };
-    pub use crate::typed::{raise, refusal, refusal_literal, NoElementType, Stub, Typed};
     pub use crate::typed::{
         launched, ArgAsWritten, ArgProbe, HostArg, StreamByValue, StreamProbe, StreamRef,
         TypedKernel, ViewArg,
     };
+    pub use crate::typed::{raise, refusal, refusal_literal, NoElementType, Stub, Typed};
     pub use chevron_cuda_rules::fit::{
         CooperativeUse, Fact, KernelInfo, LaunchFacts, Messages, Subject,
     };

@@ -286,7 +286,6 @@ mod tests {
     use super::*;
     use crate::graph::Ordered;
 
-
     // The bound is the test: each call compiles only if the tuple implements the trait.
     #[allow(clippy::extra_unused_type_parameters)]
     fn args<A: ArgTuple<M, N>, M, const N: usize>() -> usize {
@@ -308,13 +307,15 @@ mod tests {
     fn both_traits_take_tuples_of_0_to_32() {
         type A = u32;
         type O<'a> = &'a Ordered<'a, f32>;
-        assert_eq!(args::<(), 0>(), 0);
-        assert_eq!(args::<(A,), 1>(), 1);
+        assert_eq!(args::<(), _, 0>(), 0);
+        assert_eq!(args::<(A,), _, 1>(), 1);
         assert_eq!(ordered::<(), 0>(), 0);
         assert_eq!(ordered::<(O<'static>,), 1>(), 1);
-        let n32 =
-            args::<tuple!(A; x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x), 32>(
-            );
+        let n32 = args::<
+            tuple!(A; x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x),
+            _,
+            32,
+        >();
         let b32 = ordered::<
             tuple!(O<'static>; x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x),
             32,

@@ -62,9 +62,19 @@ fn with_lifetimes(ty: &syn::Type, refs: &TokenStream, inner: &TokenStream) -> To
     rewrite(ty.to_token_stream(), refs, inner)
 }
 
+/// The kernel parameter types with a lifetime that a function signature may leave out
+/// (`ConditionalHandle` for `ConditionalHandle<'_>`): it is written in then. (A type of the
+/// user's own with a hidden lifetime must write it, `MyHandle<'_>`: rustc says so.)
+const HIDDEN_LIFETIME: [&str; 2] = ["ConditionalHandle", "DeviceGraphHandle"];
+
+/// The views, whose lifetime a function signature may leave out (`CudaView<f32>`).
+const VIEWS: [&str; 2] = ["CudaView", "CudaViewMut"];
+
 fn rewrite(tokens: TokenStream, refs: &TokenStream, inner: &TokenStream) -> TokenStream {
     let mut out = TokenStream::new();
     let mut iter = tokens.into_iter().peekable();
+    let is =
+        |t: Option<&TokenTree>, c: char| matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == c);
     while let Some(t) = iter.next() {
         match t {
             TokenTree::Group(g) => {
@@ -74,18 +84,30 @@ fn rewrite(tokens: TokenStream, refs: &TokenStream, inner: &TokenStream) -> Toke
             }
             TokenTree::Punct(ref punct) if punct.as_char() == '&' => {
                 out.extend([t.clone()]);
-                let named = matches!(iter.peek(), Some(TokenTree::Punct(n)) if n.as_char() == '\'');
-                if !named {
+                if !is(iter.peek(), '\'') {
                     out.extend(refs.clone());
                 }
             }
-            TokenTree::Punct(ref punct) if punct.as_char() == '\'' => {
-                match iter.peek() {
-                    Some(TokenTree::Ident(i)) if i == "_" => {
-                        iter.next();
-                        out.extend(inner.clone());
+            TokenTree::Punct(ref punct) if punct.as_char() == '\'' => match iter.peek() {
+                Some(TokenTree::Ident(i)) if i == "_" => {
+                    iter.next();
+                    out.extend(inner.clone());
+                }
+                _ => out.extend([t.clone()]),
+            },
+            TokenTree::Ident(ref i) if HIDDEN_LIFETIME.iter().any(|h| i == h) => {
+                out.extend([t.clone()]);
+                if !is(iter.peek(), '<') {
+                    out.extend(quote!(<#inner>));
+                }
+            }
+            TokenTree::Ident(ref i) if VIEWS.iter().any(|v| i == v) => {
+                out.extend([t.clone()]);
+                if is(iter.peek(), '<') {
+                    out.extend(iter.next());
+                    if !is(iter.peek(), '\'') {
+                        out.extend(quote!(#inner,));
                     }
-                    _ => out.extend([t.clone()]),
                 }
             }
             t => out.extend([t]),
@@ -132,9 +154,21 @@ mod tests {
     #[test]
     fn elided_lifetimes_are_named() {
         assert_eq!(rewritten("&CudaSlice<f32>"), "& 'r CudaSlice < f32 >");
-        assert_eq!(rewritten("&mut CudaViewMut<'_, f32>"), "& 'r mut CudaViewMut < 'v , f32 >");
-        assert_eq!(rewritten("&'static CudaSlice<u8>"), "& 'static CudaSlice < u8 >");
+        assert_eq!(
+            rewritten("&mut CudaViewMut<'_, f32>"),
+            "& 'r mut CudaViewMut < 'v , f32 >"
+        );
+        assert_eq!(
+            rewritten("&'static CudaSlice<u8>"),
+            "& 'static CudaSlice < u8 >"
+        );
         assert_eq!(rewritten("[u32; 4]"), "[u32 ; 4]");
         assert_eq!(rewritten("u32"), "u32");
+        assert_eq!(rewritten("ConditionalHandle"), "ConditionalHandle < 'v >");
+        assert_eq!(
+            rewritten("chevron::ConditionalHandle<'_>"),
+            "chevron :: ConditionalHandle < 'v >"
+        );
+        assert_eq!(rewritten("&CudaView<f32>"), "& 'r CudaView < 'v , f32 >");
     }
 }
