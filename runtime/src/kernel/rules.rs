@@ -51,7 +51,7 @@ impl Kernel {
     /// none before that.
     #[inline]
     fn nvrtc_rules(&self, declared: &KernelInfo) -> LaunchRules {
-        match self.nvrtc_info.get() {
+        match self.cache.nvrtc_info.get() {
             Some(rules) => *rules,
             None => self.nvrtc_rules_cold(declared),
         }
@@ -60,7 +60,12 @@ impl Kernel {
     #[cold]
     fn nvrtc_rules_cold(&self, declared: &KernelInfo) -> LaunchRules {
         match self.nvrtc_info_for(declared) {
-            Some(_) => self.nvrtc_info.get().copied().unwrap_or(LaunchRules::NONE),
+            Some(_) => self
+                .cache
+                .nvrtc_info
+                .get()
+                .copied()
+                .unwrap_or(LaunchRules::NONE),
             None => LaunchRules::NONE,
         }
     }
@@ -115,10 +120,10 @@ impl Kernel {
 
     /// The rules of a CUDA C kernel, from NVRTC's output and the declaration's options.
     fn nvrtc_info_for(&self, declared: &KernelInfo) -> Option<&KernelInfo> {
-        if let Some(rules) = self.nvrtc_info.get() {
+        if let Some(rules) = self.cache.nvrtc_info.get() {
             return Some(rules.info);
         }
-        let entry = self.nvrtc_entry.get()?;
+        let entry = self.cache.nvrtc_entry.get()?;
         let file = format!("NVRTC's PTX of {}", self.source.path());
         let text = fit::read_info(
             entry,
@@ -129,7 +134,12 @@ impl Kernel {
         );
         // Leaked once per kernel and process (a lost race leaks one more).
         let info: &'static KernelInfo = Box::leak(Box::new(text.leak()));
-        Some(self.nvrtc_info.get_or_init(|| LaunchRules::of(info)).info)
+        Some(
+            self.cache
+                .nvrtc_info
+                .get_or_init(|| LaunchRules::of(info))
+                .info,
+        )
     }
 
     /// The rule's message and what this launch held of the rule's subject.
