@@ -123,7 +123,7 @@ fn launch_function(s: &mut Setup<'_>) {
 fn kernel_launch(s: &mut Setup<'_>) {
     let (n, a) = scalars();
     // SAFETY: `saxpy` stays within `N` elements.
-    unsafe { saxpy::launch(s.stream, s.cfg, n, a, s.x, s.y) }.unwrap();
+    unsafe { saxpy::kernel().launch(s.stream, s.cfg, (n, a, s.x, s.y)) }.unwrap();
 }
 
 #[inline(never)]

@@ -132,7 +132,7 @@ fn scalars_round(graph: &mut Graph<'_>, nodes: &[GraphNode]) -> Result<(), chevr
     for node in nodes {
         let (n, a) = scalars();
         // SAFETY: nothing runs (the stand-in driver); the node is `saxpy`'s.
-        unsafe { saxpy::update_scalars(graph, node, n, a) }?;
+        unsafe { saxpy::kernel().update_scalars(graph, node, (n, a)) }?;
     }
     Ok(())
 }
@@ -147,7 +147,7 @@ fn ordered_round(
     for node in nodes {
         let (n, a) = scalars();
         // SAFETY: as above.
-        unsafe { saxpy::update_ordered(graph, node, n, a, x, y) }?;
+        unsafe { saxpy::kernel().update_ordered(graph, node, (n, a), (x, y)) }?;
     }
     Ok(())
 }
@@ -181,7 +181,7 @@ fn update(s: &mut Setup<'_, '_>) {
     for node in &s.nodes {
         let (n, a) = scalars();
         // SAFETY: as above.
-        unsafe { saxpy::update(s.graph, node, n, a, s.x, s.y) }.unwrap();
+        unsafe { saxpy::kernel().update(s.graph, node, (n, a, s.x, s.y)) }.unwrap();
     }
 }
 
