@@ -1,11 +1,11 @@
-//! Typed graph updates with ordered buffers (`graph.ordered(&mut y)`, `KERNEL::update_ordered`):
-//! the same results as `update` and the host over several rounds with alternating buffers; an
-//! ordered buffer of another graph refused; and the ordering kept: a buffer still being written
-//! by a slow kernel on another stream is read by the replay only after that write, also when the
-//! replay runs on a third stream after a synchronize; every update path and a replay work
-//! with no context current on the thread; and the same inside a batch (`Graph::updates`, the
-//! context checked once), which binds the context where none is current; and the updated
-//! arguments of every node kept when the graph is instantiated again.
+//! Typed graph updates with ordered buffers (`graph.ordered(&mut y)`,
+//! `KERNEL::kernel().update_ordered`): the same results as `update` and the host over several
+//! rounds with alternating buffers; an ordered buffer of another graph refused; and the ordering
+//! kept: a buffer still being written by a slow kernel on another stream is read by the replay only
+//! after that write, also when the replay runs on a third stream after a synchronize; every update
+//! path and a replay work with no context current on the thread; and the same inside a batch
+//! (`Graph::updates`, the context checked once), which binds the context where none is current; and
+//! the updated arguments of every node kept when the graph is instantiated again.
 
 #[path = "common/gpu.rs"]
 mod gpu;

@@ -1,4 +1,4 @@
-//! `#[kernel]` on a real GPU: each declaration is launched through its generated `launch` and
+//! `#[kernel]` on a real GPU: each declaration is launched through `KERNEL::kernel().launch` and
 //! checked against a host reference. Outputs are poisoned first, so a launch that does nothing
 //! fails.
 //!
