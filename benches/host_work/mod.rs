@@ -70,12 +70,13 @@ pub struct HostSaxpy;
 
 impl HostSaxpy {
     /// The host part of `saxpy::kernel().launch`, with device pointers for the buffers; the
-    /// stream is `&()`, standing for a `&CudaStream`.
+    /// stream is `&()`, standing for a `&CudaStream`. Inlined always, as `Typed::launch` is: the
+    /// argument tuple is never passed through memory to a call.
     ///
     /// # Safety
     /// Nothing is launched; `unsafe` as the real one, which `launch!` calls in the caller's
     /// `unsafe` block.
-    #[inline]
+    #[inline(always)]
     pub unsafe fn launch(
         &self,
         _stream: &(),
