@@ -215,7 +215,8 @@ mod warn;
 ///
 /// - A declaration goes in a module or a function body, not in an `impl`, a trait or an
 ///   `extern` block (it declares a type); a parameter takes no `#[cfg]` (declare one kernel per
-///   configuration) and the declaration no generics or lifetime parameters.
+///   configuration) and the declaration no generics or lifetime parameters. At most 32
+///   parameters: `Typed`'s functions take tuples of up to 32 elements.
 /// - Parameter types are resolved where the declaration is written: at module level, or inside a
 ///   function body with the body's own `use`s and items (the type and its `impl` are items of
 ///   that scope).
