@@ -142,9 +142,9 @@ macro_rules! ordered_args {
 
 tuples!(ordered_args);
 
-/// A `#[kernel]`'s `launch`: the function in the stream's context and the config's checks
-/// (with `K`'s rules, folded at compile time: here, once per kernel, when the launch is
-/// compiled), then the launch with `args`.
+/// [`Typed::launch`](crate::Typed::launch): the function in the stream's context and the
+/// config's checks (with `K`'s rules, folded at compile time: here, once per kernel, when the
+/// launch is compiled), then the launch with `args`.
 ///
 /// # Safety
 /// As [`Checked::launch`]: what the kernel does with its arguments is the caller's promise.
@@ -188,8 +188,8 @@ fn update_slots<'s, A: ArgTuple<M, N>, M, const N: usize>(
 /// being the kernel's parameters and `slots` the kernel's slots function.
 ///
 /// # Safety
-/// As the generated `update`: `args` match the kernel's parameters, and what they point at
-/// stays valid while the graph may replay with them.
+/// As [`Typed::update`](crate::Typed::update): `args` match the kernel's parameters, and what
+/// they point at stays valid while the graph may replay with them.
 #[inline(always)]
 pub unsafe fn typed_update<A: ArgTuple<M, N>, M, const N: usize>(
     graph: &Graph<'_>,

@@ -486,7 +486,7 @@ impl<X> ParamFrom<X> for X {
 }
 
 /// What `launch!(dyn …)` returns: the launch's result, unchanged. `#[must_use]` with chevron's
-/// message, next to rustc's own for an unused `Result` (a typed launch's `launch_kernel` has
+/// message, next to rustc's own for an unused `Result` (a typed launch's [`Typed::launch`] has
 /// the same).
 #[must_use = "a kernel launch can fail: handle its error with `?` (or `match` on it); `let _ =` would hide a failed launch"]
 #[inline(always)]

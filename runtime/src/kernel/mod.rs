@@ -78,7 +78,9 @@ impl KernelSource {
 
 /// A kernel and its function handle per CUDA context; meant to live in a `static`.
 ///
-/// `#[kernel]` emits one per declaration. It can also be used by hand:
+/// `#[kernel]` emits one per declaration, inside the [`Typed`](crate::Typed) that
+/// `KERNEL::kernel()` returns, which derefs to it: `saxpy::kernel().function(&ctx)` and the
+/// occupancy queries below are this type's. It can also be used by hand:
 ///
 /// ```no_run
 /// # fn main() -> Result<(), chevron::Error> {
@@ -275,7 +277,7 @@ impl Kernel {
     /// (its limits, then the kernel's rules). `rules` are the declaration's, folded at compile
     /// time; a config they settle without looking at its extents, and whose extents are plainly
     /// within the limits, is checked in a few compares, any other goes through every rule. Not
-    /// a public API: the `launch` functions `#[kernel]` generates call it.
+    /// a public API: [`Typed::launch`](crate::Typed::launch) calls it.
     #[doc(hidden)]
     #[inline(always)]
     pub fn __check<'a>(

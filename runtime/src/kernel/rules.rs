@@ -74,8 +74,8 @@ impl Kernel {
     /// against `.reqntid`/`.maxntid`, the cluster and grid against `.reqnctapercluster` and
     /// `.maxclusterrank`, `programmatic_serialization` against `griddepcontrol.wait`,
     /// `cooperative` against a grid-wide barrier. `info` is the declaration's
-    /// (`__CHEVRON_INFO`); for CUDA C the rules come from NVRTC's output, read when the kernel
-    /// was loaded (call this after [`Self::get`]). A few comparisons.
+    /// (`<KERNEL as TypedKernel>::INFO`); for CUDA C the rules come from NVRTC's output, read
+    /// when the kernel was loaded (call this after [`Self::get`]). A few comparisons.
     ///
     /// The config's own limits come first ([`LaunchConfig::validate`], as
     /// [`Error::InvalidConfig`]): an extent that is no extent (a grid of `u64::MAX`, a block of
@@ -158,7 +158,7 @@ impl Kernel {
 /// through every rule), and which launch-attribute kinds (`cooperative`,
 /// `programmatic_serialization`) break a rule by their presence or their absence; the block
 /// rules (`.reqntid`, `.maxntid`) are compared with the block directly. `#[kernel]` makes it at
-/// compile time from the declaration's `__CHEVRON_INFO`, so that in a launch the info is a
+/// compile time from the declaration's `TypedKernel::INFO`, so that in a launch the info is a
 /// constant and the comparisons with a rule the PTX does not have vanish. Not a public API.
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug)]
