@@ -54,7 +54,8 @@ impl TypedKernel for saxpy_host {
         'v: 'r;
     type Scalars<'v> = (u32, f32);
     type Ordered<'r> = chevron::NoElementType;
-    const BUFFERS: &'static [bool] = &[false, false, true, true];
+    type Buffers = [bool; 4];
+    const BUFFERS: [bool; 4] = [false, false, true, true];
 }
 
 impl saxpy_host {

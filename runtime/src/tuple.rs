@@ -16,7 +16,6 @@ use crate::kernel::{Kernel, LaunchRules};
 use crate::launch::Checked;
 use crate::param::KernelParam;
 use crate::sys;
-use crate::typed::TypedKernel;
 use cudarc::driver::{CudaFunction, CudaStream};
 
 /// The arguments of a typed launch or graph update: a tuple of the kernel's parameter types,
@@ -143,19 +142,20 @@ macro_rules! ordered_args {
 tuples!(ordered_args);
 
 /// [`Typed::launch`](crate::Typed::launch): the function in the stream's context and the
-/// config's checks (with `K`'s rules, folded at compile time: here, once per kernel, when the
-/// launch is compiled), then the launch with `args`.
+/// config's checks (with the kernel's `rules`, which `Typed::launch` folds at compile time),
+/// then the launch with `args`.
 ///
 /// # Safety
 /// As [`Checked::launch`]: what the kernel does with its arguments is the caller's promise.
 #[inline(always)]
-pub unsafe fn typed_launch<'a, K: TypedKernel, A: ArgTuple<M, N>, M, const N: usize>(
+pub unsafe fn typed_launch<'a, A: ArgTuple<M, N>, M, const N: usize>(
     kernel: &'a Kernel,
+    rules: LaunchRules,
     stream: &'a CudaStream,
     config: &'a LaunchConfig<'a>,
     args: A,
 ) -> Result<(), Error> {
-    let checked = kernel.__check(const { LaunchRules::of(&K::INFO) }, stream, config)?;
+    let checked = kernel.__check(rules, stream, config)?;
     // SAFETY: forwarded from the caller.
     unsafe { args.__chevron_launch(checked, stream) }
 }

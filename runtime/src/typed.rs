@@ -6,7 +6,7 @@ use core::marker::PhantomData;
 use crate::config::LaunchConfig;
 use crate::error::Error;
 use crate::graph::{Graph, GraphNode};
-use crate::kernel::Kernel;
+use crate::kernel::{Kernel, LaunchRules};
 use crate::tuple::{typed_launch, typed_update, typed_update_ordered, typed_update_scalars};
 use crate::tuple::{ArgTuple, OrderedArgs};
 use chevron_cuda_rules::fit::{KernelInfo, LaunchFacts};
@@ -123,7 +123,10 @@ impl<K: TypedKernel> Typed<K> {
         // SAFETY: the parameter types match the PTX entry (checked when the declaration was
         // compiled, or against NVRTC's output before the first launch); the rest is the
         // caller's promise.
-        unsafe { typed_launch::<K, _, M, N>(&self.kernel, stream, config, args) }
+        // The kernel's rules, folded at compile time: here, once per kernel, when the launch is
+        // compiled.
+        let rules = const { LaunchRules::of(&K::INFO) };
+        unsafe { typed_launch::<_, M, N>(&self.kernel, rules, stream, config, args) }
     }
 
     /// Sets the arguments of the kernel's node `node` in `graph` for the following replays,
