@@ -122,7 +122,7 @@ pub mod __private {
         launched, ArgAsWritten, ArgProbe, HostArg, StreamByValue, StreamProbe, StreamRef,
         TypedKernel, ViewArg,
     };
-    pub use crate::typed::{raise, refusal, refusal_literal, NoElementType, Stub, Typed};
+    pub use crate::typed::{raise, refusal, refusal_literal, NoElementType, Stub, StubOf, Typed};
     pub use chevron_cuda_rules::fit::{
         CooperativeUse, Fact, KernelInfo, LaunchFacts, Messages, Subject,
     };

@@ -26,6 +26,15 @@ pub trait TypedKernel: Sized + 'static {
     /// What the kernel's PTX fixes about its launches, for `launch!`'s compile-time checks.
     const INFO: KernelInfo;
 
+    /// What `launch!` launches: [`Typed<Self>`] for every `#[kernel]` (a stand-in without a
+    /// driver, or a declaration `#[kernel]` rejected, names its own).
+    type Kernel: ?Sized + 'static;
+
+    /// `KERNEL::kernel`, the kernel's static: what `launch!` reaches it through
+    /// (`<KERNEL as TypedKernel>::KERNEL`), so that anything but a kernel in its place gets
+    /// this trait's message.
+    const KERNEL: fn() -> &'static Self::Kernel;
+
     /// The kernel's parameters, in order, as one tuple: the argument of [`Typed::launch`] and
     /// [`Typed::update`]. `'r` is the lifetime of the references (`&CudaSlice<f32>`), `'v` of
     /// the lifetimes inside their types (`&CudaView<'v, f32>`).
@@ -60,6 +69,7 @@ pub trait TypedKernel: Sized + 'static {
 ///
 /// Written once for all kernels, so that a declaration expands to its types only: rustc checks
 /// these functions once, not per kernel.
+#[repr(transparent)]
 pub struct Typed<K> {
     kernel: Kernel,
     ty: PhantomData<fn() -> K>,
@@ -73,6 +83,18 @@ impl<K> Typed<K> {
             kernel,
             ty: PhantomData,
         }
+    }
+
+    /// `kernel` (a declaration's static), typed as `K`: what `#[kernel]` generates. The static
+    /// is a plain `Kernel`, one type for every declaration, so that rustc proves it `Sync` once
+    /// instead of once per kernel type.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub const fn __of(kernel: &'static Kernel) -> &'static Self {
+        // SAFETY: `Typed<K>` is `repr(transparent)` over `Kernel` (its other field is a
+        // zero-sized `PhantomData`), so the pointer cast keeps layout and validity; `K` only
+        // types the functions and is not stored.
+        unsafe { &*(kernel as *const Kernel as *const Self) }
     }
 }
 
@@ -290,6 +312,64 @@ impl Stub {
         _: A,
         _: B,
     ) -> Result<(), Error> {
+        unreachable!("a rejected `#[kernel]` does not compile")
+    }
+}
+
+/// What `KERNEL::kernel()` returns for a declaration `#[kernel]` rejected whose parameter types
+/// could be read: functions of the names of [`Typed`]'s that take the declared types (so that
+/// arguments are checked and reborrowed as usual) without asking them to be kernel parameters
+/// (the declaration reports that). Never made in a program that compiles.
+#[doc(hidden)]
+pub struct StubOf<K>(PhantomData<fn() -> K>);
+
+impl<K> StubOf<K> {
+    /// The stub of `K`.
+    pub const NEW: Self = StubOf(PhantomData);
+}
+
+#[doc(hidden)]
+#[allow(clippy::missing_safety_doc, clippy::missing_errors_doc, missing_docs)]
+impl<K: TypedKernel> StubOf<K> {
+    pub unsafe fn launch(
+        &self,
+        _: &CudaStream,
+        _: &LaunchConfig<'_>,
+        _: K::Args<'_, '_>,
+    ) -> Result<(), Error> {
+        unreachable!("a rejected `#[kernel]` does not compile")
+    }
+    pub unsafe fn update(
+        &self,
+        _: &mut Graph<'_>,
+        _: &GraphNode,
+        _: K::Args<'_, '_>,
+    ) -> Result<(), Error> {
+        unreachable!("a rejected `#[kernel]` does not compile")
+    }
+    pub unsafe fn update_scalars(
+        &self,
+        _: &mut Graph<'_>,
+        _: &GraphNode,
+        _: K::Scalars<'_>,
+    ) -> Result<(), Error> {
+        unreachable!("a rejected `#[kernel]` does not compile")
+    }
+    pub unsafe fn update_ordered(
+        &self,
+        _: &mut Graph<'_>,
+        _: &GraphNode,
+        _: K::Scalars<'_>,
+        _: K::Ordered<'_>,
+    ) -> Result<(), Error> {
+        unreachable!("a rejected `#[kernel]` does not compile")
+    }
+}
+
+impl<K> core::ops::Deref for StubOf<K> {
+    type Target = Kernel;
+
+    fn deref(&self) -> &Kernel {
         unreachable!("a rejected `#[kernel]` does not compile")
     }
 }

@@ -52,8 +52,8 @@ impl Enclosing {
         };
         Some(format!(
             "`#[kernel]` cannot be used inside {block}: it declares a type (`{kernel}`, with \
-             `{kernel}::launch` and `{kernel}::function`), which {block} cannot hold; {fix} \
-             `{kernel}::launch` or `launch!({kernel}<<<…>>>(…))`)"
+             `{kernel}::kernel()`), which {block} cannot hold; {fix} \
+             `{kernel}::kernel().launch(…)` or `launch!({kernel}<<<…>>>(…))`)"
         ))
     }
 }

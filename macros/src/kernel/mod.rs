@@ -58,7 +58,7 @@ fn expand_checked(args: &ast::KernelArgs, parsed: &ast::KernelItem, mut cx: Erro
             out
         }
         Err(params) => {
-            let mut out = expand::expand_stub(parsed);
+            let mut out = expand::expand_stub(parsed, &params);
             out.extend(expand::stub_checks(parsed, &params));
             out.extend(report::into_tokens(
                 cx.propagate().map(|()| TokenStream::new()),

@@ -26,7 +26,7 @@ pub struct ConfigInput {
 
 /// Which kernel is launched.
 pub enum Kernel {
-    /// A `#[kernel]` item: `PATH::launch(stream, &config, args…)`, typed by rustc.
+    /// A `#[kernel]` item: `PATH::kernel().launch(stream, &config, (args…,))`, typed by rustc.
     Typed(Path),
     /// `dyn f` / `dyn (expr)`: a `CudaFunction`, arguments passed untyped.
     Dyn {

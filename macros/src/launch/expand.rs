@@ -298,7 +298,9 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
 
     match &input.kernel {
         Kernel::Typed(path) => {
-            // `KERNEL::kernel().launch(stream, &config, (args…,))`: `Typed::launch`, written
+            // `(<KERNEL as TypedKernel>::KERNEL)().launch(stream, &config, (args…,))`: the
+            // kernel's static through the trait (anything else in its place gets the trait's
+            // message), then `Typed::launch`, written
             // once for all kernels, takes the arguments as one tuple of the kernel's parameter
             // types, so rustc checks (and coerces) each against its parameter, and counts them.
             // Call-site spans on the names; the path and the arguments keep the user's spans.
@@ -308,8 +310,9 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
             // a whole buffer) into chevron's messages; the probes' traits are imported
             // anonymously and implemented only for the probe types, so no user expression
             // resolves differently.
-            let kernel = Ident::new("kernel", Span::call_site());
+            let kernel = Ident::new("KERNEL", Span::call_site());
             let launch = Ident::new("launch", Span::call_site());
+            let typed = quote_spanned!(path.span()=> <#path as #p::TypedKernel>);
             let args = input.args.iter().map(|arg| match unparen(arg) {
                 Expr::Reference(_) => {
                     let span = arg.span();
@@ -346,7 +349,7 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
                 #fit
                 #event
                 #(#lets)*
-                #path::#kernel().#launch(#stream, #config, (#(#args,)*))
+                (#typed::#kernel)().#launch(#stream, #config, (#(#args,)*))
             })
         }
         Kernel::Dyn { dyn_span, .. } => {

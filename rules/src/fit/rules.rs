@@ -315,10 +315,10 @@ impl KernelInfo {
     pub const fn may_refuse_literal(&self, known: u8) -> bool {
         let flag_on = known & (1 << 2 | 1 << 4) != 0;
         flag_on
-            || !matches!(self.reqntid, None)
-            || !matches!(self.maxntid, None)
-            || !matches!(self.cluster, None)
-            || !matches!(self.max_cluster_rank, None)
+            || self.reqntid.is_some()
+            || self.maxntid.is_some()
+            || self.cluster.is_some()
+            || self.max_cluster_rank.is_some()
             || self.explicit_cluster
             || matches!(self.grid_sync, Fact::Yes)
             || matches!(self.cooperative, CooperativeUse::CoResident)

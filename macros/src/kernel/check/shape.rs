@@ -27,10 +27,10 @@ pub(super) fn check_shape(item: &KernelItem, cx: &mut Errors) {
             ),
             _ => format!(
                 "`#[{name}]` cannot be used on a `#[kernel]` declaration: it expands to a \
-                 type (`{k}::launch`, `{k}::function`), not a function{also}; remove it",
+                 type (`{k}`, with `{k}::kernel()`), not a function{also}; remove it",
                 k = sig.ident,
                 also = if name == "inline" {
-                    ", and `launch` is inlined already"
+                    ", and its launch is inlined already"
                 } else {
                     ""
                 }

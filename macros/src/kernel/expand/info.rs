@@ -14,55 +14,62 @@ pub fn info_value(
     cooperative: CooperativeUse,
 ) -> TokenStream {
     let p = crate::krate::private();
-    let cooperative = match cooperative {
-        CooperativeUse::ByPtx => quote!(#p::CooperativeUse::ByPtx),
-        CooperativeUse::Optional => quote!(#p::CooperativeUse::Optional),
-        CooperativeUse::CoResident => quote!(#p::CooperativeUse::CoResident),
-    };
-    let value = match info {
-        None => quote!(#p::KernelInfo {
-            no_upstream_reads: #no_upstream_reads,
-            cooperative: #cooperative,
-            ..#p::KernelInfo::UNKNOWN
-        }),
-        Some(text) => {
-            let i = &text.info;
-            let dims = |d: Option<[u32; 3]>| match d {
-                Some([x, y, z]) => quote!(#p::Some([#x, #y, #z])),
-                None => quote!(#p::None),
-            };
-            let (reqntid, maxntid, cluster) = (dims(i.reqntid), dims(i.maxntid), dims(i.cluster));
-            let rank = match i.max_cluster_rank {
-                Some(r) => quote!(#p::Some(#r)),
-                None => quote!(#p::None),
-            };
-            let fact = |f: Fact| match f {
-                Fact::Yes => quote!(#p::Fact::Yes),
-                Fact::No => quote!(#p::Fact::No),
-                Fact::Unknown => quote!(#p::Fact::Unknown),
-            };
-            let (waits, triggers, grid_sync) = (fact(i.waits), fact(i.triggers), fact(i.grid_sync));
-            let (explicit, by_clusters) = (i.explicit_cluster, i.blocks_are_clusters);
-            // Stored by rule, in the table's order: no field here names a rule.
-            let texts = &text.messages;
-            quote!(#p::KernelInfo {
-                known: true,
-                reqntid: #reqntid,
-                maxntid: #maxntid,
-                cluster: #cluster,
-                max_cluster_rank: #rank,
-                explicit_cluster: #explicit,
-                blocks_are_clusters: #by_clusters,
-                waits: #waits,
-                triggers: #triggers,
-                grid_sync: #grid_sync,
-                no_upstream_reads: #no_upstream_reads,
-                cooperative: #cooperative,
-                messages: #p::Messages::from_texts([#(#texts),*]),
-            })
+    // Only the fields that differ from `KernelInfo::UNKNOWN`, the rest from it: fewer tokens
+    // for the macro to make and for rustc to check in every declaration.
+    let mut fields: Vec<TokenStream> = Vec::new();
+    if no_upstream_reads {
+        fields.push(quote!(no_upstream_reads: true));
+    }
+    match cooperative {
+        CooperativeUse::ByPtx => {}
+        CooperativeUse::Optional => fields.push(quote!(cooperative: #p::CooperativeUse::Optional)),
+        CooperativeUse::CoResident => {
+            fields.push(quote!(cooperative: #p::CooperativeUse::CoResident))
         }
-    };
-    value
+    }
+    if let Some(text) = info {
+        let i = &text.info;
+        let dims = |d: Option<[u32; 3]>| d.map(|[x, y, z]| quote!(#p::Some([#x, #y, #z])));
+        fields.push(quote!(known: true));
+        if let Some(d) = dims(i.reqntid) {
+            fields.push(quote!(reqntid: #d));
+        }
+        if let Some(d) = dims(i.maxntid) {
+            fields.push(quote!(maxntid: #d));
+        }
+        if let Some(d) = dims(i.cluster) {
+            fields.push(quote!(cluster: #d));
+        }
+        if let Some(r) = i.max_cluster_rank {
+            fields.push(quote!(max_cluster_rank: #p::Some(#r)));
+        }
+        if i.explicit_cluster {
+            fields.push(quote!(explicit_cluster: true));
+        }
+        if i.blocks_are_clusters {
+            fields.push(quote!(blocks_are_clusters: true));
+        }
+        let fact = |f: Fact| match f {
+            Fact::Yes => Some(quote!(#p::Fact::Yes)),
+            Fact::No => Some(quote!(#p::Fact::No)),
+            Fact::Unknown => None,
+        };
+        if let Some(f) = fact(i.waits) {
+            fields.push(quote!(waits: #f));
+        }
+        if let Some(f) = fact(i.triggers) {
+            fields.push(quote!(triggers: #f));
+        }
+        if let Some(f) = fact(i.grid_sync) {
+            fields.push(quote!(grid_sync: #f));
+        }
+        // Stored by rule, in the table's order: no field here names a rule.
+        let texts = &text.messages;
+        if texts.iter().any(|t| !t.is_empty()) {
+            fields.push(quote!(messages: #p::Messages::from_texts([#(#texts),*])));
+        }
+    }
+    quote!(#p::KernelInfo { #(#fields,)* ..#p::KernelInfo::UNKNOWN })
 }
 
 /// What `launch!` uses for `programmatic_event`: a constant of the kernel's type, deprecated (a

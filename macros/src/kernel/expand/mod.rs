@@ -29,18 +29,12 @@ use super::ast::{KernelDecl, ResolvedSource};
 use info::{event_lint, info_value};
 #[cfg(test)]
 pub use params::rustc_checks_all;
-use params::{param_check, signature_entry, spelling_guard};
+use params::{param_check, signature_entry, spelling_guard, spelling_guard_statement};
 pub use stub::{expand_stub, stub_checks};
 use types::param_types;
 
 /// The items a checked declaration expands to: the type, its `impl`s and the assertions.
 pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
-    let __t = std::time::Instant::now();
-    let __tm = |l: &str| {
-        if std::env::var_os("CHEVRON_TIME").is_some() {
-            eprintln!("TIME x {l} {:?}", __t.elapsed());
-        }
-    };
     let p = crate::krate::private();
     let KernelDecl {
         attrs,
@@ -103,16 +97,11 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
         }
     };
 
-    __tm("a_kernel");
     let scope = ItemAttrs::split(attrs);
     let impl_attrs = &scope.shared;
     let asserts = params.iter().map(|q| param_check(q, impl_attrs));
-    let asserts: Vec<_> = asserts.collect();
-    __tm("b_asserts");
-    let guard = spelling_guard(params, impl_attrs);
-    __tm("c_guard");
+    let guard = spelling_guard_statement(params);
     let types = param_types(&p, params);
-    __tm("d_types");
     let signature = params
         .iter()
         .map(|q| format!("{}: {}", q.ident, q.ty_text))
@@ -137,34 +126,34 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
          a CUDA context loads the kernel's module.{unseen}"
     );
 
-    __tm("e_docs");
-    let r = quote! {
+    quote! {
         #ty
 
         #(#impl_attrs)*
         #[allow(deprecated)]
         impl #p::TypedKernel for #ident {
             const INFO: #p::KernelInfo = #info;
+            type Kernel = #p::Typed<#ident>;
+            const KERNEL: fn() -> &'static #p::Typed<#ident> = #ident::kernel;
             #types
         }
 
         #(#impl_attrs)*
+        #[allow(deprecated)]
         impl #ident {
             #[doc = #kernel_doc]
             #[inline]
             pub fn kernel() -> &'static #p::Typed<#ident> {
-                static KERNEL: #p::Typed<#ident> = #p::Typed::__new(#kernel);
-                &KERNEL
+                static KERNEL: #p::Kernel = #kernel;
+                #guard
+                #p::Typed::__of(&KERNEL)
             }
 
             #lint
         }
 
         #(#asserts)*
-        #guard
-    };
-    __tm("f_quote");
-    r
+    }
 }
 
 /// The kernel's type: `struct saxpy {}`, with the declaration's docs, attributes and

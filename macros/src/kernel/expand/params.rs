@@ -260,6 +260,27 @@ pub fn rustc_checks_all<R>(f: impl FnOnce() -> R) -> R {
 /// primitive types (`PhantomData<(f32, u32)>` of the user's spellings from one of
 /// `core::primitive`'s), so that a shadowed name is a type error, not a wrong check.
 pub fn spelling_guard(params: &[KernelParam], attrs: &[&Attribute]) -> TokenStream {
+    let Some((spelled, primitive)) = guard_types(params) else {
+        return TokenStream::new();
+    };
+    quote! {
+        #(#attrs)*
+        const _: #spelled = #primitive;
+    }
+}
+
+/// [`spelling_guard`] as a statement, for a function body the declaration already has (one
+/// body fewer for rustc to check than an item of its own).
+pub fn spelling_guard_statement(params: &[KernelParam]) -> TokenStream {
+    let Some((spelled, primitive)) = guard_types(params) else {
+        return TokenStream::new();
+    };
+    quote!(let _: #spelled = #primitive;)
+}
+
+/// The guard's two sides: `PhantomData<(…)>` of the spellings the macro read, and
+/// `PhantomData::<(…)>` of `core::primitive`'s; `None` when it read none.
+fn guard_types(params: &[KernelParam]) -> Option<(TokenStream, TokenStream)> {
     let p = crate::krate::private();
     let (spelled, primitive): (Vec<&Type>, Vec<Ident>) = params
         .iter()
@@ -268,13 +289,12 @@ pub fn spelling_guard(params: &[KernelParam], attrs: &[&Attribute]) -> TokenStre
         .filter_map(|(_, ty)| Some((ty, Ident::new(scalar(ty)?.name, Span::call_site()))))
         .unzip();
     if spelled.is_empty() {
-        return TokenStream::new();
+        return None;
     }
-    quote! {
-        #(#attrs)*
-        const _: #p::PhantomData<(#(#spelled,)*)> =
-            #p::PhantomData::<(#(#p::primitive::#primitive,)*)>;
-    }
+    Some((
+        quote!(#p::PhantomData<(#(#spelled,)*)>),
+        quote!(#p::PhantomData::<(#(#p::primitive::#primitive,)*)>),
+    ))
 }
 
 /// A `CppParam` as the expression that builds it.

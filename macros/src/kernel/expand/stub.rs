@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{info_value, kernel_type, param_check, spelling_guard, ItemAttrs};
+use super::{info_value, kernel_type, param_check, param_types, spelling_guard, ItemAttrs};
 use crate::kernel::ast::{KernelItem, KernelParam};
 use chevron_cuda_rules::fit::CooperativeUse;
 
@@ -30,10 +30,12 @@ pub fn stub_checks(item: &KernelItem, params: &[KernelParam]) -> TokenStream {
     out
 }
 
-/// What a rejected declaration expands to: the type, its `TypedKernel` impl without rules,
-/// and a `kernel()` that returns the runtime's `Stub`, whose functions take any arguments, so
-/// that call sites type-check and only the real errors show.
-pub fn expand_stub(item: &KernelItem) -> TokenStream {
+/// What a rejected declaration expands to: the type and its `TypedKernel` impl without rules,
+/// and a `kernel()` whose functions take what call sites give, so that they type-check and only
+/// the real errors show: the runtime's `StubOf`, which takes the declared types (checked and
+/// reborrowed as usual) where all of them could be read (`params`), else `Stub`, which takes
+/// anything (a generic declaration, whose types name what only its generics declare).
+pub fn expand_stub(item: &KernelItem, params: &[KernelParam]) -> TokenStream {
     let p = crate::krate::private();
     let KernelItem {
         attrs, vis, sig, ..
@@ -53,24 +55,42 @@ pub fn expand_stub(item: &KernelItem) -> TokenStream {
         false,
         "",
     );
-    quote! {
-        #ty
-
-        #(#impl_attrs)*
-        impl #p::TypedKernel for #ident {
-            const INFO: #p::KernelInfo = #info;
+    let generic = !sig.generics.params.is_empty() || sig.generics.where_clause.is_some();
+    let (types, kernel) = if !generic && params.len() == sig.inputs.len() {
+        (param_types(&p, params), quote!(#p::StubOf<#ident>))
+    } else {
+        let types = quote! {
             type Args<'r, 'v> = () where 'v: 'r;
             type Scalars<'v> = ();
             type Ordered<'r> = #p::NoElementType;
             type Buffers = [bool; 0];
             const BUFFERS: [bool; 0] = [];
+        };
+        (types, quote!(#p::Stub))
+    };
+    let value = if generic || params.len() != sig.inputs.len() {
+        quote!(&#p::Stub)
+    } else {
+        quote!(&#p::StubOf::NEW)
+    };
+    quote! {
+        #ty
+
+        #(#impl_attrs)*
+        #[allow(deprecated)]
+        impl #p::TypedKernel for #ident {
+            const INFO: #p::KernelInfo = #info;
+            type Kernel = #kernel;
+            const KERNEL: fn() -> &'static #kernel = #ident::kernel;
+            #types
         }
 
         #(#impl_attrs)*
+        #[allow(deprecated)]
         impl #ident {
             /// Not generated: `#[kernel]` reported an error for this declaration.
-            pub fn kernel() -> &'static #p::Stub {
-                &#p::Stub
+            pub fn kernel() -> &'static #kernel {
+                #value
             }
 
             #lint
