@@ -3,7 +3,7 @@
 //! times it, and `tests/host_cost.rs`, which checks its results and that it allocates nothing.
 //!
 //! The typed launches are real `launch!` expansions: `launch!` calls
-//! `(<KERNEL as TypedKernel>::KERNEL)().launch(stream, &config, (args…,))` (and checks a literal launch against
+//! `<KERNEL>::kernel().launch(stream, &config, (args…,))` (and checks a literal launch against
 //! `<KERNEL as TypedKernel>::INFO` at compile time), and [`saxpy_host`] provides those: its
 //! `TypedKernel` impl is `saxpy`'s, and its `kernel()` gives a [`HostSaxpy`] (its stream is
 //! `&()`) whose `launch` has the body of `chevron::Typed::launch` for `saxpy`, step by step,
@@ -45,12 +45,9 @@ pub static SAXPY: Kernel = Kernel::ptx(
 #[allow(non_camel_case_types)]
 pub struct saxpy_host {}
 
-/// What `launch!` checks a literal launch against (the real kernel's rules and parameter types)
-/// and reaches the kernel through (`KERNEL`, here the stand-in's).
+/// What `launch!` checks a literal launch against: the real kernel's rules and parameter types.
 impl TypedKernel for saxpy_host {
     const INFO: chevron::KernelInfo = <saxpy as TypedKernel>::INFO;
-    type Kernel = HostSaxpy;
-    const KERNEL: fn() -> &'static HostSaxpy = saxpy_host::kernel;
     type Args<'r, 'v>
         = (u32, f32, u64, u64)
     where
@@ -62,7 +59,7 @@ impl TypedKernel for saxpy_host {
 }
 
 impl saxpy_host {
-    /// What `launch!` calls first (through `TypedKernel::KERNEL`), as `saxpy::kernel()`.
+    /// What `launch!` calls first, as `saxpy::kernel()`.
     #[inline]
     pub fn kernel() -> &'static HostSaxpy {
         &HostSaxpy

@@ -26,15 +26,6 @@ pub trait TypedKernel: Sized + 'static {
     /// What the kernel's PTX fixes about its launches, for `launch!`'s compile-time checks.
     const INFO: KernelInfo;
 
-    /// What `launch!` launches: [`Typed<Self>`] for every `#[kernel]` (a stand-in without a
-    /// driver, or a declaration `#[kernel]` rejected, names its own).
-    type Kernel: ?Sized + 'static;
-
-    /// `KERNEL::kernel`, the kernel's static: what `launch!` reaches it through
-    /// (`<KERNEL as TypedKernel>::KERNEL`), so that anything but a kernel in its place gets
-    /// this trait's message.
-    const KERNEL: fn() -> &'static Self::Kernel;
-
     /// The kernel's parameters, in order, as one tuple: the argument of [`Typed::launch`] and
     /// [`Typed::update`]. `'r` is the lifetime of the references (`&CudaSlice<f32>`), `'v` of
     /// the lifetimes inside their types (`&CudaView<'v, f32>`).

@@ -298,9 +298,9 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
 
     match &input.kernel {
         Kernel::Typed(path) => {
-            // `(<KERNEL as TypedKernel>::KERNEL)().launch(stream, &config, (args…,))`: the
-            // kernel's static through the trait (anything else in its place gets the trait's
-            // message), then `Typed::launch`, written
+            // `<KERNEL>::kernel().launch(stream, &config, (args…,))`: the kernel's static (a
+            // qualified path, so that a value or a function in the kernel's place is "expected
+            // type, found …"), then `Typed::launch`, written
             // once for all kernels, takes the arguments as one tuple of the kernel's parameter
             // types, so rustc checks (and coerces) each against its parameter, and counts them.
             // Call-site spans on the names; the path and the arguments keep the user's spans.
@@ -310,9 +310,8 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
             // a whole buffer) into chevron's messages; the probes' traits are imported
             // anonymously and implemented only for the probe types, so no user expression
             // resolves differently.
-            let kernel = Ident::new("KERNEL", Span::call_site());
+            let kernel = Ident::new("kernel", Span::call_site());
             let launch = Ident::new("launch", Span::call_site());
-            let typed = quote_spanned!(path.span()=> <#path as #p::TypedKernel>);
             let args = input.args.iter().map(|arg| match unparen(arg) {
                 Expr::Reference(_) => {
                     let span = arg.span();
@@ -349,7 +348,7 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
                 #fit
                 #event
                 #(#lets)*
-                (#typed::#kernel)().#launch(#stream, #config, (#(#args,)*))
+                <#path>::#kernel().#launch(#stream, #config, (#(#args,)*))
             })
         }
         Kernel::Dyn { dyn_span, .. } => {

@@ -133,8 +133,6 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
         #[allow(deprecated)]
         impl #p::TypedKernel for #ident {
             const INFO: #p::KernelInfo = #info;
-            type Kernel = #p::Typed<#ident>;
-            const KERNEL: fn() -> &'static #p::Typed<#ident> = #ident::kernel;
             #types
         }
 

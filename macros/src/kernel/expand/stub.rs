@@ -80,8 +80,6 @@ pub fn expand_stub(item: &KernelItem, params: &[KernelParam]) -> TokenStream {
         #[allow(deprecated)]
         impl #p::TypedKernel for #ident {
             const INFO: #p::KernelInfo = #info;
-            type Kernel = #kernel;
-            const KERNEL: fn() -> &'static #kernel = #ident::kernel;
             #types
         }
 
