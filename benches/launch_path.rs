@@ -30,7 +30,7 @@ const N: u32 = 256;
 
 /// What every path gets: the stream, the function (for the raw and `dyn` paths), configs built
 /// once (the driver's for the raw paths, without and with two attributes; chevron's for
-/// `launch_function` and `saxpy::launch`) and the buffers.
+/// `launch_function` and `saxpy::kernel().launch`) and the buffers.
 struct Setup<'a> {
     stream: &'a CudaStream,
     f: &'a CudaFunction,
@@ -123,7 +123,7 @@ fn launch_function(s: &mut Setup<'_>) {
 fn kernel_launch(s: &mut Setup<'_>) {
     let (n, a) = scalars();
     // SAFETY: `saxpy` stays within `N` elements.
-    unsafe { saxpy::launch(s.stream, s.cfg, n, a, s.x, s.y) }.unwrap();
+    unsafe { saxpy::kernel().launch(s.stream, s.cfg, (n, a, s.x, s.y)) }.unwrap();
 }
 
 #[inline(never)]
@@ -198,7 +198,7 @@ const PATHS: &[Path] = &[
     ),
     (
         "kernel_launch",
-        "chevron #[kernel] saxpy::launch",
+        "chevron #[kernel] saxpy::kernel().launch",
         Some("guards"),
         kernel_launch,
     ),

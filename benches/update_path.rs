@@ -8,10 +8,11 @@
 //! The paths are those of `examples/graph_replay.rs`'s update rows, on `saxpy` nodes (4
 //! arguments, 2 of them buffers): the raw `cuGraphExecKernelNodeSetParams` with pointers taken
 //! once (the floor), the same after a `cuCtxGetCurrent` (the floor of a context check per
-//! update), `saxpy::update_scalars` (keeps both buffers) and `saxpy::update_ordered` (both
-//! buffers as `Ordered`), each also inside a batch (`Graph::updates`: the context checked once
-//! per round of updates), and `saxpy::update` (both buffers, their waits at every call); and a
-//! replay on the last stream against the raw `cuGraphLaunch`.
+//! update), `saxpy::kernel().update_scalars` (keeps both buffers) and
+//! `saxpy::kernel().update_ordered` (both buffers as `Ordered`), each also inside a batch
+//! (`Graph::updates`: the context checked once per round of updates), and
+//! `saxpy::kernel().update` (both buffers, their waits at every call); and a replay on the last
+//! stream against the raw `cuGraphLaunch`.
 //!
 //! A round updates every node once (one node unless `CHEVRON_NODES=<n>` captures more);
 //! `CHEVRON_UPDATES` updates per path in all (default 10 000). The stand-in driver has no working
@@ -132,7 +133,7 @@ fn scalars_round(graph: &mut Graph<'_>, nodes: &[GraphNode]) -> Result<(), chevr
     for node in nodes {
         let (n, a) = scalars();
         // SAFETY: nothing runs (the stand-in driver); the node is `saxpy`'s.
-        unsafe { saxpy::update_scalars(graph, node, n, a) }?;
+        unsafe { saxpy::kernel().update_scalars(graph, node, (n, a)) }?;
     }
     Ok(())
 }
@@ -147,7 +148,7 @@ fn ordered_round(
     for node in nodes {
         let (n, a) = scalars();
         // SAFETY: as above.
-        unsafe { saxpy::update_ordered(graph, node, n, a, x, y) }?;
+        unsafe { saxpy::kernel().update_ordered(graph, node, (n, a), (x, y)) }?;
     }
     Ok(())
 }
@@ -181,7 +182,7 @@ fn update(s: &mut Setup<'_, '_>) {
     for node in &s.nodes {
         let (n, a) = scalars();
         // SAFETY: as above.
-        unsafe { saxpy::update(s.graph, node, n, a, s.x, s.y) }.unwrap();
+        unsafe { saxpy::kernel().update(s.graph, node, (n, a, s.x, s.y)) }.unwrap();
     }
 }
 
@@ -220,29 +221,34 @@ const PATHS: &[Path] = &[
     ),
     (
         "update_scalars",
-        "saxpy::update_scalars",
+        "saxpy::kernel().update_scalars",
         Some("raw_update"),
         update_scalars,
     ),
     (
         "update_scalars_batch",
-        "saxpy::update_scalars (batch)",
+        "saxpy::kernel().update_scalars (batch)",
         Some("raw_update"),
         update_scalars_batch,
     ),
     (
         "update_ordered",
-        "saxpy::update_ordered",
+        "saxpy::kernel().update_ordered",
         Some("raw_update"),
         update_ordered,
     ),
     (
         "update_ordered_batch",
-        "saxpy::update_ordered (batch)",
+        "saxpy::kernel().update_ordered (batch)",
         Some("raw_update"),
         update_ordered_batch,
     ),
-    ("update", "saxpy::update", Some("raw_update"), update),
+    (
+        "update",
+        "saxpy::kernel().update",
+        Some("raw_update"),
+        update,
+    ),
     ("raw_replay", "raw cuGraphLaunch", None, raw_replay),
     (
         "replay",

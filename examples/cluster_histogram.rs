@@ -136,13 +136,13 @@ fn run() -> Result<(), Box<dyn Error>> {
 
     // A cluster of 2 needs 128 KiB of shared memory per block: over the default 48 KiB, so the
     // function opts in (a function attribute, not a launch attribute).
-    let cluster_fn = hist_cluster::function(&ctx)?;
+    let cluster_fn = hist_cluster::kernel().function(&ctx)?;
     let most_shared = BINS as u32 / 2 * 4;
     cluster_fn.set_attribute(
         sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
         most_shared as i32,
     )?;
-    let global_fn = hist_global::function(&ctx)?;
+    let global_fn = hist_global::kernel().function(&ctx)?;
 
     // Each variant's grid: as many blocks as fit at once at its shared-memory size, a multiple of
     // 16 (every cluster size here divides it).

@@ -63,7 +63,7 @@ fn run() -> Result<(), Box<dyn Error>> {
 
     // The occupancy helper of the declaration: SMs × blocks per SM at this block size and shared
     // memory, the most a cooperative launch may use.
-    let grid = reduce_coop::max_cooperative_grid(&ctx, BLOCK, 0)?;
+    let grid = reduce_coop::kernel().max_cooperative_grid(&ctx, BLOCK, 0)?;
     println!("co-resident grid: {grid} blocks of {BLOCK} threads");
     let mut partial = stream.alloc_zeros::<f32>(grid as usize + 1)?;
     let mut sum_one = stream.clone_htod(&[f64::NAN])?;

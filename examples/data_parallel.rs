@@ -122,8 +122,10 @@ fn step(
     for (stream, s) in streams.iter().zip(shards.iter_mut()) {
         // SAFETY: one thread per feature; the shard holds `samples` rows of `features` values.
         unsafe {
-            dp_grad::launch(
-                stream, &cfg, s.samples, features, &s.w, &s.x, &s.y, &mut s.g,
+            dp_grad::kernel().launch(
+                stream,
+                &cfg,
+                (s.samples, features, &s.w, &s.x, &s.y, &mut s.g),
             )
         }?;
     }
@@ -132,7 +134,7 @@ fn step(
     }
     for (stream, s) in streams.iter().zip(shards.iter_mut()) {
         // SAFETY: as above.
-        unsafe { dp_update::launch(stream, &cfg, features, scale, &s.g, &mut s.w) }?;
+        unsafe { dp_update::kernel().launch(stream, &cfg, (features, scale, &s.g, &mut s.w)) }?;
     }
     Ok(())
 }
@@ -305,8 +307,8 @@ fn run() -> Result<(), Box<dyn Error>> {
         }
         let set = DeviceSet::new(0..k)?;
         let cfg: LaunchConfig = config!(<<<features.div_ceil(256), 256>>>);
-        set.check(dp_grad::function, &cfg)?;
-        set.check(dp_update::function, &cfg)?;
+        set.check(|ctx| dp_grad::kernel().function(ctx), &cfg)?;
+        set.check(|ctx| dp_update::kernel().function(ctx), &cfg)?;
         let comms = if nccl { Some(set.nccl()?) } else { None };
         if !nccl {
             println!(

@@ -13,15 +13,15 @@
 //! - replay, empty kernels: a chain of N kernels that do nothing (`empty`, one block of 32
 //!   threads) captured and replayed: what the graph costs per node by itself, the floor under
 //!   the two replays above (nothing to check: it writes nothing);
-//! - update + replay: every node's arguments changed through the typed `chain::update` (new
+//! - update + replay: every node's arguments changed through the typed `chain::kernel().update` (new
 //!   `a` and `b`, and the buffer: rounds alternate between two), then replayed;
-//! - update, ordered + replay: the same through `chain::update_ordered`, given an `Ordered` of
+//! - update, ordered + replay: the same through `chain::kernel().update_ordered`, given an `Ordered` of
 //!   each buffer (`graph.ordered(&mut y)`, made once before the rounds, as the raw update floor
 //!   takes its pointers once: the buffer's cross-stream waits once, not per update; the same
 //!   ordering as `update`);
 //! - update, ordered (batch): the same inside one `Graph::updates` batch per round (updates and
 //!   replay), which checks the graph's context once instead of at every call;
-//! - update_scalars + replay: every node's `a` and `b` changed through `chain::update_scalars`,
+//! - update_scalars + replay: every node's `a` and `b` changed through `chain::kernel().update_scalars`,
 //!   which keeps the captured buffer, then replayed;
 //! - update_scalars (batch): the same inside one `Graph::updates` batch per round;
 //! - raw update, context check + replay: the raw update below with a `cuCtxGetCurrent` (and a
@@ -209,7 +209,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     // The first kernel of a round follows a synchronized stream, so the flag on it changes
     // nothing; one config serves every launch, as `cfg` does for direct.
     let cfg_pdl = config!(<<<1, LEN, programmatic_serialization>>>);
-    let f = chain::function(&ctx)?;
+    let f = chain::kernel().function(&ctx)?;
     println!(
         "{:>4}  {:<24} {:>12} {:>12}  {:>9} {:>9}  {:>9} {:>9}",
         "N", "variant", "host ns/k", "done ns/k", "host/dir", "done/dir", "host/raw", "done/raw"
@@ -462,7 +462,7 @@ fn run() -> Result<(), Box<dyn Error>> {
                     let (a, b) = args(k, round);
                     // SAFETY: the node is `chain`'s on LEN elements, as is the buffer, which
                     // the host leaves alone until the graph is dropped.
-                    unsafe { chain::update(&mut updated, node, len, a, b, y) }?;
+                    unsafe { chain::kernel().update(&mut updated, node, (len, a, b, y)) }?;
                 }
                 Ok(updated.replay(&stream)?)
             }),
@@ -472,7 +472,9 @@ fn run() -> Result<(), Box<dyn Error>> {
                 for (k, node) in ordered_nodes.iter().enumerate() {
                     let (a, b) = args(k, round);
                     // SAFETY: as for `update`.
-                    unsafe { chain::update_ordered(&mut ordered, node, len, a, b, y) }?;
+                    unsafe {
+                        chain::kernel().update_ordered(&mut ordered, node, (len, a, b), (y,))
+                    }?;
                 }
                 Ok(ordered.replay(&stream)?)
             }),
@@ -485,7 +487,7 @@ fn run() -> Result<(), Box<dyn Error>> {
                         for (k, node) in ordered_batch_nodes.iter().enumerate() {
                             let (a, b) = args(k, round);
                             // SAFETY: as for `update`.
-                            chain::update_ordered(graph, node, len, a, b, y)?;
+                            chain::kernel().update_ordered(graph, node, (len, a, b), (y,))?;
                         }
                         graph.replay(&stream)
                     })
@@ -496,7 +498,7 @@ fn run() -> Result<(), Box<dyn Error>> {
                 for (k, node) in scalar_nodes.iter().enumerate() {
                     let (a, b) = args(k, round);
                     // SAFETY: as for `update`; the captured buffer is kept.
-                    unsafe { chain::update_scalars(&mut scalars, node, len, a, b) }?;
+                    unsafe { chain::kernel().update_scalars(&mut scalars, node, (len, a, b)) }?;
                 }
                 Ok(scalars.replay(&stream)?)
             }),
@@ -507,7 +509,7 @@ fn run() -> Result<(), Box<dyn Error>> {
                         for (k, node) in scalar_batch_nodes.iter().enumerate() {
                             let (a, b) = args(k, round);
                             // SAFETY: as for `update`; the captured buffer is kept.
-                            chain::update_scalars(graph, node, len, a, b)?;
+                            chain::kernel().update_scalars(graph, node, (len, a, b))?;
                         }
                         graph.replay(&stream)
                     })

@@ -71,7 +71,7 @@ const VARIANTS: &[(&str, Option<usize>)] = &[
     ("raw + guards + cudarc's recorded-error check", Some(GUARDS)),
     ("cudarc launch_builder", Some(GUARDS)),
     ("chevron launch_function", Some(GUARDS)),
-    ("chevron #[kernel] saxpy::launch", Some(GUARDS)),
+    ("chevron #[kernel] saxpy::kernel().launch", Some(GUARDS)),
     ("launch! typed", Some(GUARDS)),
     ("launch! typed + 2 attributes", Some(ATTRS)),
     ("launch! typed + stream(sync = Spin)", Some(STREAM_ATTR)),
@@ -389,7 +389,7 @@ fn measure_on(
                     chevron::launch_function(stream, f, &cfg, &mut params).unwrap();
                 }),
                 KERNEL_FN => time_batch(stream, batch, || unsafe {
-                    saxpy::launch(stream, &cfg, n, a, x, y).unwrap();
+                    saxpy::kernel().launch(stream, &cfg, (n, a, x, y)).unwrap();
                 }),
                 TYPED => time_batch(stream, batch, || unsafe {
                     launch!(saxpy<<<1, N, stream>>>(n, a, x, y)).unwrap();
@@ -500,12 +500,12 @@ fn print_regime(regime: Regime, timings: &Timings) {
             FUNCTION,
         ),
         (
-            "#[kernel] launch: function lookup, kernel rules (launch_function → saxpy::launch)",
+            "#[kernel] launch: function lookup, kernel rules (launch_function → saxpy::kernel().launch)",
             FUNCTION,
             KERNEL_FN,
         ),
         (
-            "launch!: the config built per launch (saxpy::launch → launch!)",
+            "launch!: the config built per launch (saxpy::kernel().launch → launch!)",
             KERNEL_FN,
             TYPED,
         ),

@@ -177,16 +177,16 @@ fn start() -> Result<(), Box<dyn Error>> {
 }
 
 fn load_all(ctx: &Arc<CudaContext>) -> Result<(), chevron::Error> {
-    softmax128::function(ctx)?;
-    softmax256::function(ctx)?;
-    row_sum_squares::function(ctx)?;
-    axpy_f32::function(ctx)?;
-    axpy_f64::function(ctx)?;
-    scale_half::function(ctx)?;
-    add4::function(ctx)?;
-    fill3::function(ctx)?;
-    fill5_half_step::function(ctx)?;
-    histogram::function(ctx)?;
+    softmax128::kernel().function(ctx)?;
+    softmax256::kernel().function(ctx)?;
+    row_sum_squares::kernel().function(ctx)?;
+    axpy_f32::kernel().function(ctx)?;
+    axpy_f64::kernel().function(ctx)?;
+    scale_half::kernel().function(ctx)?;
+    add4::kernel().function(ctx)?;
+    fill3::kernel().function(ctx)?;
+    fill5_half_step::kernel().function(ctx)?;
+    histogram::kernel().function(ctx)?;
     Ok(())
 }
 

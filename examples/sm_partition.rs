@@ -225,8 +225,9 @@ fn run() -> Result<(), Box<dyn Error>> {
     // Cooperative launches on the probe's partition: sized for the device, then for it.
     let part_stream = &probes[3];
     let threads = 256u32;
-    let device_grid = grid_rotate::max_cooperative_grid(&ctx, threads, 0)?;
-    let part_grid = probe_part.max_cooperative_grid(&grid_rotate::function(&ctx)?, threads, 0)?;
+    let device_grid = grid_rotate::kernel().max_cooperative_grid(&ctx, threads, 0)?;
+    let part_grid =
+        probe_part.max_cooperative_grid(&grid_rotate::kernel().function(&ctx)?, threads, 0)?;
     let cooperative = |grid: u32| -> Result<Vec<i32>, chevron::Error> {
         let n = grid * threads;
         let input: Vec<i32> = (0..n as i32)

@@ -83,9 +83,11 @@ pub use chevron_cuda_macros::kernel;
 /// ```
 ///
 /// With a `#[kernel]` item, `launch!(saxpy<<<g, 256, &s, cooperative>>>(n, 2.0, &x, &mut y))`
-/// launches like `saxpy::launch(&s, &config, n, 2.0, &x, &mut y)` (through a hidden method that
-/// takes exactly the kernel's parameters): a wrong argument is rustc's own type error at that
-/// argument, and a wrong count is counted against the kernel's parameters. With `dyn`, each argument is passed like cudarc's
+/// launches like `saxpy::kernel().launch(&s, &config, (n, 2.0, &x, &mut y))`, the arguments as
+/// the tuple of the kernel's parameter types (`TypedKernel::Args`): a wrong argument is rustc's
+/// own type error at that argument (`expected f32, found integer`), and a wrong count is
+/// counted against the kernel's parameters ("expected a tuple with 4 elements, found one with 3
+/// elements"). With `dyn`, each argument is passed like cudarc's
 /// `PushKernelArg::arg`: `&value` for numbers and `#[repr(C)]` structs implementing
 /// `DeviceRepr` (typed: `&2.0f32`, not `&2.0`, `&-2.5` or `&(1 << 20)`, whose types come from
 /// unsuffixed literals), `&slice` / `&mut slice` or views for
@@ -169,7 +171,7 @@ macro_rules! launch {
 /// ```
 ///
 /// The config is a plain `Copy` value: build it once, reuse it for many launches
-/// (`launch!(k<<<config = cfg, &stream>>>(…))`, a `#[kernel]`'s `launch` function or
+/// (`launch!(k<<<config = cfg, &stream>>>(…))`, a `#[kernel]`'s `KERNEL::kernel().launch` or
 /// `chevron::launch_function`). `stream(...)` items become `with_stream` entries, set on
 /// whichever stream the config is launched on. Expressions are evaluated once each, left to
 /// right as written; `usize`, `u64` and `i32` extents are checked by `LaunchConfig::validate`,

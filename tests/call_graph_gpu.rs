@@ -245,7 +245,7 @@ fn blocks_are_clusters_grid_of_three_clusters_runs_six_blocks() -> TestResult {
     let three: u32 = std::hint::black_box(3);
     let mut out = stream.clone_htod(&host)?;
     let cfg = LaunchConfig::new(three, 64u32);
-    unsafe { block_size_rank::launch(&stream, &cfg, &mut out) }?;
+    unsafe { block_size_rank::kernel().launch(&stream, &cfg, (&mut out,)) }?;
     assert_eq!(stream.clone_dtoh(&out)?[63], 1006);
     Ok(())
 }
@@ -261,7 +261,7 @@ fn explicit_cluster_needs_a_cluster_from_the_launch() -> TestResult {
     // `__cluster_dims__()`: without a cluster the driver would refuse it; chevron first.
     let cfg = LaunchConfig::new(std::hint::black_box(8u32), 64u32);
     let message = refused(
-        unsafe { explicit_rank::launch(&stream, &cfg, &mut out) },
+        unsafe { explicit_rank::kernel().launch(&stream, &cfg, (&mut out,)) },
         "explicitcluster without a cluster",
     );
     assert!(message.contains("`.explicitcluster`"), "{message}");

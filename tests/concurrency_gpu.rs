@@ -131,7 +131,7 @@ fn thirty_two_first_launches_at_once_load_one_module() -> TestResult {
                     if v != [1] {
                         return Err(format!("racer {t}: out = {v:?}, want [1]"));
                     }
-                    let f = trap::function(&ctx).map_err(|e| e.to_string())?;
+                    let f = trap::kernel().function(&ctx).map_err(|e| e.to_string())?;
                     Ok(f.cu_function() as usize)
                 })
             })

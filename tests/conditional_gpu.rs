@@ -120,7 +120,7 @@ fn if_then_runs_its_body_only_when_the_condition_is_set() -> TestResult {
     })?;
     // Conditions 1, 0, 7, 0, 2: the body runs 3 times out of 5.
     for v in [1u32, 0, 7, 0, 2] {
-        unsafe { mark::update_scalars(&mut graph, &node, 0, v) }?;
+        unsafe { mark::kernel().update_scalars(&mut graph, &node, (0, v)) }?;
         graph.replay(&stream)?;
     }
     drop(graph);
@@ -156,7 +156,7 @@ fn if_else_runs_one_of_its_two_bodies() -> TestResult {
     })?;
     // Non-zero, zero, non-zero, zero, zero: `then` twice, `else` three times.
     for v in [5u32, 0, 1, 0, 0] {
-        unsafe { mark::update_scalars(&mut graph, &node, 0, v) }?;
+        unsafe { mark::kernel().update_scalars(&mut graph, &node, (0, v)) }?;
         graph.replay(&stream)?;
     }
     drop(graph);
@@ -195,7 +195,7 @@ fn switch_runs_the_chosen_case_or_none() -> TestResult {
     })?;
     // Case 2, 0, 2, 7 (none: out of range), 1, 2.
     for v in [2u32, 0, 2, 7, 1, 2] {
-        unsafe { mark::update_scalars(&mut graph, &node, 0, v) }?;
+        unsafe { mark::kernel().update_scalars(&mut graph, &node, (0, v)) }?;
         graph.replay(&stream)?;
     }
     drop(graph);
@@ -258,7 +258,7 @@ fn a_kernel_node_inside_a_body_is_updated_between_replays() -> TestResult {
     })?;
     graph.replay(&stream)?;
     graph.synchronize()?;
-    unsafe { mark::update_scalars(&mut graph, &node, 0, 9) }?;
+    unsafe { mark::kernel().update_scalars(&mut graph, &node, (0, 9)) }?;
     graph.replay(&stream)?;
     drop(graph);
     let out = stream.clone_dtoh(&out)?;

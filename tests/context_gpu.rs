@@ -216,7 +216,9 @@ fn a_recorded_error_is_reported_by_the_next_launch_which_runs_nothing() -> TestR
                         }
                         Form::TypedStreamAttribute => launch!(saxpy<<<N.div_ceil(128), 128,
                             stream, stream(sync = Spin)>>>(N, a, &x, &mut y)),
-                        Form::KernelLaunch => saxpy::launch(stream, &config, N, a, &x, &mut y),
+                        Form::KernelLaunch => {
+                            saxpy::kernel().launch(stream, &config, (N, a, &x, &mut y))
+                        }
                         Form::LaunchFunction => {
                             use chevron::cudarc::driver::{DevicePtr, DevicePtrMut};
                             let (px, _rx) = x.device_ptr(stream);

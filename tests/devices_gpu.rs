@@ -39,11 +39,11 @@ fn one_kernel_on_every_device_awaited_together() -> TestResult {
     })?;
     let mut ys = set.map(|dev| Ok(dev.stream().clone_htod(&vec![-1.0f32; n as usize])?))?;
     let cfg = config!(<<<n.div_ceil(256), 256>>>);
-    set.check(saxpy::function, &cfg)?;
+    set.check(|ctx| saxpy::kernel().function(ctx), &cfg)?;
     // a = 2 + the device's index: each device's result is its own.
     executor::block_on(set.launch(|dev| unsafe {
         let i = dev.index();
-        saxpy::launch(dev.stream(), &cfg, n, 2.0 + i as f32, &xs[i], &mut ys[i])
+        saxpy::kernel().launch(dev.stream(), &cfg, (n, 2.0 + i as f32, &xs[i], &mut ys[i]))
     })?)?;
     for dev in &set {
         let i = dev.index();
@@ -64,7 +64,7 @@ fn one_kernel_on_every_device_awaited_together() -> TestResult {
             dev.ordinal()
         );
     }
-    let functions = set.functions(saxpy::function)?;
+    let functions = set.functions(|ctx| saxpy::kernel().function(ctx))?;
     println!(
         "saxpy on {} device(s) ({}), awaited together: results exact, one module per context, \
          functions {:?}",
@@ -90,13 +90,13 @@ fn configs_are_checked_against_every_devices_limits_before_launching() -> TestRe
     // The largest cooperative grid the smallest device allows.
     let most = set
         .iter()
-        .map(|d| grid_rotate::max_cooperative_grid(d.context(), block, 0))
+        .map(|d| grid_rotate::kernel().max_cooperative_grid(d.context(), block, 0))
         .collect::<Result<Vec<_>, _>>()?
         .into_iter()
         .min()
         .expect("a set has a device");
     let fits = LaunchConfig::new(most, block).with(Cooperative);
-    set.check(grid_rotate::function, &fits)?;
+    set.check(|ctx| grid_rotate::kernel().function(ctx), &fits)?;
     // …and it runs on every device, with the grid barrier doing its work.
     let n = most * block;
     let input: Vec<i32> = (0..n as i32).collect();
@@ -105,7 +105,7 @@ fn configs_are_checked_against_every_devices_limits_before_launching() -> TestRe
     let mut outs = set.map(|d| Ok(d.stream().clone_htod(&vec![-7i32; n as usize])?))?;
     set.launch(|d| unsafe {
         let i = d.index();
-        grid_rotate::launch(d.stream(), &fits, &ins[i], &mut tmps[i], &mut outs[i], n)
+        grid_rotate::kernel().launch(d.stream(), &fits, (&ins[i], &mut tmps[i], &mut outs[i], n))
     })?
     .wait()?;
     for d in &set {
@@ -121,7 +121,7 @@ fn configs_are_checked_against_every_devices_limits_before_launching() -> TestRe
     }
     // One block more: refused before anything launches, naming the device and the numbers.
     let over = LaunchConfig::new(most + 1, block).with(Cooperative);
-    match set.check(grid_rotate::function, &over) {
+    match set.check(|ctx| grid_rotate::kernel().function(ctx), &over) {
         Err(Error::OnDevice { device, source }) => {
             println!("refused on device {device}: {source}");
             match *source {
@@ -148,7 +148,7 @@ fn configs_are_checked_against_every_devices_limits_before_launching() -> TestRe
         })
         .collect::<Result<Vec<_>, _>>()?;
     let too_much = LaunchConfig::new(1, 256).shared(*optin.iter().max().unwrap() as u32 + 4);
-    match set.check(bigshared::function, &too_much) {
+    match set.check(|ctx| bigshared::kernel().function(ctx), &too_much) {
         Err(e @ Error::OnDevice { .. }) => {
             let Error::OnDevice { source, .. } = &e else {
                 unreachable!()

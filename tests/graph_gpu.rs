@@ -174,7 +174,7 @@ fn updated_arguments_take_effect() -> TestResult {
         capture.last_node()
     })?;
     // Scalars a = 4, b = -2 (and the output moved to y2: the captured y1 is the graph's).
-    unsafe { chain_copy::update(&mut graph, &node, N, 4.0, -2.0, &x1, &mut y2) }?;
+    unsafe { chain_copy::kernel().update(&mut graph, &node, (N, 4.0, -2.0, &x1, &mut y2)) }?;
     graph.replay(&stream)?;
     graph.synchronize()?;
     // Buffers given to an update are borrowed for the call only: readable once the replay is
@@ -183,7 +183,7 @@ fn updated_arguments_take_effect() -> TestResult {
     println!("update scalars: y2[0..3] = {:?}", &scalars[..3]);
     assert_same("scalars updated", &scalars, &affine(&x1_host, 4.0, -2.0));
     // Buffers too: x2 into y2 with a = 0.5, b = 3.
-    unsafe { chain_copy::update(&mut graph, &node, N, 0.5, 3.0, &x2, &mut y2) }?;
+    unsafe { chain_copy::kernel().update(&mut graph, &node, (N, 0.5, 3.0, &x2, &mut y2)) }?;
     graph.replay(&stream)?;
     drop(graph);
 
@@ -224,10 +224,12 @@ fn a_node_of_another_graph_or_kernel_is_refused() -> TestResult {
         capture.last_node()
     })?;
     // A node of another graph, and a node of another kernel: typed errors.
-    let foreign = unsafe { chain::update(&mut graph, &chain_node, N, 1.0, 1.0, &mut other) };
+    let foreign =
+        unsafe { chain::kernel().update(&mut graph, &chain_node, (N, 1.0, 1.0, &mut other)) };
     println!("foreign node: {foreign:?}");
     assert!(matches!(foreign, Err(chevron::Error::Graph { .. })));
-    let wrong_kernel = unsafe { chain::update(&mut graph, &node, N, 1.0, 1.0, &mut other) };
+    let wrong_kernel =
+        unsafe { chain::kernel().update(&mut graph, &node, (N, 1.0, 1.0, &mut other)) };
     println!("node of another kernel: {wrong_kernel:?}");
     assert!(matches!(wrong_kernel, Err(chevron::Error::Graph { .. })));
     // The refused updates changed nothing: the graph still copies x into out.
@@ -518,7 +520,7 @@ fn replay_and_update_allocate_nothing_after_warm_up() -> TestResult {
     let mut run = |graph: &mut Graph<'_>, count: usize| -> Result<(), chevron::Error> {
         for i in 0..count {
             for node in &nodes {
-                unsafe { chain::update(graph, node, N, 1.0, 2.0, &mut other) }?;
+                unsafe { chain::kernel().update(graph, node, (N, 1.0, 2.0, &mut other)) }?;
             }
             graph.replay(if i.is_multiple_of(2) { &s1 } else { &s2 })?;
         }
@@ -560,11 +562,11 @@ fn update_scalars_keeps_the_buffers_and_instantiating_again_keeps_updates() -> T
     })?;
     graph.replay(&stream)?; // y = start·2 + 1
                             // New scalars, the captured buffer (still borrowed by the graph: it cannot be named here).
-    unsafe { chain::update_scalars(&mut graph, &node, N, 0.5, -1.0) }?;
+    unsafe { chain::kernel().update_scalars(&mut graph, &node, (N, 0.5, -1.0)) }?;
     graph.replay(&stream)?; // y = y·0.5 − 1
                             // A new buffer, then new scalars keeping that one.
-    unsafe { chain::update(&mut graph, &node, N, 3.0, 0.0, &mut z) }?;
-    unsafe { chain::update_scalars(&mut graph, &node, N, 1.0, 4.0) }?;
+    unsafe { chain::kernel().update(&mut graph, &node, (N, 3.0, 0.0, &mut z)) }?;
+    unsafe { chain::kernel().update_scalars(&mut graph, &node, (N, 1.0, 4.0)) }?;
     graph.replay(&stream)?; // z = z + 4
                             // Instantiating again (a node attribute) starts from the updated arguments.
     graph.set_node_attribute(&node, MemSyncDomain::Remote)?;

@@ -1,11 +1,11 @@
-//! Typed graph updates with ordered buffers (`graph.ordered(&mut y)`, `KERNEL::update_ordered`):
-//! the same results as `update` and the host over several rounds with alternating buffers; an
-//! ordered buffer of another graph refused; and the ordering kept: a buffer still being written
-//! by a slow kernel on another stream is read by the replay only after that write, also when the
-//! replay runs on a third stream after a synchronize; every update path and a replay work
-//! with no context current on the thread; and the same inside a batch (`Graph::updates`, the
-//! context checked once), which binds the context where none is current; and the updated
-//! arguments of every node kept when the graph is instantiated again.
+//! Typed graph updates with ordered buffers (`graph.ordered(&mut y)`,
+//! `KERNEL::kernel().update_ordered`): the same results as `update` and the host over several
+//! rounds with alternating buffers; an ordered buffer of another graph refused; and the ordering
+//! kept: a buffer still being written by a slow kernel on another stream is read by the replay only
+//! after that write, also when the replay runs on a third stream after a synchronize; every update
+//! path and a replay work with no context current on the thread; and the same inside a batch
+//! (`Graph::updates`, the context checked once), which binds the context where none is current; and
+//! the updated arguments of every node kept when the graph is instantiated again.
 
 #[path = "common/gpu.rs"]
 mod gpu;
@@ -99,14 +99,14 @@ fn update_ordered_equals_update_and_the_host() -> TestResult {
         let which = round % 2;
         for (k, node) in plain_nodes.iter().enumerate() {
             let (a, b) = args(k, round);
-            unsafe { chain::update(&mut g_plain, node, N, a, b, &mut plain[which]) }?;
+            unsafe { chain::kernel().update(&mut g_plain, node, (N, a, b, &mut plain[which])) }?;
         }
         g_plain.replay(&stream)?;
         {
             let y = g_ordered.ordered(&mut ordered[which])?;
             for (k, node) in ordered_nodes.iter().enumerate() {
                 let (a, b) = args(k, round);
-                unsafe { chain::update_ordered(&mut g_ordered, node, N, a, b, &y) }?;
+                unsafe { chain::kernel().update_ordered(&mut g_ordered, node, (N, a, b), (&y,)) }?;
             }
         }
         g_ordered.replay(&stream)?;
@@ -144,8 +144,9 @@ fn an_ordered_buffer_of_another_graph_is_refused() -> TestResult {
     let (first, _) = chain_graph(&stream, &mut y0)?;
     let (mut second, nodes) = chain_graph(&stream, &mut y1)?;
     let z = first.ordered(&mut z)?;
-    let err = unsafe { chain::update_ordered(&mut second, &nodes[0], N, 1.0, 0.0, &z) }
-        .expect_err("an ordered buffer of another graph was taken");
+    let err =
+        unsafe { chain::kernel().update_ordered(&mut second, &nodes[0], (N, 1.0, 0.0), (&z,)) }
+            .expect_err("an ordered buffer of another graph was taken");
     println!("{err}");
     assert!(matches!(err, chevron::Error::Graph { .. }), "{err:?}");
     assert!(err.to_string().contains("another graph"), "{err}");
@@ -181,7 +182,7 @@ fn read_while_written(
     {
         let z = graph.ordered_read(&z)?;
         let w = graph.ordered(&mut w)?;
-        unsafe { chain_copy::update_ordered(&mut graph, &node, N, 2.0, 1.0, &z, &w) }?;
+        unsafe { chain_copy::kernel().update_ordered(&mut graph, &node, (N, 2.0, 1.0), (&z, &w)) }?;
     }
     graph.replay(replay_on)?;
     drop(graph);
@@ -260,19 +261,21 @@ fn updates_and_replays_work_with_no_context_current() -> TestResult {
                 unbind()?;
                 // SAFETY: the node is `chain`'s on N elements, as is the buffer, untouched by
                 // the host until the graph is dropped.
-                unsafe { chain::update(&mut update_graph, node, N, a, b, &mut *p) }?;
+                unsafe { chain::kernel().update(&mut update_graph, node, (N, a, b, &mut *p)) }?;
             }
             for (k, node) in ordered_nodes.iter().enumerate() {
                 let (a, b) = args(k, round);
                 unbind()?;
                 // SAFETY: as above.
-                unsafe { chain::update_ordered(&mut ordered_graph, node, N, a, b, o) }?;
+                unsafe {
+                    chain::kernel().update_ordered(&mut ordered_graph, node, (N, a, b), (o,))
+                }?;
             }
             for (k, node) in scalar_nodes.iter().enumerate() {
                 let (a, b) = args(k, round);
                 unbind()?;
                 // SAFETY: as above; the captured buffer is kept.
-                unsafe { chain::update_scalars(&mut scalar_graph, node, N, a, b) }?;
+                unsafe { chain::kernel().update_scalars(&mut scalar_graph, node, (N, a, b)) }?;
             }
             for graph in [&mut update_graph, &mut ordered_graph, &mut scalar_graph] {
                 unbind()?;
@@ -365,7 +368,7 @@ fn batched_updates_and_replays_equal_the_host() -> TestResult {
                 update_graph.updates(|g| {
                     for (k, node) in update_nodes.iter().enumerate() {
                         let (a, b) = args(k, round);
-                        chain::update(g, node, N, a, b, &mut *p)?;
+                        chain::kernel().update(g, node, (N, a, b, &mut *p))?;
                     }
                     g.replay(&stream)?;
                     Ok(update_nodes.len())
@@ -376,7 +379,7 @@ fn batched_updates_and_replays_equal_the_host() -> TestResult {
                 ordered_graph.updates(|g| {
                     for (k, node) in ordered_nodes.iter().enumerate() {
                         let (a, b) = args(k, round);
-                        chain::update_ordered(g, node, N, a, b, o)?;
+                        chain::kernel().update_ordered(g, node, (N, a, b), (o,))?;
                     }
                     g.replay(&stream)
                 })
@@ -385,7 +388,7 @@ fn batched_updates_and_replays_equal_the_host() -> TestResult {
                 scalar_graph.updates(|g| {
                     for (k, node) in scalar_nodes.iter().enumerate() {
                         let (a, b) = args(k, round);
-                        chain::update_scalars(g, node, N, a, b)?;
+                        chain::kernel().update_scalars(g, node, (N, a, b))?;
                     }
                     g.replay(&stream)
                 })
@@ -400,7 +403,7 @@ fn batched_updates_and_replays_equal_the_host() -> TestResult {
             let (a, b) = args(k, round);
             unbind()?;
             // SAFETY: as above.
-            unsafe { chain::update_scalars(&mut scalar_graph, node, N, a, b) }?;
+            unsafe { chain::kernel().update_scalars(&mut scalar_graph, node, (N, a, b)) }?;
         }
         unbind()?;
         scalar_graph.replay(&stream)?;
@@ -446,7 +449,7 @@ fn a_batch_binds_the_context_where_none_is_current() -> TestResult {
                     let bound = current_context();
                     for (k, node) in nodes.iter().enumerate() {
                         let (a, b) = args(k, round);
-                        chain::update_scalars(g, node, N, a, b)?;
+                        chain::kernel().update_scalars(g, node, (N, a, b))?;
                     }
                     g.replay(&stream)?;
                     Ok(bound)
@@ -502,7 +505,7 @@ fn instantiating_again_keeps_every_nodes_update() -> TestResult {
             graph.updates(|g| {
                 for (k, node) in nodes.iter().enumerate() {
                     let (a, b) = args(k, 1);
-                    chain::update_scalars(g, node, N, a, b)?;
+                    chain::kernel().update_scalars(g, node, (N, a, b))?;
                 }
                 g.replay(&stream)
             })
@@ -515,7 +518,7 @@ fn instantiating_again_keeps_every_nodes_update() -> TestResult {
             graph.updates(|g| {
                 for (k, node) in nodes.iter().enumerate().step_by(2) {
                     let (a, b) = args(k, 2);
-                    chain::update_scalars(g, node, N, a, b)?;
+                    chain::kernel().update_scalars(g, node, (N, a, b))?;
                 }
                 Ok(())
             })

@@ -90,7 +90,7 @@ fn each_step_hands_the_driver_what_the_launch_says() {
 fn the_steps_check_what_a_launch_checks() {
     use chevron::__private::{check_arg_sizes, ArgSlot, ArgSlots, ArgStorage, LaunchRules};
     use chevron::{Cooperative, LaunchConfig};
-    let rules = const { LaunchRules::of(&host_work::saxpy::__CHEVRON_INFO) };
+    let rules = const { LaunchRules::of(&<host_work::saxpy as chevron::TypedKernel>::INFO) };
     let check = |config: &LaunchConfig<'_>| host_work::SAXPY.__check_config(rules, config);
     // A config over the limits is refused by the typed launch's own check, with the limit's
     // words; so is `cooperative` for `saxpy`, which never syncs its grid, with the kernel's.

@@ -1,4 +1,4 @@
-//! `#[kernel]` on a real GPU: each declaration is launched through its generated `launch` and
+//! `#[kernel]` on a real GPU: each declaration is launched through `KERNEL::kernel().launch` and
 //! checked against a host reference. Outputs are poisoned first, so a launch that does nothing
 //! fails.
 //!
@@ -176,7 +176,7 @@ fn saxpy_matches_the_host() -> TestResult {
     let x_dev = stream.clone_htod(&x)?;
     let mut y_dev = stream.clone_htod(&y_host)?;
     let cfg = LaunchConfig::new(blocks(n, 256), 256);
-    unsafe { saxpy::launch(&stream, &cfg, n as u32, a, &x_dev, &mut y_dev) }?;
+    unsafe { saxpy::kernel().launch(&stream, &cfg, (n as u32, a, &x_dev, &mut y_dev)) }?;
     let got = stream.clone_dtoh(&y_dev)?;
     // The kernel computes `a * x + y` as one fused multiply-add.
     let want: Vec<f32> = x.iter().zip(&y0).map(|(x, y)| a.mul_add(*x, *y)).collect();
@@ -184,7 +184,7 @@ fn saxpy_matches_the_host() -> TestResult {
     assert_eq!(got[n], POISON, "saxpy wrote past n");
 
     // The config is a plain value: launching it again accumulates once more.
-    unsafe { saxpy::launch(&stream, &cfg, n as u32, a, &x_dev, &mut y_dev) }?;
+    unsafe { saxpy::kernel().launch(&stream, &cfg, (n as u32, a, &x_dev, &mut y_dev)) }?;
     let twice = stream.clone_dtoh(&y_dev)?;
     let want2: Vec<f32> = x
         .iter()
@@ -210,7 +210,7 @@ fn struct_argument_arrives_by_value() -> TestResult {
     let x_dev = stream.clone_htod(&x)?;
     let mut y_dev = stream.clone_htod(&vec![POISON; n])?;
     let cfg = LaunchConfig::new(blocks(n, 128), 128);
-    unsafe { affine::launch(&stream, &cfg, p, &x_dev, &mut y_dev, n as u32) }?;
+    unsafe { affine::kernel().launch(&stream, &cfg, (p, &x_dev, &mut y_dev, n as u32)) }?;
     let got = stream.clone_dtoh(&y_dev)?;
     let want: Vec<f32> = x
         .iter()
@@ -243,7 +243,9 @@ fn views_into_a_larger_buffer() -> TestResult {
         let x_view = x_dev.slice(off + 7..off + 7 + n);
         let mut y_view = y_dev.slice_mut(off..off + n);
         let cfg = LaunchConfig::new(blocks(n, 256), 256);
-        unsafe { saxpy_views::launch(&stream, &cfg, n as u32, a, &x_view, &mut y_view) }?;
+        unsafe {
+            saxpy_views::kernel().launch(&stream, &cfg, (n as u32, a, &x_view, &mut y_view))
+        }?;
     }
     let got = stream.clone_dtoh(&y_dev)?;
     for (i, g) in got.iter().enumerate() {
@@ -269,8 +271,8 @@ fn producer_and_consumer_on_two_streams_are_ordered_by_cudarc_events() -> TestRe
     let cfg = LaunchConfig::new(blocks(n, 256), 256);
     // ~20 ms of spinning per thread before `produce` writes: `consume` on stream B would read
     // the poison unless it waits for the event cudarc records for `buf` on stream A.
-    unsafe { produce::launch(&a, &cfg, &mut buf, v, n as u32, 40_000) }?;
-    unsafe { consume::launch(&b, &cfg, &buf, &mut out, n as u32) }?;
+    unsafe { produce::kernel().launch(&a, &cfg, (&mut buf, v, n as u32, 40_000)) }?;
+    unsafe { consume::kernel().launch(&b, &cfg, (&buf, &mut out, n as u32)) }?;
     // Only stream B is synchronized (by the copy).
     let got = b.clone_dtoh(&out)?;
     for (i, g) in got.iter().enumerate() {
@@ -298,7 +300,9 @@ fn cuda_source_compiled_by_nvrtc() -> TestResult {
     // Bins start at zero by definition of a histogram; the check is against the host counts.
     let mut bins = stream.alloc_zeros::<u32>(256)?;
     let cfg = LaunchConfig::new(blocks(len, 256), 256);
-    unsafe { histogram::launch(&stream, &cfg, &mut bins, &data_dev.slice(..), len as u32) }?;
+    unsafe {
+        histogram::kernel().launch(&stream, &cfg, (&mut bins, &data_dev.slice(..), len as u32))
+    }?;
     assert_eq!(stream.clone_dtoh(&bins)?, want);
     Ok(())
 }
@@ -310,7 +314,9 @@ fn nvrtc_output_that_does_not_match_the_declaration_is_a_typed_error() -> TestRe
     let data = stream.clone_htod(&[1u8, 2, 3])?;
     let mut bins = stream.clone_htod(&vec![7u32; 256])?;
     let cfg = LaunchConfig::new(1, 32);
-    match unsafe { histogram_wrong::launch(&stream, &cfg, &mut bins, &data.slice(..), 3) } {
+    match unsafe {
+        histogram_wrong::kernel().launch(&stream, &cfg, (&mut bins, &data.slice(..), 3))
+    } {
         Err(Error::Signature { message, .. }) => {
             assert!(message.contains("`len: u64`"), "{message}");
         }
@@ -325,7 +331,7 @@ fn nvrtc_output_that_does_not_match_the_declaration_is_a_typed_error() -> TestRe
 #[ignore = "needs a CUDA GPU"]
 fn nvrtc_compile_failure_carries_the_log() -> TestResult {
     let (ctx, _stream) = setup()?;
-    match broken::function(&ctx) {
+    match broken::kernel().function(&ctx) {
         Err(Error::Compile { log, kernel }) => {
             assert_eq!(kernel, chevron::KernelName(Some("broken")));
             assert!(log.contains("undefined_identifier"), "{log}");
@@ -345,7 +351,7 @@ fn mangled_kernels() -> TestResult {
     let y0 = rng.floats(n);
     let mut y = stream.clone_htod(&y0)?;
     let cfg = LaunchConfig::new(blocks(n, 128), 128);
-    unsafe { offset_add::launch(&stream, &cfg, &mut y, 0.5, n as u32) }?;
+    unsafe { offset_add::kernel().launch(&stream, &cfg, (&mut y, 0.5, n as u32)) }?;
     let want: Vec<f32> = y0.iter().map(|y| y + 0.5).collect();
     assert_eq!(stream.clone_dtoh(&y)?, want);
 
@@ -356,8 +362,10 @@ fn mangled_kernels() -> TestResult {
     let mut c_dev = stream.clone_htod(&vec![POISON; m * nn])?;
     let cfg = LaunchConfig::new((blocks(nn, 16), blocks(m, 16)), (16, 16));
     unsafe {
-        gemm128::launch(
-            &stream, &cfg, &a_dev, &b_dev, &mut c_dev, m as i32, nn as i32, k as i32,
+        gemm128::kernel().launch(
+            &stream,
+            &cfg,
+            (&a_dev, &b_dev, &mut c_dev, m as i32, nn as i32, k as i32),
         )
     }?;
     let got = stream.clone_dtoh(&c_dev)?;
@@ -410,7 +418,9 @@ fn every_scalar_type_arrives_intact() -> TestResult {
     ];
     for (a, b, c, d, e, f, g, h, i, j, k) in sets {
         let mut out = stream.clone_htod(&[-777.0f64; 12])?;
-        unsafe { all_types::launch(&stream, &cfg, a, b, c, d, e, f, g, h, i, j, k, &mut out) }?;
+        unsafe {
+            all_types::kernel().launch(&stream, &cfg, (a, b, c, d, e, f, g, h, i, j, k, &mut out))
+        }?;
         let got = stream.clone_dtoh(&out)?;
         let want = [
             f64::from(a),
@@ -446,7 +456,9 @@ fn parameters_named_like_generated_code_reach_their_place() -> TestResult {
     // `n` is the parameter named `__chevron_ptr_2`: a device pointer in its place would make the
     // kernel run far past `n` (and `y`'s poisoned tail would change).
     let cfg = LaunchConfig::new(blocks(n, 128) + 8, 128);
-    unsafe { saxpy_named_like_locals::launch(&stream, &cfg, n as u32, a, &x_dev, &mut y_dev) }?;
+    unsafe {
+        saxpy_named_like_locals::kernel().launch(&stream, &cfg, (n as u32, a, &x_dev, &mut y_dev))
+    }?;
     let got = stream.clone_dtoh(&y_dev)?;
     let want: Vec<f32> = x.iter().zip(&y0).map(|(x, y)| a.mul_add(*x, *y)).collect();
     assert_close(&got[..n], &want, "y");
@@ -455,21 +467,23 @@ fn parameters_named_like_generated_code_reach_their_place() -> TestResult {
     let cfg = LaunchConfig::new(1, 32);
     let mut out = stream.clone_htod(&[-777.0f64; 12])?;
     unsafe {
-        all_types_named_like_locals::launch(
+        all_types_named_like_locals::kernel().launch(
             &stream,
             &cfg,
-            201,
-            -99,
-            60_001,
-            -30_001,
-            4_000_000_001,
-            -2_000_000_001,
-            (1 << 52) + 5,
-            -(1 << 51) - 3,
-            -1.25e-3,
-            3.5e200,
-            true,
-            &mut out,
+            (
+                201,
+                -99,
+                60_001,
+                -30_001,
+                4_000_000_001,
+                -2_000_000_001,
+                (1 << 52) + 5,
+                -(1 << 51) - 3,
+                -1.25e-3,
+                3.5e200,
+                true,
+                &mut out,
+            ),
         )
     }?;
     let got = stream.clone_dtoh(&out)?;
@@ -495,7 +509,7 @@ fn parameters_named_like_generated_code_reach_their_place() -> TestResult {
 /// (cudarc would panic); with one, it loads.
 #[test]
 fn no_driver_is_a_typed_error() {
-    let function = chevron::context(0).and_then(|ctx| saxpy::function(&ctx));
+    let function = chevron::context(0).and_then(|ctx| saxpy::kernel().function(&ctx));
     if chevron::driver_present() {
         assert!(function.is_ok(), "{function:?}");
     } else {
@@ -530,7 +544,7 @@ fn dynamic_shared_memory_over_48_kib_is_opted_into_at_the_first_launch() -> Test
         let mut out = s.clone_htod(&vec![0xDEAD_BEEFu32; (grid * threads) as usize])?;
         let cfg = LaunchConfig::new(grid, threads).shared(bytes);
         // SAFETY: `words` words of shared memory are `bytes`; `out` has one word per thread.
-        unsafe { bigshared::launch(&s, &cfg, &input_dev, &mut out, words) }?;
+        unsafe { bigshared::kernel().launch(&s, &cfg, (&input_dev, &mut out, words)) }?;
         let got = s.clone_dtoh(&out)?;
         s.synchronize()?;
         for b in 0..grid {
@@ -564,7 +578,7 @@ fn shared_memory_over_the_device_limit_is_refused_with_the_numbers() -> TestResu
     let too_much = limit + 1;
     let cfg = LaunchConfig::new(1, 32).shared(too_much);
     // SAFETY: refused before launching.
-    let r = unsafe { bigshared::launch(&s, &cfg, &input, &mut out, 16) };
+    let r = unsafe { bigshared::kernel().launch(&s, &cfg, (&input, &mut out, 16)) };
     match r {
         Err(e @ Error::SharedMemoryTooLarge { .. }) => {
             let text = e.to_string();

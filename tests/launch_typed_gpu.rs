@@ -75,7 +75,7 @@ fn typed_launch_with_stream_and_launch_attributes() -> TestResult {
     for round in 0..3 {
         let y_host = random(n as usize, 10 + round);
         stream.memcpy_htod(&y_host, &mut y)?;
-        unsafe { saxpy_plain::launch(&stream, &cfg, n, -0.5, &x, &mut y) }?;
+        unsafe { saxpy_plain::kernel().launch(&stream, &cfg, (n, -0.5, &x, &mut y)) }?;
         check(
             &stream.clone_dtoh(&y)?,
             -0.5,
@@ -155,8 +155,8 @@ fn declarations_of_one_file_share_its_module() -> TestResult {
     let ctx = gpu::context(0)?;
     // Both declarations name kernels/saxpy.ptx and its `saxpy` entry: one module per context,
     // so the driver hands out the same function handle. A second load would give another.
-    let a = saxpy::function(&ctx)?;
-    let b = saxpy_views::function(&ctx)?;
+    let a = saxpy::kernel().function(&ctx)?;
+    let b = saxpy_views::kernel().function(&ctx)?;
     assert_eq!(a.cu_function(), b.cu_function());
     let separate = ctx
         .load_module(chevron::cudarc::nvrtc::Ptx::from_src(include_str!(

@@ -261,7 +261,9 @@ fn a_timing_event_in_a_launch_is_a_typed_error_with_the_fix() -> TestResult {
 #[ignore = "needs a CUDA GPU"]
 fn an_nvrtc_compile_error_carries_the_log_in_its_message() -> TestResult {
     let (ctx, _stream) = setup()?;
-    let e = broken::function(&ctx).expect_err("kernel_broken.cu does not compile");
+    let e = broken::kernel()
+        .function(&ctx)
+        .expect_err("kernel_broken.cu does not compile");
     let m = e.to_string();
     println!("NVRTC compile error: {m}");
     assert!(

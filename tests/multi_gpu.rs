@@ -61,7 +61,10 @@ fn one_kernel_on_two_devices_each_in_its_own_context() -> TestResult {
         let a1 = run_on(&s1, n)?;
         assert_eq!((a0, a1), (2.0, 3.0));
     }
-    let (f0, f1) = (saxpy::function(&ctx0)?, saxpy::function(&ctx1)?);
+    let (f0, f1) = (
+        saxpy::kernel().function(&ctx0)?,
+        saxpy::kernel().function(&ctx1)?,
+    );
     assert_ne!(
         f0.cu_function(),
         f1.cu_function(),

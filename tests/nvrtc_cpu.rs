@@ -66,39 +66,29 @@ fn templates_headers_and_options_compile_without_a_gpu() {
     // Each entry is the lowered name NVRTC gave for the name expression, checked against the
     // declaration.
     assert_eq!(
-        softmax128::__chevron_kernel()
-            .compile_check(HOPPER)
-            .unwrap(),
+        softmax128::kernel().compile_check(HOPPER).unwrap(),
         "_Z7softmaxILi128EEvPfPKfii"
     );
     assert_eq!(
-        row_sum_squares::__chevron_kernel()
-            .compile_check(HOPPER)
-            .unwrap(),
+        row_sum_squares::kernel().compile_check(HOPPER).unwrap(),
         "_Z15row_sum_squaresIfEvPT_PKS0_i"
     );
     assert_eq!(
-        axpy_f64::__chevron_kernel().compile_check(HOPPER).unwrap(),
+        axpy_f64::kernel().compile_check(HOPPER).unwrap(),
         "_Z4axpyIdEvPT_PKS0_S0_i"
     );
     // `<cuda_fp16.h>` from the toolkit; an `extern "C"` kernel keeps its name.
     assert_eq!(
-        scale_half::__chevron_kernel()
-            .compile_check(HOPPER)
-            .unwrap(),
+        scale_half::kernel().compile_check(HOPPER).unwrap(),
         "scale_half"
     );
     assert_eq!(
-        fill_scaled::__chevron_kernel()
-            .compile_check(HOPPER)
-            .unwrap(),
+        fill_scaled::kernel().compile_check(HOPPER).unwrap(),
         "fill_scaled"
     );
     // An older architecture NVRTC 12 and 13 both know.
     assert_eq!(
-        softmax128::__chevron_kernel()
-            .compile_check((8, 0))
-            .unwrap(),
+        softmax128::kernel().compile_check((8, 0)).unwrap(),
         "_Z7softmaxILi128EEvPfPKfii"
     );
 }
@@ -108,14 +98,14 @@ fn wrong_declarations_and_sources_are_typed_errors() {
     if !nvrtc_or_skip("wrong_declarations_and_sources_are_typed_errors") {
         return;
     }
-    match axpy_wrong::__chevron_kernel().compile_check(HOPPER) {
+    match axpy_wrong::kernel().compile_check(HOPPER) {
         Err(Error::Signature { message, .. }) => {
             assert!(message.contains("`a: f32`"), "{message}");
             assert!(message.contains("64-bit float"), "{message}");
         }
         other => panic!("{other:?}"),
     }
-    match fill_unscaled::__chevron_kernel().compile_check(HOPPER) {
+    match fill_unscaled::kernel().compile_check(HOPPER) {
         Err(Error::Compile { log, .. }) => {
             assert!(log.contains("compile with -DSCALE=<integer>"), "{log}");
             // The options NVRTC got: the device's architecture, then the declaration's.
@@ -124,7 +114,7 @@ fn wrong_declarations_and_sources_are_typed_errors() {
         }
         other => panic!("{other:?}"),
     }
-    match softmax_misspelled::__chevron_kernel().compile_check(HOPPER) {
+    match softmax_misspelled::kernel().compile_check(HOPPER) {
         Err(Error::Compile { log, .. }) => {
             assert!(
                 log.contains("`name = \"softmx<128>\"` is not a kernel of the source"),

@@ -226,7 +226,7 @@ fn cache_start() -> TestResult {
     unsafe { launch!(fill5<<<1, 128, &s>>>(&mut out, m as i32)) }?;
     let want: Vec<f32> = (0..m).map(|i| (5 * i) as f32 + 0.5).collect();
     assert_close(&s.clone_dtoh(&out)?, &want, 0.0, "-DSCALE=5");
-    add4::function(s.context())?;
+    add4::kernel().function(s.context())?;
     let stats = chevron::nvrtc_stats();
     println!(
         "stats: compiled={} from_disk={}",

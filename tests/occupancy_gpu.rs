@@ -26,8 +26,8 @@ fn max_cooperative_grid_is_the_drivers_cooperative_limit() -> TestResult {
     let ctx = gpu::context(0)?;
     let s = ctx.new_stream()?;
     let threads = 1024u32;
-    let max = grid_rotate::max_cooperative_grid(&ctx, threads, 0)?;
-    let occ = grid_rotate::occupancy(&ctx, &LaunchConfig::new(max, threads))?;
+    let max = grid_rotate::kernel().max_cooperative_grid(&ctx, threads, 0)?;
+    let occ = grid_rotate::kernel().occupancy(&ctx, &LaunchConfig::new(max, threads))?;
     println!(
         "grid_rotate at block {threads}: max_cooperative_grid = {max} blocks \
          ({} SMs × {} blocks/SM, {}/{} warps per SM, limited by {:?})",
@@ -91,12 +91,12 @@ fn max_active_clusters_honours_a_run_time_cluster_and_agrees_with_a_launch() -> 
     let ctx = gpu::context(0)?;
     let s = ctx.new_stream()?;
     let cfg = LaunchConfig::new(8, 32).with(ClusterDim::new(2, 1, 1));
-    let clusters = cluster_info::max_active_clusters(&ctx, &cfg)?;
+    let clusters = cluster_info::kernel().max_active_clusters(&ctx, &cfg)?;
     println!("cluster_info, clusters of 2 × 32 threads: max_active_clusters = {clusters}");
     assert!(clusters > 0);
 
     // cudarc's helper passes no launch attributes, so the run-time cluster is lost on the way.
-    let f = cluster_info::function(&ctx)?;
+    let f = cluster_info::kernel().function(&ctx)?;
     let plain = chevron::cudarc::driver::LaunchConfig {
         grid_dim: (8, 1, 1),
         block_dim: (32, 1, 1),
@@ -109,7 +109,7 @@ fn max_active_clusters_honours_a_run_time_cluster_and_agrees_with_a_launch() -> 
     let grid = clusters * 2;
     let cfg = LaunchConfig::new(grid, 32).with(ClusterDim::new(2, 1, 1));
     let mut out = s.clone_htod(&vec![POISON_U32; 2 * grid as usize])?;
-    unsafe { cluster_info::launch(&s, &cfg, &mut out) }?;
+    unsafe { cluster_info::kernel().launch(&s, &cfg, (&mut out,)) }?;
     let out = s.clone_dtoh(&out)?;
     s.synchronize()?;
     for b in 0..grid as usize {

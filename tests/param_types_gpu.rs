@@ -93,7 +93,7 @@ fn aliased_saxpy_matches_the_host() -> TestResult {
     let x_dev: DevBuf = stream.clone_htod(&x)?;
     let mut y_dev = stream.clone_htod(&y_host)?;
     let cfg = LaunchConfig::new(n.div_ceil(256), 256);
-    unsafe { saxpy::launch(&stream, &cfg, n, a, &x_dev, &mut y_dev) }?;
+    unsafe { saxpy::kernel().launch(&stream, &cfg, (n, a, &x_dev, &mut y_dev)) }?;
     let once: Vec<f32> = x.iter().zip(&y0).map(|(x, y)| a.mul_add(*x, *y)).collect();
     let got = stream.clone_dtoh(&y_dev)?;
     assert_close(&got[..n as usize], &once, "y");
@@ -123,7 +123,9 @@ fn path_qualified_scalars_arrive_intact() -> TestResult {
     let (a, b, c, d, e, f) = (201u8, -99i8, 65_000u16, -32_000i16, 4_000_000_001u32, -7i32);
     let (g, h, i, j, k) = ((1u64 << 53) - 3, -(1i64 << 51), 3.25f32, -1.0e-300f64, true);
     let mut out = stream.clone_htod(&[-777.0f64; 12])?;
-    unsafe { all_types::launch(&stream, &cfg, a, b, c, d, e, f, g, h, i, j, k, &mut out) }?;
+    unsafe {
+        all_types::kernel().launch(&stream, &cfg, (a, b, c, d, e, f, g, h, i, j, k, &mut out))
+    }?;
     let got = stream.clone_dtoh(&out)?;
     let want = [
         f64::from(a),
@@ -159,7 +161,7 @@ fn aliased_struct_arrives_by_value() -> TestResult {
     let x_dev = stream.clone_htod(&x)?;
     let mut y_dev = stream.clone_htod(&vec![POISON; n as usize])?;
     let cfg = LaunchConfig::new(n.div_ceil(128), 128);
-    unsafe { affine::launch(&stream, &cfg, p, &x_dev, &mut y_dev, n) }?;
+    unsafe { affine::kernel().launch(&stream, &cfg, (p, &x_dev, &mut y_dev, n)) }?;
     let got = stream.clone_dtoh(&y_dev)?;
     let want: Vec<f32> = x
         .iter()

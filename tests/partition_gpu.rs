@@ -134,8 +134,8 @@ fn a_cooperative_launch_sized_for_the_device_is_refused_on_a_partition() -> Test
     let (mut part, _rest) = Partition::split(&ctx, ASK)?;
     let stream = part.new_stream()?;
     let threads = 256u32;
-    let device_grid = grid_rotate::max_cooperative_grid(&ctx, threads, 0)?;
-    let f = grid_rotate::function(&ctx)?;
+    let device_grid = grid_rotate::kernel().max_cooperative_grid(&ctx, threads, 0)?;
+    let f = grid_rotate::kernel().function(&ctx)?;
     let part_grid = part.max_cooperative_grid(&f, threads, 0)?;
     let per_sm = device_grid / part.device_sms();
     println!(
@@ -192,9 +192,9 @@ fn a_cooperative_launch_sized_for_the_device_is_refused_on_a_partition() -> Test
 fn occupancy_and_clusters_are_answered_for_the_partition() -> TestResult {
     let ctx = gpu::context(0)?;
     let (part, rest) = Partition::split(&ctx, ASK)?;
-    let f = cluster_info::function(&ctx)?;
+    let f = cluster_info::kernel().function(&ctx)?;
     let cfg = LaunchConfig::new(8, 32).with(ClusterDim::new(2, 1, 1));
-    let device_occ = cluster_info::occupancy(&ctx, &cfg)?;
+    let device_occ = cluster_info::kernel().occupancy(&ctx, &cfg)?;
     let part_occ = part.occupancy(&f, &cfg)?;
     assert_eq!(part_occ.sms, part.sms());
     assert_eq!(part_occ.blocks_per_sm, device_occ.blocks_per_sm);
@@ -202,7 +202,7 @@ fn occupancy_and_clusters_are_answered_for_the_partition() -> TestResult {
         part_occ.co_resident_blocks(),
         u64::from(part.sms()) * u64::from(device_occ.blocks_per_sm)
     );
-    let device_clusters = cluster_info::max_active_clusters(&ctx, &cfg)?;
+    let device_clusters = cluster_info::kernel().max_active_clusters(&ctx, &cfg)?;
     let part_clusters = part.max_active_clusters(&f, &cfg)?;
     let rest_clusters = rest.max_active_clusters(&f, &cfg)?;
     println!(

@@ -33,7 +33,7 @@ pub fn run(
     unsafe { launch!(saxpy<<<4, 256, s, priority = 0>>>(1024, 2.0, x, &mut *y)) }?;
     unsafe { launch!(saxpy_again<<<config = cfg, s>>>(1024, 2.0, x, &mut *y)) }?;
     unsafe { gpu::launch!(dyn f<<<4, 256, s>>>(&1024u32, &2.0f32, x, &mut *y)) }?;
-    unsafe { saxpy::launch(s, &gpu::config!(<<<4, 256>>>), 1024, 2.0, x, y) }
+    unsafe { saxpy::kernel().launch(s, &gpu::config!(<<<4, 256>>>), (1024, 2.0, x, y)) }
 }
 "#;
 

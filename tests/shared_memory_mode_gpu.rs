@@ -35,7 +35,7 @@ fn driver_version() -> i32 {
 fn oversized_shared_memory_mode() -> TestResult {
     let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
-    let func = bigshared::function(&ctx)?;
+    let func = bigshared::kernel().function(&ctx)?;
     let mode = FunctionSharedMemoryMode(SharedMemoryMode::AllowOversized);
     let set = set_function_attribute(&ctx, &func, mode);
     let version = driver_version();

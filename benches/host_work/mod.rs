@@ -2,16 +2,18 @@
 //! `cuLaunchKernelEx`, run on fake device pointers. Shared by `benches/host_cost.rs`, which
 //! times it, and `tests/host_cost.rs`, which checks its results and that it allocates nothing.
 //!
-//! The typed launches are real `launch!` expansions: `launch!` calls `<KERNEL as
-//! TypedKernel>::__on(stream, &config).launch_kernel(args…)`, and [`saxpy_host`] provides those
-//! two functions (its stream is `&()`) with the body of the `launch` that `#[kernel]` generates for
-//! `saxpy`, step by step, minus what needs a driver: the config's check with the kernel's rules
-//! folded at compile time (`Kernel::__check_config`, what `Kernel::__check` does after the
-//! function lookup), one slot per argument (what the parameter types' `KernelParam` slots make:
-//! `ArgSlot::value` for numbers, `ArgSlot::device` for buffers, with cudarc's guard) and its
-//! pointer, the parameter array, and the driver's `CUlaunchConfig`. So the config is built
-//! exactly as `launch!` builds it. The `dyn` launch is written out as `launch!(dyn …)` expands,
-//! with `ArgSlot::device` standing for cudarc's `device_ptr`.
+//! The typed launches are real `launch!` expansions: `launch!` calls
+//! `KERNEL::kernel().launch(stream, &config, (args…,))` (and checks a literal launch against
+//! `<KERNEL as TypedKernel>::INFO` at compile time), and [`saxpy_host`] provides those: its
+//! `TypedKernel` impl is `saxpy`'s, and its `kernel()` gives a [`HostSaxpy`] (its stream is
+//! `&()`) whose `launch` has the body of `chevron::Typed::launch` for `saxpy`, step by step,
+//! minus what needs a driver: the config's check with the kernel's rules folded at compile time
+//! (`Kernel::__check_config`, what `Kernel::__check` does after the function lookup), one slot
+//! per argument (what the parameter types' `KernelParam` slots make: `ArgSlot::value` for
+//! numbers, `ArgSlot::device` for buffers, with cudarc's guard) and its pointer, the parameter
+//! array, and the driver's `CUlaunchConfig`. So the config is built exactly as `launch!` builds
+//! it. The `dyn` launch is written out as `launch!(dyn …)` expands, with `ArgSlot::device`
+//! standing for cudarc's `device_ptr`.
 //!
 //! What is left out costs, on the GPU path: the function lookup (an atomic load and a compare),
 //! the guards (two atomic loads each while cudarc tracks nothing) and the context check (a
@@ -24,11 +26,9 @@
 use core::ffi::c_void;
 use std::hint::black_box;
 
-use chevron::__private::{
-    check_arg_sizes, ArgSlot, ArgSlots, ArgStorage, LaunchRules, TypedKernel,
-};
+use chevron::__private::{check_arg_sizes, ArgSlot, ArgSlots, ArgStorage, LaunchRules};
 use chevron::cudarc::driver::{CudaSlice, SyncOnDrop};
-use chevron::{config, kernel, launch, sys, Error, Kernel, KernelName, LaunchConfig};
+use chevron::{config, kernel, launch, sys, Error, Kernel, KernelName, LaunchConfig, TypedKernel};
 
 #[kernel(ptx = "kernels/saxpy.ptx")]
 pub fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
@@ -43,35 +43,49 @@ pub static SAXPY: Kernel = Kernel::ptx(
 
 /// `saxpy` for `launch!` without a driver: see the module's doc.
 #[allow(non_camel_case_types)]
-pub struct saxpy_host<'a> {
-    config: &'a LaunchConfig<'a>,
+pub struct saxpy_host {}
+
+/// What `launch!` checks a literal launch against: the real kernel's rules and parameter types.
+impl TypedKernel for saxpy_host {
+    const INFO: chevron::KernelInfo = <saxpy as TypedKernel>::INFO;
+    type Args<'r, 'v>
+        = (u32, f32, u64, u64)
+    where
+        'v: 'r;
+    type Scalars<'v> = (u32, f32);
+    type Ordered<'r> = chevron::NoElementType;
+    const BUFFERS: &'static [bool] = &[false, false, true, true];
 }
 
-/// What `launch!` reaches a kernel through; the stream is `&()`, standing for a `&CudaStream`.
-impl TypedKernel for saxpy_host<'_> {
-    /// The real kernel's rules: `launch!` checks literal launches against them at compile time.
-    const INFO: chevron::KernelInfo = saxpy::__CHEVRON_INFO;
-    type Stream = ();
-    type On<'a> = saxpy_host<'a>;
-
-    /// What `launch!` calls first.
+impl saxpy_host {
+    /// What `launch!` calls first, as `saxpy::kernel()`.
     #[inline]
-    fn __on<'a>(_stream: &'a (), config: &'a LaunchConfig<'a>) -> saxpy_host<'a> {
-        saxpy_host { config }
+    pub fn kernel() -> &'static HostSaxpy {
+        &HostSaxpy
     }
 }
 
-impl<'a> saxpy_host<'a> {
-    /// The host part of `saxpy::launch`, with device pointers for the buffers.
+/// `saxpy_host::kernel()`: `launch!` calls its `launch` as `Typed::launch`.
+pub struct HostSaxpy;
+
+impl HostSaxpy {
+    /// The host part of `saxpy::kernel().launch`, with device pointers for the buffers; the
+    /// stream is `&()`, standing for a `&CudaStream`. Inlined always, as `Typed::launch` is: the
+    /// argument tuple is never passed through memory to a call.
     ///
     /// # Safety
     /// Nothing is launched; `unsafe` as the real one, which `launch!` calls in the caller's
     /// `unsafe` block.
-    #[inline]
-    pub unsafe fn launch_kernel(self, n: u32, a: f32, x: u64, y: u64) -> Result<Launched, Error> {
+    #[inline(always)]
+    pub unsafe fn launch(
+        &self,
+        _stream: &(),
+        config: &LaunchConfig<'_>,
+        (n, a, x, y): (u32, f32, u64, u64),
+    ) -> Result<Launched, Error> {
         SAXPY.__check_config(
-            const { LaunchRules::of(&saxpy::__CHEVRON_INFO) },
-            self.config,
+            const { LaunchRules::of(&<saxpy as TypedKernel>::INFO) },
+            config,
         )?;
         let (arg_0, arg_1) = (n, a);
         let slot_0 = ArgSlot::value(&arg_0);
@@ -83,7 +97,7 @@ impl<'a> saxpy_host<'a> {
         let slot_3 = ArgSlot::device(y, SyncOnDrop::Record(None));
         let param_3 = slot_3.param();
         let params: [*mut c_void; 4] = [param_0, param_1, param_2, param_3];
-        let raw = self.config.__driver_config(core::ptr::null_mut());
+        let raw = config.__driver_config(core::ptr::null_mut());
         // SAFETY: the parameters are `saxpy`'s, and alive.
         Ok(unsafe { Launched::read(&raw, &params) })
     }
@@ -269,7 +283,10 @@ pub fn validate_only() -> Result<Launched, Error> {
 #[inline(never)]
 pub fn kernel_rules_only() -> Result<Launched, Error> {
     let config: &LaunchConfig<'_> = black_box(&PREBUILT);
-    SAXPY.__check_config(const { LaunchRules::of(&saxpy::__CHEVRON_INFO) }, config)?;
+    SAXPY.__check_config(
+        const { LaunchRules::of(&<saxpy as TypedKernel>::INFO) },
+        config,
+    )?;
     Ok(Launched::of(config))
 }
 
@@ -278,7 +295,7 @@ pub fn kernel_rules_only() -> Result<Launched, Error> {
 #[inline(never)]
 pub fn kernel_rules_each() -> Result<Launched, Error> {
     let config: &LaunchConfig<'_> = black_box(&PREBUILT);
-    SAXPY.check_launch(black_box(&saxpy::__CHEVRON_INFO), config)?;
+    SAXPY.check_launch(black_box(&<saxpy as TypedKernel>::INFO), config)?;
     Ok(Launched::of(config))
 }
 

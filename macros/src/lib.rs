@@ -60,27 +60,44 @@ mod warn;
 ///
 /// # What it generates
 ///
-/// The declaration becomes a type of the same name (`struct saxpy<'a> { … }`, braced, so the
-/// name is free in the value namespace), with the declaration's docs, attributes and
-/// visibility, and these associated functions:
+/// The declaration becomes a type of the same name, a struct without fields (`pub struct
+/// saxpy {}`, braced, so the name is free in the value namespace), with the declaration's docs,
+/// attributes and visibility, and two things more:
 ///
-/// - `saxpy::launch(&stream, &config, n, a, &x, &mut y) -> Result<(), chevron::Error>`: an
-///   `unsafe fn` with the declared parameters after the stream and a `&LaunchConfig` (which can
-///   be built once and reused). It is what `launch!(saxpy<<<…>>>(…))` calls. Device buffers go
-///   through cudarc's `DevicePtr`/`DevicePtrMut`, keeping cudarc's multi-stream ordering: the
-///   launch waits for earlier writes (and, for `&mut`, reads) on other streams, and later work
-///   waits for it.
-/// - `saxpy::function(&ctx) -> Result<CudaFunction, chevron::Error>`: the function handle in a
-///   context, for occupancy queries or cudarc's own launch builder.
-/// - `saxpy::occupancy(&ctx, &config)`, `saxpy::max_cooperative_grid(&ctx, block, shared)` and
-///   `saxpy::max_active_clusters(&ctx, &config)`: occupancy that honours the configuration (its
-///   shared memory, and its launch attributes: a run-time `cluster` included), see
-///   `chevron::occupancy`.
-/// - `saxpy::update(&mut graph, &node, n, a, &x, &mut y)`: an `unsafe fn` that sets the
-///   arguments of a `saxpy` node of a captured `chevron::Graph` for its following replays
-///   (`cuGraphExecKernelNodeSetParams`, no new instantiation); and, for kernels with buffer
-///   parameters, `saxpy::update_scalars(&mut graph, &node, n, a)`, which sets the other
-///   arguments and keeps the node's buffers.
+/// - an impl of `chevron::TypedKernel`: what the PTX fixes about the kernel's launches (`INFO`,
+///   for `launch!`'s compile-time checks) and its parameter types, as tuples: `Args` (every
+///   parameter), `Scalars` (those that are no buffers) and `Ordered` (the buffers, as ordered
+///   buffers of a graph);
+/// - `saxpy::kernel() -> &'static chevron::Typed<saxpy>`, the kernel itself, whose methods take
+///   the arguments as ONE tuple:
+///   - `launch(&stream, &config, (n, a, &x, &mut y)) -> Result<(), chevron::Error>`: an
+///     `unsafe fn` taking the stream, a `&LaunchConfig` (which can be built once and reused)
+///     and the arguments. It is what `launch!(saxpy<<<…>>>(n, a, &x, &mut y))` calls (the
+///     macro makes the tuple). Device buffers go through cudarc's
+///     `DevicePtr`/`DevicePtrMut`, keeping cudarc's multi-stream ordering: the launch waits for
+///     earlier writes (and, for `&mut`, reads) on other streams, and later work waits for it.
+///   - `update(&mut graph, &node, (n, a, &x, &mut y))`: an `unsafe fn` that sets the arguments
+///     of a `saxpy` node of a captured `chevron::Graph` for its following replays
+///     (`cuGraphExecKernelNodeSetParams`, no new instantiation);
+///     `update_scalars(&mut graph, &node, (n, a))` sets the parameters that are no buffers and
+///     keeps the node's buffers; `update_ordered(&mut graph, &node, (n, a), (&xo, &yo))` takes
+///     the scalars' tuple, then the buffers' tuple of ordered buffers (`graph.ordered(&mut y)`).
+///   - through `Deref` to the untyped `chevron::Kernel`: `function(&ctx) -> Result<CudaFunction,
+///     chevron::Error>`, the function handle in a context (for cudarc's own launch builder or a
+///     `dyn` launch), and `occupancy(&ctx, &config)`, `max_cooperative_grid(&ctx, block, shared)`
+///     and `max_active_clusters(&ctx, &config)`: occupancy that honours the configuration (its
+///     shared memory, and its launch attributes: a run-time `cluster` included), see
+///     `chevron::occupancy`.
+///
+/// A kernel of one parameter takes a one-element tuple, `(x,)`; one of none, `()`. A wrong
+/// argument is rustc's type error at its tuple element, a wrong count "expected a tuple with 4
+/// elements, found one with 3 elements". A function value becomes a closure:
+/// `|ctx| saxpy::kernel().function(ctx)`.
+///
+/// Why so: compile time. A declaration expands to types and a static only; the launch, the
+/// updates and their argument handling are generic functions of `Typed`, written once in
+/// chevron and type-checked once, not once per declaration (`scripts/compile_bench.sh`
+/// measures a crate of 100 declarations and 200 launches).
 ///
 /// Dynamic shared memory over 48 KiB is opted into (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`)
 /// at the first launch that asks for it; more than the device allows one block is
@@ -103,9 +120,10 @@ mod warn;
 /// let mut y = stream.clone_htod(&[2.0f32; 1024])?;
 /// let cfg = chevron::LaunchConfig::new(4, 256);
 /// // SAFETY: 4 × 256 threads cover the 1024 elements; the kernel checks `i < n`.
-/// unsafe { saxpy::launch(&stream, &cfg, 1024, 3.0, &x, &mut y) }?;
-/// let f = saxpy::function(&ctx)?; // the same handle, e.g. for occupancy queries
-/// # let _ = f; Ok(()) }
+/// unsafe { saxpy::kernel().launch(&stream, &cfg, (1024, 3.0, &x, &mut y)) }?;
+/// let f = saxpy::kernel().function(&ctx)?; // the same handle, e.g. for `launch!(dyn f…)`
+/// let occ = saxpy::kernel().occupancy(&ctx, &cfg)?; // blocks per SM at this config
+/// # let _ = (f, occ); Ok(()) }
 /// ```
 ///
 /// # Parameters
@@ -170,7 +188,8 @@ mod warn;
 /// (`.version`) that drivers of the selected `cuda-XXXXX` feature's version cannot compile is
 /// an error, unless another variant can load there. Always: no body, generics, `async`, `const`, ABI, `self`, variadics, return
 /// type or patterns; every problem is reported at once, and a rejected declaration still
-/// defines `launch` and `function` so that its call sites do not add errors.
+/// defines its type and a `kernel()` whose methods take any arguments, so that its call sites
+/// do not add errors.
 ///
 /// The entry's launch rules are read too (the performance directives `.reqntid`, `.maxntid`,
 /// `.reqnctapercluster`, `.maxclusterrank`, `.explicitcluster`, `.blocksareclusters`, and
@@ -196,15 +215,20 @@ mod warn;
 ///
 /// - A declaration goes in a module or a function body, not in an `impl`, a trait or an
 ///   `extern` block (it declares a type); a parameter takes no `#[cfg]` (declare one kernel per
-///   configuration) and the declaration no generics or lifetime parameters.
+///   configuration) and the declaration no generics or lifetime parameters. At most 32
+///   parameters: `Typed`'s functions take tuples of up to 32 elements.
 /// - Parameter types are resolved where the declaration is written: at module level, or inside a
 ///   function body with the body's own `use`s and items (the type and its `impl` are items of
 ///   that scope).
+/// - A parameter type of your own with a lifetime that a function signature could leave out
+///   (a `struct MyHandle<'a>` written `MyHandle`) must write it, `MyHandle<'_>`: the types
+///   become those of `TypedKernel`'s tuples, where every lifetime is named. chevron's
+///   `ConditionalHandle`, `DeviceGraphHandle` and the views (`CudaView<T>`) may leave it out.
 /// - The source must be a regular file of at most 64 MiB (a bound on what a wrong path can make
 ///   the compiler read); each file is read and parsed once per compilation, however many
 ///   declarations name it.
 /// - Nothing checks what the kernel does with its arguments or that the grid fits the data,
-///   hence the `unsafe` on `launch`.
+///   hence the `unsafe` on `launch` (and on the updates).
 #[proc_macro_attribute]
 pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
     let site = proc_macro::Span::call_site();

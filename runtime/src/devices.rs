@@ -88,7 +88,8 @@ impl Device {
 /// ```
 ///
 /// With the `chevron` facade, the launch is typed: `set.launch(|dev| unsafe {
-/// tick::launch(dev.stream(), &cfg, &mut counts[dev.index()]) })` for a `#[kernel] fn tick`.
+/// tick::kernel().launch(dev.stream(), &cfg, (&mut counts[dev.index()],)) })` for a
+/// `#[kernel] fn tick`.
 #[derive(Debug)]
 pub struct DeviceSet {
     devices: Vec<Device>,
@@ -174,8 +175,9 @@ impl DeviceSet {
             .collect()
     }
 
-    /// The kernel's function in every device's context: `kernel` is a `#[kernel]`
-    /// declaration's `function` (`saxpy::function`), which loads its module once per context.
+    /// The kernel's function in every device's context: `kernel` gives it for a context, as a
+    /// `#[kernel]` declaration's `function` does (`|ctx| saxpy::kernel().function(ctx)`), which
+    /// loads its module once per context.
     pub fn functions<K>(&self, kernel: K) -> Result<Vec<CudaFunction>, Error>
     where
         K: Fn(&Arc<CudaContext>) -> Result<CudaFunction, Error>,
@@ -191,8 +193,9 @@ impl DeviceSet {
     /// against each device's compute capability and residency ([`Error::ArchTooLow`],
     /// [`Error::ClusterNotResident`]). The first failure comes back in [`Error::OnDevice`].
     ///
-    /// `kernel` is a `#[kernel]` declaration's `function` (`saxpy::function`); the kernel's own
-    /// rules (its PTX directives) are checked by every launch.
+    /// `kernel` gives the kernel's function for a context, as a `#[kernel]` declaration's
+    /// `function` does (`|ctx| saxpy::kernel().function(ctx)`); the kernel's own rules (its PTX
+    /// directives) are checked by every launch.
     pub fn check<K>(&self, kernel: K, config: &LaunchConfig<'_>) -> Result<(), Error>
     where
         K: Fn(&Arc<CudaContext>) -> Result<CudaFunction, Error>,

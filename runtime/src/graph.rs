@@ -198,8 +198,9 @@ impl<'a> Graph<'a> {
     }
 
     /// Runs `body` as a batch of updates and replays: the graph's context is checked, and
-    /// bound if it is not current, once, here; inside `body`, the updates (the typed `update`,
-    /// `update_ordered` and `update_scalars`, [`Graph::set_params`],
+    /// bound if it is not current, once, here; inside `body`, the updates (the typed
+    /// [`update`](crate::Typed::update), [`update_ordered`](crate::Typed::update_ordered) and
+    /// [`update_scalars`](crate::Typed::update_scalars), [`Graph::set_params`],
     /// [`Graph::set_params_keeping`]) and replays on the last replay's stream, of this graph
     /// and of any other graph of the same context, skip the per-call context check
     /// (`cuCtxGetCurrent`, which outside a batch every such call makes, as before): on the
@@ -214,7 +215,8 @@ impl<'a> Graph<'a> {
     /// unsafe {
     ///     graph.updates(|graph| {
     ///         for node in nodes {
-    ///             // chain::update_scalars(graph, node, 256, 0.5, 1.0)?: no context check
+    ///             // no context check:
+    ///             // chain::kernel().update_scalars(graph, node, (256, 0.5, 1.0))?;
     /// #           let _ = node;
     ///         }
     ///         graph.replay(stream)

@@ -22,7 +22,7 @@ use chevron_cuda_rules::limits::{volume, Violation, PORTABLE_CLUSTER_BLOCKS};
 /// `params` holds one pointer per kernel parameter, each pointing at the parameter's value (for
 /// a device buffer, at its `CUdeviceptr`), as `cuLaunchKernelEx` expects.
 ///
-/// This is the untyped entry under `launch!` and the `launch` functions `#[kernel]` generates.
+/// This is the untyped entry under `launch!` and [`Typed::launch`](crate::Typed::launch).
 /// It does not order buffers across streams by itself: the callers do that through cudarc's
 /// `DevicePtr`/`DevicePtrMut`, holding the returned guards until after this call.
 ///
@@ -116,7 +116,7 @@ impl<'a> Checked<'a> {
 /// other launch takes the general path out of line ([`launch_general`]), which does the same and
 /// what the config asks besides; a failed launch goes to [`after_failure`] from either.
 ///
-/// Inlined into its callers (each kernel's `launch` function through [`Checked::launch`],
+/// Inlined into its callers ([`Typed::launch`](crate::Typed::launch) through [`Checked::launch`],
 /// [`launch_named`] for `launch!(dyn …)` and [`launch_function`]): a call with seven arguments,
 /// its frame and its moves cost more than the straight line itself.
 ///

@@ -142,9 +142,9 @@ macro_rules! ordered_args {
 
 tuples!(ordered_args);
 
-/// A `#[kernel]`'s `launch`: the function in the stream's context and the config's checks
-/// (with `K`'s rules, folded at compile time: here, once per kernel, when the launch is
-/// compiled), then the launch with `args`.
+/// [`Typed::launch`](crate::Typed::launch): the function in the stream's context and the
+/// config's checks (with `K`'s rules, folded at compile time: here, once per kernel, when the
+/// launch is compiled), then the launch with `args`.
 ///
 /// # Safety
 /// As [`Checked::launch`]: what the kernel does with its arguments is the caller's promise.
@@ -188,8 +188,8 @@ fn update_slots<'s, A: ArgTuple<M, N>, M, const N: usize>(
 /// being the kernel's parameters and `slots` the kernel's slots function.
 ///
 /// # Safety
-/// As the generated `update`: `args` match the kernel's parameters, and what they point at
-/// stays valid while the graph may replay with them.
+/// As [`Typed::update`](crate::Typed::update): `args` match the kernel's parameters, and what
+/// they point at stays valid while the graph may replay with them.
 #[inline(always)]
 pub unsafe fn typed_update<A: ArgTuple<M, N>, M, const N: usize>(
     graph: &Graph<'_>,
@@ -203,28 +203,22 @@ pub unsafe fn typed_update<A: ArgTuple<M, N>, M, const N: usize>(
     unsafe { graph.__set_params(node, func, Some(kernel.name()), &mut params) }
 }
 
-/// The most parameters a `#[kernel]` declaration has (`ArgTuple`'s tuples): the size of the
-/// parameter arrays of `update_scalars` and `update_ordered`, of which the kernel's own count
-/// is used.
-const MAX_PARAMS: usize = 32;
-
 /// A `#[kernel]`'s `update_scalars`: sets the arguments of `node` that `keep` marks `false`
 /// from `scalars` (in order, through `slots`), and keeps the others (its buffers) as they are.
 ///
 /// # Safety
 /// As [`typed_update`]; the kept parameters are device pointers.
 #[inline(always)]
-pub unsafe fn typed_update_scalars<A: ArgTuple<M, S>, M, const S: usize>(
+pub unsafe fn typed_update_scalars<A: ArgTuple<M, S>, M, const S: usize, const N: usize>(
     graph: &Graph<'_>,
     node: &GraphNode,
     kernel: &Kernel,
     mut scalars: A,
-    keep: &[bool],
+    keep: &[bool; N],
 ) -> Result<(), Error> {
     let (func, slots) = update_slots(graph, kernel, &mut scalars)?;
     let mut given = slots.iter();
-    let mut params = [core::ptr::null_mut(); MAX_PARAMS];
-    let params = &mut params[..keep.len().min(MAX_PARAMS)];
+    let mut params = [core::ptr::null_mut(); N];
     for (param, &kept) in params.iter_mut().zip(keep) {
         if !kept {
             if let Some(slot) = given.next() {
@@ -232,10 +226,18 @@ pub unsafe fn typed_update_scalars<A: ArgTuple<M, S>, M, const S: usize>(
             }
         }
     }
-    let mut kept = [0u64; MAX_PARAMS];
-    let kept = &mut kept[..params.len()];
+    let mut kept = [0u64; N];
     // SAFETY: forwarded from the caller.
-    unsafe { graph.__set_params_keeping(node, func, Some(kernel.name()), params, keep, kept) }
+    unsafe {
+        graph.__set_params_keeping(
+            node,
+            func,
+            Some(kernel.name()),
+            &mut params,
+            keep,
+            &mut kept,
+        )
+    }
 }
 
 /// A `#[kernel]`'s `update_ordered`: sets the arguments of `node`, those that `is_buffer`
@@ -252,19 +254,19 @@ pub unsafe fn typed_update_ordered<
     M,
     const B: usize,
     const S: usize,
+    const N: usize,
 >(
     graph: &Graph<'_>,
     node: &GraphNode,
     kernel: &Kernel,
     ordered: O,
     mut scalars: A,
-    is_buffer: &[bool],
+    is_buffer: &[bool; N],
 ) -> Result<(), Error> {
     let buffers = ordered.__chevron_ptrs(graph)?;
     let (func, slots) = update_slots(graph, kernel, &mut scalars)?;
     let (mut given, mut pointers) = (slots.iter(), buffers.iter());
-    let mut params = [core::ptr::null_mut(); MAX_PARAMS];
-    let params = &mut params[..is_buffer.len().min(MAX_PARAMS)];
+    let mut params = [core::ptr::null_mut(); N];
     for (param, &buffer) in params.iter_mut().zip(is_buffer) {
         let next = if buffer {
             pointers
@@ -278,7 +280,7 @@ pub unsafe fn typed_update_ordered<
         }
     }
     // SAFETY: forwarded from the caller.
-    unsafe { graph.__set_params(node, func, Some(kernel.name()), params) }
+    unsafe { graph.__set_params(node, func, Some(kernel.name()), &mut params) }
 }
 
 #[cfg(test)]

@@ -44,8 +44,12 @@ pub trait TypedKernel: Sized + 'static {
     /// type (an alias).
     type Ordered<'r>;
 
+    /// `[bool; N]`, `N` the number of parameters: the type of [`Self::BUFFERS`], through which
+    /// the graph updates size their parameter arrays exactly.
+    type Buffers;
+
     /// Which parameters are device buffers, in order.
-    const BUFFERS: &'static [bool];
+    const BUFFERS: Self::Buffers;
 }
 
 /// A `#[kernel]` declaration's kernel, typed by its parameters (`KERNEL::kernel()`): its
@@ -166,17 +170,18 @@ impl<K: TypedKernel> Typed<K> {
     /// # Errors
     /// As for `update`.
     #[inline(always)]
-    pub unsafe fn update_scalars<'v, M, const S: usize>(
+    pub unsafe fn update_scalars<'v, M, const S: usize, const N: usize>(
         &self,
         graph: &mut Graph<'_>,
         node: &GraphNode,
         scalars: K::Scalars<'v>,
     ) -> Result<(), Error>
     where
+        K: TypedKernel<Buffers = [bool; N]>,
         K::Scalars<'v>: ArgTuple<M, S>,
     {
         // SAFETY: as for `launch`.
-        unsafe { typed_update_scalars(graph, node, &self.kernel, scalars, K::BUFFERS) }
+        unsafe { typed_update_scalars(graph, node, &self.kernel, scalars, &K::BUFFERS) }
     }
 
     /// [`update`](Self::update) with ordered buffers: sets the arguments of the kernel's node
@@ -194,7 +199,7 @@ impl<K: TypedKernel> Typed<K> {
     /// # Errors
     /// As for `update`, and `Error::Graph` for an ordered buffer made by another graph.
     #[inline(always)]
-    pub unsafe fn update_ordered<'r, 'v, M, const S: usize, const B: usize>(
+    pub unsafe fn update_ordered<'r, 'v, M, const S: usize, const B: usize, const N: usize>(
         &self,
         graph: &mut Graph<'_>,
         node: &GraphNode,
@@ -202,11 +207,12 @@ impl<K: TypedKernel> Typed<K> {
         buffers: K::Ordered<'r>,
     ) -> Result<(), Error>
     where
+        K: TypedKernel<Buffers = [bool; N]>,
         K::Scalars<'v>: ArgTuple<M, S>,
         K::Ordered<'r>: OrderedArgs<B>,
     {
         // SAFETY: as for `launch`.
-        unsafe { typed_update_ordered(graph, node, &self.kernel, buffers, scalars, K::BUFFERS) }
+        unsafe { typed_update_ordered(graph, node, &self.kernel, buffers, scalars, &K::BUFFERS) }
     }
 }
 
@@ -222,6 +228,9 @@ pub const fn refusal_literal<K: TypedKernel>(
     known: u8,
     written: u8,
 ) -> (usize, &'static str) {
+    if !K::INFO.may_refuse_literal(known) {
+        return (usize::MAX, "");
+    }
     K::INFO.refusal_at(&LaunchFacts::literal(grid, block, cluster, known), written)
 }
 
@@ -477,7 +486,7 @@ impl<X> ParamFrom<X> for X {
 }
 
 /// What `launch!(dyn …)` returns: the launch's result, unchanged. `#[must_use]` with chevron's
-/// message, next to rustc's own for an unused `Result` (a typed launch's `launch_kernel` has
+/// message, next to rustc's own for an unused `Result` (a typed launch's [`Typed::launch`] has
 /// the same).
 #[must_use = "a kernel launch can fail: handle its error with `?` (or `match` on it); `let _ =` would hide a failed launch"]
 #[inline(always)]

@@ -81,7 +81,7 @@ impl Messages {
 
 /// What a kernel's PTX fixes about its launches, with the message for each broken rule.
 ///
-/// `#[kernel]` emits one per declaration as the associated const `__CHEVRON_INFO`. For a
+/// `#[kernel]` emits one per declaration as `<KERNEL as chevron::TypedKernel>::INFO`. For a
 /// `cuda = "…"` kernel the PTX is only known after NVRTC ran: its const has `known == false`
 /// and the runtime builds the full one from NVRTC's output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -305,6 +305,25 @@ impl KernelInfo {
         }
     }
 
+    /// Whether a launch whose facts are literals (`known`: [`LaunchFacts::literal`]'s flags)
+    /// may break a rule of this kernel: `false` only when the launch turns no flag on and the
+    /// kernel fixes nothing about its block, cluster and grid (no `.reqntid`, `.maxntid` or
+    /// cluster directive) and needs no `cooperative` (it does not sync the grid, and is not
+    /// declared `co_resident`), where [`Self::refusal`] is `None` whatever the extents. A few
+    /// field reads: `launch!`'s `const` item asks it first, since evaluating every rule at
+    /// compile time costs rustc some two million instructions per launch.
+    pub const fn may_refuse_literal(&self, known: u8) -> bool {
+        let flag_on = known & (1 << 2 | 1 << 4) != 0;
+        flag_on
+            || !matches!(self.reqntid, None)
+            || !matches!(self.maxntid, None)
+            || !matches!(self.cluster, None)
+            || !matches!(self.max_cluster_rank, None)
+            || self.explicit_cluster
+            || matches!(self.grid_sync, Fact::Yes)
+            || matches!(self.cooperative, CooperativeUse::CoResident)
+    }
+
     /// For `launch!`'s `const` item: the first rule `launch` breaks, as `(i, message)` where
     /// `i` is the place of its subject among the subjects the launch writes (`written`, a
     /// mask of `1 << subject as u8`, in [`Subject::ALL`]'s order), or their count when the

@@ -635,3 +635,62 @@ fn literal_facts_round_trip_and_split_refusals_agree_with_refusal() {
     }
     assert!(refused > 100, "{refused}");
 }
+
+/// `may_refuse_literal`'s `false` is never wrong: for kernels with and without each directive
+/// and fact, and every literal launch, a launch it clears is refused by no rule.
+#[test]
+fn may_refuse_literal_clears_only_launches_no_rule_refuses() {
+    let sources = [
+        ".entry k() { ret; }",
+        ".entry k() .reqntid 128, 1, 1 { ret; }",
+        ".entry k() .maxntid 64, 1, 1 { ret; }",
+        ".entry k() .reqnctapercluster 4, 1, 1 { ret; }",
+        ".entry k() .maxclusterrank 2 { ret; }",
+        ".entry k() .explicitcluster { ret; }",
+    ];
+    let mut kernels: Vec<KernelInfo> = sources.iter().map(|s| info(s, 0)).collect();
+    for grid_sync in [Fact::Yes, Fact::No, Fact::Unknown] {
+        for waits in [Fact::Yes, Fact::No, Fact::Unknown] {
+            for cooperative in [
+                CooperativeUse::ByPtx,
+                CooperativeUse::Optional,
+                CooperativeUse::CoResident,
+            ] {
+                kernels.push(KernelInfo {
+                    grid_sync,
+                    waits,
+                    cooperative,
+                    ..info(sources[0], 0)
+                });
+            }
+        }
+    }
+    kernels.push(KernelInfo::UNKNOWN);
+    let dims = [
+        [0, 0, 0],
+        [1, 1, 1],
+        [128, 1, 1],
+        [256, 1, 1],
+        [4, 2, 1],
+        [3, 1, 1],
+    ];
+    let (mut cleared, mut refused) = (0, 0);
+    for k in &kernels {
+        for grid in dims {
+            for block in dims {
+                for cluster in dims {
+                    for known in 0u8..32 {
+                        let facts = LaunchFacts::literal(grid, block, cluster, known);
+                        if k.refusal(&facts).is_some() {
+                            refused += 1;
+                            assert!(k.may_refuse_literal(known), "{k:?} {facts:?}");
+                        } else if !k.may_refuse_literal(known) {
+                            cleared += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(cleared > 1000 && refused > 1000, "{cleared} {refused}");
+}

@@ -1,6 +1,6 @@
 //! Untyped argument updates of kernel nodes ([`Graph::set_params`],
-//! [`Graph::set_params_keeping`]), which the typed `update` functions call, and the record of
-//! each updated node's arguments.
+//! [`Graph::set_params_keeping`]), which the typed updates of [`Typed`](crate::Typed) call, and
+//! the record of each updated node's arguments.
 
 use core::ffi::c_void;
 
@@ -216,11 +216,11 @@ unsafe fn copy_param(from: *mut c_void, to: *mut c_void, size: u32) {
 
 impl<'a> Graph<'a> {
     /// Sets the parameters of kernel node `node` for the following replays, without
-    /// instantiating again (`cuGraphExecKernelNodeSetParams`): the untyped form of the `update`
-    /// function `#[kernel]` generates. `func` must be the node's function, `name` is for
-    /// messages. The graph remembers the new arguments, so that [`Graph::set_params_keeping`]
-    /// and an instantiation again ([`Graph::set_node_attribute`]) start from them, not from the
-    /// captured ones. Allocates nothing after the first update of each node.
+    /// instantiating again (`cuGraphExecKernelNodeSetParams`): the untyped form of a
+    /// `#[kernel]`'s [`Typed::update`](crate::Typed::update). `func` must be the node's
+    /// function, `name` is for messages. The graph remembers the new arguments, so that
+    /// [`Graph::set_params_keeping`] and an instantiation again ([`Graph::set_node_attribute`])
+    /// start from them, not from the captured ones. Allocates nothing after the first update of each node.
     ///
     /// `Error::Graph` when `node` is of another graph or another function.
     ///
@@ -367,8 +367,8 @@ impl<'a> Graph<'a> {
     /// [`Graph::set_params`] keeping some of the node's current arguments: for each `k` with
     /// `keep[k]`, parameter `k` is the node's current value (the captured one, or the last
     /// update's), read into `kept[k]` (a 64-bit device pointer: `keep` marks buffer parameters
-    /// only), and `params[k]` is ignored. The untyped form of the `update_scalars` function
-    /// `#[kernel]` generates. Allocates nothing.
+    /// only), and `params[k]` is ignored. The untyped form of a `#[kernel]`'s
+    /// [`Typed::update_scalars`](crate::Typed::update_scalars). Allocates nothing.
     ///
     /// `Error::Graph` when `node` is of another graph or another function, or the slices'
     /// lengths differ from each other.

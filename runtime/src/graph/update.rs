@@ -1,6 +1,7 @@
-//! Buffers ordered once for many updates: a typed `update` takes the buffer itself, ordered after
-//! its earlier uses on other streams at each call; a typed `update_ordered` takes an [`Ordered`]
-//! / [`OrderedRead`], ordered once for any number of updates.
+//! Buffers ordered once for many updates: [`Typed::update`](crate::Typed::update) takes the
+//! buffer itself, ordered after its earlier uses on other streams at each call;
+//! [`Typed::update_ordered`](crate::Typed::update_ordered) takes an [`Ordered`] /
+//! [`OrderedRead`], ordered once for any number of updates.
 //!
 //! Why the second form keeps the same guarantee: cudarc orders a buffer after its earlier uses
 //! on other streams by waiting for its events (`cuStreamWaitEvent`, two for a buffer that is
@@ -19,9 +20,10 @@ use crate::error::{Error, KernelName};
 use crate::sys;
 
 /// A written buffer ordered once for the updates of one graph: made by [`Graph::ordered`], it
-/// stands for the buffer in any number of typed `update_ordered` calls of that graph (for
-/// written and read parameters alike), each of which then copies its pointer instead of waiting
-/// for the buffer's events again, as `update` does. Borrows the buffer mutably while it lives.
+/// stands for the buffer in any number of
+/// [`Typed::update_ordered`](crate::Typed::update_ordered) calls of that graph (for written and
+/// read parameters alike), each of which then copies its pointer instead of waiting for the
+/// buffer's events again, as `update` does. Borrows the buffer mutably while it lives.
 ///
 /// ```no_run
 /// # use chevron::{Graph, GraphNode};
@@ -29,7 +31,8 @@ use crate::sys;
 /// # fn f(graph: &mut Graph<'_>, nodes: &[GraphNode], z: &mut CudaSlice<f32>) -> Result<(), chevron::Error> {
 /// let z = graph.ordered(z)?; // two cuStreamWaitEvent, once
 /// for node in nodes {
-///     // chain::update_ordered(graph, node, 256, 0.25, 2.0, &z)?: no wait per update
+///     // no wait per update:
+///     // chain::kernel().update_ordered(graph, node, (256, 0.25, 2.0), (&z,))?;
 /// #   let _ = node;
 /// }
 /// # let _ = z; Ok(()) }

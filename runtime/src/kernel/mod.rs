@@ -78,7 +78,9 @@ impl KernelSource {
 
 /// A kernel and its function handle per CUDA context; meant to live in a `static`.
 ///
-/// `#[kernel]` emits one per declaration. It can also be used by hand:
+/// `#[kernel]` emits one per declaration, inside the [`Typed`](crate::Typed) that
+/// `KERNEL::kernel()` returns, which derefs to it: `saxpy::kernel().function(&ctx)` and the
+/// occupancy queries below are this type's. It can also be used by hand:
 ///
 /// ```no_run
 /// # fn main() -> Result<(), chevron::Error> {
@@ -99,12 +101,32 @@ pub struct Kernel {
     entry: Option<&'static str>,
     source: KernelSource,
     signature: &'static [ParamSig],
+    cache: Cache,
+}
+
+/// What a [`Kernel`] loads and keeps: its function per context, and for CUDA C the entry NVRTC
+/// compiled and its launch rules.
+struct Cache {
     slots: [OnceLock<(usize, CudaFunction)>; SLOTS],
     overflow: Mutex<Vec<(usize, &'static CudaFunction)>>,
     /// For CUDA C: the entry as NVRTC compiled it (its directives and body uses), then the
     /// launch rules read from it.
     nvrtc_entry: OnceLock<ptx::Entry>,
     nvrtc_info: OnceLock<LaunchRules>,
+}
+
+impl Cache {
+    /// An empty cache, copied into each kernel: rustc's const evaluation of a `#[kernel]`
+    /// static then copies this constant's value (evaluated once per crate) instead of running
+    /// the constructors of its locks once per kernel, which cost a `cargo check` about 2
+    /// million instructions per declaration (`scripts/compile_bench.sh`).
+    #[allow(clippy::declare_interior_mutable_const)]
+    const EMPTY: Cache = Cache {
+        slots: [const { OnceLock::new() }; SLOTS],
+        overflow: Mutex::new(Vec::new()),
+        nvrtc_entry: OnceLock::new(),
+        nvrtc_info: OnceLock::new(),
+    };
 }
 
 impl core::fmt::Debug for Kernel {
@@ -193,10 +215,7 @@ impl Kernel {
             entry,
             source,
             signature,
-            slots: [const { OnceLock::new() }; SLOTS],
-            overflow: Mutex::new(Vec::new()),
-            nvrtc_entry: OnceLock::new(),
-            nvrtc_info: OnceLock::new(),
+            cache: Cache::EMPTY,
         }
     }
 
@@ -233,7 +252,7 @@ impl Kernel {
     #[inline]
     pub fn get(&self, ctx: &Arc<CudaContext>) -> Result<&CudaFunction, Error> {
         let key = ctx.cu_ctx() as usize;
-        match self.slots[0].get() {
+        match self.cache.slots[0].get() {
             Some((k, f)) if *k == key => Ok(f),
             _ => self.get_other(ctx, key),
         }
@@ -242,7 +261,7 @@ impl Kernel {
     /// [`Self::get`] past the first slot: the other slots, then the cold path.
     #[inline(never)]
     fn get_other(&self, ctx: &Arc<CudaContext>, key: usize) -> Result<&CudaFunction, Error> {
-        for slot in &self.slots {
+        for slot in &self.cache.slots {
             match slot.get() {
                 Some((k, f)) if *k == key => return Ok(f),
                 Some(_) => {}
@@ -258,7 +277,7 @@ impl Kernel {
     /// (its limits, then the kernel's rules). `rules` are the declaration's, folded at compile
     /// time; a config they settle without looking at its extents, and whose extents are plainly
     /// within the limits, is checked in a few compares, any other goes through every rule. Not
-    /// a public API: the `launch` functions `#[kernel]` generates call it.
+    /// a public API: [`Typed::launch`](crate::Typed::launch) calls it.
     #[doc(hidden)]
     #[inline(always)]
     pub fn __check<'a>(

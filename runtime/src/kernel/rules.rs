@@ -51,7 +51,7 @@ impl Kernel {
     /// none before that.
     #[inline]
     fn nvrtc_rules(&self, declared: &KernelInfo) -> LaunchRules {
-        match self.nvrtc_info.get() {
+        match self.cache.nvrtc_info.get() {
             Some(rules) => *rules,
             None => self.nvrtc_rules_cold(declared),
         }
@@ -60,7 +60,12 @@ impl Kernel {
     #[cold]
     fn nvrtc_rules_cold(&self, declared: &KernelInfo) -> LaunchRules {
         match self.nvrtc_info_for(declared) {
-            Some(_) => self.nvrtc_info.get().copied().unwrap_or(LaunchRules::NONE),
+            Some(_) => self
+                .cache
+                .nvrtc_info
+                .get()
+                .copied()
+                .unwrap_or(LaunchRules::NONE),
             None => LaunchRules::NONE,
         }
     }
@@ -69,8 +74,8 @@ impl Kernel {
     /// against `.reqntid`/`.maxntid`, the cluster and grid against `.reqnctapercluster` and
     /// `.maxclusterrank`, `programmatic_serialization` against `griddepcontrol.wait`,
     /// `cooperative` against a grid-wide barrier. `info` is the declaration's
-    /// (`__CHEVRON_INFO`); for CUDA C the rules come from NVRTC's output, read when the kernel
-    /// was loaded (call this after [`Self::get`]). A few comparisons.
+    /// (`<KERNEL as TypedKernel>::INFO`); for CUDA C the rules come from NVRTC's output, read
+    /// when the kernel was loaded (call this after [`Self::get`]). A few comparisons.
     ///
     /// The config's own limits come first ([`LaunchConfig::validate`], as
     /// [`Error::InvalidConfig`]): an extent that is no extent (a grid of `u64::MAX`, a block of
@@ -115,10 +120,10 @@ impl Kernel {
 
     /// The rules of a CUDA C kernel, from NVRTC's output and the declaration's options.
     fn nvrtc_info_for(&self, declared: &KernelInfo) -> Option<&KernelInfo> {
-        if let Some(rules) = self.nvrtc_info.get() {
+        if let Some(rules) = self.cache.nvrtc_info.get() {
             return Some(rules.info);
         }
-        let entry = self.nvrtc_entry.get()?;
+        let entry = self.cache.nvrtc_entry.get()?;
         let file = format!("NVRTC's PTX of {}", self.source.path());
         let text = fit::read_info(
             entry,
@@ -129,7 +134,12 @@ impl Kernel {
         );
         // Leaked once per kernel and process (a lost race leaks one more).
         let info: &'static KernelInfo = Box::leak(Box::new(text.leak()));
-        Some(self.nvrtc_info.get_or_init(|| LaunchRules::of(info)).info)
+        Some(
+            self.cache
+                .nvrtc_info
+                .get_or_init(|| LaunchRules::of(info))
+                .info,
+        )
     }
 
     /// The rule's message and what this launch held of the rule's subject.
@@ -148,7 +158,7 @@ impl Kernel {
 /// through every rule), and which launch-attribute kinds (`cooperative`,
 /// `programmatic_serialization`) break a rule by their presence or their absence; the block
 /// rules (`.reqntid`, `.maxntid`) are compared with the block directly. `#[kernel]` makes it at
-/// compile time from the declaration's `__CHEVRON_INFO`, so that in a launch the info is a
+/// compile time from the declaration's `TypedKernel::INFO`, so that in a launch the info is a
 /// constant and the comparisons with a rule the PTX does not have vanish. Not a public API.
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug)]

@@ -35,6 +35,12 @@ use types::param_types;
 
 /// The items a checked declaration expands to: the type, its `impl`s and the assertions.
 pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
+    let __t = std::time::Instant::now();
+    let __tm = |l: &str| {
+        if std::env::var_os("CHEVRON_TIME").is_some() {
+            eprintln!("TIME x {l} {:?}", __t.elapsed());
+        }
+    };
     let p = crate::krate::private();
     let KernelDecl {
         attrs,
@@ -97,11 +103,16 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
         }
     };
 
+    __tm("a_kernel");
     let scope = ItemAttrs::split(attrs);
     let impl_attrs = &scope.shared;
     let asserts = params.iter().map(|q| param_check(q, impl_attrs));
+    let asserts: Vec<_> = asserts.collect();
+    __tm("b_asserts");
     let guard = spelling_guard(params, impl_attrs);
+    __tm("c_guard");
     let types = param_types(&p, params);
+    __tm("d_types");
     let signature = params
         .iter()
         .map(|q| format!("{}: {}", q.ident, q.ty_text))
@@ -126,7 +137,8 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
          a CUDA context loads the kernel's module.{unseen}"
     );
 
-    quote! {
+    __tm("e_docs");
+    let r = quote! {
         #ty
 
         #(#impl_attrs)*
@@ -150,7 +162,9 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
 
         #(#asserts)*
         #guard
-    }
+    };
+    __tm("f_quote");
+    r
 }
 
 /// The kernel's type: `struct saxpy {}`, with the declaration's docs, attributes and

@@ -92,10 +92,8 @@ fn form_expr(q: &KernelParam, classes: bool) -> TokenStream {
 /// type, in rustc's voice: "`a: Scale` is a 32-bit float, but the kernel takes a 32-bit
 /// integer here (…); declare it as `u32` or `i32`").
 pub fn param_check(q: &KernelParam, attrs: &[&Attribute]) -> TokenStream {
-    let ty = &q.ty;
-    let (first, last) = type_spans(ty);
-    let p = crate::krate::private_at(first);
     if q.ptx.is_empty() {
+        let (first, _) = type_spans(&q.ty);
         let param = param_expr(q);
         return quote_spanned! {first=>
             #(#attrs)*
@@ -140,6 +138,8 @@ pub fn param_check(q: &KernelParam, attrs: &[&Attribute]) -> TokenStream {
                     return None;
                 }
             }
+            let (first, last) = type_spans(&q.ty);
+            let p = crate::krate::private_at(first);
             let form = form_expr(q, classes);
             let variant = Ident::new(&format!("{:?}", ptx.ty), first);
             let some = |n: Option<u32>| match n {

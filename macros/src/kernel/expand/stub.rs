@@ -62,7 +62,8 @@ pub fn expand_stub(item: &KernelItem) -> TokenStream {
             type Args<'r, 'v> = () where 'v: 'r;
             type Scalars<'v> = ();
             type Ordered<'r> = #p::NoElementType;
-            const BUFFERS: &'static [bool] = &[];
+            type Buffers = [bool; 0];
+            const BUFFERS: [bool; 0] = [];
         }
 
         #(#impl_attrs)*

@@ -35,11 +35,13 @@ pub fn param_types(p: &TokenStream, params: &[KernelParam]) -> TokenStream {
         None => quote!(#p::NoElementType),
     };
     let buffers = params.iter().map(|q| q.by_ref);
+    let n = params.len();
     quote! {
         type Args<'r, 'v> = (#(#args,)*) where 'v: 'r;
         type Scalars<'v> = (#(#scalars,)*);
         type Ordered<'r> = #ordered;
-        const BUFFERS: &'static [bool] = &[#(#buffers),*];
+        type Buffers = [bool; #n];
+        const BUFFERS: [bool; #n] = [#(#buffers),*];
     }
 }
 
