@@ -78,5 +78,5 @@ fn main() {
         PhantomData::<(Affine, &CudaSlice<f32>, &mut CudaSlice<f32>, u32)>;
     let _: PhantomData<<affine as TypedKernel>::Scalars<'static>> = PhantomData::<(Affine, u32)>;
     assert_eq!(<all_types as TypedKernel>::BUFFERS.len(), 12);
-    assert_eq!(<affine as TypedKernel>::BUFFERS, &[false, true, true, false]);
+    assert_eq!(<affine as TypedKernel>::BUFFERS, [false, true, true, false]);
 }

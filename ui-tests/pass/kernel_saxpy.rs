@@ -19,7 +19,7 @@ fn main() {
         &dyn chevron::OrderedBuffer<f32>,
         &chevron::Ordered<'static, f32>,
     )>;
-    assert_eq!(<saxpy as TypedKernel>::BUFFERS, &[false, false, true, true]);
+    assert_eq!(<saxpy as TypedKernel>::BUFFERS, [false, false, true, true]);
     let _launch = |s: &CudaStream, cfg: &LaunchConfig<'_>, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>| -> Result<(), chevron::Error> {
         unsafe { saxpy::kernel().launch(s, cfg, (1024, 2.0, x, y)) }
     };

@@ -229,7 +229,7 @@ fn saxpy_expands_to_a_type_its_parameter_types_and_its_kernel() {
     let typed = typed_impl(&m);
     assert_eq!(
         item_names(typed),
-        ["INFO", "Args", "Scalars", "Ordered", "BUFFERS"]
+        ["INFO", "Args", "Scalars", "Ordered", "Buffers", "BUFFERS"]
     );
     // A `#[deprecated]` kernel warns at its uses only.
     let on_impl: Vec<String> = typed.attrs.iter().map(text).collect();
@@ -263,9 +263,11 @@ fn saxpy_expands_to_a_type_its_parameter_types_and_its_kernel() {
         "(& 'r dyn :: chevron :: __private :: runtime :: OrderedBuffer < f32 > , & 'r :: \
          chevron :: __private :: runtime :: Ordered < 'r , f32 > ,)"
     );
+    // An array of one flag per parameter, its length in its type (the updates' arrays).
+    assert_eq!(typed_type(&m, "Buffers").1, "[bool ; 4usize]");
     assert_eq!(
         typed_const(&m, "BUFFERS"),
-        "& [false , false , true , true]"
+        "[false , false , true , true]"
     );
 
     // `impl saxpy`: the kernel's static and the constant behind `programmatic_event`'s lint;
@@ -589,7 +591,7 @@ fn errors_keep_a_stub_with_the_same_names() {
     assert!(matches!(m.ty.fields, syn::Fields::Named(_)));
     assert_eq!(
         item_names(typed_impl(&m)),
-        ["INFO", "Args", "Scalars", "Ordered", "BUFFERS"]
+        ["INFO", "Args", "Scalars", "Ordered", "Buffers", "BUFFERS"]
     );
     let info = typed_const(&m, "INFO");
     assert!(info.contains("KernelInfo :: UNKNOWN"), "{info}");
@@ -600,7 +602,8 @@ fn errors_keep_a_stub_with_the_same_names() {
         typed_type(&m, "Ordered").1,
         ":: chevron :: __private :: NoElementType"
     );
-    assert_eq!(typed_const(&m, "BUFFERS"), "& []");
+    assert_eq!(typed_type(&m, "Buffers").1, "[bool ; 0]");
+    assert_eq!(typed_const(&m, "BUFFERS"), "[]");
     assert_eq!(
         item_names(own_impl(&m)),
         ["kernel", "programmatic_event_without_launch_dependents"]
