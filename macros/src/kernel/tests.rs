@@ -49,7 +49,7 @@ fn kernel(file: &File) -> Expansion<'_> {
         .items
         .iter()
         .filter_map(|i| match i {
-            Item::Impl(m) if text(&m.self_ty) == ty.ident.to_string() => Some(m),
+            Item::Impl(m) if ty.ident == text(&m.self_ty) => Some(m),
             _ => None,
         })
         .collect();
@@ -265,10 +265,7 @@ fn saxpy_expands_to_a_type_its_parameter_types_and_its_kernel() {
     );
     // An array of one flag per parameter, its length in its type (the updates' arrays).
     assert_eq!(typed_type(&m, "Buffers").1, "[bool ; 4usize]");
-    assert_eq!(
-        typed_const(&m, "BUFFERS"),
-        "[false , false , true , true]"
-    );
+    assert_eq!(typed_const(&m, "BUFFERS"), "[false , false , true , true]");
 
     // `impl saxpy`: the kernel's static and the constant behind `programmatic_event`'s lint;
     // no function per declaration (launch, updates and queries are `Typed`'s).
