@@ -12,7 +12,7 @@ unsafe fn retarget(
     x: &CudaSlice<f32>,
     y: &mut CudaSlice<f32>,
 ) -> Result<(), chevron::Error> {
-    unsafe { chain_copy::update_ordered(graph, node, 256, 2.0, 1.0, x, y) }
+    unsafe { chain_copy::kernel().update_ordered(graph, node, (256, 2.0, 1.0), (x, y)) }
 }
 
 fn main() {

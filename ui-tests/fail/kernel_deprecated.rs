@@ -10,7 +10,7 @@ fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
 
 fn run(s: &CudaStream, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>) -> Result<(), chevron::Error> {
     unsafe { launch!(saxpy<<<1, 32, s>>>(32, 2.0, x, y)) }?;
-    unsafe { saxpy::launch(s, &config!(<<<1, 32>>>), 32, 2.0, x, y) }
+    unsafe { saxpy::kernel().launch(s, &config!(<<<1, 32>>>), (32, 2.0, x, y)) }
 }
 
 fn main() {}

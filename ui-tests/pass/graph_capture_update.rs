@@ -18,7 +18,7 @@ fn run(
         capture.last_node()
     })?;
     graph.replay(stream)?;
-    unsafe { saxpy::update(&mut graph, &node, 256, 3.0, x, other) }?;
+    unsafe { saxpy::kernel().update(&mut graph, &node, (256, 3.0, x, other)) }?;
     graph.replay(stream)?;
     drop(graph);
     Ok(stream.clone_dtoh(&y)?)

@@ -45,7 +45,7 @@ fn run(
         Ok(node)
     })?;
     graph.replay(stream)?;
-    unsafe { bump::update_scalars(&mut graph, &node, 1) }?;
+    unsafe { bump::kernel().update_scalars(&mut graph, &node, (1,)) }?;
     graph.replay(stream)
 }
 

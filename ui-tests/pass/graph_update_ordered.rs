@@ -31,18 +31,18 @@ fn run(
         let output = graph.ordered(outputs)?;
         let both = graph.ordered(more)?;
         for node in &nodes {
-            unsafe { chain_copy::update_ordered(&mut graph, node, 256, 0.5, 3.0, &input, &output) }?;
-            unsafe { chain_copy::update_ordered(&mut graph, node, 256, 0.5, 3.0, &both, &output) }?;
+            unsafe { chain_copy::kernel().update_ordered(&mut graph, node, (256, 0.5, 3.0), (&input, &output)) }?;
+            unsafe { chain_copy::kernel().update_ordered(&mut graph, node, (256, 0.5, 3.0), (&both, &output)) }?;
         }
         // A written view parameter takes an `Ordered` of its element type too.
         let _ = |g: &mut Graph<'_>| unsafe {
-            chain_copy_views::update_ordered(g, &nodes[0], 256, 1.0, 0.0, &input, &output)
+            chain_copy_views::kernel().update_ordered(g, &nodes[0], (256, 1.0, 0.0), (&input, &output))
         };
         assert_ne!(output.device_ptr(), 0);
     }
     graph.replay(stream)?;
     // The buffers are free again once the ordered values are dropped: `update` takes them.
-    unsafe { chain_copy::update(&mut graph, &nodes[0], 256, 1.0, 0.0, inputs, outputs) }?;
+    unsafe { chain_copy::kernel().update(&mut graph, &nodes[0], (256, 1.0, 0.0, inputs, outputs)) }?;
     graph.replay(stream)
 }
 

@@ -1,5 +1,6 @@
-// A kernel whose parameters are named like the generated `update`'s own (`graph`, `node`): the
-// generated parameters step aside.
+// A kernel whose parameters are named like `update`'s own (`graph`, `node`), given from locals
+// of those names: the kernel's parameters are types only (`TypedKernel::Args`), so nothing of
+// the expansion can clash with them.
 use chevron::cudarc::driver::{CudaSlice, CudaStream};
 use chevron::{kernel, launch, Graph};
 use std::sync::Arc;
@@ -15,7 +16,7 @@ fn run(stream: &Arc<CudaStream>, x: &CudaSlice<f32>) -> Result<(), chevron::Erro
         capture.last_node()
     })?;
     let (graph, node) = (256u32, 3.0f32);
-    unsafe { saxpy::update(&mut g, &n, graph, node, x, &mut other) }?;
+    unsafe { saxpy::kernel().update(&mut g, &n, (graph, node, x, &mut other)) }?;
     g.replay(stream)?;
     Ok(())
 }

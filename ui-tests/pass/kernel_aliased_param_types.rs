@@ -2,7 +2,8 @@
 //! renamed imports are accepted where they name the right type.
 use chevron::cudarc::driver::CudaSlice as DeviceBuffer;
 use chevron::cudarc::driver::{CudaSlice, CudaViewMut};
-use chevron::kernel;
+use chevron::{kernel, TypedKernel};
+use std::marker::PhantomData;
 
 type Scale = f32;
 type Count = u32;
@@ -43,5 +44,23 @@ pub fn all_types(
 );
 
 fn main() {
-    let _ = (saxpy::launch, saxpy_paths::launch, all_types::launch);
+    // The kernel's parameter types are the types the spellings name.
+    let _: PhantomData<<saxpy as TypedKernel>::Args<'static, 'static>> =
+        PhantomData::<(u32, f32, &CudaSlice<f32>, &mut CudaSlice<f32>)>;
+    let _: PhantomData<<saxpy_paths as TypedKernel>::Args<'static, 'static>> =
+        PhantomData::<(u32, f32, &CudaSlice<f32>, &mut CudaSlice<f32>)>;
+    let _: PhantomData<<all_types as TypedKernel>::Scalars<'static>> = PhantomData::<(
+        u8,
+        i8,
+        u16,
+        i16,
+        u32,
+        i32,
+        i64,
+        i64,
+        f32,
+        f64,
+        bool,
+    )>;
+    let _ = (saxpy::kernel(), saxpy_paths::kernel(), all_types::kernel());
 }

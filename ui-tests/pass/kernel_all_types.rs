@@ -1,7 +1,8 @@
 //! Every supported parameter type, checked against kernels/params.ptx (all_types), structs.ptx
 //! (affine) and saxpy.ptx (views).
 use chevron::cudarc::driver::{CudaSlice, CudaView, CudaViewMut, DeviceRepr};
-use chevron::kernel;
+use chevron::{kernel, TypedKernel};
+use std::marker::PhantomData;
 
 #[kernel(ptx = "kernels/params.ptx")]
 pub fn all_types(
@@ -64,7 +65,18 @@ unsafe impl DeviceRepr for Affine {}
 pub fn affine(p: Affine, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>, n: u32);
 
 fn main() {
-    let _ = (all_types::launch, all_types::function);
-    let _ = (all_types_other_spellings::launch, saxpy_views::launch, saxpy_paths::launch);
-    let _ = (affine::launch, affine::function);
+    // Each declaration's kernel, named as the Rust declaration names it.
+    assert_eq!(all_types::kernel().name(), "all_types");
+    assert_eq!(all_types_other_spellings::kernel().name(), "all_types_other_spellings");
+    assert_eq!(saxpy_views::kernel().name(), "saxpy_views");
+    assert_eq!(saxpy_paths::kernel().name(), "saxpy_paths");
+    assert_eq!(affine::kernel().name(), "affine");
+    // The parameter types as declared, views with their lifetime, a struct by value.
+    let _: PhantomData<<saxpy_views as TypedKernel>::Args<'static, 'static>> =
+        PhantomData::<(u32, f32, &CudaView<'static, f32>, &mut CudaViewMut<'static, f32>)>;
+    let _: PhantomData<<affine as TypedKernel>::Args<'static, 'static>> =
+        PhantomData::<(Affine, &CudaSlice<f32>, &mut CudaSlice<f32>, u32)>;
+    let _: PhantomData<<affine as TypedKernel>::Scalars<'static>> = PhantomData::<(Affine, u32)>;
+    assert_eq!(<all_types as TypedKernel>::BUFFERS.len(), 12);
+    assert_eq!(<affine as TypedKernel>::BUFFERS, [false, true, true, false]);
 }

@@ -49,7 +49,7 @@ fn cpp_reads(#[read_only] x: &CudaSlice<f32>, sum: &mut CudaSlice<f32>, n: i32);
 fn reads_only(x: &CudaSlice<f32>, sum: &mut CudaSlice<f32>, n: i32);
 
 fn main() {
-    let _ = (row_sums_128::launch, normalize_rows::launch, axpy_f32::launch);
-    let _ = (axpy_f64::launch, affine::launch, scale::launch);
-    let _ = (cpp_reads::launch, reads_only::launch);
+    let _ = (row_sums_128::kernel(), normalize_rows::kernel(), axpy_f32::kernel());
+    let _ = (axpy_f64::kernel(), affine::kernel(), scale::kernel());
+    let _ = (cpp_reads::kernel(), reads_only::kernel());
 }

@@ -8,5 +8,7 @@ use chevron::kernel;
 pub fn histogram(bins: &mut CudaSlice<u32>, data: &CudaView<'_, u8>, len: u32);
 
 fn main() {
-    let _ = (histogram::launch, histogram::function);
+    // Only names and types: the kernel is compiled at its first use in a CUDA context.
+    assert_eq!(histogram::kernel().name(), "histogram");
+    let _ = |ctx: &std::sync::Arc<chevron::cudarc::driver::CudaContext>| histogram::kernel().function(ctx);
 }

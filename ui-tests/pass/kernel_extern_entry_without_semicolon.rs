@@ -5,5 +5,5 @@ use chevron::kernel;
 pub fn k(n: u32);
 
 fn main() {
-    let _ = k::launch;
+    assert_eq!(k::kernel().name(), "k");
 }

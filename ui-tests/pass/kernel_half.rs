@@ -11,5 +11,9 @@ fn scale_f16(x: &mut CudaSlice<f16>, f: f16, n: u32);
 fn scale_bf16(x: &mut CudaSlice<bf16>, f: bf16, n: u32);
 
 fn main() {
-    let _ = (scale_f16::function, scale_bf16::function);
+    let _: std::marker::PhantomData<<scale_f16 as chevron::TypedKernel>::Scalars<'static>> =
+        std::marker::PhantomData::<(f16, u32)>;
+    let _: std::marker::PhantomData<<scale_bf16 as chevron::TypedKernel>::Scalars<'static>> =
+        std::marker::PhantomData::<(bf16, u32)>;
+    assert_eq!((scale_f16::kernel().name(), scale_bf16::kernel().name()), ("scale_f16", "scale_bf16"));
 }

@@ -1,6 +1,7 @@
 //! The expansion names only `::chevron::__private`: it works without the prelude and next to
-//! local items called `Result`, `Ok`, `Some`, `std`, `core`, `cudarc`, `Arc`, and with
-//! parameters called `stream` and `config`.
+//! local items called `Result`, `Ok`, `Some`, `std`, `core`, `cudarc`, `Arc`, and like the
+//! expansion's own names (`Typed`, `TypedKernel`, `KernelInfo`, `Kernel`, `NoElementType`,
+//! `KERNEL`, `kernel`), and with parameters called `stream` and `config`.
 #![no_implicit_prelude]
 
 mod kernels {
@@ -15,6 +16,13 @@ mod kernels {
     mod std {}
     mod core {}
     mod cudarc {}
+    struct Typed;
+    struct TypedKernel;
+    struct KernelInfo;
+    struct Kernel;
+    struct NoElementType;
+    struct KERNEL;
+    fn kernel() {}
 
     #[kernel(ptx = "kernels/pipeline.ptx")]
     pub fn consume(stream: &CudaSlice<f32>, config: &mut CudaSlice<f32>, n: u32);
@@ -26,5 +34,5 @@ mod kernels {
 }
 
 fn main() {
-    let _ = (kernels::consume::launch, kernels::saxpy::launch);
+    let _ = (kernels::consume::kernel(), kernels::saxpy::kernel());
 }

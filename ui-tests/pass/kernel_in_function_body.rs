@@ -37,5 +37,9 @@ fn main() {
         Ok(())
     }
 
-    let _ = (saxpy::launch, saxpy::function, affine::launch, run);
+    // The body's types in the kernel's parameter types.
+    let _: std::marker::PhantomData<<affine as chevron::TypedKernel>::Scalars<'static>> =
+        std::marker::PhantomData::<(Affine, u32)>;
+    assert_eq!((saxpy::kernel().name(), affine::kernel().name()), ("saxpy", "affine"));
+    let _ = run;
 }

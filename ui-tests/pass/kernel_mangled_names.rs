@@ -25,6 +25,9 @@ fn scale_f32(x: &mut CudaSlice<f32>, f: f32, n: u32);
 fn scale_f64(x: &mut CudaSlice<f64>, f: f64, n: u32);
 
 fn main() {
-    let _ = (offset_add::launch, gemm128::launch, gemm128::function);
-    let _ = (scale_f32::launch, scale_f64::launch);
+    let _ = (offset_add::kernel(), gemm128::kernel(), scale_f32::kernel(), scale_f64::kernel());
+    let _: std::marker::PhantomData<<gemm128 as chevron::TypedKernel>::Scalars<'static>> =
+        std::marker::PhantomData::<(i32, i32, i32)>;
+    let _: std::marker::PhantomData<<scale_f64 as chevron::TypedKernel>::Scalars<'static>> =
+        std::marker::PhantomData::<(f64, u32)>;
 }

@@ -3,7 +3,8 @@
 //! `parameters_named_like_generated_code_reach_their_place` checks the values).
 #![allow(non_snake_case, clippy::too_many_arguments)]
 use chevron::cudarc::driver::{CudaSlice, CudaStream};
-use chevron::{kernel, launch, LaunchConfig};
+use chevron::{kernel, launch, LaunchConfig, TypedKernel};
+use std::marker::PhantomData;
 
 // Parameter 0 once received the pointer bound to `__chevron_ptr_2`.
 #[kernel(ptx = "kernels/saxpy.ptx")]
@@ -58,13 +59,18 @@ fn typed_launches(
 }
 
 fn main() {
-    let _launch: unsafe fn(
-        &CudaStream,
-        &LaunchConfig<'_>,
-        u32,
-        f32,
-        &CudaSlice<f32>,
-        &mut CudaSlice<f32>,
-    ) -> Result<(), chevron::Error> = saxpy::launch;
-    let _ = (all_types::launch, all_types::function, renamed::launch);
+    // The direct calls, with locals named like the parameters and like the calls' own.
+    let _launch = |stream: &CudaStream,
+                   config: &LaunchConfig<'_>,
+                   launch: u32,
+                   kernel: f32,
+                   x: &CudaSlice<f32>,
+                   y: &mut CudaSlice<f32>|
+     -> Result<(), chevron::Error> {
+        unsafe { saxpy::kernel().launch(stream, config, (launch, kernel, x, y)) }
+    };
+    let _: PhantomData<<saxpy as TypedKernel>::Args<'static, 'static>> =
+        PhantomData::<(u32, f32, &CudaSlice<f32>, &mut CudaSlice<f32>)>;
+    let _ = (all_types::kernel(), renamed::kernel());
+    assert_eq!(<renamed as TypedKernel>::BUFFERS.len(), 12);
 }

@@ -11,5 +11,6 @@ fn run(s: &CudaStream, y: &mut CudaSlice<f32>) -> Result<(), chevron::Error> {
 }
 
 fn main() {
-    assert_eq!(r#match::__CHEVRON_INFO.reqntid, None);
+    assert_eq!(<r#match as chevron::TypedKernel>::INFO.reqntid, None);
+    assert_eq!(r#match::kernel().name(), "match");
 }

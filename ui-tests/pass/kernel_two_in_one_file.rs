@@ -9,5 +9,6 @@ pub fn produce(buf: &mut CudaSlice<f32>, v: f32, n: u32, spin: u32);
 pub fn consume(input: &CudaSlice<f32>, out: &mut CudaSlice<f32>, n: u32);
 
 fn main() {
-    let _ = (produce::launch, consume::launch);
+    assert_eq!(produce::kernel().name(), "produce");
+    assert_eq!(consume::kernel().name(), "consume");
 }

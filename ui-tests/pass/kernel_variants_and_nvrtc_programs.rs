@@ -24,5 +24,6 @@ fn run(s: &CudaStream, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>) -> Result<(),
 }
 
 fn main() {
-    let _ = (saxpy::function, softmax128::function, fill3::function, joined::function);
+    let names = [saxpy::kernel().name(), softmax128::kernel().name(), fill3::kernel().name(), joined::kernel().name()];
+    assert_eq!(names, ["saxpy", "softmax128", "fill3", "joined"]);
 }

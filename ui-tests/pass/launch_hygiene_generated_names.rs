@@ -1,5 +1,6 @@
-//! User names equal to the expansion's own (locals, a kernel's helper names, imported items)
-//! neither capture nor are captured by the generated code.
+//! User names equal to the expansion's own (locals; the names it calls: `kernel`, `launch`, the
+//! literal check's `refusal_literal` and `raise`; imported items) neither capture nor are
+//! captured by the generated code.
 #![allow(dead_code, non_snake_case, clippy::all)]
 
 use chevron::cudarc::driver::{CudaFunction, CudaSlice, CudaStream};
@@ -9,14 +10,26 @@ mod other {
     pub fn launch() -> u32 {
         7
     }
-    pub fn __on() -> u32 {
+    pub fn kernel() -> u32 {
         8
     }
+    pub fn raise() -> u32 {
+        9
+    }
+    pub fn refusal_literal() -> u32 {
+        10
+    }
 }
-use other::{__on, launch};
+use other::{kernel, launch, raise, refusal_literal};
 
 /// Methods named like the builder's and the launcher's, on every type.
 trait Everything {
+    fn kernel() -> u32
+    where
+        Self: Sized,
+    {
+        0
+    }
     fn launch(&self, _: u32) -> u32 {
         0
     }
@@ -59,11 +72,17 @@ fn run(
     let __chevron_slots = 8u32;
     let __chevron_v0 = 9u32;
     let __chevron_priority = 10i32;
+    let __chevron_refusal = 11u32;
     let stream = s;
     unsafe {
         launch!(saxpy<<<__chevron_grid, __chevron_block * 64, stream,
             shared = __chevron_shared, priority = __chevron_priority>>>(
-            n + __chevron_config + __chevron_stream + launch() + __on(), 2.0, x, y))
+            n + __chevron_config + __chevron_stream + launch() + kernel() + __chevron_refusal,
+            2.0, x, y))
+    }?;
+    // Literal grid and block: the launch rules' check (`refusal_literal`, `raise`) is generated.
+    unsafe {
+        launch!(saxpy<<<4, 64, stream>>>(raise() + refusal_literal() + __chevron_refusal, 2.0, x, y))
     }?;
     unsafe {
         chevron::launch!(dyn f<<<__chevron_grid, __chevron_block, stream,
@@ -79,6 +98,7 @@ fn main() {
     let cfg = config!(<<<__chevron_grid, 32, priority = 1>>>);
     assert_eq!(cfg.grid().x, 3);
     // The user's own names still mean what they meant.
-    assert_eq!(launch() + __on(), 15);
+    assert_eq!(launch() + kernel() + raise() + refusal_literal(), 34);
+    assert_eq!(<u8 as Everything>::kernel(), 0);
     assert_eq!(__chevron_grid.into_dim(), 0);
 }

@@ -28,7 +28,8 @@ fn expand_rustc(args: TokenStream, item: TokenStream) -> File {
     super::expand::rustc_checks_all(|| expand(args, item))
 }
 
-/// What one declaration expands to: its type, the items of its `impl`s and its assertions.
+/// What one declaration expands to: its type, its `impl`s (of `TypedKernel`, then its own)
+/// and its assertions.
 struct Expansion<'a> {
     ty: &'a ItemStruct,
     impls: Vec<&'a ItemImpl>,
@@ -48,7 +49,7 @@ fn kernel(file: &File) -> Expansion<'_> {
         .items
         .iter()
         .filter_map(|i| match i {
-            Item::Impl(m) if text(&m.self_ty) == format!("{} < '_ >", ty.ident) => Some(m),
+            Item::Impl(m) if ty.ident == text(&m.self_ty) => Some(m),
             _ => None,
         })
         .collect();
@@ -63,6 +64,80 @@ fn kernel(file: &File) -> Expansion<'_> {
         })
         .collect();
     Expansion { ty, impls, consts }
+}
+
+/// The declaration's `impl <chevron>::TypedKernel for KERNEL`.
+fn typed_impl<'a>(k: &Expansion<'a>) -> &'a ItemImpl {
+    let impls: Vec<&ItemImpl> = k
+        .impls
+        .iter()
+        .copied()
+        .filter(|m| {
+            m.trait_
+                .as_ref()
+                .is_some_and(|(path, _)| text(path) == ":: chevron :: __private :: TypedKernel")
+        })
+        .collect();
+    assert_eq!(impls.len(), 1, "one `impl TypedKernel`");
+    impls[0]
+}
+
+/// The declaration's inherent `impl KERNEL`.
+fn own_impl<'a>(k: &Expansion<'a>) -> &'a ItemImpl {
+    let impls: Vec<&ItemImpl> = k
+        .impls
+        .iter()
+        .copied()
+        .filter(|m| m.trait_.is_none())
+        .collect();
+    assert_eq!(impls.len(), 1, "one inherent `impl`");
+    impls[0]
+}
+
+/// The names of an `impl`'s items, in order.
+fn item_names(m: &ItemImpl) -> Vec<String> {
+    m.items
+        .iter()
+        .map(|i| match i {
+            ImplItem::Fn(f) => f.sig.ident.to_string(),
+            ImplItem::Const(c) => c.ident.to_string(),
+            ImplItem::Type(t) => t.ident.to_string(),
+            other => panic!("unexpected item `{}`", text(other)),
+        })
+        .collect()
+}
+
+/// The value of `const NAME` in the `TypedKernel` impl.
+fn typed_const(k: &Expansion<'_>, name: &str) -> String {
+    typed_impl(k)
+        .items
+        .iter()
+        .find_map(|i| match i {
+            ImplItem::Const(c) if c.ident == name => Some(text(&c.expr)),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("const {name}"))
+}
+
+/// `type NAME<…> = TY where …;` in the `TypedKernel` impl: its generics, its type and its
+/// where clause, as text.
+fn typed_type(k: &Expansion<'_>, name: &str) -> (String, String, String) {
+    typed_impl(k)
+        .items
+        .iter()
+        .find_map(|i| match i {
+            ImplItem::Type(t) if t.ident == name => Some((
+                text(&t.generics),
+                text(&t.ty),
+                t.generics
+                    .where_clause
+                    .as_ref()
+                    .map(text)
+                    .unwrap_or_default(),
+            )),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("type {name}"))
 }
 
 fn func<'a>(k: &Expansion<'a>, name: &str) -> &'a ImplItemFn {
@@ -96,7 +171,7 @@ fn errors(file: &File) -> Vec<String> {
 }
 
 #[test]
-fn saxpy_expands_to_a_type_with_launch_and_function() {
+fn saxpy_expands_to_a_type_its_parameter_types_and_its_kernel() {
     let file = expand_rustc(
         src("ptx", "saxpy.ptx"),
         quote! {
@@ -108,36 +183,6 @@ fn saxpy_expands_to_a_type_with_launch_and_function() {
     let m = kernel(&file);
     assert_eq!(m.ty.ident, "saxpy");
     assert!(matches!(m.ty.vis, syn::Visibility::Public(_)));
-    // Graph updates: every argument, or the scalars only (graph, node, n, a).
-    assert_eq!(func(&m, "update").sig.inputs.len(), 6);
-    assert_eq!(func(&m, "update_scalars").sig.inputs.len(), 4);
-    // Each through the runtime's generic form, with the arguments as one tuple, each with its
-    // type's slot function (`Param::arg`).
-    let update = text(&func(&m, "update").block);
-    assert!(update.contains(":: typed_update ("), "{update}");
-    assert!(
-        update.contains(
-            ":: host_ref :: < & CudaSlice < f32 > , CudaSlice < f32 > , _ > () . arg (x) ,"
-        ),
-        "{update}"
-    );
-    let scalars = text(&func(&m, "update_scalars").block);
-    assert!(
-        scalars.contains(
-            "(:: chevron :: __private :: value :: < u32 , _ > () . arg (n) , \
-             :: chevron :: __private :: value :: < f32 , _ > () . arg (a) ,)"
-        ),
-        "{scalars}"
-    );
-    let launch = text(&func(&m, "launch").block);
-    assert!(
-        launch.contains(":: typed_launch :: < Self , _ , _ > ("),
-        "{launch}"
-    );
-    assert!(
-        scalars.contains("& [false , false , true , true]"),
-        "{scalars}"
-    );
     // Braced, so that the kernel's name takes no place in the value namespace.
     assert!(matches!(m.ty.fields, syn::Fields::Named(_)));
     let docs: Vec<String> =
@@ -179,101 +224,90 @@ fn saxpy_expands_to_a_type_with_launch_and_function() {
         assert!(c.contains("panic !"), "{c}");
     }
 
-    let launch = func(&m, "launch");
-    assert!(matches!(launch.sig.safety, syn::Safety::Unsafe(_)));
-    let inputs: Vec<String> = launch.sig.inputs.iter().map(text).collect();
-    assert_eq!(inputs.len(), 6);
-    assert!(inputs[0].starts_with("stream :"), "{}", inputs[0]);
-    assert!(inputs[0].ends_with("CudaStream"));
-    assert!(inputs[1].starts_with("config :") && inputs[1].contains("LaunchConfig"));
+    // `impl TypedKernel for saxpy`: the rules, the parameter types (the whole list, the
+    // values, the buffers as ordered buffers) and which parameters are buffers; nothing else.
+    let typed = typed_impl(&m);
     assert_eq!(
-        &inputs[2..],
-        [
-            "n : u32",
-            "a : f32",
-            "x : & CudaSlice < f32 >",
-            "y : & mut CudaSlice < f32 >"
-        ]
+        item_names(typed),
+        ["INFO", "Args", "Scalars", "Ordered", "Buffers", "BUFFERS"]
     );
-    let body = text(&launch.block);
-    // Each argument is passed as its type says (`KernelParam`), not as its spelling suggests,
-    // in order, to the runtime's generic launch (whose `ArgTuple` takes each pointer as its slot
-    // is made; benches/host_work mirrors those steps).
+    // A `#[deprecated]` kernel warns at its uses only.
+    let on_impl: Vec<String> = typed.attrs.iter().map(text).collect();
+    assert_eq!(on_impl, ["# [allow (deprecated)]"]);
+    let info = typed_const(&m, "INFO");
     assert!(
-        body.contains(
-            "stream , config , (:: chevron :: __private :: value :: < u32 , _ > () . arg (n) , \
-             :: chevron :: __private :: value :: < f32 , _ > () . arg (a) , \
-             :: chevron :: __private :: host_ref :: < & CudaSlice < f32 > , CudaSlice < f32 > , \
-             _ > () . arg (x) , :: chevron :: __private :: host_mut :: < & mut CudaSlice < f32 > \
-             , CudaSlice < f32 > , _ > () . arg (y) ,)"
-        ),
-        "{body}"
+        info.starts_with(":: chevron :: __private :: KernelInfo {"),
+        "{info}"
     );
-    // The function and the config's checks (the rules of `Self`'s `TypedKernel::INFO`, folded
-    // at compile time) come first, in the runtime, before the arguments are taken.
-    assert!(
-        body.starts_with(
-            "{ unsafe { :: chevron :: __private :: typed_launch :: < Self , _ , _ > (Self :: \
-             __chevron_kernel () , stream , config ,"
-        ),
-        "{body}"
+    assert!(info.contains("known : true"), "{info}");
+    // Every reference gets `'r`: `launch` and `update` take the arguments as this one tuple.
+    assert_eq!(
+        typed_type(&m, "Args"),
+        (
+            "< 'r , 'v >".to_string(),
+            "(u32 , f32 , & 'r CudaSlice < f32 > , & 'r mut CudaSlice < f32 > ,)".to_string(),
+            "where 'v : 'r".to_string()
+        )
     );
-    // The generated code names only `::chevron::__private`.
-    for path in body.split("::").skip(1) {
-        let _ = path;
-    }
-    assert!(
-        !body.contains("core ::") && !body.contains("std ::"),
-        "{body}"
+    assert_eq!(
+        typed_type(&m, "Scalars"),
+        (
+            "< 'v >".to_string(),
+            "(u32 , f32 ,)".to_string(),
+            String::new()
+        )
     );
+    // A read buffer may be any ordered buffer, a written one must be an `Ordered`.
+    assert_eq!(
+        typed_type(&m, "Ordered").1,
+        "(& 'r dyn :: chevron :: __private :: runtime :: OrderedBuffer < f32 > , & 'r :: \
+         chevron :: __private :: runtime :: Ordered < 'r , f32 > ,)"
+    );
+    // An array of one flag per parameter, its length in its type (the updates' arrays).
+    assert_eq!(typed_type(&m, "Buffers").1, "[bool ; 4usize]");
+    assert_eq!(typed_const(&m, "BUFFERS"), "[false , false , true , true]");
 
-    let function = func(&m, "function");
-    assert!(text(&function.sig.output).contains("CudaFunction"));
-
-    // The occupancy queries go to the kernel's cache, with the config as given.
-    let occupancy = text(&func(&m, "occupancy").block);
-    assert!(
-        occupancy.contains("Self :: __chevron_kernel () . occupancy (ctx , config)"),
-        "{occupancy}"
+    // `impl saxpy`: the kernel's static and the constant behind `programmatic_event`'s lint;
+    // no function per declaration (launch, updates and queries are `Typed`'s).
+    let own = own_impl(&m);
+    assert_eq!(
+        item_names(own),
+        ["kernel", "programmatic_event_without_launch_dependents"]
     );
-    let clusters = text(&func(&m, "max_active_clusters").block);
-    assert!(
-        clusters.contains(". max_active_clusters (ctx , config)"),
-        "{clusters}"
+    let kernel_fn = func(&m, "kernel");
+    assert!(matches!(kernel_fn.vis, syn::Visibility::Public(_)));
+    assert!(!matches!(kernel_fn.sig.safety, syn::Safety::Unsafe(_)));
+    assert!(kernel_fn.sig.inputs.is_empty());
+    assert_eq!(
+        text(&kernel_fn.sig.output),
+        "-> & 'static :: chevron :: __private :: Typed < saxpy >"
     );
-    let cooperative = func(&m, "max_cooperative_grid");
-    assert_eq!(cooperative.sig.inputs.len(), 3);
-    assert!(text(&cooperative.block)
-        .contains("max_cooperative_grid (ctx , < :: chevron :: __private :: Dim3 as"));
-
-    let init = text(&func(&m, "__chevron_kernel").block);
-    // What `launch!` calls: exactly the kernel's parameters after `self`.
-    // Its name is what rustc shows for a launch outside `unsafe`; a dropped result gets
-    // chevron's note saying to use `?`.
-    let on = func(&m, "launch_kernel");
-    assert!(matches!(on.sig.safety, syn::Safety::Unsafe(_)));
-    assert_eq!(on.sig.inputs.len(), 5);
-    let must_use: Vec<String> = on
+    let body = text(&kernel_fn.block);
+    let path = std::fs::canonicalize(kpath("saxpy.ptx").value()).expect("saxpy.ptx");
+    let path = path.to_str().expect("a UTF-8 path");
+    assert_eq!(
+        body,
+        format!(
+            "{{ static KERNEL : :: chevron :: __private :: Typed < saxpy > = :: chevron :: \
+             __private :: Typed :: __new (:: chevron :: __private :: Kernel :: ptx (\"saxpy\" , \
+             \"saxpy\" , {path:?} , :: chevron :: __private :: include_str ! ({path:?}))) ; & \
+             KERNEL }}"
+        )
+    );
+    // Its docs give the launch with the arguments as one tuple.
+    let docs: String = kernel_fn
         .attrs
         .iter()
-        .filter(|a| a.path().is_ident("must_use"))
+        .filter(|a| a.path().is_ident("doc"))
         .map(text)
         .collect();
-    assert_eq!(must_use.len(), 1, "{must_use:?}");
     assert!(
-        must_use[0].contains("handle its error with `?`"),
-        "{must_use:?}"
+        docs.contains("launch(&stream, &config, (n, a, x, y))"),
+        "{docs}"
     );
-    assert!(
-        text(&on.block).contains("Self :: launch (self . stream , self . config , n , a , x , y)")
-    );
-    assert!(init.contains("static KERNEL"), "{init}");
-    assert!(
-        init.contains("Kernel :: ptx (\"saxpy\" , \"saxpy\""),
-        "{init}"
-    );
-    assert!(init.contains("include_str !"), "{init}");
-    assert!(init.contains("kernels/saxpy.ptx"), "{init}");
+    // The generated code names only `<chevron>::__private`.
+    let all = text(&file);
+    assert!(!all.contains("core ::") && !all.contains("std ::"), "{all}");
 }
 
 #[test]
@@ -482,6 +516,17 @@ fn cuda_source_carries_its_signature_for_the_run_time_check() {
     assert_eq!(kernel(&file).consts.len(), 3);
 }
 
+/// Every identifier in `tokens`, groups included (not the text of literals: docs, messages).
+fn idents(tokens: proc_macro2::TokenStream, out: &mut Vec<String>) {
+    for t in tokens {
+        match t {
+            proc_macro2::TokenTree::Ident(i) => out.push(i.to_string()),
+            proc_macro2::TokenTree::Group(g) => idents(g.stream(), out),
+            _ => {}
+        }
+    }
+}
+
 #[test]
 fn parameters_named_stream_or_config_do_not_clash() {
     let file = expand(
@@ -490,11 +535,25 @@ fn parameters_named_stream_or_config_do_not_clash() {
             fn consume(stream: &CudaSlice<f32>, config: &mut CudaSlice<f32>, n: u32);
         ),
     );
-    let launch = func(&kernel(&file), "launch");
-    let inputs: Vec<String> = launch.sig.inputs.iter().map(text).collect();
-    assert!(inputs[0].starts_with("__chevron_stream :"), "{inputs:?}");
-    assert!(inputs[1].starts_with("__chevron_config :"), "{inputs:?}");
-    assert_eq!(inputs[2], "stream : & CudaSlice < f32 >");
+    assert!(errors(&file).is_empty(), "{:?}", errors(&file));
+    let m = kernel(&file);
+    // The parameters are types only: their names bind nothing in the generated code (the
+    // declaration's `impl`s and assertions), so they can clash with nothing.
+    let mut names = Vec::new();
+    for item in m.impls.iter().map(|i| quote!(#i)) {
+        idents(item, &mut names);
+    }
+    for item in m.consts.iter().map(|c| quote!(#c)) {
+        idents(item, &mut names);
+    }
+    for user in ["stream", "config", "n"] {
+        assert!(!names.iter().any(|n| n == user), "`{user}` in {names:?}");
+    }
+    assert_eq!(
+        typed_type(&m, "Args").1,
+        "(& 'r CudaSlice < f32 > , & 'r mut CudaSlice < f32 > , u32 ,)"
+    );
+    assert!(func(&m, "kernel").sig.inputs.is_empty());
 }
 
 #[test]
@@ -522,18 +581,37 @@ fn errors_keep_a_stub_with_the_same_names() {
     );
     assert!(consts[1].contains("`a: u32` is "), "{}", consts[1]);
     assert_eq!(m.ty.ident, "saxpy");
-    let launch = func(&m, "launch");
-    assert_eq!(launch.sig.inputs.len(), 6);
-    func(&m, "function");
-    func(&m, "__on");
-    assert_eq!(func(&m, "launch_kernel").sig.inputs.len(), 5);
-    for query in ["occupancy", "max_cooperative_grid", "max_active_clusters"] {
-        func(&m, query);
-    }
-    // Graph code keeps compiling against the declaration: both updates, the second without the
-    // reference parameters.
-    assert_eq!(func(&m, "update").sig.inputs.len(), 6);
-    assert_eq!(func(&m, "update_scalars").sig.inputs.len(), 4);
+    // Call sites keep compiling against the declaration: the same type, `TypedKernel` without
+    // rules or parameters, and a `kernel()` giving the runtime's `Stub`, whose functions take
+    // any arguments.
+    assert!(matches!(m.ty.vis, syn::Visibility::Public(_)));
+    assert!(matches!(m.ty.fields, syn::Fields::Named(_)));
+    assert_eq!(
+        item_names(typed_impl(&m)),
+        ["INFO", "Args", "Scalars", "Ordered", "Buffers", "BUFFERS"]
+    );
+    let info = typed_const(&m, "INFO");
+    assert!(info.contains("KernelInfo :: UNKNOWN"), "{info}");
+    assert!(!info.contains("known : true"), "{info}");
+    assert_eq!(typed_type(&m, "Args").1, "()");
+    assert_eq!(typed_type(&m, "Scalars").1, "()");
+    assert_eq!(
+        typed_type(&m, "Ordered").1,
+        ":: chevron :: __private :: NoElementType"
+    );
+    assert_eq!(typed_type(&m, "Buffers").1, "[bool ; 0]");
+    assert_eq!(typed_const(&m, "BUFFERS"), "[]");
+    assert_eq!(
+        item_names(own_impl(&m)),
+        ["kernel", "programmatic_event_without_launch_dependents"]
+    );
+    let stub = func(&m, "kernel");
+    assert!(stub.sig.inputs.is_empty());
+    assert_eq!(
+        text(&stub.sig.output),
+        "-> & 'static :: chevron :: __private :: Stub"
+    );
+    assert_eq!(text(&stub.block), "{ & :: chevron :: __private :: Stub }");
 }
 
 #[test]
@@ -805,10 +883,13 @@ fn function_attributes_are_reported_and_dropped() {
     let attrs: Vec<String> = m.ty.attrs.iter().map(|a| text(a.path())).collect();
     // The user's `allow`, the generated doc line, the type's own `allow`.
     assert_eq!(attrs, ["allow", "doc", "allow"]);
-    // Lint attributes apply to the `impl` too.
-    let on_impl: Vec<String> = m.impls[0].attrs.iter().map(text).collect();
-    // The generated `allow(deprecated)`: a `#[deprecated]` kernel warns at its uses only.
-    assert_eq!(on_impl, ["# [allow (dead_code)]", "# [allow (deprecated)]"]);
+    // Rejected (an error): the stub, whose `impl`s get the lint attributes too.
+    assert!(typed_const(&m, "INFO").contains("KernelInfo :: UNKNOWN"));
+    for on in [typed_impl(&m), own_impl(&m)] {
+        let on_impl: Vec<String> = on.attrs.iter().map(text).collect();
+        assert_eq!(on_impl[0], "# [allow (dead_code)]", "{on_impl:?}");
+        assert!(!on_impl.iter().any(|a| a.contains("inline")), "{on_impl:?}");
+    }
 }
 
 #[test]
@@ -874,15 +955,8 @@ fn launch_rules_const_holds_the_directives_and_messages() {
         ),
     );
     assert!(errors(&file).is_empty(), "{:?}", errors(&file));
-    let info = kernel(&file)
-        .impls
-        .iter()
-        .flat_map(|i| &i.items)
-        .find_map(|i| match i {
-            syn::ImplItem::Const(c) if c.ident == "__CHEVRON_INFO" => Some(text(&c.expr)),
-            _ => None,
-        })
-        .expect("__CHEVRON_INFO");
+    let m = kernel(&file);
+    let info = typed_const(&m, "INFO");
     assert!(info.contains("known : true"), "{info}");
     assert!(
         info.contains("maxntid : :: chevron :: __private :: Some ([256u32 , 1u32 , 1u32])"),
@@ -893,14 +967,21 @@ fn launch_rules_const_holds_the_directives_and_messages() {
         "{info}"
     );
     assert!(info.contains("`.maxntid 256, 1, 1`"), "{info}");
-    // The launch checks the rules at run time, before launching: the runtime's `typed_launch`
-    // folds the kernel's `TypedKernel::INFO` (this `__CHEVRON_INFO`) into them.
-    let all = quote!(#file).to_string();
+    // The launch checks the rules at run time, before launching: the kernel is a
+    // `Typed<bounded_scale>`, whose `launch` (the runtime's, written once) folds
+    // `<bounded_scale as TypedKernel>::INFO` (this const) into them.
+    let kernel_fn = func(&m, "kernel");
+    assert_eq!(
+        text(&kernel_fn.sig.output),
+        "-> & 'static :: chevron :: __private :: Typed < bounded_scale >"
+    );
     assert!(
-        all.contains(
-            ":: typed_launch :: < Self , _ , _ > (Self :: __chevron_kernel () , stream , config ,"
+        text(&kernel_fn.block).starts_with(
+            "{ static KERNEL : :: chevron :: __private :: Typed < bounded_scale > = :: chevron \
+             :: __private :: Typed :: __new (:: chevron :: __private :: Kernel :: ptx (\"bounded_scale\""
         ),
-        "no run-time check"
+        "{}",
+        text(&kernel_fn.block)
     );
 }
 
@@ -914,7 +995,7 @@ fn facts_over_the_call_graph_reach_the_info_and_the_docs() {
             .collect::<Vec<_>>()
             .join("\n")
     };
-    // Relocatable code calling an `.extern .func`: unknown facts, said in the launch docs.
+    // Relocatable code calling an `.extern .func`: unknown facts, said in `kernel()`'s docs.
     let file = expand(
         src("ptx", "../rules/tests/fixtures/calls.ptx"),
         quote!(
@@ -927,7 +1008,7 @@ fn facts_over_the_call_graph_reach_the_info_and_the_docs() {
         all.contains("grid_sync : :: chevron :: __private :: Fact :: Unknown"),
         "{all}"
     );
-    let docs = doc_of(func(&kernel(&file), "launch"));
+    let docs = doc_of(func(&kernel(&file), "kernel"));
     assert!(
         docs.contains(
             "Not checked: kernel `calls_extern` calls `_Z8ext_stepPjj`, an `.extern .func`"
@@ -952,7 +1033,7 @@ fn facts_over_the_call_graph_reach_the_info_and_the_docs() {
         all.contains("grid_sync : :: chevron :: __private :: Fact :: Yes"),
         "{all}"
     );
-    assert!(!doc_of(func(&kernel(&file), "launch")).contains("Not checked"));
+    assert!(!doc_of(func(&kernel(&file), "kernel")).contains("Not checked"));
 }
 
 #[test]

@@ -112,25 +112,13 @@ fn typed_launch_calls_the_kernels_launcher_with_the_config() {
             "__chevron_config.__set(::chevron::__private::runtime::Cooperative)"
         ]
     );
-    let Expr::MethodCall(call) = tail(&stmts) else {
-        panic!("the tail is not a method call")
-    };
-    assert_eq!(call.method, "launch_kernel");
-    let Expr::Call(on) = &*call.receiver else {
-        panic!("the receiver is not a call")
-    };
-    // Through `TypedKernel`: anything else than a `#[kernel]` gets that trait's message.
-    assert_eq!(
-        path_text(&on.func),
-        "<saxpyas::chevron::__private::TypedKernel>::__on"
-    );
-    // The stream through its probe (a stream by value gets chevron's message).
-    let on_args: Vec<String> = on.args.iter().map(path_text).collect();
+    // `saxpy::kernel().launch(stream, &config, (args…,))`: the kernel's `Typed::launch`.
+    let (stream, config, args) = typed_call(tail(&stmts), "saxpy");
     // A stream written `&…` is a reference: passed as it is.
-    assert_eq!(on_args, ["__chevron_stream", "&__chevron_config"]);
-    // The arguments are written last: evaluated after the receiver, in place; those written
-    // `&…` through their probe (host memory and views get chevron's messages).
-    let args: Vec<String> = call.args.iter().map(path_text).collect();
+    assert_eq!(stream, "__chevron_stream");
+    assert_eq!(config, "&__chevron_config");
+    // The arguments are written last, as one tuple: evaluated after the receiver, in place;
+    // those written `&…` through their probe (host memory and views get chevron's messages).
     assert_eq!(
         args,
         [
@@ -140,6 +128,50 @@ fn typed_launch_calls_the_kernels_launcher_with_the_config() {
             "::chevron::__private::ArgProbe(::chevron::__private::Some(&muty)).__chevron_typed_arg()"
         ]
     );
+    // With the probes' traits imported anonymously, in the block, before any user expression.
+    let first = &stmts[0];
+    assert_eq!(
+        quote!(#first).to_string().replace(' ', ""),
+        "use::chevron::__private::{ArgAsWrittenas_,HostArgas_,ViewArgas_};"
+    );
+    // One argument: a one-element tuple; none: the empty tuple.
+    let (_, _, args) = typed_call(tail(&launch(quote!(k<<<1, 32, &s>>>(n)))), "k");
+    assert_eq!(args, ["n"]);
+    let call = path_text(tail(&launch(quote!(k<<<1, 32, &s>>>(n)))));
+    assert!(call.ends_with(",(n,))"), "{call}");
+    let (_, _, args) = typed_call(tail(&launch(quote!(k<<<1, 32, &s>>>()))), "k");
+    assert!(args.is_empty());
+    let call = path_text(tail(&launch(quote!(k<<<1, 32, &s>>>()))));
+    assert!(call.ends_with(",())"), "{call}");
+    // Without a probed argument, no imports.
+    let all = path_text(&expr(try_launch(quote!(k<<<1, 32, &s>>>(n, m))).unwrap()));
+    assert!(!all.contains("ArgAsWritten"), "{all}");
+}
+
+/// The parts of a typed launch `KERNEL::kernel().launch(stream, config, (args…,))`: the
+/// stream's and the config's text and each argument's, after checking the call's shape.
+fn typed_call(e: &Expr, kernel: &str) -> (String, String, Vec<String>) {
+    let Expr::MethodCall(call) = e else {
+        panic!("the tail is not a method call: `{}`", path_text(e))
+    };
+    assert_eq!(call.method, "launch");
+    // `KERNEL::kernel()`: anything that is no `#[kernel]` type has no `kernel()` with a
+    // `launch` (the runtime's `TypedKernel` bounds what it has).
+    let Expr::Call(on) = &*call.receiver else {
+        panic!("the receiver is not a call")
+    };
+    assert_eq!(path_text(&on.func), format!("{kernel}::kernel"));
+    assert!(on.args.is_empty());
+    let parts: Vec<&Expr> = call.args.iter().collect();
+    assert_eq!(parts.len(), 3, "{}", path_text(e));
+    let Expr::Tuple(args) = parts[2] else {
+        panic!("the arguments are not one tuple: `{}`", path_text(parts[2]))
+    };
+    (
+        path_text(parts[0]),
+        path_text(parts[1]),
+        args.elems.iter().map(path_text).collect(),
+    )
 }
 
 #[test]
@@ -312,14 +344,12 @@ fn prebuilt_config_is_used_as_is() {
         ]
     );
     assert_eq!(path_text(let_init(&stmts, "__chevron_config")), "&(cfg)");
-    let Expr::MethodCall(call) = tail(&stmts) else {
-        panic!("the tail is not a method call")
-    };
-    let Expr::Call(on) = &*call.receiver else {
-        panic!("the receiver is not a call")
-    };
-    let on_args: Vec<String> = on.args.iter().map(path_text).collect();
-    assert_eq!(on_args, ["__chevron_stream", "__chevron_config"]);
+    let (stream, config, args) = typed_call(tail(&stmts), "k");
+    assert_eq!(
+        (stream.as_str(), config.as_str()),
+        ("__chevron_stream", "__chevron_config")
+    );
+    assert_eq!(args, ["n"]);
     // Any other stream expression goes through the probe, which words a stream by value.
     let stmts = launch(quote! { k<<<config = cfg, s>>>(n) });
     let all = quote!(#(#stmts)*).to_string().replace(' ', "");
@@ -627,33 +657,31 @@ fn literal_values_are_checked_against_the_kernels_rules_in_one_const_block() {
     ));
     let all = text(&s);
     let p = ":: chevron :: __private ::";
-    // The facts in integers (`LaunchFacts::literal`): cluster known (bit 0), `cooperative`
-    // known and false (bit 1), `programmatic_serialization` known and true (bits 3 and 4).
-    let facts = format!(
-        "{p} LaunchFacts :: literal ([6u32 , 1u32 , 1u32] , [512u32 , 1u32 , 1u32] , [2u32 , \
-         1u32 , 1u32] , 27u8)"
+    // The facts in integers (`LaunchFacts::literal`'s arguments): cluster known (bit 0),
+    // `cooperative` known and false (bit 1), `programmatic_serialization` known and true (bits
+    // 3 and 4); every subject written (bits 0 to 4, in `Subject::ALL`'s order).
+    let refusal = format!(
+        "let __chevron_refusal = {p} refusal_literal :: < k > ([6u32 , 1u32 , 1u32] , [512u32 , \
+         1u32 , 1u32] , [2u32 , 1u32 , 1u32] , 27u8 , 31u8) ;"
     );
-    assert!(all.contains(&facts), "{facts} missing in {all}");
     assert_eq!(all.matches("const _ : () = {").count(), 1, "{all}");
-    // The rules evaluated once, against the subjects the launch writes (every one here, in
-    // `Subject::ALL`'s order); each raised at its value.
-    assert_eq!(all.matches("refusal_among").count(), 1, "{all}");
+    // The rules evaluated once, against the subjects the launch writes; then raised at each
+    // one's value, in `Subject::ALL`'s order (block, cluster, grid, the flags).
+    assert_eq!(all.matches("refusal_literal").count(), 1, "{all}");
     assert!(
-        all.contains(&format!(
-            "let (__chevron_at , __chevron_message) = < k as {p} TypedKernel > :: INFO . \
-             refusal_among (& {facts} , & [{p} Subject :: Block , {p} Subject :: Cluster , {p} \
-             Subject :: Grid , {p} Subject :: SerializationFlag , {p} Subject :: \
-             CooperativeFlag]) ;"
-        )),
-        "{all}"
+        all.contains(&format!("const _ : () = {{ {refusal}")),
+        "{refusal} missing in {all}"
     );
-    for i in 0..5 {
-        let raise =
-            format!("if __chevron_at == {i}usize {{ {p} panic ! (\"{{}}\" , __chevron_message) }}");
-        assert_eq!(all.matches(&raise).count(), 1, "{raise} in {all}");
-    }
+    let raises = (0..5)
+        .map(|i| format!("{p} raise (__chevron_refusal , {i}usize) ;"))
+        .collect::<Vec<_>>()
+        .join(" ");
     assert!(
-        !all.contains("__chevron_at == 5usize"),
+        all.contains(&format!("{refusal} {raises} }} ;")),
+        "{raises} in {all}"
+    );
+    assert!(
+        !all.contains("__chevron_refusal , 5usize"),
         "no catch-all when every subject is written: {all}"
     );
     // Run-time values are checked at run time only: with every fact an expression, no block.
@@ -663,24 +691,25 @@ fn literal_values_are_checked_against_the_kernels_rules_in_one_const_block() {
     assert!(!all.contains("const _"), "{all}");
     // Without the flags and `cluster`: a grid-syncing kernel can fail (it needs
     // `cooperative`), and one compiled with `.explicitcluster` alone (it needs a cluster); those
-    // are reported at the kernel's name.
+    // are reported at the kernel's name, the one place, as nothing is written.
     let all = text(&launch(quote!(k<<<g, b, s>>>(x))));
     assert_eq!(all.matches("const _ : () = {").count(), 1, "{all}");
     // Grid and block unknown (0), no cluster (known, bit 0), `cooperative` and
-    // `programmatic_serialization` known and false (bits 1 and 3).
+    // `programmatic_serialization` known and false (bits 1 and 3); none written.
     assert!(
         all.contains(&format!(
-            "{p} LaunchFacts :: literal ([0u32 , 0u32 , 0u32] , [0u32 , 0u32 , 0u32] , [0u32 , \
-             0u32 , 0u32] , 11u8)"
+            "let __chevron_refusal = {p} refusal_literal :: < k > ([0u32 , 0u32 , 0u32] , [0u32 , \
+             0u32 , 0u32] , [0u32 , 0u32 , 0u32] , 11u8 , 0u8) ; {p} raise (__chevron_refusal , \
+             0usize) ; }} ;"
         )),
         "{all}"
     );
-    assert!(all.contains("refusal_among (&"), "{all}");
-    assert!(all.contains(", & []) ;"), "{all}");
-    assert!(all.contains("if __chevron_at == 0usize"), "{all}");
+    // A kernel path is checked through it.
+    let all = text(&launch(quote!(m::k<<<1, 32, s>>>(x))));
+    assert!(all.contains("refusal_literal :: < m :: k > ("), "{all}");
+    // A prebuilt config is checked at run time; `dyn` launches have no kernel info.
     let all = text(&launch(quote!(k<<<config = cfg, s>>>(x))));
-    assert!(!all.contains(":: INFO"), "{all}");
-    // `dyn` launches have no kernel info.
+    assert!(!all.contains("refusal"), "{all}");
     let all = text(&launch(quote!(dyn f<<<1, 1024, s>>>(&x))));
-    assert!(!all.contains(":: INFO"), "{all}");
+    assert!(!all.contains("refusal"), "{all}");
 }
