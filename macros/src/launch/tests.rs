@@ -112,7 +112,7 @@ fn typed_launch_calls_the_kernels_launcher_with_the_config() {
             "__chevron_config.__set(::chevron::__private::runtime::Cooperative)"
         ]
     );
-    // `saxpy::kernel().launch(stream, &config, (args…,))`: the kernel's `Typed::launch`.
+    // `<saxpy>::kernel().launch(stream, &config, (args…,))`: the kernel's `Typed::launch`.
     let (stream, config, args) = typed_call(tail(&stmts), "saxpy");
     // A stream written `&…` is a reference: passed as it is.
     assert_eq!(stream, "__chevron_stream");
@@ -137,6 +137,9 @@ fn typed_launch_calls_the_kernels_launcher_with_the_config() {
     // One argument: a one-element tuple; none: the empty tuple.
     let (_, _, args) = typed_call(tail(&launch(quote!(k<<<1, 32, &s>>>(n)))), "k");
     assert_eq!(args, ["n"]);
+    // A path names the kernel whole inside the `<…>`.
+    let (_, _, args) = typed_call(tail(&launch(quote!(gpu::k<<<1, 32, &s>>>(n, m)))), "gpu::k");
+    assert_eq!(args, ["n", "m"]);
     let call = path_text(tail(&launch(quote!(k<<<1, 32, &s>>>(n)))));
     assert!(call.ends_with(",(n,))"), "{call}");
     let (_, _, args) = typed_call(tail(&launch(quote!(k<<<1, 32, &s>>>()))), "k");
@@ -148,20 +151,42 @@ fn typed_launch_calls_the_kernels_launcher_with_the_config() {
     assert!(!all.contains("ArgAsWritten"), "{all}");
 }
 
-/// The parts of a typed launch `KERNEL::kernel().launch(stream, config, (args…,))`: the
+/// The parts of a typed launch `<KERNEL>::kernel().launch(stream, config, (args…,))`: the
 /// stream's and the config's text and each argument's, after checking the call's shape.
 fn typed_call(e: &Expr, kernel: &str) -> (String, String, Vec<String>) {
     let Expr::MethodCall(call) = e else {
         panic!("the tail is not a method call: `{}`", path_text(e))
     };
     assert_eq!(call.method, "launch");
-    // `KERNEL::kernel()`: anything that is no `#[kernel]` type has no `kernel()` with a
-    // `launch` (the runtime's `TypedKernel` bounds what it has).
+    // `<KERNEL>::kernel()`: anything that is no `#[kernel]` type has no `kernel()` with a
+    // `launch` (the runtime's `TypedKernel` bounds what it has). A qualified path, whose
+    // `<…>` takes a type only: a value or a function in the kernel's place is rustc's
+    // "expected type".
     let Expr::Call(on) = &*call.receiver else {
         panic!("the receiver is not a call")
     };
-    assert_eq!(path_text(&on.func), format!("{kernel}::kernel"));
     assert!(on.args.is_empty());
+    let Expr::Path(func) = &*on.func else {
+        panic!("the receiver calls no path: `{}`", path_text(&on.func))
+    };
+    let qself = func
+        .qself
+        .as_ref()
+        .expect("a qualified path `<KERNEL>::kernel`");
+    assert_eq!(
+        qself.ty.to_token_stream().to_string().replace(' ', ""),
+        kernel
+    );
+    // `<KERNEL>::kernel`, not `<KERNEL as Trait>::kernel`.
+    assert_eq!(qself.position, 0);
+    let names: Vec<String> = func
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    assert_eq!(names, ["kernel"]);
+    assert_eq!(path_text(&on.func), format!("<{kernel}>::kernel"));
     let parts: Vec<&Expr> = call.args.iter().collect();
     assert_eq!(parts.len(), 3, "{}", path_text(e));
     let Expr::Tuple(args) = parts[2] else {
