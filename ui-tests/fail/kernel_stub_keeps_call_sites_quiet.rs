@@ -1,7 +1,7 @@
 // A rejected declaration (`async`) still defines `saxpy` and its `saxpy::kernel()` (a stub whose
-// functions take any arguments), so `launch!`, the direct launch, the updates and the queries
-// stay quiet and the only errors are the declaration's own: the macro's, and its parameters'
-// checks (`a: f64` for a `float`), which the stub keeps.
+// functions take the declared types, reborrowing `y` as a kernel's do), so `launch!`, the direct
+// launch, the updates and the queries stay quiet and the only errors are the declaration's own:
+// the macro's, and its parameters' checks (`a: f64` for a `float`), which the stub keeps.
 use chevron::cudarc::driver::{CudaSlice, CudaStream};
 use chevron::{kernel, launch, Graph, GraphNode};
 

@@ -1,4 +1,4 @@
-//! A `CudaFunction` value, or a plain `fn`, where a `#[kernel]` belongs.
+//! A `CudaFunction` value, a plain `fn`, or another type, where a `#[kernel]` belongs.
 use chevron::cudarc::driver::{CudaFunction, CudaStream};
 use chevron::launch;
 
@@ -14,4 +14,11 @@ fn run(s: &CudaStream, f: &CudaFunction, n: u32) -> Result<(), chevron::Error> {
     unsafe { launch!(NotAKernel<<<1, 32, s>>>(n)) }
 }
 
-fn main() {}
+// A prebuilt config: no literal values, so no compile-time rule check; the launch alone.
+fn prebuilt(s: &CudaStream, cfg: &chevron::LaunchConfig<'_>, n: u32) -> Result<(), chevron::Error> {
+    unsafe { launch!(NotAKernel<<<config = cfg, s>>>(n)) }
+}
+
+fn main() {
+    let _ = (run, prebuilt);
+}
