@@ -169,15 +169,23 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<TokenStream> {
     }
     // In a few integers where they say it all (`LaunchFacts::literal`): rustc checks less.
     let p = crate::krate::private();
+    // The kernel as a type alias: a function or a value in its place is rustc's "expected type"
+    // (a generic argument would read it as a constant), a type that is no kernel gets
+    // `TypedKernel`'s message.
+    let info = Ident::new(
+        "__ChevronKernel",
+        Span::mixed_site().located_at(path.span()),
+    );
+    let alias = quote_spanned!(path.span()=> type #info = #path;);
     let refusal = match facts.literal_args() {
         Some((grid, block, cluster, known)) => {
             let dims = |[x, y, z]: [u32; 3]| quote!([#x, #y, #z]);
             let (grid, block, cluster) = (dims(grid), dims(block), dims(cluster));
-            quote!(#p::refusal_literal::<#path>(#grid, #block, #cluster, #known, #written))
+            quote!(#p::refusal_literal::<#info>(#grid, #block, #cluster, #known, #written))
         }
         None => {
             let facts = facts_tokens(&p, &facts);
-            quote!(#p::refusal::<#path>(&#facts, #written))
+            quote!(#p::refusal::<#info>(&#facts, #written))
         }
     };
     let refusal_local = Ident::new("__chevron_refusal", Span::mixed_site());
@@ -190,6 +198,7 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<TokenStream> {
     // (`tests/launch_rules_in_check.rs`).
     Some(quote! {
         const _: () = {
+            #alias
             let #refusal_local = #refusal;
             #(#raises)*
         };

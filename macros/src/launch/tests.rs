@@ -685,9 +685,11 @@ fn literal_values_are_checked_against_the_kernels_rules_in_one_const_block() {
     // The facts in integers (`LaunchFacts::literal`'s arguments): cluster known (bit 0),
     // `cooperative` known and false (bit 1), `programmatic_serialization` known and true (bits
     // 3 and 4); every subject written (bits 0 to 4, in `Subject::ALL`'s order).
+    // The kernel as a type alias (a function in its place is "expected type", not a const).
     let refusal = format!(
-        "let __chevron_refusal = {p} refusal_literal :: < k > ([6u32 , 1u32 , 1u32] , [512u32 , \
-         1u32 , 1u32] , [2u32 , 1u32 , 1u32] , 27u8 , 31u8) ;"
+        "type __ChevronKernel = k ; let __chevron_refusal = {p} refusal_literal :: < \
+         __ChevronKernel > ([6u32 , 1u32 , 1u32] , [512u32 , 1u32 , 1u32] , [2u32 , 1u32 , \
+         1u32] , 27u8 , 31u8) ;"
     );
     assert_eq!(all.matches("const _ : () = {").count(), 1, "{all}");
     // The rules evaluated once, against the subjects the launch writes; then raised at each
@@ -723,15 +725,15 @@ fn literal_values_are_checked_against_the_kernels_rules_in_one_const_block() {
     // `programmatic_serialization` known and false (bits 1 and 3); none written.
     assert!(
         all.contains(&format!(
-            "let __chevron_refusal = {p} refusal_literal :: < k > ([0u32 , 0u32 , 0u32] , [0u32 , \
-             0u32 , 0u32] , [0u32 , 0u32 , 0u32] , 11u8 , 0u8) ; {p} raise (__chevron_refusal , \
-             0usize) ; }} ;"
+            "type __ChevronKernel = k ; let __chevron_refusal = {p} refusal_literal :: < \
+             __ChevronKernel > ([0u32 , 0u32 , 0u32] , [0u32 , 0u32 , 0u32] , [0u32 , 0u32 , \
+             0u32] , 11u8 , 0u8) ; {p} raise (__chevron_refusal , 0usize) ; }} ;"
         )),
         "{all}"
     );
     // A kernel path is checked through it.
     let all = text(&launch(quote!(m::k<<<1, 32, s>>>(x))));
-    assert!(all.contains("refusal_literal :: < m :: k > ("), "{all}");
+    assert!(all.contains("type __ChevronKernel = m :: k ;"), "{all}");
     // A prebuilt config is checked at run time; `dyn` launches have no kernel info.
     let all = text(&launch(quote!(k<<<config = cfg, s>>>(x))));
     assert!(!all.contains("refusal"), "{all}");
