@@ -8,6 +8,7 @@
 
 use proc_macro::TokenStream;
 
+mod declared;
 mod kernel;
 mod krate;
 mod launch;

@@ -34,9 +34,11 @@ pub fn expand(args: TokenStream, item: TokenStream, site: Site) -> TokenStream {
     };
     // In an `impl`, a trait or an `extern` block the expansion (a type) cannot stand: chevron's
     // one error instead of rustc's one per generated item.
-    let block = site.map_or(context::Enclosing::Unknown, |(file, line, column)| {
-        context::enclosing(&file, line, column)
-    });
+    let block = site
+        .as_ref()
+        .map_or(context::Enclosing::Unknown, |(file, line, column)| {
+            context::enclosing(file, *line, *column)
+        });
     if let Some(message) = block.error(&ast::kernel_name(&parsed.sig.ident)) {
         return syn::Error::new(proc_macro2::Span::call_site(), message).to_compile_error();
     }
@@ -46,13 +48,19 @@ pub fn expand(args: TokenStream, item: TokenStream, site: Site) -> TokenStream {
         Some(path) => quote::ToTokens::to_token_stream(path),
         None => crate::krate::from_manifest(),
     };
-    crate::krate::scope(krate, || expand_checked(&args, &parsed, cx))
+    crate::krate::scope(krate, || expand_checked(&args, &parsed, cx, &site))
 }
 
 /// The expansion of a parsed declaration: the kernel, or a stub, its checks and the errors.
-fn expand_checked(args: &ast::KernelArgs, parsed: &ast::KernelItem, mut cx: Errors) -> TokenStream {
+fn expand_checked(
+    args: &ast::KernelArgs,
+    parsed: &ast::KernelItem,
+    mut cx: Errors,
+    site: &Site,
+) -> TokenStream {
     match check::check(args, parsed, &mut cx) {
         Ok(decl) => {
+            crate::declared::record(&decl.ident.to_string(), site, decl.launch_rules());
             let mut out = expand::expand_kernel(&decl);
             out.extend(run_time_only_warning(args, &decl));
             out

@@ -1,0 +1,33 @@
+//! Two kernels of one name: `launch!` leaves out its compile-time check only when no
+//! declaration of the name may refuse the launch (`macros/src/declared.rs`). Here the one
+//! launched fixes its block, so the check stays, although a kernel of the same name declared
+//! first fixes nothing.
+use chevron::cudarc::driver::{CudaSlice, CudaStream};
+use chevron::launch;
+
+mod free {
+    use chevron::cudarc::driver::CudaSlice;
+    use chevron::kernel;
+
+    #[kernel(ptx = "kernels/saxpy.ptx", name = "saxpy")]
+    pub fn exact_block(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
+}
+
+mod fixed {
+    use chevron::cudarc::driver::CudaSlice;
+    use chevron::kernel;
+
+    #[kernel(ptx = "ui-tests/fixtures/fit_reqntid.ptx")]
+    pub fn exact_block(out: &mut CudaSlice<u32>);
+}
+
+use fixed::exact_block;
+
+fn run(s: &CudaStream, out: &mut CudaSlice<u32>) -> Result<(), chevron::Error> {
+    let _ = free::exact_block::kernel;
+    unsafe { launch!(exact_block<<<4, 64, s>>>(out)) }
+}
+
+fn main() {
+    let _ = run;
+}
