@@ -114,10 +114,7 @@ pub mod __private {
     pub use crate::nvrtc::CudaProgram;
     pub use crate::occupancy::Occupancy;
     pub use crate::ptx::{Expected, ParamSig};
-    pub use crate::tuple::{
-        typed_launch, typed_update, typed_update_ordered, typed_update_scalars, ArgTuple,
-        OrderedArgs,
-    };
+    pub use crate::tuple::{ArgTuple, OrderedArgs};
     pub use crate::typed::{
         launched, ArgAsWritten, ArgProbe, HostArg, StreamByValue, StreamProbe, StreamRef,
         TypedKernel, ViewArg,

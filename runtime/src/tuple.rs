@@ -148,7 +148,7 @@ tuples!(ordered_args);
 /// # Safety
 /// As [`Checked::launch`]: what the kernel does with its arguments is the caller's promise.
 #[inline(always)]
-pub unsafe fn typed_launch<'a, A: ArgTuple<M, N>, M, const N: usize>(
+pub(crate) unsafe fn typed_launch<'a, A: ArgTuple<M, N>, M, const N: usize>(
     kernel: &'a Kernel,
     rules: LaunchRules,
     stream: &'a CudaStream,
@@ -191,7 +191,7 @@ fn update_slots<'s, A: ArgTuple<M, N>, M, const N: usize>(
 /// As [`Typed::update`](crate::Typed::update): `args` match the kernel's parameters, and what
 /// they point at stays valid while the graph may replay with them.
 #[inline(always)]
-pub unsafe fn typed_update<A: ArgTuple<M, N>, M, const N: usize>(
+pub(crate) unsafe fn typed_update<A: ArgTuple<M, N>, M, const N: usize>(
     graph: &Graph<'_>,
     node: &GraphNode,
     kernel: &Kernel,
@@ -209,7 +209,7 @@ pub unsafe fn typed_update<A: ArgTuple<M, N>, M, const N: usize>(
 /// # Safety
 /// As [`typed_update`]; the kept parameters are device pointers.
 #[inline(always)]
-pub unsafe fn typed_update_scalars<A: ArgTuple<M, S>, M, const S: usize, const N: usize>(
+pub(crate) unsafe fn typed_update_scalars<A: ArgTuple<M, S>, M, const S: usize, const N: usize>(
     graph: &Graph<'_>,
     node: &GraphNode,
     kernel: &Kernel,
@@ -248,7 +248,7 @@ pub unsafe fn typed_update_scalars<A: ArgTuple<M, S>, M, const S: usize, const N
 /// As [`typed_update`].
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub unsafe fn typed_update_ordered<
+pub(crate) unsafe fn typed_update_ordered<
     O: OrderedArgs<B>,
     A: ArgTuple<M, S>,
     M,

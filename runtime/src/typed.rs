@@ -67,15 +67,6 @@ pub struct Typed<K> {
 }
 
 impl<K> Typed<K> {
-    /// The kernel `kernel`, typed as `K`: what `#[kernel]` generates.
-    #[doc(hidden)]
-    pub const fn __new(kernel: Kernel) -> Self {
-        Self {
-            kernel,
-            ty: PhantomData,
-        }
-    }
-
     /// `kernel` (a declaration's static), typed as `K`: what `#[kernel]` generates. The static
     /// is a plain `Kernel`, one type for every declaration, so that rustc proves it `Sync` once
     /// instead of once per kernel type.

@@ -153,7 +153,9 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<TokenStream> {
     }
     // A kernel written as a plain name whose declarations (in this crate, expanded before)
     // fix nothing a literal launch can break: no check to make (`crate::declared`).
-    if let (Some(name), Some((.., known))) = (path.get_ident(), facts.literal_args()) {
+    // In a few integers where they say it all (`LaunchFacts::literal`): rustc checks less.
+    let literal = facts.literal_args();
+    if let (Some(name), Some((.., known))) = (path.get_ident(), literal) {
         if crate::declared::literal_free(&name.to_string(), known) {
             return None;
         }
@@ -174,7 +176,6 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<TokenStream> {
     if places.len() < Subject::ALL.len() {
         places.push(path.span());
     }
-    // In a few integers where they say it all (`LaunchFacts::literal`): rustc checks less.
     let p = crate::krate::private();
     // The kernel as a type alias: a function or a value in its place is rustc's "expected type"
     // (a generic argument would read it as a constant), a type that is no kernel gets
@@ -184,7 +185,7 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<TokenStream> {
         Span::mixed_site().located_at(path.span()),
     );
     let alias = quote_spanned!(path.span()=> type #info = #path;);
-    let refusal = match facts.literal_args() {
+    let refusal = match literal {
         Some((grid, block, cluster, known)) => {
             let dims = |[x, y, z]: [u32; 3]| quote!([#x, #y, #z]);
             let (grid, block, cluster) = (dims(grid), dims(block), dims(cluster));

@@ -22,6 +22,7 @@ mod variants;
 pub(super) use ptx_check::check_ptx;
 pub(super) use shape::is_function_only;
 use shape::{check_params, check_shape};
+pub(super) use types::primitive_name;
 
 /// Checks everything: the declaration, or, when anything is wrong (the errors are in `cx`), the
 /// parameters that could be read, for the bounds and PTX assertions of the stub.

@@ -123,26 +123,32 @@ fn is_underscore(tt: &proc_macro2::TokenTree) -> bool {
     }
 }
 
+/// The name a path type gives a primitive, if it can name one: a bare name (`f32`) or its path
+/// in `core`/`std` (`std::primitive::f32`); whether that name is a primitive is the caller's.
+pub(in crate::kernel) fn primitive_name(p: &syn::TypePath) -> Option<String> {
+    if p.qself.is_some() {
+        return None;
+    }
+    let segs: Vec<String> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    let name = match segs.as_slice() {
+        [name] if p.path.leading_colon.is_none() => name,
+        [root, module, name] if (root == "std" || root == "core") && module == "primitive" => name,
+        _ => return None,
+    };
+    Some(name.clone())
+}
+
 /// What the spelling says, where it names a primitive (`u32`, `std::primitive::f32`) or a device
 /// buffer (`&CudaSlice<T>`): only to guess which PTX parameters a shorter declaration left out.
 pub(super) fn hint(ty: &Type) -> Option<Expected> {
     match strip(ty) {
-        Type::Path(p) if p.qself.is_none() => {
-            let segs: Vec<String> = p
-                .path
-                .segments
-                .iter()
-                .map(|s| s.ident.to_string())
-                .collect();
-            let name = match segs.as_slice() {
-                [name] if p.path.leading_colon.is_none() => name,
-                [root, primitive, name]
-                    if (root == "std" || root == "core") && primitive == "primitive" =>
-                {
-                    name
-                }
-                _ => return None,
-            };
+        Type::Path(p) => {
+            let name = primitive_name(p)?;
             Some(match name.as_str() {
                 "u8" | "i8" => Expected::Int(8),
                 "u16" | "i16" => Expected::Int(16),

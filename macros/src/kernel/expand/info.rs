@@ -29,16 +29,16 @@ pub fn info_value(
     }
     if let Some(text) = info {
         let i = &text.info;
-        let dims = |d: Option<[u32; 3]>| d.map(|[x, y, z]| quote!(#p::Some([#x, #y, #z])));
         fields.push(quote!(known: true));
-        if let Some(d) = dims(i.reqntid) {
-            fields.push(quote!(reqntid: #d));
-        }
-        if let Some(d) = dims(i.maxntid) {
-            fields.push(quote!(maxntid: #d));
-        }
-        if let Some(d) = dims(i.cluster) {
-            fields.push(quote!(cluster: #d));
+        for (name, d) in [
+            ("reqntid", i.reqntid),
+            ("maxntid", i.maxntid),
+            ("cluster", i.cluster),
+        ] {
+            if let Some([x, y, z]) = d {
+                let name = Ident::new(name, Span::call_site());
+                fields.push(quote!(#name: #p::Some([#x, #y, #z])));
+            }
         }
         if let Some(r) = i.max_cluster_rank {
             fields.push(quote!(max_cluster_rank: #p::Some(#r)));
@@ -49,19 +49,18 @@ pub fn info_value(
         if i.blocks_are_clusters {
             fields.push(quote!(blocks_are_clusters: true));
         }
-        let fact = |f: Fact| match f {
-            Fact::Yes => Some(quote!(#p::Fact::Yes)),
-            Fact::No => Some(quote!(#p::Fact::No)),
-            Fact::Unknown => None,
-        };
-        if let Some(f) = fact(i.waits) {
-            fields.push(quote!(waits: #f));
-        }
-        if let Some(f) = fact(i.triggers) {
-            fields.push(quote!(triggers: #f));
-        }
-        if let Some(f) = fact(i.grid_sync) {
-            fields.push(quote!(grid_sync: #f));
+        for (name, f) in [
+            ("waits", i.waits),
+            ("triggers", i.triggers),
+            ("grid_sync", i.grid_sync),
+        ] {
+            let f = match f {
+                Fact::Yes => quote!(#p::Fact::Yes),
+                Fact::No => quote!(#p::Fact::No),
+                Fact::Unknown => continue,
+            };
+            let name = Ident::new(name, Span::call_site());
+            fields.push(quote!(#name: #f));
         }
         // Stored by rule, in the table's order: no field here names a rule.
         let texts = &text.messages;

@@ -126,6 +126,35 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
          a CUDA context loads the kernel's module.{unseen}"
     );
 
+    let kernel_fn = quote! {
+        #[doc = #kernel_doc]
+        #[inline]
+        pub fn kernel() -> &'static #p::Typed<#ident> {
+            static KERNEL: #p::Kernel = #kernel;
+            #guard
+            #p::Typed::__of(&KERNEL)
+        }
+    };
+    let mut out = kernel_items(&p, ty, impl_attrs, ident, info, types, kernel_fn, lint);
+    out.extend(asserts);
+    out
+}
+
+/// The items of every declaration, checked or rejected: its type `ty`, its `TypedKernel` impl
+/// (`info` and the parameter `types`) and its own `impl` (`kernel_fn`, and the constant `lint`
+/// that `launch!` names for `programmatic_event`), each `impl` with the declaration's
+/// conditional and lint attributes.
+#[allow(clippy::too_many_arguments)]
+fn kernel_items(
+    p: &TokenStream,
+    ty: TokenStream,
+    impl_attrs: &[&Attribute],
+    ident: &Ident,
+    info: TokenStream,
+    types: TokenStream,
+    kernel_fn: TokenStream,
+    lint: TokenStream,
+) -> TokenStream {
     quote! {
         #ty
 
@@ -139,18 +168,9 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
         #(#impl_attrs)*
         #[allow(deprecated)]
         impl #ident {
-            #[doc = #kernel_doc]
-            #[inline]
-            pub fn kernel() -> &'static #p::Typed<#ident> {
-                static KERNEL: #p::Kernel = #kernel;
-                #guard
-                #p::Typed::__of(&KERNEL)
-            }
-
+            #kernel_fn
             #lint
         }
-
-        #(#asserts)*
     }
 }
 

@@ -180,25 +180,10 @@ pub fn param_check(q: &KernelParam, attrs: &[&Attribute]) -> TokenStream {
 /// (`std::primitive::f32`).
 fn scalar(ty: &Type) -> Option<&'static SpelledNumber> {
     let Type::Path(p) = ty else { return None };
-    if p.qself.is_some() {
-        return None;
-    }
-    let segs: Vec<String> = p
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
     if p.path.segments.iter().any(|s| !s.arguments.is_none()) {
         return None;
     }
-    let name = match segs.as_slice() {
-        [name] if p.path.leading_colon.is_none() => name,
-        [krate, module, name] if (krate == "core" || krate == "std") && module == "primitive" => {
-            name
-        }
-        _ => return None,
-    };
+    let name = crate::kernel::check::primitive_name(p)?;
     SPELLED_NUMBERS.iter().find(|n| n.name == name)
 }
 

@@ -4,7 +4,10 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{info_value, kernel_type, param_check, param_types, spelling_guard, ItemAttrs};
+use super::{
+    event_lint, info_value, kernel_items, kernel_type, param_check, param_types, spelling_guard,
+    ItemAttrs,
+};
 use crate::kernel::ast::{KernelItem, KernelParam};
 use chevron_cuda_rules::fit::CooperativeUse;
 
@@ -13,8 +16,7 @@ use chevron_cuda_rules::fit::CooperativeUse;
 /// entry was read, a type that does not fit it. None for a generic declaration, whose
 /// parameters name what only its generics declare.
 pub fn stub_checks(item: &KernelItem, params: &[KernelParam]) -> TokenStream {
-    let generics = &item.sig.generics;
-    if !generics.params.is_empty() || generics.where_clause.is_some() {
+    if is_generic(&item.sig) {
         return TokenStream::new();
     }
     let scope = ItemAttrs::split(
@@ -50,14 +52,9 @@ pub fn expand_stub(item: &KernelItem, params: &[KernelParam]) -> TokenStream {
     let ident = &sig.ident;
     let info = info_value(None, false, CooperativeUse::ByPtx);
     let ty = kernel_type(&scope, vis, ident, "…", "…");
-    let lint = crate::warn::constant(
-        &syn::Ident::new(crate::warn::NO_TRIGGER, proc_macro2::Span::call_site()),
-        false,
-        "",
-    );
-    let generic = !sig.generics.params.is_empty() || sig.generics.where_clause.is_some();
-    let (types, kernel) = if !generic && params.len() == sig.inputs.len() {
-        (param_types(&p, params), quote!(#p::StubOf<#ident>))
+    let (types, kernel, value) = if !is_generic(sig) && params.len() == sig.inputs.len() {
+        let kernel = quote!(#p::StubOf<#ident>);
+        (param_types(&p, params), kernel, quote!(&#p::StubOf::NEW))
     } else {
         let types = quote! {
             type Args<'r, 'v> = () where 'v: 'r;
@@ -66,32 +63,28 @@ pub fn expand_stub(item: &KernelItem, params: &[KernelParam]) -> TokenStream {
             type Buffers = [bool; 0];
             const BUFFERS: [bool; 0] = [];
         };
-        (types, quote!(#p::Stub))
+        (types, quote!(#p::Stub), quote!(&#p::Stub))
     };
-    let value = if generic || params.len() != sig.inputs.len() {
-        quote!(&#p::Stub)
-    } else {
-        quote!(&#p::StubOf::NEW)
+    let kernel_fn = quote! {
+        /// Not generated: `#[kernel]` reported an error for this declaration.
+        pub fn kernel() -> &'static #kernel {
+            #value
+        }
     };
-    quote! {
-        #ty
+    kernel_items(
+        &p,
+        ty,
+        impl_attrs,
+        ident,
+        info,
+        types,
+        kernel_fn,
+        event_lint(None),
+    )
+}
 
-        #(#impl_attrs)*
-        #[allow(deprecated)]
-        impl #p::TypedKernel for #ident {
-            const INFO: #p::KernelInfo = #info;
-            #types
-        }
-
-        #(#impl_attrs)*
-        #[allow(deprecated)]
-        impl #ident {
-            /// Not generated: `#[kernel]` reported an error for this declaration.
-            pub fn kernel() -> &'static #kernel {
-                #value
-            }
-
-            #lint
-        }
-    }
+/// Whether the declaration has generics (which `#[kernel]` rejects): its parameter types may
+/// name them, so its stub names none.
+fn is_generic(sig: &syn::Signature) -> bool {
+    !sig.generics.params.is_empty() || sig.generics.where_clause.is_some()
 }
