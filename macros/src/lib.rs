@@ -8,7 +8,6 @@
 
 use proc_macro::TokenStream;
 
-mod declared;
 mod kernel;
 mod krate;
 mod launch;

@@ -171,25 +171,6 @@ pub struct KernelDecl {
     pub cooperative: CooperativeUse,
 }
 
-impl KernelDecl {
-    /// The rules its `TypedKernel::INFO` states (without the messages).
-    pub fn launch_rules(&self) -> chevron_cuda_rules::fit::KernelInfo {
-        use chevron_cuda_rules::fit::KernelInfo;
-        let base = match &self.info {
-            Some(text) => KernelInfo {
-                known: true,
-                ..text.info
-            },
-            None => KernelInfo::UNKNOWN,
-        };
-        KernelInfo {
-            no_upstream_reads: self.no_upstream_reads,
-            cooperative: self.cooperative,
-            ..base
-        }
-    }
-}
-
 /// The program of a `cuda = "…"` kernel, as the expansion writes it.
 #[derive(Default)]
 pub struct CudaSpec {

@@ -48,19 +48,13 @@ pub fn expand(args: TokenStream, item: TokenStream, site: Site) -> TokenStream {
         Some(path) => quote::ToTokens::to_token_stream(path),
         None => crate::krate::from_manifest(),
     };
-    crate::krate::scope(krate, || expand_checked(&args, &parsed, cx, &site))
+    crate::krate::scope(krate, || expand_checked(&args, &parsed, cx))
 }
 
 /// The expansion of a parsed declaration: the kernel, or a stub, its checks and the errors.
-fn expand_checked(
-    args: &ast::KernelArgs,
-    parsed: &ast::KernelItem,
-    mut cx: Errors,
-    site: &Site,
-) -> TokenStream {
+fn expand_checked(args: &ast::KernelArgs, parsed: &ast::KernelItem, mut cx: Errors) -> TokenStream {
     match check::check(args, parsed, &mut cx) {
         Ok(decl) => {
-            crate::declared::record(&decl.ident.to_string(), site, decl.launch_rules());
             let mut out = expand::expand_kernel(&decl);
             out.extend(run_time_only_warning(args, &decl));
             out

@@ -151,15 +151,12 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<TokenStream> {
     if facts == LaunchFacts::UNKNOWN {
         return None;
     }
-    // A kernel written as a plain name whose declarations (in this crate, expanded before)
-    // fix nothing a literal launch can break: no check to make (`crate::declared`).
-    // In a few integers where they say it all (`LaunchFacts::literal`): rustc checks less.
+    // Always emitted: whether a launch is checked depends only on the kernel it names, which
+    // the macro cannot resolve (a `use … as`, a `type` alias, two declarations of one name from
+    // a `macro_rules!`), so the item asks the kernel's own `INFO` (`may_refuse_literal` first,
+    // a few field reads, for a kernel that fixes nothing). In a few integers where they say it
+    // all (`LaunchFacts::literal`): rustc checks less.
     let literal = facts.literal_args();
-    if let (Some(name), Some((.., known))) = (path.get_ident(), literal) {
-        if crate::declared::literal_free(&name.to_string(), known) {
-            return None;
-        }
-    }
     // The subjects the literals know and the launch writes, each raised at its value; the rest
     // at the name.
     let mut places: Vec<Span> = Vec::new();

@@ -1,7 +1,5 @@
-//! Two kernels of one name: `launch!` leaves out its compile-time check only when no
-//! declaration of the name may refuse the launch (`macros/src/declared.rs`). Here the one
-//! launched fixes its block, so the check stays, although a kernel of the same name declared
-//! first fixes nothing.
+//! Two kernels of one name: a launch is checked against the kernel it names, whatever other
+//! declarations of the name exist (here one declared first that fixes nothing).
 use chevron::cudarc::driver::{CudaSlice, CudaStream};
 use chevron::launch;
 
