@@ -308,7 +308,7 @@ fn check_on(dev: &Device, func: &CudaFunction, config: &LaunchConfig<'_>) -> Res
 
 /// The completions of a [`DeviceSet`]'s streams: a future that is ready once every one is, with
 /// the first device's error (in index order) in [`Error::OnDevice`], or `Ok(())`.
-#[must_use = "completions do nothing unless awaited"]
+#[must_use = "the launches already ran; dropping their completions only stops waiting for them and loses their errors: `.await` them in async code, or call `.wait()`"]
 #[derive(Debug)]
 pub struct Completions {
     parts: Vec<Part>,

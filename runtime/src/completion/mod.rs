@@ -176,7 +176,7 @@ const _: () = {
 /// it before it completes is safe at any time (the driver's callback or the reactor still holds
 /// the shared state, which outlives both). After warm-up, making, polling and dropping one
 /// allocates nothing, with a waker whose clone does not allocate (tokio's do not).
-#[must_use = "a completion does nothing unless awaited"]
+#[must_use = "the work is already enqueued; dropping its completion only stops waiting for it and loses its error: `.await` it in async code, or call `.wait()`"]
 pub struct Completion {
     state: State,
 }
