@@ -80,12 +80,12 @@ fn updatable_chain<'a>(
     stream: &Arc<CudaStream>,
     y: &'a mut CudaSlice<f32>,
 ) -> Result<(Graph<'a>, GraphNode), chevron::Error> {
-    Graph::capture(stream, move |capture| {
-        unsafe {
-            launch!(chain<<<4, 256, capture.stream(), device_updatable>>>(N, 2.0, 1.0, &mut *y))
-        }?;
-        capture.last_node()
-    })
+    unsafe {
+        Graph::capture(stream, move |capture| {
+            launch!(chain<<<4, 256, capture.stream(), device_updatable>>>(N, 2.0, 1.0, &mut *y))?;
+            capture.last_node()
+        })
+    }
 }
 
 /// Checks the `cudaError_t` a `retarget` launch wrote into `status`: `cudaSuccess`.
@@ -119,14 +119,16 @@ fn replayed_results_equal_direct_launches() -> TestResult {
     for (a, b) in STEPS {
         unsafe { launch!(chain<<<blocks, 256, &stream>>>(N, a, b, &mut direct)) }?;
     }
-    let (mut graph, ()) = Graph::capture(&stream, |capture| {
-        let s = capture.stream();
-        unsafe { launch!(chain_copy<<<blocks, 256, s>>>(N, 3.0, 0.5, &x, &mut replayed)) }?;
-        for (a, b) in STEPS {
-            unsafe { launch!(chain<<<blocks, 256, s>>>(N, a, b, &mut replayed)) }?;
-        }
-        Ok(())
-    })?;
+    let (mut graph, ()) = unsafe {
+        Graph::capture(&stream, |capture| {
+            let s = capture.stream();
+            launch!(chain_copy<<<blocks, 256, s>>>(N, 3.0, 0.5, &x, &mut replayed))?;
+            for (a, b) in STEPS {
+                launch!(chain<<<blocks, 256, s>>>(N, a, b, &mut replayed))?;
+            }
+            Ok(())
+        })
+    }?;
     // Capturing runs nothing: the buffer is still poisoned until the first replay. Replaying
     // three times gives the same result (the copy restarts the chain).
     for _ in 0..3 {
@@ -167,12 +169,12 @@ fn updated_arguments_take_effect() -> TestResult {
     let mut y2 = stream.clone_htod(&poison())?;
     let blocks = N.div_ceil(256);
 
-    let (mut graph, node) = Graph::capture(&stream, |capture| {
-        unsafe {
-            launch!(chain_copy<<<blocks, 256, capture.stream()>>>(N, 2.0, 1.0, &x1, &mut y1))
-        }?;
-        capture.last_node()
-    })?;
+    let (mut graph, node) = unsafe {
+        Graph::capture(&stream, |capture| {
+            launch!(chain_copy<<<blocks, 256, capture.stream()>>>(N, 2.0, 1.0, &x1, &mut y1))?;
+            capture.last_node()
+        })
+    }?;
     // Scalars a = 4, b = -2 (and the output moved to y2: the captured y1 is the graph's).
     unsafe { chain_copy::kernel().update(&mut graph, &node, (N, 4.0, -2.0, &x1, &mut y2)) }?;
     graph.replay(&stream)?;
@@ -215,14 +217,18 @@ fn a_node_of_another_graph_or_kernel_is_refused() -> TestResult {
     let mut out = stream.clone_htod(&poison())?;
     let x_host = data(5.0);
     let x = stream.clone_htod(&x_host)?;
-    let (mut graph, node) = Graph::capture(&stream, |capture| {
-        unsafe { launch!(chain_copy<<<4, 256, capture.stream()>>>(N, 1.0, 0.0, &x, &mut out)) }?;
-        capture.last_node()
-    })?;
-    let (mut second, chain_node) = Graph::capture(&stream, |capture| {
-        unsafe { launch!(chain<<<4, 256, capture.stream()>>>(N, 1.0, 1.0, &mut y)) }?;
-        capture.last_node()
-    })?;
+    let (mut graph, node) = unsafe {
+        Graph::capture(&stream, |capture| {
+            launch!(chain_copy<<<4, 256, capture.stream()>>>(N, 1.0, 0.0, &x, &mut out))?;
+            capture.last_node()
+        })
+    }?;
+    let (mut second, chain_node) = unsafe {
+        Graph::capture(&stream, |capture| {
+            launch!(chain<<<4, 256, capture.stream()>>>(N, 1.0, 1.0, &mut y))?;
+            capture.last_node()
+        })
+    }?;
     // A node of another graph, and a node of another kernel: typed errors.
     let foreign =
         unsafe { chain::kernel().update(&mut graph, &chain_node, (N, 1.0, 1.0, &mut other)) };
@@ -251,13 +257,15 @@ fn replay_on_a_second_stream_is_ordered() -> TestResult {
     let start = data(0.5);
     let mut y = s1.clone_htod(&start)?;
     let steps = 64;
-    let (mut graph, ()) = Graph::capture(&s1, |capture| {
-        // Many dependent steps per replay, so that unordered replays would overlap.
-        for _ in 0..steps {
-            unsafe { launch!(chain<<<4, 256, capture.stream()>>>(N, 1.0, 1.0, &mut y)) }?;
-        }
-        Ok(())
-    })?;
+    let (mut graph, ()) = unsafe {
+        Graph::capture(&s1, |capture| {
+            // Many dependent steps per replay, so that unordered replays would overlap.
+            for _ in 0..steps {
+                launch!(chain<<<4, 256, capture.stream()>>>(N, 1.0, 1.0, &mut y))?;
+            }
+            Ok(())
+        })
+    }?;
     let replays = 10usize;
     for r in 0..replays {
         graph.replay(if r.is_multiple_of(2) { &s1 } else { &s2 })?;
@@ -286,15 +294,15 @@ fn programmatic_serialization_becomes_a_programmatic_edge() -> TestResult {
     let grid = N.div_ceil(256);
     // A producer and a consumer that waits in `griddepcontrol.wait`: the pair PDL is for (the
     // launch rules refuse `programmatic_serialization` on a kernel that never waits).
-    let (mut graph, (first, second)) = Graph::capture(&stream, |capture| {
-        let s = capture.stream();
-        unsafe { launch!(pdl_produce<<<grid, 256, s>>>(&mut produced, N)) }?;
-        let first = capture.last_node()?;
-        unsafe {
-            launch!(pdl_consume<<<grid, 256, s, programmatic_serialization>>>(&produced, &mut out, N))
-        }?;
-        Ok((first, capture.last_node()?))
-    })?;
+    let (mut graph, (first, second)) = unsafe {
+        Graph::capture(&stream, |capture| {
+            let s = capture.stream();
+            launch!(pdl_produce<<<grid, 256, s>>>(&mut produced, N))?;
+            let first = capture.last_node()?;
+            launch!(pdl_consume<<<grid, 256, s, programmatic_serialization>>>(&produced, &mut out, N))?;
+            Ok((first, capture.last_node()?))
+        })
+    }?;
     let edges = graph.edges()?;
     println!("with programmatic_serialization: {edges:?}");
     assert!(
@@ -314,12 +322,14 @@ fn programmatic_serialization_becomes_a_programmatic_edge() -> TestResult {
         "the replayed consumer read something else than the producer wrote"
     );
     println!("replayed producer → consumer over the programmatic edge: {N} values right");
-    let (plain, ()) = Graph::capture(&stream, |capture| {
-        let s = capture.stream();
-        unsafe { launch!(chain<<<4, 256, s>>>(N, 1.0, 1.0, &mut z)) }?;
-        unsafe { launch!(chain<<<4, 256, s>>>(N, 1.0, 1.0, &mut z)) }?;
-        Ok(())
-    })?;
+    let (plain, ()) = unsafe {
+        Graph::capture(&stream, |capture| {
+            let s = capture.stream();
+            launch!(chain<<<4, 256, s>>>(N, 1.0, 1.0, &mut z))?;
+            launch!(chain<<<4, 256, s>>>(N, 1.0, 1.0, &mut z))?;
+            Ok(())
+        })
+    }?;
     let plain_edges = plain.edges()?;
     println!("without: {plain_edges:?}");
     assert_eq!(plain_edges.len(), 1);
@@ -390,10 +400,12 @@ fn a_kernel_updates_a_node_from_the_device() -> TestResult {
     );
     // A node that is not device-updatable has no device handle.
     let mut y3 = stream.clone_htod(&first)?;
-    let (plain, plain_node) = Graph::capture(&stream, |capture| {
-        unsafe { launch!(chain<<<4, 256, capture.stream()>>>(N, 2.0, 1.0, &mut y3)) }?;
-        capture.last_node()
-    })?;
+    let (plain, plain_node) = unsafe {
+        Graph::capture(&stream, |capture| {
+            launch!(chain<<<4, 256, capture.stream()>>>(N, 2.0, 1.0, &mut y3))?;
+            capture.last_node()
+        })
+    }?;
     assert!(
         plain.edges()?.is_empty(),
         "a graph of one node has no edges"
@@ -468,16 +480,14 @@ fn a_graph_updates_its_own_node_for_the_next_replay() -> TestResult {
     let mut y2 = stream.clone_htod(&second)?;
     let mut status = stream.clone_htod(&[-1i32])?;
     // chain on y1, then a kernel that points the chain node at y2 with new scalars.
-    let (mut graph, ()) = Graph::capture(&stream, |capture| {
-        unsafe {
-            launch!(chain<<<4, 256, capture.stream(), device_updatable>>>(N, 4.0, -1.0, &mut y1))
-        }?;
-        let device = capture.device_node(&capture.last_node()?)?;
-        unsafe {
-            launch!(retarget<<<1, 32, capture.stream()>>>(device, 0.25, 2.0, &mut y2, &mut status))
-        }?;
-        Ok(())
-    })?;
+    let (mut graph, ()) = unsafe {
+        Graph::capture(&stream, |capture| {
+            launch!(chain<<<4, 256, capture.stream(), device_updatable>>>(N, 4.0, -1.0, &mut y1))?;
+            let device = capture.device_node(&capture.last_node()?)?;
+            launch!(retarget<<<1, 32, capture.stream()>>>(device, 0.25, 2.0, &mut y2, &mut status))?;
+            Ok(())
+        })
+    }?;
     graph.replay(&stream)?; // y1 = first·4 − 1, then the node is retargeted
     graph.replay(&stream)?; // y2 = second·0.25 + 2
     drop(graph);
@@ -509,14 +519,16 @@ fn replay_and_update_allocate_nothing_after_warm_up() -> TestResult {
     let start = data(1.0);
     let mut y = s1.clone_htod(&start)?;
     let mut other = s1.clone_htod(&start)?;
-    let (mut graph, nodes) = Graph::capture(&s1, |capture| {
-        let mut nodes = Vec::new();
-        for _ in 0..8 {
-            unsafe { launch!(chain<<<4, 256, capture.stream()>>>(N, 1.0, 1.0, &mut y)) }?;
-            nodes.push(capture.last_node()?);
-        }
-        Ok(nodes)
-    })?;
+    let (mut graph, nodes) = unsafe {
+        Graph::capture(&s1, |capture| {
+            let mut nodes = Vec::new();
+            for _ in 0..8 {
+                launch!(chain<<<4, 256, capture.stream()>>>(N, 1.0, 1.0, &mut y))?;
+                nodes.push(capture.last_node()?);
+            }
+            Ok(nodes)
+        })
+    }?;
     let mut run = |graph: &mut Graph<'_>, count: usize| -> Result<(), chevron::Error> {
         for i in 0..count {
             for node in &nodes {
@@ -556,10 +568,12 @@ fn update_scalars_keeps_the_buffers_and_instantiating_again_keeps_updates() -> T
     let (start, other) = (data(2.0), data(7.0));
     let mut y = stream.clone_htod(&start)?;
     let mut z = stream.clone_htod(&other)?;
-    let (mut graph, node) = Graph::capture(&stream, |capture| {
-        unsafe { launch!(chain<<<4, 256, capture.stream()>>>(N, 2.0, 1.0, &mut y)) }?;
-        capture.last_node()
-    })?;
+    let (mut graph, node) = unsafe {
+        Graph::capture(&stream, |capture| {
+            launch!(chain<<<4, 256, capture.stream()>>>(N, 2.0, 1.0, &mut y))?;
+            capture.last_node()
+        })
+    }?;
     graph.replay(&stream)?; // y = start·2 + 1
                             // New scalars, the captured buffer (still borrowed by the graph: it cannot be named here).
     unsafe { chain::kernel().update_scalars(&mut graph, &node, (N, 0.5, -1.0)) }?;
@@ -597,10 +611,12 @@ fn node_attribute_set_after_capture_takes_effect() -> TestResult {
     let stream = ctx.new_stream()?;
     let start = data(4.0);
     let mut y = stream.clone_htod(&start)?;
-    let (mut graph, node) = Graph::capture(&stream, |capture| {
-        unsafe { launch!(chain<<<4, 256, capture.stream()>>>(N, 0.5, 1.0, &mut y)) }?;
-        capture.last_node()
-    })?;
+    let (mut graph, node) = unsafe {
+        Graph::capture(&stream, |capture| {
+            launch!(chain<<<4, 256, capture.stream()>>>(N, 0.5, 1.0, &mut y))?;
+            capture.last_node()
+        })
+    }?;
     let read = |graph: &Graph<'_>| -> Result<sys::CUlaunchMemSyncDomain, chevron::Error> {
         let value = graph.node_attribute(&node, MemSyncDomain::ID)?;
         // SAFETY: the driver filled the union's member for this kind.

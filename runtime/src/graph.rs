@@ -48,11 +48,13 @@ impl<T: ?Sized> Keep for T {}
 /// # let f = ctx.load_module(Ptx::from_file("kernels/tick.ptx"))?.load_function("tick")?;
 /// let cfg = LaunchConfig::new(1, 32);
 /// // Everything the body borrows (buffers, events, configs) stays borrowed for the graph's life.
-/// let (mut graph, node) = Graph::capture(&stream, |capture| {
+/// let body = |capture: &mut chevron::Capture<'_>| {
 ///     let mut params: [*mut core::ffi::c_void; 0] = [];
 ///     unsafe { launch_function(capture.stream(), &f, &cfg, &mut params) }?;
 ///     capture.last_node()
-/// })?;
+/// };
+/// // SAFETY: `graph` is dropped below, not leaked.
+/// let (mut graph, node) = unsafe { Graph::capture(&stream, body) }?;
 /// for _ in 0..100 {
 ///     graph.replay(&stream)?;
 /// }
@@ -85,13 +87,20 @@ impl<T: ?Sized> Keep for T {}
 ///   tracked either, and buffers *allocated* by any thread of the context in that time never are.
 ///   Capture where no other thread works on the same context (and one capture at a time per
 ///   context), or track those by hand.
+/// - **A graph is dropped, never leaked** (the caller's promise: [`Graph::capture`] is
+///   `unsafe`): a leaked graph (`std::mem::forget`, `ManuallyDrop`, `Box::leak`, an `Rc`
+///   cycle) ends the borrows without waiting for its last replay, and safe code could then free
+///   a buffer the replay still writes (seen on the H200: a later allocation held the replay's
+///   values). Rust lets safe code leak any value, so no type can make the wait at drop
+///   unskippable; the alternatives were a scope closure around every use of a graph (as
+///   `std::thread::scope`) or an event recorded on every captured buffer at every replay, and
+///   both cost every user of graphs for a mistake only a leak makes.
 /// - **Not enforced**: what the kernels do with their arguments (launching and updating stay
 ///   `unsafe`, as launching does); buffers the body creates and drops inside itself (a freed
 ///   buffer the graph still uses): create them outside the body; buffers given to a typed
-///   `update`, which are borrowed for the call only (see its safety section); buffers a kernel
-///   points a device-updatable node at ([`DeviceNode`]), which are raw pointers to the graph; and
-///   a graph leaked with `std::mem::forget`, which ends the borrows without waiting for the last
-///   replay.
+///   `update`, which are borrowed for the call only (see its safety section); and buffers a
+///   kernel points a device-updatable node at ([`DeviceNode`]), which are raw pointers to the
+///   graph.
 ///
 /// `'a` is the lifetime of what the captured launches use: the graph cannot outlive it. Not
 /// `Send`: the driver's graph objects are not synchronized.
@@ -149,7 +158,31 @@ impl<'a> Graph<'a> {
     /// `cuStreamEndCapture` when the driver invalidated the capture (an operation the capture
     /// cannot record); the body's own error when it fails. On any error or panic the capture is
     /// ended and discarded, and event tracking restored.
-    pub fn capture<R, F>(stream: &Arc<CudaStream>, body: F) -> Result<(Self, R), Error>
+    ///
+    /// # Safety
+    /// The graph is dropped, never leaked (`std::mem::forget`, `ManuallyDrop`, `Box::leak`, an
+    /// `Rc` cycle), while anything its body borrows may still be freed or used: dropping it
+    /// waits for its last replay before the borrows end; a leaked graph's borrows end without
+    /// that wait, and a replay may then write a buffer that safe code freed or reuses. (The
+    /// launches in the body are `unsafe` on their own, for what the kernels do.)
+    ///
+    /// A leak cannot compile without `unsafe` (the sequence that freed a buffer under a
+    /// running replay on the H200):
+    ///
+    /// ```compile_fail,E0133
+    /// # fn f(stream: &std::sync::Arc<chevron::cudarc::driver::CudaStream>) -> Result<(), chevron::Error> {
+    /// let mut y = stream.alloc_zeros::<f32>(256)?;
+    /// let (mut graph, ()) = chevron::Graph::capture(stream, |capture| {
+    ///     // unsafe { launch!(saxpy<<<1, 256, capture.stream()>>>(256, 2.0, &x, &mut y)) }?;
+    ///     # let _ = (capture, &mut y);
+    ///     Ok(())
+    /// })?;
+    /// graph.replay(stream)?;
+    /// std::mem::forget(graph); // the borrow of `y` ends, the replay may still run
+    /// drop(y); // freed under the replay
+    /// # Ok(()) }
+    /// ```
+    pub unsafe fn capture<R, F>(stream: &Arc<CudaStream>, body: F) -> Result<(Self, R), Error>
     where
         F: FnMut(&mut Capture<'_>) -> Result<R, Error> + 'a,
     {

@@ -14,13 +14,13 @@ fn main() -> Result<(), chevron::Error> {
     let stream = ctx.new_stream()?;
     let mut counter = stream.alloc_zeros::<u32>(1)?;
     let mut status = stream.alloc_zeros::<i32>(1)?;
-    let (child, ()) = DeviceGraph::capture(&stream, |capture| unsafe {
+    let (child, ()) = unsafe { DeviceGraph::capture(&stream, |capture| unsafe {
         launch!(count_once<<<1, 32, capture.stream()>>>(&mut counter))
-    })?;
-    let (mut graph, ()) = Graph::capture(&stream, |capture| {
+    }) }?;
+    let (mut graph, ()) = unsafe { Graph::capture(&stream, |capture| {
         let exec = capture.device_graph(&child)?;
         unsafe { launch!(launch_fire_and_forget<<<1, 32, capture.stream()>>>(exec, &mut status)) }
-    })?;
+    }) }?;
     drop(child);
     graph.replay(&stream)
 }

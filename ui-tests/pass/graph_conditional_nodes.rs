@@ -21,7 +21,7 @@ fn run(
     trace: &mut CudaSlice<u32>,
     hits: &mut CudaSlice<u32>,
 ) -> Result<(), chevron::Error> {
-    let (mut graph, node): (Graph<'_>, GraphNode) = Graph::capture(stream, |capture| {
+    let (mut graph, node): (Graph<'_>, GraphNode) = unsafe { Graph::capture(stream, |capture| {
         let more = capture.condition(1)?;
         let node = capture.while_loop(&more, |body| {
             unsafe { launch!(count_up<<<1, 32, body.stream()>>>(more, &mut *counter, 8, &mut *trace)) }?;
@@ -43,7 +43,7 @@ fn run(
         })?;
         assert_eq!(cases.len(), 3);
         Ok(node)
-    })?;
+    }) }?;
     graph.replay(stream)?;
     unsafe { bump::kernel().update_scalars(&mut graph, &node, (1,)) }?;
     graph.replay(stream)

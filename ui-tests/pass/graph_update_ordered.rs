@@ -18,14 +18,14 @@ fn run(
     more: &mut CudaSlice<f32>,
 ) -> Result<(), chevron::Error> {
     let mut y = stream.alloc_zeros::<f32>(256)?;
-    let (mut graph, nodes) = Graph::capture(stream, |capture| {
+    let (mut graph, nodes) = unsafe { Graph::capture(stream, |capture| {
         let mut nodes = Vec::new();
         for _ in 0..4 {
             unsafe { launch!(chain_copy<<<1, 256, capture.stream()>>>(256, 2.0, 1.0, x, &mut y)) }?;
             nodes.push(capture.last_node()?);
         }
         Ok(nodes)
-    })?;
+    }) }?;
     {
         let input = graph.ordered_read(inputs)?;
         let output = graph.ordered(outputs)?;
