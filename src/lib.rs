@@ -93,6 +93,17 @@ pub use chevron_cuda_macros::kernel;
 /// unsuffixed literals), `&slice` / `&mut slice` or views for
 /// device buffers (cudarc's event tracking orders them across streams).
 ///
+/// What a `dyn` launch cannot see: the macro refuses an argument whose type comes from
+/// unsuffixed literals written in the launch (`&2.5`, `&(1 << 20)`, `&{ let v = 2.5; v }`),
+/// but it cannot see a type decided elsewhere: after `let a = 2;`, `&a` passes an `i32`
+/// whatever the kernel reads, and the run-time check, which compares each argument's size
+/// with the kernel's parameters (`cuFuncGetParamInfo`, CUDA 12.4+), passes it for a 4-byte
+/// `float` (as `i64` for `double`, or `u32` for `int`): the kernel reads the integer's bits.
+/// Type such values where they are made (`let a = 2.0f32;`), or declare the kernel,
+/// `#[kernel(ptx = "…")] fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);`,
+/// and launch it without `dyn`: rustc then checks each argument's type, and the declaration is
+/// checked against the PTX when your crate compiles.
+///
 /// # Keys
 ///
 /// <!-- kinds:begin -->
