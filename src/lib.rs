@@ -113,7 +113,7 @@ pub use chevron_cuda_macros::kernel;
 /// | `cooperative` | flag | `Cooperative` (`COOPERATIVE`) | yes | no | yes | 12.0+ | any |
 /// | `sync` | `Auto`/`Spin`/`Yield`/`BlockingSync` or a `SyncPolicy` | `SyncPolicy` (`SYNCHRONIZATION_POLICY`) | **no** | yes | no | 12.0+ | any |
 /// | `cluster` | dim | `ClusterDim` (`CLUSTER_DIMENSION`) | yes | no | yes | 12.0+ | 9.0+ |
-/// | `cluster_scheduling` | `Default`/`Spread`/`LoadBalancing` or a `ClusterScheduling` | `ClusterScheduling` (`CLUSTER_SCHEDULING_POLICY_PREFERENCE`) | yes | no | yes | 12.0+ | 9.0+ |
+/// | `cluster_scheduling` | `Default`/`Spread`/`LoadBalancing` (13.4: `RubinDsmemLocality`) or a `ClusterScheduling` | `ClusterScheduling` (`CLUSTER_SCHEDULING_POLICY_PREFERENCE`) | yes | no | yes | 12.0+ | 9.0+ |
 /// | `programmatic_serialization` | flag | `ProgrammaticSerialization` (`PROGRAMMATIC_STREAM_SERIALIZATION`) | yes | no | no | 12.0+ | 9.0+ |
 /// | `programmatic_event` | `&CudaEvent` or a `ProgrammaticEvent` | `ProgrammaticEvent` (`PROGRAMMATIC_EVENT`) | yes | no | no | 12.0+ | 9.0+ |
 /// | `priority` | `i32` | `Priority` (`PRIORITY`) | yes | yes | yes | 12.0+ | any |
