@@ -127,8 +127,62 @@ pub struct Graph<'a> {
     _body: Box<dyn Keep + 'a>,
 }
 
-/// `cuGraphInstantiateWithFlags` flags: none.
-const INSTANTIATE: sys::CUgraphInstantiate_flags = sys::CUgraphInstantiate_flags(0);
+/// `CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY`: replays run each kernel node at its own
+/// priority attribute instead of the priority of the stream they are launched into.
+const USE_NODE_PRIORITY: sys::CUgraphInstantiate_flags =
+    sys::CUgraphInstantiate_flags::CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
+
+/// The `cuGraphInstantiateWithFlags` flags of a graph whose kernel nodes have `priorities`:
+/// [`USE_NODE_PRIORITY`] when one of them is not the default priority 0, else none.
+///
+/// Without the flag the driver ignores node priorities at replay (the replay runs at the
+/// priority of the stream it is launched into), so a `priority = …` captured in the graph, or
+/// set with [`Graph::set_node_attribute`], would do nothing. With it, every kernel node runs at
+/// its own priority, which stream capture copies from the launch's `priority` or else from the
+/// capturing stream's: a graph with no priority anywhere keeps the replay stream's priority (a
+/// graph replayed into a high-priority stream still runs high), and a graph with one runs every
+/// node at the priority it was captured with.
+fn instantiate_flags(priorities: impl IntoIterator<Item = i32>) -> sys::CUgraphInstantiate_flags {
+    if priorities.into_iter().any(|p| p != 0) {
+        USE_NODE_PRIORITY
+    } else {
+        sys::CUgraphInstantiate_flags(0)
+    }
+}
+
+/// [`instantiate_flags`] of `graph`, from the priority attribute of its kernel nodes and of
+/// those of its child graphs (not of conditional bodies). A node whose priority the driver does
+/// not report counts as 0.
+///
+/// # Safety
+/// `graph` is live.
+unsafe fn flags_of(graph: sys::CUgraph) -> Result<sys::CUgraphInstantiate_flags, Error> {
+    let mut nodes = Vec::new();
+    // SAFETY: forwarded from the caller.
+    unsafe { device::nodes_of(graph, &mut nodes) }?;
+    let id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PRIORITY;
+    Ok(instantiate_flags(
+        nodes
+            .into_iter()
+            .filter(|&(_, kind)| kind == 0)
+            .map(|(node, _)| {
+                // SAFETY: a kernel node of the live graph.
+                unsafe { driver::kernel_node_attribute(node, id) }
+                    .map_or(0, |value| crate::attr::u32_at(&value, 0) as i32)
+            }),
+    ))
+}
+
+/// Instantiates `graph` with [`flags_of`] it.
+///
+/// # Safety
+/// `graph` is live, in the current context.
+unsafe fn instantiate(graph: sys::CUgraph) -> Result<sys::CUgraphExec, Error> {
+    // SAFETY: forwarded from the caller.
+    let flags = unsafe { flags_of(graph) }?;
+    // SAFETY: forwarded from the caller.
+    unsafe { cu::graph::instantiate(graph, flags) }.map_err(graph_err("cuGraphInstantiate"))
+}
 
 fn graph_err(call: &'static str) -> impl Fn(cudarc::driver::result::DriverError) -> Error {
     move |e| Error::driver(call, KernelName(None), e)
@@ -153,6 +207,14 @@ impl<'a> Graph<'a> {
     /// `CU_STREAM_CAPTURE_MODE_RELAXED` mode (a kernel may be used for the first time, loading
     /// its module, inside the body) with cudarc's event tracking paused (see the
     /// [`Graph`] docs). The graph replays on any stream of the context.
+    ///
+    /// Node priorities apply at replay: when a kernel node of the graph (or of a child graph)
+    /// has a priority other than the default 0 (a `priority = …` in its launch, or a capture
+    /// on a stream of another priority), the graph is instantiated with
+    /// `CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY`, and every kernel node then runs at its
+    /// own priority instead of the replay stream's; a graph without any keeps running at the
+    /// priority of the stream it is replayed into. (Kernels inside conditional bodies do not
+    /// decide it.)
     ///
     /// `Error::Graph` when the stream is already capturing; `Error::Driver` naming
     /// `cuStreamEndCapture` when the driver invalidated the capture (an operation the capture
@@ -190,7 +252,9 @@ impl<'a> Graph<'a> {
     }
 
     /// Sets launch attribute `attr` on kernel node `node` (`cuGraphKernelNodeSetAttribute`) and
-    /// instantiates the graph again, after the last replay, so that it takes effect. Only kinds
+    /// instantiates the graph again, after the last replay, so that it takes effect (a
+    /// [`Priority`](crate::Priority) other than 0 on any node instantiates with
+    /// `CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY`, see [`Graph::capture`]). Only kinds
     /// the driver accepts on a graph node compile (the rules crate table's `graph` column):
     ///
     /// ```compile_fail,E0277
@@ -221,9 +285,9 @@ impl<'a> Graph<'a> {
         )?;
         self.synchronize()?;
         self.write_back_updates()?;
-        // SAFETY: the graph is live.
-        let exec = unsafe { cu::graph::instantiate(self.graph, INSTANTIATE) }
-            .map_err(graph_err("cuGraphInstantiate"))?;
+        // SAFETY: the graph is live, its context current (bound above). Instantiated with
+        // node priorities when a node has one now (this call may have given it one).
+        let exec = unsafe { instantiate(self.graph) }?;
         let old = core::mem::replace(&mut self.exec, exec);
         // SAFETY: no replay of the old executable graph runs (synchronized above).
         unsafe { driver::graph_destroy(old, core::ptr::null_mut()) }
@@ -388,6 +452,20 @@ mod tests {
 
     fn mark() -> usize {
         BATCH.with(core::cell::Cell::get)
+    }
+
+    #[test]
+    fn node_priorities_apply_when_a_node_has_one() {
+        assert_eq!(instantiate_flags([]), sys::CUgraphInstantiate_flags(0));
+        assert_eq!(
+            instantiate_flags([0, 0, 0]),
+            sys::CUgraphInstantiate_flags(0)
+        );
+        for priorities in [[0, -5, 0], [0, 0, 3]] {
+            let flags = instantiate_flags(priorities);
+            assert_eq!(flags, USE_NODE_PRIORITY, "{priorities:?}");
+            assert_eq!(flags.0, 8, "CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY");
+        }
     }
 
     #[test]

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use cudarc::driver::{result as cu, CudaContext, CudaStream};
 
-use super::{conditional, device_node_of, graph_err, DeviceNode, Graph, GraphNode, INSTANTIATE};
+use super::{conditional, device_node_of, graph_err, DeviceNode, Graph, GraphNode};
 use crate::driver;
 use crate::error::{Error, KernelName};
 use crate::sys;
@@ -169,13 +169,13 @@ impl<'a> Graph<'a> {
                 message: "the capture recorded no graph".to_string(),
             });
         }
-        // SAFETY: the graph is live.
-        let exec = match unsafe { cu::graph::instantiate(graph, INSTANTIATE) } {
+        // SAFETY: the graph is live, its context current (bound above).
+        let exec = match unsafe { super::instantiate(graph) } {
             Ok(exec) => exec,
             Err(e) => {
                 // SAFETY: the graph was never instantiated and nothing else holds it.
                 let _ = unsafe { driver::graph_destroy(core::ptr::null_mut(), graph) };
-                return Err(graph_err("cuGraphInstantiate")(e));
+                return Err(e);
             }
         };
         Ok((

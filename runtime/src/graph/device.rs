@@ -178,7 +178,7 @@ fn instantiate_message(result: u32, node: Option<u32>) -> String {
 ///
 /// # Safety
 /// `graph` is live.
-unsafe fn nodes_of(
+pub(super) unsafe fn nodes_of(
     graph: sys::CUgraph,
     out: &mut Vec<(sys::CUgraphNode, u32)>,
 ) -> Result<(), Error> {
