@@ -2,8 +2,8 @@
 //! an `if` nested in a `while`, each decided by a kernel with `cudaGraphSetConditional` and
 //! checked against what the host expects after several replays (outputs poisoned first); a
 //! kernel node inside a body updated between replays; and the misuses that are typed errors: a
-//! condition of another graph, `sync` on a body's stream, a cooperative launch and an allocation
-//! in a body.
+//! condition of another graph, work on an enclosing capture's stream inside a body, `sync` on a
+//! body's stream, a cooperative launch and an allocation in a body.
 
 #[path = "common/gpu.rs"]
 mod gpu;
@@ -305,6 +305,65 @@ fn a_condition_of_another_graph_is_refused() -> TestResult {
     assert!(err.to_string().contains("made for another graph"), "{err}");
     // The stream is usable again: the failed capture was ended.
     assert!(!chevron::is_capturing(&stream));
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn work_on_an_enclosing_capture_stream_inside_a_body_is_refused() -> TestResult {
+    // The body cannot name `capture.stream()` (the node borrows the capture mutably: see
+    // ui-tests/fail/graph_conditional_body_launches_on_outer_stream.rs), but it can name the
+    // stream given to `Graph::capture`, or a clone of a stream: the launch would land in the
+    // enclosing graph, after the node, and run in every replay whatever the condition says
+    // (seen on the H200 before this check). Each is refused when the body ends.
+    let _serial = gpu::serial();
+    let stream = setup()?;
+    let mut counter = stream.clone_htod(&[POISON])?;
+    let err = unsafe {
+        Graph::capture(&stream, |capture| {
+            let never = capture.condition(0)?;
+            capture.if_then(
+                &never,
+                |_body| launch!(bump<<<1, 32, &stream>>>(&mut counter, 0)),
+            )
+        })
+    }
+    .expect_err("a body's launch on the captured stream was taken");
+    println!("{err}");
+    assert!(matches!(err, chevron::Error::Graph { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(text.contains("captured into the enclosing graph"), "{text}");
+    assert!(
+        text.contains("`if_then`") && text.contains("body.stream()"),
+        "{text}"
+    );
+    assert!(!chevron::is_capturing(&stream));
+
+    // A body's stream, cloned, used inside a node nested in that body: caught by the nested node
+    // (the `while` body's graph gained the launch).
+    let err = unsafe {
+        Graph::capture(&stream, |capture| {
+            let more = capture.condition(1)?;
+            capture.while_loop(&more, |body| {
+                let middle = body.stream().clone();
+                let inner = body.condition(0)?;
+                body.if_then(
+                    &inner,
+                    |_nested| launch!(bump<<<1, 32, &middle>>>(&mut counter, 0)),
+                )
+            })
+        })
+    }
+    .expect_err("a nested body's launch on its enclosing body's stream was taken");
+    println!("{err}");
+    assert!(
+        err.to_string()
+            .contains("captured into the enclosing graph"),
+        "{err}"
+    );
+    assert!(!chevron::is_capturing(&stream));
+    // Nothing ran: both captures failed before any replay.
+    assert_eq!(stream.clone_dtoh(&counter)?, [POISON]);
     Ok(())
 }
 
