@@ -225,12 +225,19 @@ fn untyped_message(expr: &Expr, u: &Untyped<'_>) -> String {
         _ if u.literals == 1 => format!("give the literal its type, e.g. `{lit}{suffix}`"),
         _ => format!("give one of its literals a type, e.g. `{lit}{suffix}`"),
     };
-    // `snippet` spaces a unary minus as any operator: `- 2.5`.
+    // `snippet` spaces a unary minus as any operator: `- 2.5`. A minus right after an opening
+    // delimiter, a `=` or a `;` is unary.
     let text = snippet(expr);
     let text = match text.strip_prefix("- ") {
         Some(rest) => format!("-{rest}"),
-        None => text.replace("(- ", "(-"),
+        None => text,
     };
+    let text = ["(", "[", "{", "=", ";", ","]
+        .iter()
+        .fold(text, |text, before| {
+            text.replace(&format!("{before} - "), &format!("{before} -"))
+                .replace(&format!("{before}- "), &format!("{before}-"))
+        });
     format!("an untyped (`dyn`) launch passes `{text}` {as_ty}, whatever the kernel expects: {fix}")
 }
 
@@ -277,6 +284,22 @@ mod tests {
             ("[0; 4]", Int, "0", 1),
         ] {
             assert_eq!(of(text), Some((number, lit.to_string(), count)), "{text}");
+        }
+    }
+
+    #[test]
+    fn messages_write_a_unary_minus_as_written() {
+        for (text, shown) in [
+            ("-2.5", "`-2.5`"),
+            ("(-2.5 * 2.0)", "`(-2.5 * 2.0)`"),
+            ("{ let v = 2.5; let w = -v; w }", "let w = -v"),
+            ("[1.0, -2.0]", ", -2.0]"),
+            ("(1.0 - 2.0)", "`(1.0 - 2.0)`"),
+        ] {
+            let expr: Expr = syn::parse_str(text).unwrap();
+            let u = untyped(&expr).unwrap_or_else(|| panic!("{text}"));
+            let message = untyped_message(&expr, &u);
+            assert!(message.contains(shown), "{text}: {message}");
         }
     }
 
