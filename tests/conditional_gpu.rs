@@ -367,6 +367,53 @@ fn work_on_an_enclosing_capture_stream_inside_a_body_is_refused() -> TestResult 
     Ok(())
 }
 
+/// Whether `graph` was instantiated with `CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY`.
+fn uses_node_priority(graph: &Graph<'_>) -> Result<bool, Box<dyn std::error::Error>> {
+    use chevron::sys;
+    let mut flags: sys::cuuint64_t = 0;
+    // SAFETY: the graph's live executable; `flags` is a valid out-pointer.
+    let rc = unsafe { sys::cuGraphExecGetFlags(graph.cu_graph_exec(), &mut flags) };
+    if rc != sys::CUresult::CUDA_SUCCESS {
+        return Err(format!("cuGraphExecGetFlags: {rc:?}").into());
+    }
+    let flag = sys::CUgraphInstantiate_flags::CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
+    Ok(flags & flag.0 as u64 != 0)
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_priority_inside_a_body_instantiates_with_node_priorities() -> TestResult {
+    // The walk of a graph's nodes does not reach into conditional bodies: the capture of each
+    // body looks at its kernels' priorities instead (tests/graph_gpu.rs measures what the flag
+    // does at replay).
+    let _serial = gpu::serial();
+    let stream = setup()?;
+    stream.context().bind_to_thread()?;
+    let (_, high) = chevron::cudarc::driver::result::stream::get_priority_range()?;
+    let mut hits = stream.clone_htod(&[0u32; 2])?;
+    for prioritized in [false, true] {
+        let graph = unsafe {
+            Graph::capture(&stream, |capture| {
+                let once = capture.condition(1)?;
+                capture.if_then(&once, |body| {
+                    if prioritized {
+                        launch!(bump<<<1, 32, body.stream(), priority = high>>>(&mut hits, 0))
+                    } else {
+                        launch!(bump<<<1, 32, body.stream()>>>(&mut hits, 0))
+                    }
+                })
+            })
+        }?
+        .0;
+        assert_eq!(
+            uses_node_priority(&graph)?,
+            prioritized,
+            "priority in the body: {prioritized}"
+        );
+    }
+    Ok(())
+}
+
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn sync_on_a_body_stream_is_refused() -> TestResult {

@@ -124,6 +124,9 @@ pub struct Graph<'a> {
     /// update path), all in one allocation (see [`Records`]); updates after the first of each
     /// node allocate nothing.
     records: core::cell::RefCell<Records>,
+    /// Whether a kernel node that the walk of the graph does not reach (in a conditional body)
+    /// has, or had, a priority other than 0: the graph then instantiates with node priorities.
+    body_priority: bool,
     _body: Box<dyn Keep + 'a>,
 }
 
@@ -150,36 +153,50 @@ fn instantiate_flags(priorities: impl IntoIterator<Item = i32>) -> sys::CUgraphI
     }
 }
 
+/// The priority attribute of kernel node `node`; 0 (the default) when the driver does not
+/// report one.
+///
+/// # Safety
+/// `node` is a live kernel node.
+unsafe fn node_priority(node: sys::CUgraphNode) -> i32 {
+    let id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PRIORITY;
+    // SAFETY: forwarded from the caller.
+    unsafe { driver::kernel_node_attribute(node, id) }
+        .map_or(0, |value| crate::attr::u32_at(&value, 0) as i32)
+}
+
 /// [`instantiate_flags`] of `graph`, from the priority attribute of its kernel nodes and of
-/// those of its child graphs (not of conditional bodies). A node whose priority the driver does
-/// not report counts as 0.
+/// those of its child graphs; `bodies`: whether a kernel node of a conditional body (which this
+/// walk does not reach: the capture of the body looked) has one.
 ///
 /// # Safety
 /// `graph` is live.
-unsafe fn flags_of(graph: sys::CUgraph) -> Result<sys::CUgraphInstantiate_flags, Error> {
+unsafe fn flags_of(
+    graph: sys::CUgraph,
+    bodies: bool,
+) -> Result<sys::CUgraphInstantiate_flags, Error> {
+    if bodies {
+        return Ok(USE_NODE_PRIORITY);
+    }
     let mut nodes = Vec::new();
     // SAFETY: forwarded from the caller.
     unsafe { device::nodes_of(graph, &mut nodes) }?;
-    let id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PRIORITY;
     Ok(instantiate_flags(
         nodes
             .into_iter()
             .filter(|&(_, kind)| kind == 0)
-            .map(|(node, _)| {
-                // SAFETY: a kernel node of the live graph.
-                unsafe { driver::kernel_node_attribute(node, id) }
-                    .map_or(0, |value| crate::attr::u32_at(&value, 0) as i32)
-            }),
+            // SAFETY: a kernel node of the live graph.
+            .map(|(node, _)| unsafe { node_priority(node) }),
     ))
 }
 
-/// Instantiates `graph` with [`flags_of`] it.
+/// Instantiates `graph` with [`flags_of`] it (`bodies` as there).
 ///
 /// # Safety
 /// `graph` is live, in the current context.
-unsafe fn instantiate(graph: sys::CUgraph) -> Result<sys::CUgraphExec, Error> {
+unsafe fn instantiate(graph: sys::CUgraph, bodies: bool) -> Result<sys::CUgraphExec, Error> {
     // SAFETY: forwarded from the caller.
-    let flags = unsafe { flags_of(graph) }?;
+    let flags = unsafe { flags_of(graph, bodies) }?;
     // SAFETY: forwarded from the caller.
     unsafe { cu::graph::instantiate(graph, flags) }.map_err(graph_err("cuGraphInstantiate"))
 }
@@ -213,8 +230,9 @@ impl<'a> Graph<'a> {
     /// on a stream of another priority), the graph is instantiated with
     /// `CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY`, and every kernel node then runs at its
     /// own priority instead of the replay stream's; a graph without any keeps running at the
-    /// priority of the stream it is replayed into. (Kernels inside conditional bodies do not
-    /// decide it.)
+    /// priority of the stream it is replayed into. Kernels of conditional bodies count; once
+    /// [`Graph::set_node_attribute`] has given any node a priority other than 0, the graph
+    /// keeps the flag when it instantiates again.
     ///
     /// `Error::Graph` when the stream is already capturing; `Error::Driver` naming
     /// `cuStreamEndCapture` when the driver invalidated the capture (an operation the capture
@@ -285,9 +303,16 @@ impl<'a> Graph<'a> {
         )?;
         self.synchronize()?;
         self.write_back_updates()?;
+        // A priority set on a node of a conditional body is not seen by the walk of the graph:
+        // from the first one on, the graph instantiates with node priorities.
+        if A::ID == sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PRIORITY
+            && crate::attr::u32_at(&attr.value(), 0) != 0
+        {
+            self.body_priority = true;
+        }
         // SAFETY: the graph is live, its context current (bound above). Instantiated with
         // node priorities when a node has one now (this call may have given it one).
-        let exec = unsafe { instantiate(self.graph) }?;
+        let exec = unsafe { instantiate(self.graph, self.body_priority) }?;
         let old = core::mem::replace(&mut self.exec, exec);
         // SAFETY: no replay of the old executable graph runs (synchronized above).
         unsafe { driver::graph_destroy(old, core::ptr::null_mut()) }

@@ -170,7 +170,8 @@ impl<'a> Graph<'a> {
             });
         }
         // SAFETY: the graph is live, its context current (bound above).
-        let exec = match unsafe { super::instantiate(graph) } {
+        let body_priority = shared.node_priority();
+        let exec = match unsafe { super::instantiate(graph, body_priority) } {
             Ok(exec) => exec,
             Err(e) => {
                 // SAFETY: the graph was never instantiated and nothing else holds it.
@@ -189,6 +190,7 @@ impl<'a> Graph<'a> {
                 order,
                 id,
                 records: core::cell::RefCell::new(super::Records::new()),
+                body_priority,
                 _body: Box::new(body),
             },
             out,

@@ -95,6 +95,9 @@ pub(crate) struct Shared {
     streams: RefCell<Vec<Arc<CudaStream>>>,
     /// Node → slot: the index its graph records the node's updates at.
     slots: RefCell<HashMap<usize, u32>>,
+    /// Whether a kernel node of a body has a priority other than 0 (the graph then instantiates
+    /// with node priorities: the walk of its nodes does not reach into bodies).
+    priority: core::cell::Cell<bool>,
 }
 
 impl Shared {
@@ -104,7 +107,13 @@ impl Shared {
             handles: RefCell::new(Vec::new()),
             streams: RefCell::new(Vec::new()),
             slots: RefCell::new(HashMap::new()),
+            priority: core::cell::Cell::new(false),
         }
+    }
+
+    /// Whether a kernel node of a conditional body captured so far has a priority other than 0.
+    pub(crate) fn node_priority(&self) -> bool {
+        self.priority.get()
     }
 
     /// The slot of `node`: the same for every `last_node` of one node, the next free one for a
@@ -514,7 +523,10 @@ impl<'s> Capture<'s> {
                  capture"
             )));
         }
-        check_body(graph, &which)
+        if check_body(graph, &which)? {
+            self.shared.priority.set(true);
+        }
+        Ok(())
     }
 }
 
@@ -591,8 +603,10 @@ fn forbidden_node(kind: u32) -> &'static str {
 }
 
 /// Checks the nodes of a captured body: only the allowed types, and no cooperative kernel.
+/// Returns whether a kernel node of the body has a priority other than 0.
 #[cfg(cuda_12030)]
-fn check_body(graph: crate::sys::CUgraph, which: &str) -> Result<(), Error> {
+fn check_body(graph: crate::sys::CUgraph, which: &str) -> Result<bool, Error> {
+    let mut priority = false;
     use crate::driver;
     // SAFETY: the body graph is owned by its node, which lives in the graph being captured.
     let nodes = unsafe { driver::graph_nodes(graph) }
@@ -615,8 +629,10 @@ fn check_body(graph: crate::sys::CUgraph, which: &str) -> Result<(), Error> {
                  or without `cooperative` (and without a grid-wide sync)"
             )));
         }
+        // SAFETY: a kernel node of the live body graph.
+        priority |= kind == 0 && unsafe { super::node_priority(node) } != 0;
     }
-    Ok(())
+    Ok(priority)
 }
 
 /// Whether kernel node `node` was captured with `cooperative`.
