@@ -10,7 +10,9 @@ use crate::error::{Error, KernelName};
 use crate::sys;
 
 /// The stream a [`Graph::capture`] body launches on, and the nodes its launches add; also the
-/// body of a conditional node ([`Capture::while_loop`] and the others).
+/// body of a conditional node ([`Capture::while_loop`] and the others), which gets a `Capture`
+/// of its own while the node borrows the enclosing one mutably: inside a body only the body's
+/// [`Capture::stream`] can be named.
 pub struct Capture<'s> {
     pub(super) stream: &'s Arc<CudaStream>,
     /// The id of the capture of the whole graph: what its nodes (those of bodies included) are
