@@ -298,17 +298,19 @@ fn main() -> Result<(), Box<dyn Error>> {
         let (py, _wy) = y.device_ptr_mut(&stream);
         (px, py)
     };
-    let (mut graph, captured) = Graph::capture(&stream, |capture| {
-        let s = capture.stream();
-        let mut captured = Vec::with_capacity(nodes);
-        for _ in 0..nodes {
-            let (n, a) = scalars();
-            // SAFETY: nothing runs (the stand-in driver).
-            unsafe { launch!(saxpy<<<1, N, s>>>(n, a, &x0, &mut y0)) }?;
-            captured.push(capture.last_node()?);
-        }
-        Ok(captured)
-    })?;
+    let (mut graph, captured) = unsafe {
+        Graph::capture(&stream, |capture| {
+            let s = capture.stream();
+            let mut captured = Vec::with_capacity(nodes);
+            for _ in 0..nodes {
+                let (n, a) = scalars();
+                // SAFETY: nothing runs (the stand-in driver).
+                launch!(saxpy<<<1, N, s>>>(n, a, &x0, &mut y0))?;
+                captured.push(capture.last_node()?);
+            }
+            Ok(captured)
+        })
+    }?;
     let (mut ox, mut oy) = (
         stream.clone_htod(&vec![1.0f32; N as usize])?,
         stream.clone_htod(&vec![0.0f32; N as usize])?,

@@ -262,33 +262,29 @@ fn run() -> Result<(), Box<dyn Error>> {
         buffers(&stream, n, u64::MAX, 3)?,
     ];
 
-    let (mut step_graph, ()) = Graph::capture(&stream, |capture| {
-        let s = capture.stream();
-        let b = &mut g_step;
-        unsafe {
-            launch!(jacobi_init<<<blocks, BLOCK, s>>>(n, &mut b.u0, &mut b.u1, &mut b.state))
-        }?;
-        // 1: the first sweep always runs; then the kernel decides.
-        let go = capture.condition(1)?;
-        capture.while_loop(&go, |body| unsafe {
-            launch!(jacobi_step<<<blocks, BLOCK, body.stream()>>>(
+    let (mut step_graph, ()) = unsafe {
+        Graph::capture(&stream, |capture| {
+            let s = capture.stream();
+            let b = &mut g_step;
+            launch!(jacobi_init<<<blocks, BLOCK, s>>>(n, &mut b.u0, &mut b.u1, &mut b.state))?;
+            // 1: the first sweep always runs; then the kernel decides.
+            let go = capture.condition(1)?;
+            capture.while_loop(&go, |body| launch!(jacobi_step<<<blocks, BLOCK, body.stream()>>>(
                 go, 1, n, &rhs, inv_diag, TOLERANCE, MAX_ITER, &mut b.u0, &mut b.u1, &mut b.state
-            ))
+            )))
         })
-    })?;
-    let (mut sweep_graph, ()) = Graph::capture(&stream, |capture| {
-        let s = capture.stream();
-        let b = &mut g_sweep;
-        unsafe {
-            launch!(jacobi_sweep_init<<<blocks, BLOCK, s>>>(n, &mut b.u0, &mut b.u1, &mut b.state))
-        }?;
-        // 1 at the start of every replay: only the launch that finds the solve over sets it.
-        let go = capture.condition(1)?;
-        capture.while_loop(&go, |body| {
-            let s = body.stream();
-            // Sweep t of the body's k-th launch is odd for even k (K is even): u0 to u1.
-            for k in 0..K {
-                unsafe {
+    }?;
+    let (mut sweep_graph, ()) = unsafe {
+        Graph::capture(&stream, |capture| {
+            let s = capture.stream();
+            let b = &mut g_sweep;
+            launch!(jacobi_sweep_init<<<blocks, BLOCK, s>>>(n, &mut b.u0, &mut b.u1, &mut b.state))?;
+            // 1 at the start of every replay: only the launch that finds the solve over sets it.
+            let go = capture.condition(1)?;
+            capture.while_loop(&go, |body| {
+                let s = body.stream();
+                // Sweep t of the body's k-th launch is odd for even k (K is even): u0 to u1.
+                for k in 0..K {
                     if k % 2 == 0 {
                         launch!(jacobi_sweep<<<blocks, BLOCK, s>>>(
                             go, 1, 1, n, &rhs, inv_diag, TOLERANCE, MAX_ITER,
@@ -299,23 +295,23 @@ fn run() -> Result<(), Box<dyn Error>> {
                             go, 1, 0, n, &rhs, inv_diag, TOLERANCE, MAX_ITER,
                             &b.u1, &mut b.u0, &mut b.state
                         ))
-                    }
-                }?;
+                    }?;
+                }
+                Ok(())
+            })
+        })
+    }?;
+    let (mut unrolled_graph, ()) = unsafe {
+        Graph::capture(&stream, |capture| {
+            let s = capture.stream();
+            let b = &mut g_unrolled;
+            launch!(jacobi_sweep_init<<<blocks, BLOCK, s>>>(n, &mut b.u0, &mut b.u1, &mut b.state))?;
+            for t in 1..=iters {
+                sweep_on(s, t, n, &rhs, inv_diag, b)?;
             }
             Ok(())
         })
-    })?;
-    let (mut unrolled_graph, ()) = Graph::capture(&stream, |capture| {
-        let s = capture.stream();
-        let b = &mut g_unrolled;
-        unsafe {
-            launch!(jacobi_sweep_init<<<blocks, BLOCK, s>>>(n, &mut b.u0, &mut b.u1, &mut b.state))
-        }?;
-        for t in 1..=iters {
-            sweep_on(s, t, n, &rhs, inv_diag, b)?;
-        }
-        Ok(())
-    })?;
+    }?;
     step_graph.upload(&stream)?;
     sweep_graph.upload(&stream)?;
     unrolled_graph.upload(&stream)?;

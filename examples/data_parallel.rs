@@ -171,13 +171,15 @@ where
         return Ok(Vec::new());
     };
     let mut work = Some(work);
-    let (graph, mut inner) = Graph::capture(first, move |_| match work.take() {
-        Some(work) => capture_all(rest, work),
-        None => Err(chevron::Error::Graph {
-            kernel: Default::default(),
-            message: "the capture body ran twice".into(),
-        }),
-    })?;
+    let (graph, mut inner) = unsafe {
+        Graph::capture(first, move |_| match work.take() {
+            Some(work) => capture_all(rest, work),
+            None => Err(chevron::Error::Graph {
+                kernel: Default::default(),
+                message: "the capture body ran twice".into(),
+            }),
+        })
+    }?;
     inner.insert(0, graph);
     Ok(inner)
 }

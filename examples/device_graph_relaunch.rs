@@ -65,17 +65,19 @@ fn device_relaunch(stream: &Arc<CudaStream>, n: u32) -> Result<f64> {
     let mut status = stream.clone_htod(&[-1i32])?;
     let seconds;
     {
-        let (child, ()) = DeviceGraph::capture(stream, |capture| {
-            let s = capture.stream();
-            unsafe {
+        let (child, ()) = unsafe {
+            DeviceGraph::capture(stream, |capture| {
+                let s = capture.stream();
                 launch!(relaunch_until<<<1, 32, s>>>(&mut counter, n, &mut trace, &mut loop_status))
-            }
-        })?;
-        let (mut parent, ()) = Graph::capture(stream, |capture| {
-            let exec = capture.device_graph(&child)?;
-            let s = capture.stream();
-            unsafe { launch!(launch_fire_and_forget<<<1, 32, s>>>(exec, &mut status)) }
-        })?;
+            })
+        }?;
+        let (mut parent, ()) = unsafe {
+            Graph::capture(stream, |capture| {
+                let exec = capture.device_graph(&child)?;
+                let s = capture.stream();
+                launch!(launch_fire_and_forget<<<1, 32, s>>>(exec, &mut status))
+            })
+        }?;
         parent.upload(stream)?;
         parent.synchronize()?;
         let start = Instant::now();
@@ -101,10 +103,12 @@ fn host_replays(stream: &Arc<CudaStream>, n: u32, sync: bool) -> Result<f64> {
     let mut counter = stream.clone_htod(&[0u32])?;
     let seconds;
     {
-        let (mut graph, ()) = Graph::capture(stream, |capture| {
-            let s = capture.stream();
-            unsafe { launch!(count_once<<<1, 32, s>>>(&mut counter)) }
-        })?;
+        let (mut graph, ()) = unsafe {
+            Graph::capture(stream, |capture| {
+                let s = capture.stream();
+                launch!(count_once<<<1, 32, s>>>(&mut counter))
+            })
+        }?;
         graph.upload(stream)?;
         graph.synchronize()?;
         let start = Instant::now();
@@ -126,10 +130,12 @@ fn host_launches_of_device_graph(stream: &Arc<CudaStream>, n: u32) -> Result<f64
     let mut counter = stream.clone_htod(&[0u32])?;
     let seconds;
     {
-        let (mut graph, ()) = DeviceGraph::capture(stream, |capture| {
-            let s = capture.stream();
-            unsafe { launch!(count_once<<<1, 32, s>>>(&mut counter)) }
-        })?;
+        let (mut graph, ()) = unsafe {
+            DeviceGraph::capture(stream, |capture| {
+                let s = capture.stream();
+                launch!(count_once<<<1, 32, s>>>(&mut counter))
+            })
+        }?;
         graph.synchronize()?;
         let start = Instant::now();
         for _ in 0..n {

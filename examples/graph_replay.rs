@@ -279,22 +279,24 @@ fn run() -> Result<(), Box<dyn Error>> {
         let fixed: Vec<(f32, f32)> = (0..n).map(|k| args(k, 0)).collect();
 
         // Capture the graphs once: the chain with round 0's arguments.
-        let (mut replay, ()) = Graph::capture(&stream, |capture| {
-            for &(a, b) in &fixed {
-                unsafe { launch!(chain<<<1, LEN, capture.stream()>>>(len, a, b, &mut y_replay)) }?;
-            }
-            Ok(())
-        })?;
+        let (mut replay, ()) = unsafe {
+            Graph::capture(&stream, |capture| {
+                for &(a, b) in &fixed {
+                    launch!(chain<<<1, LEN, capture.stream()>>>(len, a, b, &mut y_replay))?;
+                }
+                Ok(())
+            })
+        }?;
         // Every kernel after the first depends on its predecessor through a programmatic edge.
-        let (mut replay_pdl, ()) = Graph::capture(&stream, |capture| {
-            for (k, &(a, b)) in fixed.iter().enumerate() {
-                unsafe {
+        let (mut replay_pdl, ()) = unsafe {
+            Graph::capture(&stream, |capture| {
+                for (k, &(a, b)) in fixed.iter().enumerate() {
                     launch!(chain_pdl<<<1, LEN, capture.stream(), programmatic_serialization = k > 0>>>(
-                        len, a, b, &mut y_replay_pdl))
-                }?;
-            }
-            Ok(())
-        })?;
+                        len, a, b, &mut y_replay_pdl))?;
+                }
+                Ok(())
+            })
+        }?;
         let programmatic = replay_pdl
             .edges()?
             .iter()
@@ -307,79 +309,85 @@ fn run() -> Result<(), Box<dyn Error>> {
             )
             .into());
         }
-        let (mut empties, ()) = Graph::capture(&stream, |capture| {
-            for _ in 0..n {
-                unsafe { launch!(empty<<<1, 32, capture.stream()>>>()) }?;
-            }
-            Ok(())
-        })?;
-        let (mut updated, nodes) = Graph::capture(&stream, |capture| {
-            let mut nodes: Vec<GraphNode> = Vec::with_capacity(n);
-            for &(a, b) in &fixed {
-                unsafe { launch!(chain<<<1, LEN, capture.stream()>>>(len, a, b, &mut y_capture)) }?;
-                nodes.push(capture.last_node()?);
-            }
-            Ok(nodes)
-        })?;
-        let (mut ordered, ordered_nodes) = Graph::capture(&stream, |capture| {
-            let mut nodes: Vec<GraphNode> = Vec::with_capacity(n);
-            for &(a, b) in &fixed {
-                unsafe {
-                    launch!(chain<<<1, LEN, capture.stream()>>>(len, a, b, &mut y_capture_ordered))
-                }?;
-                nodes.push(capture.last_node()?);
-            }
-            Ok(nodes)
-        })?;
-        let (mut ordered_batch, ordered_batch_nodes) = Graph::capture(&stream, |capture| {
-            let mut nodes: Vec<GraphNode> = Vec::with_capacity(n);
-            for &(a, b) in &fixed {
-                unsafe {
+        let (mut empties, ()) = unsafe {
+            Graph::capture(&stream, |capture| {
+                for _ in 0..n {
+                    launch!(empty<<<1, 32, capture.stream()>>>())?;
+                }
+                Ok(())
+            })
+        }?;
+        let (mut updated, nodes) = unsafe {
+            Graph::capture(&stream, |capture| {
+                let mut nodes: Vec<GraphNode> = Vec::with_capacity(n);
+                for &(a, b) in &fixed {
+                    launch!(chain<<<1, LEN, capture.stream()>>>(len, a, b, &mut y_capture))?;
+                    nodes.push(capture.last_node()?);
+                }
+                Ok(nodes)
+            })
+        }?;
+        let (mut ordered, ordered_nodes) = unsafe {
+            Graph::capture(&stream, |capture| {
+                let mut nodes: Vec<GraphNode> = Vec::with_capacity(n);
+                for &(a, b) in &fixed {
+                    launch!(chain<<<1, LEN, capture.stream()>>>(len, a, b, &mut y_capture_ordered))?;
+                    nodes.push(capture.last_node()?);
+                }
+                Ok(nodes)
+            })
+        }?;
+        let (mut ordered_batch, ordered_batch_nodes) = unsafe {
+            Graph::capture(&stream, |capture| {
+                let mut nodes: Vec<GraphNode> = Vec::with_capacity(n);
+                for &(a, b) in &fixed {
                     launch!(chain<<<1, LEN, capture.stream()>>>(
-                        len, a, b, &mut y_capture_ordered_batch))
-                }?;
-                nodes.push(capture.last_node()?);
-            }
-            Ok(nodes)
-        })?;
-        let (mut scalars, scalar_nodes) = Graph::capture(&stream, |capture| {
-            let mut nodes: Vec<GraphNode> = Vec::with_capacity(n);
-            for &(a, b) in &fixed {
-                unsafe { launch!(chain<<<1, LEN, capture.stream()>>>(len, a, b, &mut y_scalars)) }?;
-                nodes.push(capture.last_node()?);
-            }
-            Ok(nodes)
-        })?;
-        let (mut scalars_batch, scalar_batch_nodes) = Graph::capture(&stream, |capture| {
-            let mut nodes: Vec<GraphNode> = Vec::with_capacity(n);
-            for &(a, b) in &fixed {
-                unsafe {
-                    launch!(chain<<<1, LEN, capture.stream()>>>(len, a, b, &mut y_scalars_batch))
-                }?;
-                nodes.push(capture.last_node()?);
-            }
-            Ok(nodes)
-        })?;
-        let (mut raw_updated, raw_nodes) = Graph::capture(&stream, |capture| {
-            let mut nodes: Vec<GraphNode> = Vec::with_capacity(n);
-            for &(a, b) in &fixed {
-                unsafe {
-                    launch!(chain<<<1, LEN, capture.stream()>>>(len, a, b, &mut y_capture_raw))
-                }?;
-                nodes.push(capture.last_node()?);
-            }
-            Ok(nodes)
-        })?;
-        let (mut raw_ctx_updated, raw_ctx_nodes) = Graph::capture(&stream, |capture| {
-            let mut nodes: Vec<GraphNode> = Vec::with_capacity(n);
-            for &(a, b) in &fixed {
-                unsafe {
-                    launch!(chain<<<1, LEN, capture.stream()>>>(len, a, b, &mut y_capture_raw_ctx))
-                }?;
-                nodes.push(capture.last_node()?);
-            }
-            Ok(nodes)
-        })?;
+                        len, a, b, &mut y_capture_ordered_batch))?;
+                    nodes.push(capture.last_node()?);
+                }
+                Ok(nodes)
+            })
+        }?;
+        let (mut scalars, scalar_nodes) = unsafe {
+            Graph::capture(&stream, |capture| {
+                let mut nodes: Vec<GraphNode> = Vec::with_capacity(n);
+                for &(a, b) in &fixed {
+                    launch!(chain<<<1, LEN, capture.stream()>>>(len, a, b, &mut y_scalars))?;
+                    nodes.push(capture.last_node()?);
+                }
+                Ok(nodes)
+            })
+        }?;
+        let (mut scalars_batch, scalar_batch_nodes) = unsafe {
+            Graph::capture(&stream, |capture| {
+                let mut nodes: Vec<GraphNode> = Vec::with_capacity(n);
+                for &(a, b) in &fixed {
+                    launch!(chain<<<1, LEN, capture.stream()>>>(len, a, b, &mut y_scalars_batch))?;
+                    nodes.push(capture.last_node()?);
+                }
+                Ok(nodes)
+            })
+        }?;
+        let (mut raw_updated, raw_nodes) = unsafe {
+            Graph::capture(&stream, |capture| {
+                let mut nodes: Vec<GraphNode> = Vec::with_capacity(n);
+                for &(a, b) in &fixed {
+                    launch!(chain<<<1, LEN, capture.stream()>>>(len, a, b, &mut y_capture_raw))?;
+                    nodes.push(capture.last_node()?);
+                }
+                Ok(nodes)
+            })
+        }?;
+        let (mut raw_ctx_updated, raw_ctx_nodes) = unsafe {
+            Graph::capture(&stream, |capture| {
+                let mut nodes: Vec<GraphNode> = Vec::with_capacity(n);
+                for &(a, b) in &fixed {
+                    launch!(chain<<<1, LEN, capture.stream()>>>(len, a, b, &mut y_capture_raw_ctx))?;
+                    nodes.push(capture.last_node()?);
+                }
+                Ok(nodes)
+            })
+        }?;
         // SAFETY: all-zero is a valid value of this plain C struct; the fields that matter are
         // set below.
         let mut raw_node: sys::CUDA_KERNEL_NODE_PARAMS = unsafe { std::mem::zeroed() };

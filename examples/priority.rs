@@ -3,11 +3,14 @@
 //!
 //! The flood is 16 kernels of 4 waves of 20 µs blocks on a stream of the lowest priority. While
 //! it runs, the probe kernel is launched from another stream and the host waits for it (host
-//! clock, launch to the end of `cuStreamSynchronize` on a spinning stream). Four variants,
+//! clock, launch to the end of `cuStreamSynchronize` on a spinning stream). Six variants,
 //! interleaved: an idle GPU (the floor), no priority, `priority = HIGH` in the launch list
-//! (launch position) and `stream(priority = HIGH)` (stream position, read back with
-//! `chevron::stream_attribute`). With priority, the block scheduler gives the probe's block the
-//! first SM slot that frees; without it the probe queues behind flood blocks.
+//! (launch position), `stream(priority = HIGH)` (stream position, read back with
+//! `chevron::stream_attribute`), and the probe as the node of a replayed graph, without and
+//! with `priority = HIGH` on the node (graph node position: chevron instantiates a graph with a
+//! node priority with `CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY`, without which the driver
+//! runs the node at the replay stream's priority). With priority, the block scheduler gives the
+//! probe's block the first SM slot that frees; without it the probe queues behind flood blocks.
 //!
 //! Checks that every probe wrote its value and that every flood block ran.
 //!
@@ -21,7 +24,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use chevron::cudarc::driver::{result, sys, CudaSlice, CudaStream};
-use chevron::{kernel, launch, Priority, SyncPolicy};
+use chevron::{kernel, launch, Graph, Priority, SyncPolicy};
 
 /// Each block spins `ns` nanoseconds, then adds 1 to `*done`.
 #[kernel(ptx = "kernels/priority.ptx")]
@@ -41,10 +44,19 @@ enum Variant {
     None,
     Launch,
     Stream,
+    GraphNone,
+    GraphNode,
 }
 
 impl Variant {
-    const ALL: [Self; 4] = [Self::Idle, Self::None, Self::Launch, Self::Stream];
+    const ALL: [Self; 6] = [
+        Self::Idle,
+        Self::None,
+        Self::Launch,
+        Self::Stream,
+        Self::GraphNone,
+        Self::GraphNode,
+    ];
 
     fn name(self, high: i32) -> String {
         match self {
@@ -52,6 +64,8 @@ impl Variant {
             Self::None => "flood, no priority".into(),
             Self::Launch => format!("flood, `priority = {high}` (launch)"),
             Self::Stream => format!("flood, `stream(priority = {high})`"),
+            Self::GraphNone => "flood, replayed graph, no node priority".into(),
+            Self::GraphNode => format!("flood, replayed graph, node `priority = {high}`"),
         }
     }
 }
@@ -105,8 +119,8 @@ fn run() -> Result<(), Box<dyn Error>> {
         for (v, variant) in Variant::ALL.into_iter().enumerate() {
             let stream = &probes[v];
             let out = &mut outs[v];
-            let value = (trial * 4 + v) as u32 + 1;
-            if variant != Variant::Idle {
+            let value = (trial * Variant::ALL.len() + v) as u32 + 1;
+            let mut start_flood = || -> Result<(), chevron::Error> {
                 for _ in 0..flood_kernels {
                     // SAFETY: `done` holds one u32; the kernel touches nothing else.
                     unsafe { launch!(busy<<<flood_grid, 256, &flood>>>(&mut done, BLOCK_NS)) }?;
@@ -116,24 +130,48 @@ fn run() -> Result<(), Box<dyn Error>> {
                 while t.elapsed() < HEAD_START {
                     std::hint::spin_loop();
                 }
-            }
-            let t = Instant::now();
-            // SAFETY: `out` holds one u32.
-            unsafe {
-                match variant {
-                    Variant::Idle | Variant::None => {
-                        launch!(probe<<<1, 32, stream>>>(out, value))
-                    }
-                    Variant::Launch => {
-                        launch!(probe<<<1, 32, stream, priority = high>>>(out, value))
-                    }
-                    Variant::Stream => {
-                        launch!(probe<<<1, 32, stream, stream(priority = high)>>>(out, value))
-                    }
+                Ok(())
+            };
+            let us = if let Variant::GraphNone | Variant::GraphNode = variant {
+                let prioritized = variant == Variant::GraphNode;
+                let out = &mut *out;
+                // Captured before the flood: a capture synchronizes the context first.
+                // SAFETY: `out` holds one u32; the graph is dropped below, never leaked.
+                let (mut graph, ()) = unsafe {
+                    Graph::capture(stream, move |capture| {
+                        let s = capture.stream();
+                        if prioritized {
+                            launch!(probe<<<1, 32, s, priority = high>>>(&mut *out, value))
+                        } else {
+                            launch!(probe<<<1, 32, s>>>(&mut *out, value))
+                        }
+                    })
+                }?;
+                start_flood()?;
+                let t = Instant::now();
+                graph.replay(stream)?;
+                graph.synchronize()?;
+                t.elapsed().as_secs_f64() * 1e6
+            } else {
+                if variant != Variant::Idle {
+                    start_flood()?;
                 }
-            }?;
-            stream.synchronize()?;
-            let us = t.elapsed().as_secs_f64() * 1e6;
+                let t = Instant::now();
+                // SAFETY: `out` holds one u32.
+                unsafe {
+                    match variant {
+                        Variant::Launch => {
+                            launch!(probe<<<1, 32, stream, priority = high>>>(out, value))
+                        }
+                        Variant::Stream => {
+                            launch!(probe<<<1, 32, stream, stream(priority = high)>>>(out, value))
+                        }
+                        _ => launch!(probe<<<1, 32, stream>>>(out, value)),
+                    }
+                }?;
+                stream.synchronize()?;
+                t.elapsed().as_secs_f64() * 1e6
+            };
             flood.synchronize()?;
             let got = stream.clone_dtoh(out)?[0];
             if got != value {

@@ -152,17 +152,17 @@ fn graph_phase(ctx: &Arc<CudaContext>, quick: bool) -> Result<(), Box<dyn Error>
     let mut y = stream.clone_htod(&y0)?;
     // The graph borrows `y` mutably until it is dropped at the end of this block.
     let (took, after_warmup, at_end) = {
-        let (mut graph, ()) = Graph::capture(&stream, |capture| {
-            for a in GRAPH_A {
-                // SAFETY: one block of N threads over buffers of N floats, as in the launches
-                // above.
-                unsafe {
+        let (mut graph, ()) = unsafe {
+            Graph::capture(&stream, |capture| {
+                for a in GRAPH_A {
+                    // SAFETY: one block of N threads over buffers of N floats, as in the launches
+                    // above.
                     launch!(saxpy<<<1, N, capture.stream(), priority = 0,
-                        mem_sync_domain = Default>>>(N, a, &x, &mut y))
-                }?;
-            }
-            Ok(())
-        })?;
+                        mem_sync_domain = Default>>>(N, a, &x, &mut y))?;
+                }
+                Ok(())
+            })
+        }?;
         graph.upload(&stream)?;
         graph.synchronize()?;
         let start = Instant::now();

@@ -93,6 +93,17 @@ pub use chevron_cuda_macros::kernel;
 /// unsuffixed literals), `&slice` / `&mut slice` or views for
 /// device buffers (cudarc's event tracking orders them across streams).
 ///
+/// What a `dyn` launch cannot see: the macro refuses an argument whose type comes from
+/// unsuffixed literals written in the launch (`&2.5`, `&(1 << 20)`, `&{ let v = 2.5; v }`),
+/// but it cannot see a type decided elsewhere: after `let a = 2;`, `&a` passes an `i32`
+/// whatever the kernel reads, and the run-time check, which compares each argument's size
+/// with the kernel's parameters (`cuFuncGetParamInfo`, CUDA 12.4+), passes it for a 4-byte
+/// `float` (as `i64` for `double`, or `u32` for `int`): the kernel reads the integer's bits.
+/// Type such values where they are made (`let a = 2.0f32;`), or declare the kernel,
+/// `#[kernel(ptx = "…")] fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);`,
+/// and launch it without `dyn`: rustc then checks each argument's type, and the declaration is
+/// checked against the PTX when your crate compiles.
+///
 /// # Keys
 ///
 /// <!-- kinds:begin -->
@@ -102,7 +113,7 @@ pub use chevron_cuda_macros::kernel;
 /// | `cooperative` | flag | `Cooperative` (`COOPERATIVE`) | yes | no | yes | 12.0+ | any |
 /// | `sync` | `Auto`/`Spin`/`Yield`/`BlockingSync` or a `SyncPolicy` | `SyncPolicy` (`SYNCHRONIZATION_POLICY`) | **no** | yes | no | 12.0+ | any |
 /// | `cluster` | dim | `ClusterDim` (`CLUSTER_DIMENSION`) | yes | no | yes | 12.0+ | 9.0+ |
-/// | `cluster_scheduling` | `Default`/`Spread`/`LoadBalancing` or a `ClusterScheduling` | `ClusterScheduling` (`CLUSTER_SCHEDULING_POLICY_PREFERENCE`) | yes | no | yes | 12.0+ | 9.0+ |
+/// | `cluster_scheduling` | `Default`/`Spread`/`LoadBalancing` (13.4: `RubinDsmemLocality`) or a `ClusterScheduling` | `ClusterScheduling` (`CLUSTER_SCHEDULING_POLICY_PREFERENCE`) | yes | no | yes | 12.0+ | 9.0+ |
 /// | `programmatic_serialization` | flag | `ProgrammaticSerialization` (`PROGRAMMATIC_STREAM_SERIALIZATION`) | yes | no | no | 12.0+ | 9.0+ |
 /// | `programmatic_event` | `&CudaEvent` or a `ProgrammaticEvent` | `ProgrammaticEvent` (`PROGRAMMATIC_EVENT`) | yes | no | no | 12.0+ | 9.0+ |
 /// | `priority` | `i32` | `Priority` (`PRIORITY`) | yes | yes | yes | 12.0+ | any |

@@ -298,18 +298,20 @@ fn a_completion_of_a_capturing_stream_is_a_graph_error() -> TestResult {
     let stream = ctx.new_stream()?;
     let mut count = stream.clone_htod(&[0u32])?;
     let mut seen = Vec::new();
-    let (graph, ()) = Graph::capture(&stream, |capture| {
-        unsafe { launch!(spin_wait<<<1, 32, capture.stream()>>>(1000, &mut count)) }?;
-        for mechanism in Mechanism::ALL {
-            if mechanism.available().is_ok() {
-                seen.push((
-                    mechanism,
-                    block_on(completion_with(capture.stream(), mechanism)),
-                ));
+    let (graph, ()) = unsafe {
+        Graph::capture(&stream, |capture| {
+            launch!(spin_wait<<<1, 32, capture.stream()>>>(1000, &mut count))?;
+            for mechanism in Mechanism::ALL {
+                if mechanism.available().is_ok() {
+                    seen.push((
+                        mechanism,
+                        block_on(completion_with(capture.stream(), mechanism)),
+                    ));
+                }
             }
-        }
-        Ok(())
-    })?;
+            Ok(())
+        })
+    }?;
     drop(graph);
     for (mechanism, result) in seen {
         match result {

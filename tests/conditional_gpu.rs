@@ -2,8 +2,8 @@
 //! an `if` nested in a `while`, each decided by a kernel with `cudaGraphSetConditional` and
 //! checked against what the host expects after several replays (outputs poisoned first); a
 //! kernel node inside a body updated between replays; and the misuses that are typed errors: a
-//! condition of another graph, `sync` on a body's stream, a cooperative launch and an allocation
-//! in a body.
+//! condition of another graph, work on an enclosing capture's stream inside a body, `sync` on a
+//! body's stream, a cooperative launch and an allocation in a body.
 
 #[path = "common/gpu.rs"]
 mod gpu;
@@ -61,17 +61,19 @@ fn while_loop_runs_until_a_kernel_says_stop() -> TestResult {
     let mut counter = stream.clone_htod(&[POISON])?;
     let mut trace = stream.clone_htod(&vec![POISON; LIMIT as usize + 3])?;
     let mut replays = stream.clone_htod(&[0u32])?;
-    let (mut graph, ()) = Graph::capture(&stream, |capture| {
-        let s = capture.stream();
-        unsafe { launch!(mark<<<1, 32, s>>>(&mut counter, 0, 0)) }?;
-        let more = capture.condition(1)?;
-        capture.while_loop(&more, |body| {
-            let s = body.stream();
-            unsafe { launch!(count_up<<<1, 32, s>>>(more, &mut counter, LIMIT, &mut trace)) }
-        })?;
-        // After the loop, in every replay.
-        unsafe { launch!(bump<<<1, 32, s>>>(&mut replays, 0)) }
-    })?;
+    let (mut graph, ()) = unsafe {
+        Graph::capture(&stream, |capture| {
+            let s = capture.stream();
+            launch!(mark<<<1, 32, s>>>(&mut counter, 0, 0))?;
+            let more = capture.condition(1)?;
+            capture.while_loop(&more, |body| {
+                let s = body.stream();
+                launch!(count_up<<<1, 32, s>>>(more, &mut counter, LIMIT, &mut trace))
+            })?;
+            // After the loop, in every replay. (The node borrowed `capture` mutably: `s` ended.)
+            launch!(bump<<<1, 32, capture.stream()>>>(&mut replays, 0))
+        })
+    }?;
     // The second replay starts from the default (1) again: the loop runs anew, not zero times.
     graph.replay(&stream)?;
     graph.replay(&stream)?;
@@ -105,19 +107,22 @@ fn if_then_runs_its_body_only_when_the_condition_is_set() -> TestResult {
     let stream = setup()?;
     let mut value = stream.clone_htod(&[POISON])?;
     let mut hits = stream.clone_htod(&[0u32, 0])?;
-    let (mut graph, node) = Graph::capture(&stream, |capture| {
-        let s = capture.stream();
-        unsafe { launch!(mark<<<1, 32, s>>>(&mut value, 0, 1)) }?;
-        let node = capture.last_node()?;
-        let yes = capture.condition(0)?;
-        unsafe { launch!(set_condition<<<1, 32, s>>>(yes, &value)) }?;
-        capture.if_then(&yes, |body| unsafe {
-            launch!(bump<<<1, 32, body.stream()>>>(&mut hits, 0))
-        })?;
-        // Always, after the node.
-        unsafe { launch!(bump<<<1, 32, s>>>(&mut hits, 1)) }?;
-        Ok(node)
-    })?;
+    let (mut graph, node) = unsafe {
+        Graph::capture(&stream, |capture| {
+            let s = capture.stream();
+            launch!(mark<<<1, 32, s>>>(&mut value, 0, 1))?;
+            let node = capture.last_node()?;
+            let yes = capture.condition(0)?;
+            launch!(set_condition<<<1, 32, s>>>(yes, &value))?;
+            capture.if_then(
+                &yes,
+                |body| launch!(bump<<<1, 32, body.stream()>>>(&mut hits, 0)),
+            )?;
+            // Always, after the node.
+            launch!(bump<<<1, 32, capture.stream()>>>(&mut hits, 1))?;
+            Ok(node)
+        })
+    }?;
     // Conditions 1, 0, 7, 0, 2: the body runs 3 times out of 5.
     for v in [1u32, 0, 7, 0, 2] {
         unsafe { mark::kernel().update_scalars(&mut graph, &node, (0, v)) }?;
@@ -141,19 +146,21 @@ fn if_else_runs_one_of_its_two_bodies() -> TestResult {
     let mut value = stream.clone_htod(&[POISON])?;
     let mut out = stream.clone_htod(&[POISON, POISON])?;
     let mut hits = stream.clone_htod(&[0u32, 0])?;
-    let (mut graph, node) = Graph::capture(&stream, |capture| {
-        let s = capture.stream();
-        unsafe { launch!(mark<<<1, 32, s>>>(&mut value, 0, 1)) }?;
-        let node = capture.last_node()?;
-        let choose = capture.condition(0)?;
-        unsafe { launch!(set_condition<<<1, 32, s>>>(choose, &value)) }?;
-        capture.if_else(&choose, |then, body| unsafe {
-            let (index, value) = if then { (0, 111) } else { (1, 222) };
-            launch!(bump<<<1, 32, body.stream()>>>(&mut hits, index))?;
-            launch!(mark<<<1, 32, body.stream()>>>(&mut out, index, value))
-        })?;
-        Ok(node)
-    })?;
+    let (mut graph, node) = unsafe {
+        Graph::capture(&stream, |capture| {
+            let s = capture.stream();
+            launch!(mark<<<1, 32, s>>>(&mut value, 0, 1))?;
+            let node = capture.last_node()?;
+            let choose = capture.condition(0)?;
+            launch!(set_condition<<<1, 32, s>>>(choose, &value))?;
+            capture.if_else(&choose, |then, body| {
+                let (index, value) = if then { (0, 111) } else { (1, 222) };
+                launch!(bump<<<1, 32, body.stream()>>>(&mut hits, index))?;
+                launch!(mark<<<1, 32, body.stream()>>>(&mut out, index, value))
+            })?;
+            Ok(node)
+        })
+    }?;
     // Non-zero, zero, non-zero, zero, zero: `then` twice, `else` three times.
     for v in [5u32, 0, 1, 0, 0] {
         unsafe { mark::kernel().update_scalars(&mut graph, &node, (0, v)) }?;
@@ -178,21 +185,23 @@ fn switch_runs_the_chosen_case_or_none() -> TestResult {
     let stream = setup()?;
     let mut value = stream.clone_htod(&[POISON])?;
     let mut hits = stream.clone_htod(&[0u32; CASES as usize + 1])?;
-    let (mut graph, node) = Graph::capture(&stream, |capture| {
-        let s = capture.stream();
-        unsafe { launch!(mark<<<1, 32, s>>>(&mut value, 0, 0)) }?;
-        let node = capture.last_node()?;
-        let case = capture.condition(0)?;
-        unsafe { launch!(set_condition<<<1, 32, s>>>(case, &value)) }?;
-        let indices = capture.switch(&case, CASES, |k, body| {
-            unsafe { launch!(bump<<<1, 32, body.stream()>>>(&mut hits, k)) }?;
-            Ok(k)
-        })?;
-        assert_eq!(indices, [0, 1, 2]);
-        // Always, after the node.
-        unsafe { launch!(bump<<<1, 32, s>>>(&mut hits, CASES)) }?;
-        Ok(node)
-    })?;
+    let (mut graph, node) = unsafe {
+        Graph::capture(&stream, |capture| {
+            let s = capture.stream();
+            launch!(mark<<<1, 32, s>>>(&mut value, 0, 0))?;
+            let node = capture.last_node()?;
+            let case = capture.condition(0)?;
+            launch!(set_condition<<<1, 32, s>>>(case, &value))?;
+            let indices = capture.switch(&case, CASES, |k, body| {
+                launch!(bump<<<1, 32, body.stream()>>>(&mut hits, k))?;
+                Ok(k)
+            })?;
+            assert_eq!(indices, [0, 1, 2]);
+            // Always, after the node.
+            launch!(bump<<<1, 32, capture.stream()>>>(&mut hits, CASES))?;
+            Ok(node)
+        })
+    }?;
     // Case 2, 0, 2, 7 (none: out of range), 1, 2.
     for v in [2u32, 0, 2, 7, 1, 2] {
         unsafe { mark::kernel().update_scalars(&mut graph, &node, (0, v)) }?;
@@ -218,20 +227,23 @@ fn an_if_nested_in_a_while_body() -> TestResult {
     let mut counter = stream.clone_htod(&[POISON])?;
     let mut trace = stream.clone_htod(&vec![POISON; LIMIT as usize])?;
     let mut odd = stream.clone_htod(&[0u32])?;
-    let (mut graph, ()) = Graph::capture(&stream, |capture| {
-        unsafe { launch!(mark<<<1, 32, capture.stream()>>>(&mut counter, 0, 0)) }?;
-        let more = capture.condition(1)?;
-        capture.while_loop(&more, |body| {
-            let s = body.stream();
-            unsafe { launch!(count_up<<<1, 32, s>>>(more, &mut counter, LIMIT, &mut trace)) }?;
-            // A condition of the body's graph, for the node inside it.
-            let is_odd = body.condition(0)?;
-            unsafe { launch!(set_odd<<<1, 32, s>>>(is_odd, &counter)) }?;
-            body.if_then(&is_odd, |inner| unsafe {
-                launch!(bump<<<1, 32, inner.stream()>>>(&mut odd, 0))
+    let (mut graph, ()) = unsafe {
+        Graph::capture(&stream, |capture| {
+            launch!(mark<<<1, 32, capture.stream()>>>(&mut counter, 0, 0))?;
+            let more = capture.condition(1)?;
+            capture.while_loop(&more, |body| {
+                let s = body.stream();
+                launch!(count_up<<<1, 32, s>>>(more, &mut counter, LIMIT, &mut trace))?;
+                // A condition of the body's graph, for the node inside it.
+                let is_odd = body.condition(0)?;
+                launch!(set_odd<<<1, 32, s>>>(is_odd, &counter))?;
+                body.if_then(
+                    &is_odd,
+                    |inner| launch!(bump<<<1, 32, inner.stream()>>>(&mut odd, 0)),
+                )
             })
         })
-    })?;
+    }?;
     graph.replay(&stream)?;
     graph.replay(&stream)?;
     drop(graph);
@@ -249,13 +261,15 @@ fn a_kernel_node_inside_a_body_is_updated_between_replays() -> TestResult {
     let _serial = gpu::serial();
     let stream = setup()?;
     let mut out = stream.clone_htod(&[POISON])?;
-    let (mut graph, node) = Graph::capture(&stream, |capture| {
-        let run = capture.condition(1)?;
-        capture.if_then(&run, |body| {
-            unsafe { launch!(mark<<<1, 32, body.stream()>>>(&mut out, 0, 5)) }?;
-            body.last_node()
+    let (mut graph, node) = unsafe {
+        Graph::capture(&stream, |capture| {
+            let run = capture.condition(1)?;
+            capture.if_then(&run, |body| {
+                launch!(mark<<<1, 32, body.stream()>>>(&mut out, 0, 5))?;
+                body.last_node()
+            })
         })
-    })?;
+    }?;
     graph.replay(&stream)?;
     graph.synchronize()?;
     unsafe { mark::kernel().update_scalars(&mut graph, &node, (0, 9)) }?;
@@ -273,15 +287,18 @@ fn a_condition_of_another_graph_is_refused() -> TestResult {
     let _serial = gpu::serial();
     let stream = setup()?;
     let mut counter = stream.clone_htod(&[0u32])?;
-    let err = Graph::capture(&stream, |capture| {
-        let outer = capture.condition(1)?;
-        capture.if_then(&outer, |body| {
-            // The outer graph's condition for a node inside the body: refused.
-            body.if_then(&outer, |inner| unsafe {
-                launch!(bump<<<1, 32, inner.stream()>>>(&mut counter, 0))
+    let err = unsafe {
+        Graph::capture(&stream, |capture| {
+            let outer = capture.condition(1)?;
+            capture.if_then(&outer, |body| {
+                // The outer graph's condition for a node inside the body: refused.
+                body.if_then(
+                    &outer,
+                    |inner| launch!(bump<<<1, 32, inner.stream()>>>(&mut counter, 0)),
+                )
             })
         })
-    })
+    }
     .expect_err("a condition of the outer graph was taken by a body's node");
     println!("{err}");
     assert!(matches!(err, chevron::Error::Graph { .. }), "{err:?}");
@@ -293,16 +310,122 @@ fn a_condition_of_another_graph_is_refused() -> TestResult {
 
 #[test]
 #[ignore = "needs a CUDA GPU"]
+fn work_on_an_enclosing_capture_stream_inside_a_body_is_refused() -> TestResult {
+    // The body cannot name `capture.stream()` (the node borrows the capture mutably: see
+    // ui-tests/fail/graph_conditional_body_launches_on_outer_stream.rs), but it can name the
+    // stream given to `Graph::capture`, or a clone of a stream: the launch would land in the
+    // enclosing graph, after the node, and run in every replay whatever the condition says
+    // (seen on the H200 before this check). Each is refused when the body ends.
+    let _serial = gpu::serial();
+    let stream = setup()?;
+    let mut counter = stream.clone_htod(&[POISON])?;
+    let err = unsafe {
+        Graph::capture(&stream, |capture| {
+            let never = capture.condition(0)?;
+            capture.if_then(
+                &never,
+                |_body| launch!(bump<<<1, 32, &stream>>>(&mut counter, 0)),
+            )
+        })
+    }
+    .expect_err("a body's launch on the captured stream was taken");
+    println!("{err}");
+    assert!(matches!(err, chevron::Error::Graph { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(text.contains("captured into the enclosing graph"), "{text}");
+    assert!(
+        text.contains("`if_then`") && text.contains("body.stream()"),
+        "{text}"
+    );
+    assert!(!chevron::is_capturing(&stream));
+
+    // A body's stream, cloned, used inside a node nested in that body: caught by the nested node
+    // (the `while` body's graph gained the launch).
+    let err = unsafe {
+        Graph::capture(&stream, |capture| {
+            let more = capture.condition(1)?;
+            capture.while_loop(&more, |body| {
+                let middle = body.stream().clone();
+                let inner = body.condition(0)?;
+                body.if_then(
+                    &inner,
+                    |_nested| launch!(bump<<<1, 32, &middle>>>(&mut counter, 0)),
+                )
+            })
+        })
+    }
+    .expect_err("a nested body's launch on its enclosing body's stream was taken");
+    println!("{err}");
+    assert!(
+        err.to_string()
+            .contains("captured into the enclosing graph"),
+        "{err}"
+    );
+    assert!(!chevron::is_capturing(&stream));
+    // Nothing ran: both captures failed before any replay.
+    assert_eq!(stream.clone_dtoh(&counter)?, [POISON]);
+    Ok(())
+}
+
+/// Whether `graph` was instantiated with `CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY`.
+fn uses_node_priority(graph: &Graph<'_>) -> Result<bool, Box<dyn std::error::Error>> {
+    use chevron::sys;
+    let mut flags: sys::cuuint64_t = 0;
+    // SAFETY: the graph's live executable; `flags` is a valid out-pointer.
+    let rc = unsafe { sys::cuGraphExecGetFlags(graph.cu_graph_exec(), &mut flags) };
+    if rc != sys::CUresult::CUDA_SUCCESS {
+        return Err(format!("cuGraphExecGetFlags: {rc:?}").into());
+    }
+    let flag = sys::CUgraphInstantiate_flags::CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
+    Ok(flags & flag.0 as u64 != 0)
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_priority_inside_a_body_instantiates_with_node_priorities() -> TestResult {
+    // The walk of a graph's nodes does not reach into conditional bodies: the capture of each
+    // body looks at its kernels' priorities instead (tests/graph_gpu.rs measures what the flag
+    // does at replay).
+    let _serial = gpu::serial();
+    let stream = setup()?;
+    stream.context().bind_to_thread()?;
+    let (_, high) = chevron::cudarc::driver::result::stream::get_priority_range()?;
+    let mut hits = stream.clone_htod(&[0u32; 2])?;
+    for prioritized in [false, true] {
+        let graph = unsafe {
+            Graph::capture(&stream, |capture| {
+                let once = capture.condition(1)?;
+                capture.if_then(&once, |body| {
+                    if prioritized {
+                        launch!(bump<<<1, 32, body.stream(), priority = high>>>(&mut hits, 0))
+                    } else {
+                        launch!(bump<<<1, 32, body.stream()>>>(&mut hits, 0))
+                    }
+                })
+            })
+        }?
+        .0;
+        assert_eq!(
+            uses_node_priority(&graph)?,
+            prioritized,
+            "priority in the body: {prioritized}"
+        );
+    }
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
 fn sync_on_a_body_stream_is_refused() -> TestResult {
     let _serial = gpu::serial();
     let stream = setup()?;
     let mut counter = stream.clone_htod(&[0u32])?;
-    let err = Graph::capture(&stream, |capture| {
-        let run = capture.condition(1)?;
-        capture.if_then(&run, |body| unsafe {
-            launch!(bump<<<1, 32, body.stream(), stream(sync = Spin)>>>(&mut counter, 0))
+    let err = unsafe {
+        Graph::capture(&stream, |capture| {
+            let run = capture.condition(1)?;
+            capture.if_then(&run, |body| launch!(bump<<<1, 32, body.stream(), stream(sync = Spin)>>>(&mut counter, 0)))
         })
-    })
+    }
     .expect_err("`sync` on a body's stream was taken");
     println!("{err}");
     assert!(err.to_string().contains("`sync = Spin`"), "{err}");
@@ -319,12 +442,10 @@ fn a_cooperative_launch_in_a_body_is_refused() -> TestResult {
     let input = stream.clone_htod(&(0..N as i32).collect::<Vec<_>>())?;
     let mut tmp = stream.clone_htod(&vec![0i32; N as usize])?;
     let mut out = stream.clone_htod(&vec![0i32; N as usize])?;
-    let err = Graph::capture(&stream, |capture| {
+    let err = unsafe { Graph::capture(&stream, |capture| {
         let run = capture.condition(1)?;
-        capture.if_then(&run, |body| unsafe {
-            launch!(grid_rotate<<<2, 128, body.stream(), cooperative>>>(&input, &mut tmp, &mut out, N))
-        })
-    })
+        capture.if_then(&run, |body| launch!(grid_rotate<<<2, 128, body.stream(), cooperative>>>(&input, &mut tmp, &mut out, N)))
+    }) }
     .expect_err("a cooperative launch in a conditional body was taken");
     // Refused by the driver at the launch, or by chevron's check of the body: either names it.
     println!("{err}");
@@ -338,15 +459,17 @@ fn a_cooperative_launch_in_a_body_is_refused() -> TestResult {
 fn an_allocation_in_a_body_is_refused() -> TestResult {
     let _serial = gpu::serial();
     let stream = setup()?;
-    let err = Graph::capture(&stream, |capture| {
-        let run = capture.condition(1)?;
-        capture.if_then(&run, |body| {
-            // A stream-ordered allocation and free on the body's stream.
-            let scratch = body.stream().alloc_zeros::<u32>(64)?;
-            drop(scratch);
-            Ok(())
+    let err = unsafe {
+        Graph::capture(&stream, |capture| {
+            let run = capture.condition(1)?;
+            capture.if_then(&run, |body| {
+                // A stream-ordered allocation and free on the body's stream.
+                let scratch = body.stream().alloc_zeros::<u32>(64)?;
+                drop(scratch);
+                Ok(())
+            })
         })
-    })
+    }
     .expect_err("an allocation in a conditional body was taken");
     println!("{err}");
     assert!(!chevron::is_capturing(&stream));

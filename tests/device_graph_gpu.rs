@@ -66,17 +66,21 @@ fn a_kernel_launches_a_device_graph_fire_and_forget() -> TestResult {
     let mut counter = stream.clone_htod(&[0u32])?;
     let mut status = stream.clone_htod(&[-1i32])?;
     {
-        let (child, ()) = DeviceGraph::capture(&stream, |capture| {
-            let s = capture.stream();
-            unsafe { launch!(fill_ramp<<<N.div_ceil(256), 256, s>>>(&mut out, N, 7)) }?;
-            unsafe { launch!(count_once<<<1, 32, s>>>(&mut counter)) }
-        })?;
-        let (mut parent, ()) = Graph::capture(&stream, |capture| {
-            let exec = capture.device_graph(&child)?;
-            assert_eq!(exec.raw(), child.cu_graph_exec() as u64);
-            let s = capture.stream();
-            unsafe { launch!(launch_fire_and_forget<<<1, 32, s>>>(exec, &mut status)) }
-        })?;
+        let (child, ()) = unsafe {
+            DeviceGraph::capture(&stream, |capture| {
+                let s = capture.stream();
+                launch!(fill_ramp<<<N.div_ceil(256), 256, s>>>(&mut out, N, 7))?;
+                launch!(count_once<<<1, 32, s>>>(&mut counter))
+            })
+        }?;
+        let (mut parent, ()) = unsafe {
+            Graph::capture(&stream, |capture| {
+                let exec = capture.device_graph(&child)?;
+                assert_eq!(exec.raw(), child.cu_graph_exec() as u64);
+                let s = capture.stream();
+                launch!(launch_fire_and_forget<<<1, 32, s>>>(exec, &mut status))
+            })
+        }?;
         for _ in 0..REPLAYS {
             parent.replay(&stream)?;
         }
@@ -107,15 +111,19 @@ fn a_cpp_kernel_tail_launches_a_device_graph() -> TestResult {
     let mut out = stream.clone_htod(&vec![POISON; N as usize])?;
     let mut status = stream.clone_htod(&[-1i32])?;
     {
-        let (child, ()) = DeviceGraph::capture(&stream, |capture| {
-            let s = capture.stream();
-            unsafe { launch!(fill_ramp<<<8, 128, s>>>(&mut out, N, 1000)) }
-        })?;
-        let (mut parent, ()) = Graph::capture(&stream, |capture| {
-            let exec = capture.device_graph(&child)?;
-            let s = capture.stream();
-            unsafe { launch!(launch_tail<<<1, 32, s>>>(exec, &mut status)) }
-        })?;
+        let (child, ()) = unsafe {
+            DeviceGraph::capture(&stream, |capture| {
+                let s = capture.stream();
+                launch!(fill_ramp<<<8, 128, s>>>(&mut out, N, 1000))
+            })
+        }?;
+        let (mut parent, ()) = unsafe {
+            Graph::capture(&stream, |capture| {
+                let exec = capture.device_graph(&child)?;
+                let s = capture.stream();
+                launch!(launch_tail<<<1, 32, s>>>(exec, &mut status))
+            })
+        }?;
         parent.replay(&stream)?;
         parent.synchronize()?;
     }
@@ -135,17 +143,19 @@ fn a_device_graph_relaunches_itself_until_a_count() -> TestResult {
     let mut loop_status = stream.clone_htod(&[0i32])?;
     let mut status = stream.clone_htod(&[-1i32])?;
     {
-        let (child, ()) = DeviceGraph::capture(&stream, |capture| {
-            let s = capture.stream();
-            unsafe {
+        let (child, ()) = unsafe {
+            DeviceGraph::capture(&stream, |capture| {
+                let s = capture.stream();
                 launch!(relaunch_until<<<1, 32, s>>>(&mut counter, LIMIT, &mut trace, &mut loop_status))
-            }
-        })?;
-        let (mut parent, ()) = Graph::capture(&stream, |capture| {
-            let exec = capture.device_graph(&child)?;
-            let s = capture.stream();
-            unsafe { launch!(launch_fire_and_forget<<<1, 32, s>>>(exec, &mut status)) }
-        })?;
+            })
+        }?;
+        let (mut parent, ()) = unsafe {
+            Graph::capture(&stream, |capture| {
+                let exec = capture.device_graph(&child)?;
+                let s = capture.stream();
+                launch!(launch_fire_and_forget<<<1, 32, s>>>(exec, &mut status))
+            })
+        }?;
         parent.replay(&stream)?;
         parent.synchronize()?;
     }
@@ -170,10 +180,12 @@ fn a_device_graph_launches_from_the_host_too() -> TestResult {
     let other = stream.context().new_stream()?;
     let mut counter = stream.clone_htod(&[0u32])?;
     {
-        let (mut child, ()) = DeviceGraph::capture(&stream, |capture| {
-            let s = capture.stream();
-            unsafe { launch!(count_once<<<1, 32, s>>>(&mut counter)) }
-        })?;
+        let (mut child, ()) = unsafe {
+            DeviceGraph::capture(&stream, |capture| {
+                let s = capture.stream();
+                launch!(count_once<<<1, 32, s>>>(&mut counter))
+            })
+        }?;
         child.launch(&stream)?;
         child.launch(&stream)?;
         child.launch(&other)?; // waits for the launches on `stream` first
@@ -189,16 +201,20 @@ fn a_graph_not_instantiated_for_device_launch_is_refused() -> TestResult {
     let _serial = gpu::serial();
     let stream = setup()?;
     let mut out = stream.clone_htod(&vec![POISON; N as usize])?;
-    let (host, ()) = Graph::capture(&stream, |capture| {
-        let s = capture.stream();
-        unsafe { launch!(fill_ramp<<<8, 128, s>>>(&mut out, N, 3)) }
-    })?;
+    let (host, ()) = unsafe {
+        Graph::capture(&stream, |capture| {
+            let s = capture.stream();
+            launch!(fill_ramp<<<8, 128, s>>>(&mut out, N, 3))
+        })
+    }?;
     let host_exec = host.cu_graph_exec();
-    let err = Graph::capture(&stream, |capture| {
-        // SAFETY: `host` is live for the whole capture (which fails before any replay).
-        unsafe { capture.device_graph_raw(host_exec) }?;
-        Ok(())
-    })
+    let err = unsafe {
+        Graph::capture(&stream, |capture| {
+            // SAFETY: `host` is live for the whole capture (which fails before any replay).
+            capture.device_graph_raw(host_exec)?;
+            Ok(())
+        })
+    }
     .expect_err("a host graph was taken for device launch");
     println!("{err}");
     assert!(
@@ -212,18 +228,22 @@ fn a_graph_not_instantiated_for_device_launch_is_refused() -> TestResult {
     let mut count = stream.clone_htod(&[0u32])?;
     let mut status = stream.clone_htod(&[-1i32])?;
     {
-        let (child, ()) = DeviceGraph::capture(&stream, |capture| {
-            let s = capture.stream();
-            unsafe { launch!(count_once<<<1, 32, s>>>(&mut count)) }
-        })?;
+        let (child, ()) = unsafe {
+            DeviceGraph::capture(&stream, |capture| {
+                let s = capture.stream();
+                launch!(count_once<<<1, 32, s>>>(&mut count))
+            })
+        }?;
         let child_exec = child.cu_graph_exec();
-        let (mut parent, raw) = Graph::capture(&stream, |capture| {
-            // SAFETY: `child` is live and uploaded, and outlives `parent` (dropped first).
-            let exec = unsafe { capture.device_graph_raw(child_exec) }?;
-            let s = capture.stream();
-            unsafe { launch!(launch_fire_and_forget<<<1, 32, s>>>(exec, &mut status)) }?;
-            Ok(exec.raw())
-        })?;
+        let (mut parent, raw) = unsafe {
+            Graph::capture(&stream, |capture| {
+                // SAFETY: `child` is live and uploaded, and outlives `parent` (dropped first).
+                let exec = capture.device_graph_raw(child_exec)?;
+                let s = capture.stream();
+                launch!(launch_fire_and_forget<<<1, 32, s>>>(exec, &mut status))?;
+                Ok(exec.raw())
+            })
+        }?;
         assert_eq!(raw, child_exec as u64);
         parent.replay(&stream)?;
         parent.synchronize()?;
@@ -246,16 +266,17 @@ fn a_host_function_node_is_refused_in_a_device_graph() -> TestResult {
     let _serial = gpu::serial();
     let stream = setup()?;
     let mut counter = stream.clone_htod(&[0u32])?;
-    let err = DeviceGraph::capture(&stream, |capture| {
-        let s = capture.stream();
-        unsafe { launch!(count_once<<<1, 32, s>>>(&mut counter)) }?;
-        // A host function on the capturing stream: a host node.
-        // SAFETY: the stream is live; `nothing` ignores its null argument.
-        let rc =
-            unsafe { sys::cuLaunchHostFunc(s.cu_stream(), Some(nothing), core::ptr::null_mut()) };
-        assert_eq!(rc, sys::CUresult::CUDA_SUCCESS);
-        Ok(())
-    })
+    let err = unsafe {
+        DeviceGraph::capture(&stream, |capture| {
+            let s = capture.stream();
+            launch!(count_once<<<1, 32, s>>>(&mut counter))?;
+            // A host function on the capturing stream: a host node.
+            // SAFETY: the stream is live; `nothing` ignores its null argument.
+            let rc = sys::cuLaunchHostFunc(s.cu_stream(), Some(nothing), core::ptr::null_mut());
+            assert_eq!(rc, sys::CUresult::CUDA_SUCCESS);
+            Ok(())
+        })
+    }
     .expect_err("a host node was taken in a device graph");
     println!("{err}");
     assert!(

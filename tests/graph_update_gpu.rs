@@ -60,17 +60,17 @@ fn chain_graph<'a>(
     stream: &Arc<CudaStream>,
     y: &'a mut CudaSlice<f32>,
 ) -> Result<(Graph<'a>, Vec<GraphNode>), chevron::Error> {
-    Graph::capture(stream, move |capture| {
-        let mut nodes = Vec::new();
-        for k in 0..NODES {
-            let (a, b) = args(k, 0);
-            unsafe {
-                launch!(chain<<<N.div_ceil(256), 256, capture.stream()>>>(N, a, b, &mut *y))
-            }?;
-            nodes.push(capture.last_node()?);
-        }
-        Ok(nodes)
-    })
+    unsafe {
+        Graph::capture(stream, move |capture| {
+            let mut nodes = Vec::new();
+            for k in 0..NODES {
+                let (a, b) = args(k, 0);
+                launch!(chain<<<N.div_ceil(256), 256, capture.stream()>>>(N, a, b, &mut *y))?;
+                nodes.push(capture.last_node()?);
+            }
+            Ok(nodes)
+        })
+    }
 }
 
 #[test]
@@ -167,12 +167,12 @@ fn read_while_written(
     let mut z = capture_on.clone_htod(&vec![f32::NAN; N as usize])?;
     let mut w = capture_on.clone_htod(&vec![f32::NAN; N as usize])?;
     capture_on.synchronize()?;
-    let (mut graph, node) = Graph::capture(capture_on, |capture| {
-        unsafe {
-            launch!(chain_copy<<<N.div_ceil(256), 256, capture.stream()>>>(N, 2.0, 1.0, &x, &mut y))
-        }?;
-        capture.last_node()
-    })?;
+    let (mut graph, node) = unsafe {
+        Graph::capture(capture_on, |capture| {
+            launch!(chain_copy<<<N.div_ceil(256), 256, capture.stream()>>>(N, 2.0, 1.0, &x, &mut y))?;
+            capture.last_node()
+        })
+    }?;
     graph.replay(capture_on)?;
     if synchronize_first {
         graph.synchronize()?;

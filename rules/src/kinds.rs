@@ -365,9 +365,12 @@ macro_rules! for_each_kind {
                 value "dim";
             cluster_scheduling: ClusterScheduling =
                 CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE (5),
-                at [Launch, GraphNode], form Enum ["Default", "Spread", "LoadBalancing"],
+                at [Launch, GraphNode],
+                form Enum ["Default", "Spread", "LoadBalancing",
+                    // CU_CLUSTER_SCHEDULING_POLICY_RUBIN_DSMEM_LOCALITY (3).
+                    "RubinDsmemLocality" since cuda_13040],
                 since cuda_12000, cc (9, 0),
-                value "`Default`/`Spread`/`LoadBalancing` or a `ClusterScheduling`";
+                value "`Default`/`Spread`/`LoadBalancing` (13.4: `RubinDsmemLocality`) or a `ClusterScheduling`";
             programmatic_serialization: ProgrammaticSerialization =
                 CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION (6),
                 at [Launch], form Flag, since cuda_12000, cc (9, 0),

@@ -48,11 +48,13 @@ impl<T: ?Sized> Keep for T {}
 /// # let f = ctx.load_module(Ptx::from_file("kernels/tick.ptx"))?.load_function("tick")?;
 /// let cfg = LaunchConfig::new(1, 32);
 /// // Everything the body borrows (buffers, events, configs) stays borrowed for the graph's life.
-/// let (mut graph, node) = Graph::capture(&stream, |capture| {
+/// let body = |capture: &mut chevron::Capture<'_>| {
 ///     let mut params: [*mut core::ffi::c_void; 0] = [];
 ///     unsafe { launch_function(capture.stream(), &f, &cfg, &mut params) }?;
 ///     capture.last_node()
-/// })?;
+/// };
+/// // SAFETY: `graph` is dropped below, not leaked.
+/// let (mut graph, node) = unsafe { Graph::capture(&stream, body) }?;
 /// for _ in 0..100 {
 ///     graph.replay(&stream)?;
 /// }
@@ -85,13 +87,20 @@ impl<T: ?Sized> Keep for T {}
 ///   tracked either, and buffers *allocated* by any thread of the context in that time never are.
 ///   Capture where no other thread works on the same context (and one capture at a time per
 ///   context), or track those by hand.
+/// - **A graph is dropped, never leaked** (the caller's promise: [`Graph::capture`] is
+///   `unsafe`): a leaked graph (`std::mem::forget`, `ManuallyDrop`, `Box::leak`, an `Rc`
+///   cycle) ends the borrows without waiting for its last replay, and safe code could then free
+///   a buffer the replay still writes (seen on the H200: a later allocation held the replay's
+///   values). Rust lets safe code leak any value, so no type can make the wait at drop
+///   unskippable; the alternatives were a scope closure around every use of a graph (as
+///   `std::thread::scope`) or an event recorded on every captured buffer at every replay, and
+///   both cost every user of graphs for a mistake only a leak makes.
 /// - **Not enforced**: what the kernels do with their arguments (launching and updating stay
 ///   `unsafe`, as launching does); buffers the body creates and drops inside itself (a freed
 ///   buffer the graph still uses): create them outside the body; buffers given to a typed
-///   `update`, which are borrowed for the call only (see its safety section); buffers a kernel
-///   points a device-updatable node at ([`DeviceNode`]), which are raw pointers to the graph; and
-///   a graph leaked with `std::mem::forget`, which ends the borrows without waiting for the last
-///   replay.
+///   `update`, which are borrowed for the call only (see its safety section); and buffers a
+///   kernel points a device-updatable node at ([`DeviceNode`]), which are raw pointers to the
+///   graph.
 ///
 /// `'a` is the lifetime of what the captured launches use: the graph cannot outlive it. Not
 /// `Send`: the driver's graph objects are not synchronized.
@@ -115,11 +124,82 @@ pub struct Graph<'a> {
     /// update path), all in one allocation (see [`Records`]); updates after the first of each
     /// node allocate nothing.
     records: core::cell::RefCell<Records>,
+    /// Whether a kernel node that the walk of the graph does not reach (in a conditional body)
+    /// has, or had, a priority other than 0: the graph then instantiates with node priorities.
+    body_priority: bool,
     _body: Box<dyn Keep + 'a>,
 }
 
-/// `cuGraphInstantiateWithFlags` flags: none.
-const INSTANTIATE: sys::CUgraphInstantiate_flags = sys::CUgraphInstantiate_flags(0);
+/// `CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY`: replays run each kernel node at its own
+/// priority attribute instead of the priority of the stream they are launched into.
+const USE_NODE_PRIORITY: sys::CUgraphInstantiate_flags =
+    sys::CUgraphInstantiate_flags::CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
+
+/// The `cuGraphInstantiateWithFlags` flags of a graph whose kernel nodes have `priorities`:
+/// [`USE_NODE_PRIORITY`] when one of them is not the default priority 0, else none.
+///
+/// Without the flag the driver ignores node priorities at replay (the replay runs at the
+/// priority of the stream it is launched into), so a `priority = …` captured in the graph, or
+/// set with [`Graph::set_node_attribute`], would do nothing. With it, every kernel node runs at
+/// its own priority, which stream capture copies from the launch's `priority` or else from the
+/// capturing stream's: a graph with no priority anywhere keeps the replay stream's priority (a
+/// graph replayed into a high-priority stream still runs high), and a graph with one runs every
+/// node at the priority it was captured with.
+fn instantiate_flags(priorities: impl IntoIterator<Item = i32>) -> sys::CUgraphInstantiate_flags {
+    if priorities.into_iter().any(|p| p != 0) {
+        USE_NODE_PRIORITY
+    } else {
+        sys::CUgraphInstantiate_flags(0)
+    }
+}
+
+/// The priority attribute of kernel node `node`; 0 (the default) when the driver does not
+/// report one.
+///
+/// # Safety
+/// `node` is a live kernel node.
+unsafe fn node_priority(node: sys::CUgraphNode) -> i32 {
+    let id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PRIORITY;
+    // SAFETY: forwarded from the caller.
+    unsafe { driver::kernel_node_attribute(node, id) }
+        .map_or(0, |value| crate::attr::u32_at(&value, 0) as i32)
+}
+
+/// [`instantiate_flags`] of `graph`, from the priority attribute of its kernel nodes and of
+/// those of its child graphs; `bodies`: whether a kernel node of a conditional body (which this
+/// walk does not reach: the capture of the body looked) has one.
+///
+/// # Safety
+/// `graph` is live.
+unsafe fn flags_of(
+    graph: sys::CUgraph,
+    bodies: bool,
+) -> Result<sys::CUgraphInstantiate_flags, Error> {
+    if bodies {
+        return Ok(USE_NODE_PRIORITY);
+    }
+    let mut nodes = Vec::new();
+    // SAFETY: forwarded from the caller.
+    unsafe { device::nodes_of(graph, &mut nodes) }?;
+    Ok(instantiate_flags(
+        nodes
+            .into_iter()
+            .filter(|&(_, kind)| kind == 0)
+            // SAFETY: a kernel node of the live graph.
+            .map(|(node, _)| unsafe { node_priority(node) }),
+    ))
+}
+
+/// Instantiates `graph` with [`flags_of`] it (`bodies` as there).
+///
+/// # Safety
+/// `graph` is live, in the current context.
+unsafe fn instantiate(graph: sys::CUgraph, bodies: bool) -> Result<sys::CUgraphExec, Error> {
+    // SAFETY: forwarded from the caller.
+    let flags = unsafe { flags_of(graph, bodies) }?;
+    // SAFETY: forwarded from the caller.
+    unsafe { cu::graph::instantiate(graph, flags) }.map_err(graph_err("cuGraphInstantiate"))
+}
 
 fn graph_err(call: &'static str) -> impl Fn(cudarc::driver::result::DriverError) -> Error {
     move |e| Error::driver(call, KernelName(None), e)
@@ -145,11 +225,44 @@ impl<'a> Graph<'a> {
     /// its module, inside the body) with cudarc's event tracking paused (see the
     /// [`Graph`] docs). The graph replays on any stream of the context.
     ///
+    /// Node priorities apply at replay: when a kernel node of the graph (or of a child graph)
+    /// has a priority other than the default 0 (a `priority = …` in its launch, or a capture
+    /// on a stream of another priority), the graph is instantiated with
+    /// `CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY`, and every kernel node then runs at its
+    /// own priority instead of the replay stream's; a graph without any keeps running at the
+    /// priority of the stream it is replayed into. Kernels of conditional bodies count; once
+    /// [`Graph::set_node_attribute`] has given any node a priority other than 0, the graph
+    /// keeps the flag when it instantiates again.
+    ///
     /// `Error::Graph` when the stream is already capturing; `Error::Driver` naming
     /// `cuStreamEndCapture` when the driver invalidated the capture (an operation the capture
     /// cannot record); the body's own error when it fails. On any error or panic the capture is
     /// ended and discarded, and event tracking restored.
-    pub fn capture<R, F>(stream: &Arc<CudaStream>, body: F) -> Result<(Self, R), Error>
+    ///
+    /// # Safety
+    /// The graph is dropped, never leaked (`std::mem::forget`, `ManuallyDrop`, `Box::leak`, an
+    /// `Rc` cycle), while anything its body borrows may still be freed or used: dropping it
+    /// waits for its last replay before the borrows end; a leaked graph's borrows end without
+    /// that wait, and a replay may then write a buffer that safe code freed or reuses. (The
+    /// launches in the body are `unsafe` on their own, for what the kernels do.)
+    ///
+    /// A leak cannot compile without `unsafe` (the sequence that freed a buffer under a
+    /// running replay on the H200):
+    ///
+    /// ```compile_fail,E0133
+    /// # fn f(stream: &std::sync::Arc<chevron::cudarc::driver::CudaStream>) -> Result<(), chevron::Error> {
+    /// let mut y = stream.alloc_zeros::<f32>(256)?;
+    /// let (mut graph, ()) = chevron::Graph::capture(stream, |capture| {
+    ///     // unsafe { launch!(saxpy<<<1, 256, capture.stream()>>>(256, 2.0, &x, &mut y)) }?;
+    ///     # let _ = (capture, &mut y);
+    ///     Ok(())
+    /// })?;
+    /// graph.replay(stream)?;
+    /// std::mem::forget(graph); // the borrow of `y` ends, the replay may still run
+    /// drop(y); // freed under the replay
+    /// # Ok(()) }
+    /// ```
+    pub unsafe fn capture<R, F>(stream: &Arc<CudaStream>, body: F) -> Result<(Self, R), Error>
     where
         F: FnMut(&mut Capture<'_>) -> Result<R, Error> + 'a,
     {
@@ -157,7 +270,9 @@ impl<'a> Graph<'a> {
     }
 
     /// Sets launch attribute `attr` on kernel node `node` (`cuGraphKernelNodeSetAttribute`) and
-    /// instantiates the graph again, after the last replay, so that it takes effect. Only kinds
+    /// instantiates the graph again, after the last replay, so that it takes effect (a
+    /// [`Priority`](crate::Priority) other than 0 on any node instantiates with
+    /// `CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY`, see [`Graph::capture`]). Only kinds
     /// the driver accepts on a graph node compile (the rules crate table's `graph` column):
     ///
     /// ```compile_fail,E0277
@@ -188,9 +303,16 @@ impl<'a> Graph<'a> {
         )?;
         self.synchronize()?;
         self.write_back_updates()?;
-        // SAFETY: the graph is live.
-        let exec = unsafe { cu::graph::instantiate(self.graph, INSTANTIATE) }
-            .map_err(graph_err("cuGraphInstantiate"))?;
+        // A priority set on a node of a conditional body is not seen by the walk of the graph:
+        // from the first one on, the graph instantiates with node priorities.
+        if A::ID == sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PRIORITY
+            && crate::attr::u32_at(&attr.value(), 0) != 0
+        {
+            self.body_priority = true;
+        }
+        // SAFETY: the graph is live, its context current (bound above). Instantiated with
+        // node priorities when a node has one now (this call may have given it one).
+        let exec = unsafe { instantiate(self.graph, self.body_priority) }?;
         let old = core::mem::replace(&mut self.exec, exec);
         // SAFETY: no replay of the old executable graph runs (synchronized above).
         unsafe { driver::graph_destroy(old, core::ptr::null_mut()) }
@@ -355,6 +477,20 @@ mod tests {
 
     fn mark() -> usize {
         BATCH.with(core::cell::Cell::get)
+    }
+
+    #[test]
+    fn node_priorities_apply_when_a_node_has_one() {
+        assert_eq!(instantiate_flags([]), sys::CUgraphInstantiate_flags(0));
+        assert_eq!(
+            instantiate_flags([0, 0, 0]),
+            sys::CUgraphInstantiate_flags(0)
+        );
+        for priorities in [[0, -5, 0], [0, 0, 3]] {
+            let flags = instantiate_flags(priorities);
+            assert_eq!(flags, USE_NODE_PRIORITY, "{priorities:?}");
+            assert_eq!(flags.0, 8, "CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY");
+        }
     }
 
     #[test]

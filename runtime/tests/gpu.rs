@@ -619,16 +619,18 @@ fn graph_node_placement_matches_the_driver() -> TestResult {
         let stream = ctx.new_stream()?;
         let cfg = LaunchConfig::new(8, 32);
         let (n, a, null) = (0u32, 1.0f32, 0u64);
-        let (graph, node) = Graph::capture(&stream, |capture| {
-            let mut params = [
-                &n as *const u32 as *mut _,
-                &a as *const f32 as *mut _,
-                &null as *const u64 as *mut _,
-                &null as *const u64 as *mut _,
-            ];
-            unsafe { launch_function(capture.stream(), &f, &cfg, &mut params) }?;
-            capture.last_node()
-        })?;
+        let (graph, node) = unsafe {
+            Graph::capture(&stream, |capture| {
+                let mut params = [
+                    &n as *const u32 as *mut _,
+                    &a as *const f32 as *mut _,
+                    &null as *const u64 as *mut _,
+                    &null as *const u64 as *mut _,
+                ];
+                launch_function(capture.stream(), &f, &cfg, &mut params)?;
+                capture.last_node()
+            })
+        }?;
         ctx.bind_to_thread()?;
         let alone = unsafe { sys::cuGraphKernelNodeSetAttribute(node.raw(), id, &value) };
         let rc = if kind.key == "preferred_cluster" {

@@ -10,13 +10,16 @@ fn main() -> Result<(), chevron::Error> {
     let ctx = chevron::context(0)?;
     let stream = ctx.new_stream()?;
     let value = stream.alloc_zeros::<u32>(1)?;
-    let (mut graph, handle) = Graph::capture(&stream, |capture| {
-        let handle = capture.condition(1)?;
-        capture.while_loop(&handle, |body| unsafe {
-            launch!(set_condition<<<1, 32, body.stream()>>>(handle, &value))
-        })?;
-        Ok(handle)
-    })?;
+    let (mut graph, handle) = unsafe {
+        Graph::capture(&stream, |capture| {
+            let handle = capture.condition(1)?;
+            capture.while_loop(
+                &handle,
+                |body| launch!(set_condition<<<1, 32, body.stream()>>>(handle, &value)),
+            )?;
+            Ok(handle)
+        })
+    }?;
     graph.replay(&stream)?;
     unsafe { launch!(set_condition<<<1, 32, &stream>>>(handle, &value)) }
 }

@@ -14,13 +14,18 @@ fn main() -> Result<(), chevron::Error> {
     let stream = ctx.new_stream()?;
     let mut counter = stream.alloc_zeros::<u32>(1)?;
     let mut status = stream.alloc_zeros::<i32>(1)?;
-    let (child, ()) = DeviceGraph::capture(&stream, |capture| unsafe {
-        launch!(count_once<<<1, 32, capture.stream()>>>(&mut counter))
-    })?;
-    let (mut graph, ()) = Graph::capture(&stream, |capture| {
-        let exec = capture.device_graph(&child)?;
-        unsafe { launch!(launch_fire_and_forget<<<1, 32, capture.stream()>>>(exec, &mut status)) }
-    })?;
+    let (child, ()) = unsafe {
+        DeviceGraph::capture(
+            &stream,
+            |capture| launch!(count_once<<<1, 32, capture.stream()>>>(&mut counter)),
+        )
+    }?;
+    let (mut graph, ()) = unsafe {
+        Graph::capture(&stream, |capture| {
+            let exec = capture.device_graph(&child)?;
+            launch!(launch_fire_and_forget<<<1, 32, capture.stream()>>>(exec, &mut status))
+        })
+    }?;
     drop(child);
     graph.replay(&stream)
 }

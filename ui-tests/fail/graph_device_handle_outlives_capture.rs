@@ -15,9 +15,13 @@ fn main() -> Result<(), chevron::Error> {
     let stream = ctx.new_stream()?;
     let mut counter = stream.alloc_zeros::<u32>(1)?;
     let mut status = stream.alloc_zeros::<i32>(1)?;
-    let (child, ()) = DeviceGraph::capture(&stream, |capture| unsafe {
-        launch!(count_once<<<1, 32, capture.stream()>>>(&mut counter))
-    })?;
-    let (_graph, exec) = Graph::capture(&stream, |capture| capture.device_graph(&child))?;
+    let (child, ()) = unsafe {
+        DeviceGraph::capture(
+            &stream,
+            |capture| launch!(count_once<<<1, 32, capture.stream()>>>(&mut counter)),
+        )
+    }?;
+    let (_graph, exec) =
+        unsafe { Graph::capture(&stream, |capture| capture.device_graph(&child)) }?;
     unsafe { launch!(launch_fire_and_forget<<<1, 32, &stream>>>(exec, &mut status)) }
 }

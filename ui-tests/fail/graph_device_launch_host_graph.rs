@@ -14,12 +14,17 @@ fn main() -> Result<(), chevron::Error> {
     let stream = ctx.new_stream()?;
     let mut counter = stream.alloc_zeros::<u32>(1)?;
     let mut status = stream.alloc_zeros::<i32>(1)?;
-    let (host, ()) = Graph::capture(&stream, |capture| unsafe {
-        launch!(count_once<<<1, 32, capture.stream()>>>(&mut counter))
-    })?;
-    let (_graph, ()) = Graph::capture(&stream, |capture| {
-        let exec = capture.device_graph(&host)?;
-        unsafe { launch!(launch_fire_and_forget<<<1, 32, capture.stream()>>>(exec, &mut status)) }
-    })?;
+    let (host, ()) = unsafe {
+        Graph::capture(
+            &stream,
+            |capture| launch!(count_once<<<1, 32, capture.stream()>>>(&mut counter)),
+        )
+    }?;
+    let (_graph, ()) = unsafe {
+        Graph::capture(&stream, |capture| {
+            let exec = capture.device_graph(&host)?;
+            launch!(launch_fire_and_forget<<<1, 32, capture.stream()>>>(exec, &mut status))
+        })
+    }?;
     Ok(())
 }

@@ -11,10 +11,12 @@ fn main() -> Result<(), chevron::Error> {
     let stream = ctx.new_stream()?;
     let x = stream.alloc_zeros::<f32>(256)?;
     let mut y = stream.alloc_zeros::<f32>(256)?;
-    let (mut graph, ()) = Graph::capture(&stream, |capture| {
-        unsafe { launch!(saxpy<<<1, 256, capture.stream()>>>(256, 2.0, &x, &mut y)) }?;
-        Ok(())
-    })?;
+    let (mut graph, ()) = unsafe {
+        Graph::capture(&stream, |capture| {
+            launch!(saxpy<<<1, 256, capture.stream()>>>(256, 2.0, &x, &mut y))?;
+            Ok(())
+        })
+    }?;
     graph.replay(&stream)?;
     let early = stream.clone_dtoh(&y)?; // the replay may still be writing `y`
     graph.replay(&stream)?;

@@ -12,10 +12,12 @@ fn main() -> Result<(), chevron::Error> {
     let mut graph;
     {
         let mut y = stream.alloc_zeros::<f32>(256)?;
-        (graph, ()) = Graph::capture(&stream, |capture| {
-            unsafe { launch!(saxpy<<<1, 256, capture.stream()>>>(256, 2.0, &x, &mut y)) }?;
-            Ok(())
-        })?;
+        (graph, ()) = unsafe {
+            Graph::capture(&stream, |capture| {
+                launch!(saxpy<<<1, 256, capture.stream()>>>(256, 2.0, &x, &mut y))?;
+                Ok(())
+            })
+        }?;
     } // `y` is freed here, while the graph would still write it
     graph.replay(&stream)
 }

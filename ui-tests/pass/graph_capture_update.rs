@@ -13,10 +13,12 @@ fn run(
     other: &mut CudaSlice<f32>,
 ) -> Result<Vec<f32>, chevron::Error> {
     let mut y = stream.alloc_zeros::<f32>(256)?;
-    let (mut graph, node) = Graph::capture(stream, |capture| {
-        unsafe { launch!(saxpy<<<1, 256, capture.stream(), priority = 1>>>(256, 2.0, x, &mut y)) }?;
-        capture.last_node()
-    })?;
+    let (mut graph, node) = unsafe {
+        Graph::capture(stream, |capture| {
+            launch!(saxpy<<<1, 256, capture.stream(), priority = 1>>>(256, 2.0, x, &mut y))?;
+            capture.last_node()
+        })
+    }?;
     graph.replay(stream)?;
     unsafe { saxpy::kernel().update(&mut graph, &node, (256, 3.0, x, other)) }?;
     graph.replay(stream)?;

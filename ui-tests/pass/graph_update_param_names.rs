@@ -11,10 +11,12 @@ fn saxpy(graph: u32, node: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
 fn run(stream: &Arc<CudaStream>, x: &CudaSlice<f32>) -> Result<(), chevron::Error> {
     let mut y = stream.alloc_zeros::<f32>(256)?;
     let mut other = stream.alloc_zeros::<f32>(256)?;
-    let (mut g, n) = Graph::capture(stream, |capture| {
-        unsafe { launch!(saxpy<<<1, 256, capture.stream()>>>(256, 2.0, x, &mut y)) }?;
-        capture.last_node()
-    })?;
+    let (mut g, n) = unsafe {
+        Graph::capture(stream, |capture| {
+            launch!(saxpy<<<1, 256, capture.stream()>>>(256, 2.0, x, &mut y))?;
+            capture.last_node()
+        })
+    }?;
     let (graph, node) = (256u32, 3.0f32);
     unsafe { saxpy::kernel().update(&mut g, &n, (graph, node, x, &mut other)) }?;
     g.replay(stream)?;

@@ -39,6 +39,7 @@ impl Number {
 
 /// An untyped expression: its fallback type, the literal whose suffix would type it all, how
 /// many number literals it has, and whether it is an array of such numbers.
+#[derive(Clone, Copy)]
 pub struct Untyped<'a> {
     pub number: Number,
     pub literal: &'a Lit,
@@ -47,12 +48,28 @@ pub struct Untyped<'a> {
 }
 
 /// What `expr` is when its type comes from unsuffixed number literals alone: built of such
-/// literals with parentheses, blocks (their tail), unary `-` and `!`, arithmetic and bit
-/// operators (both operands untyped; for a shift, its left one), and `if`/`match` whose every
-/// branch is untyped; or an array of them (`[1.0, 2.0]`, `[0; 4]`). `None` as soon as anything gives it a type (a suffix, a cast, a name, a
-/// call, a macro) or when it is no number.
+/// literals with parentheses, blocks (their tail, which may name the block's own untyped
+/// `let`s), unary `-` and `!`, arithmetic and bit operators (both operands untyped; for a
+/// shift, its left one), and `if`/`match` whose every branch is untyped; or an array of them
+/// (`[1.0, 2.0]`, `[0; 4]`). `None` as soon as anything gives it a type (a suffix, a cast, a
+/// name from outside the expression, a call, a macro) or when it is no number.
 pub fn untyped(expr: &Expr) -> Option<Untyped<'_>> {
+    untyped_in(expr, &[])
+}
+
+/// The `let`s of the enclosing blocks in the argument, innermost last: a name and what its
+/// initializer is (`None`: typed, or not known to be untyped).
+type Lets<'a> = [(&'a syn::Ident, Option<Untyped<'a>>)];
+
+/// [`untyped`] where the names in `lets` are bound.
+fn untyped_in<'a>(expr: &'a Expr, lets: &Lets<'a>) -> Option<Untyped<'a>> {
+    let untyped = |e: &'a Expr| untyped_in(e, lets);
+    let tail = |b: &'a syn::Block| tail(b, lets);
     match expr {
+        Expr::Path(p) if p.qself.is_none() => {
+            let name = p.path.get_ident()?;
+            lets.iter().rev().find(|(n, _)| *n == name)?.1
+        }
         Expr::Lit(l) => {
             let number = match &l.lit {
                 Lit::Int(i) if i.suffix().is_empty() => Number::Int,
@@ -120,10 +137,28 @@ pub fn untyped(expr: &Expr) -> Option<Untyped<'_>> {
     }
 }
 
-/// The tail expression of a block, untyped.
-fn tail(block: &syn::Block) -> Option<Untyped<'_>> {
-    match block.stmts.last()? {
-        Stmt::Expr(e, None) => untyped(e),
+/// The tail expression of a block, untyped. The block may bind names first
+/// (`{ let v = 2.5; v }`, whose `v` is as untyped as `2.5`), but only with plain `let`s (a
+/// name, no type, an initializer, no `else`): any other statement might give a binding its
+/// type by inference (`takes_f32(v);`), so the block is then left to rustc.
+fn tail<'a>(block: &'a syn::Block, outer: &Lets<'a>) -> Option<Untyped<'a>> {
+    let (last, lets) = block.stmts.split_last()?;
+    let mut bound = outer.to_vec();
+    for stmt in lets {
+        let Stmt::Local(local) = stmt else {
+            return None;
+        };
+        let syn::Pat::Ident(pat) = &local.pat else {
+            return None;
+        };
+        let init = local.init.as_ref()?;
+        if pat.by_ref.is_some() || pat.subpat.is_some() || init.diverge.is_some() {
+            return None;
+        }
+        bound.push((&pat.ident, untyped_in(&init.expr, &bound)));
+    }
+    match last {
+        Stmt::Expr(e, None) => untyped_in(e, &bound),
         _ => None,
     }
 }
@@ -190,12 +225,19 @@ fn untyped_message(expr: &Expr, u: &Untyped<'_>) -> String {
         _ if u.literals == 1 => format!("give the literal its type, e.g. `{lit}{suffix}`"),
         _ => format!("give one of its literals a type, e.g. `{lit}{suffix}`"),
     };
-    // `snippet` spaces a unary minus as any operator: `- 2.5`.
+    // `snippet` spaces a unary minus as any operator: `- 2.5`. A minus right after an opening
+    // delimiter, a `=` or a `;` is unary.
     let text = snippet(expr);
     let text = match text.strip_prefix("- ") {
         Some(rest) => format!("-{rest}"),
-        None => text.replace("(- ", "(-"),
+        None => text,
     };
+    let text = ["(", "[", "{", "=", ";", ","]
+        .iter()
+        .fold(text, |text, before| {
+            text.replace(&format!("{before} - "), &format!("{before} -"))
+                .replace(&format!("{before}- "), &format!("{before}-"))
+        });
     format!("an untyped (`dyn`) launch passes `{text}` {as_ty}, whatever the kernel expects: {fix}")
 }
 
@@ -233,10 +275,31 @@ mod tests {
             ("if c { 1.0 } else { 2.0 }", Float, "1.0", 2),
             ("match c { 0 => 1.0, _ => -1.0 }", Float, "1.0", 2),
             ("{ let x = 1u32; 2 }", Int, "2", 1),
+            ("{ let v = 2.5; v }", Float, "2.5", 1),
+            ("{ let mut v = -2; v }", Int, "2", 1),
+            ("{ let v = 2.5; let w = v * 2.0; w }", Float, "2.5", 2),
+            ("{ let v = 1u8; let v = 3; v }", Int, "3", 1),
+            ("unsafe { let v = 0.5; -v }", Float, "0.5", 1),
             ("[1.0, -2.0]", Float, "1.0", 2),
             ("[0; 4]", Int, "0", 1),
         ] {
             assert_eq!(of(text), Some((number, lit.to_string(), count)), "{text}");
+        }
+    }
+
+    #[test]
+    fn messages_write_a_unary_minus_as_written() {
+        for (text, shown) in [
+            ("-2.5", "`-2.5`"),
+            ("(-2.5 * 2.0)", "`(-2.5 * 2.0)`"),
+            ("{ let v = 2.5; let w = -v; w }", "let w = -v"),
+            ("[1.0, -2.0]", ", -2.0]"),
+            ("(1.0 - 2.0)", "`(1.0 - 2.0)`"),
+        ] {
+            let expr: Expr = syn::parse_str(text).unwrap();
+            let u = untyped(&expr).unwrap_or_else(|| panic!("{text}"));
+            let message = untyped_message(&expr, &u);
+            assert!(message.contains(shown), "{text}: {message}");
         }
     }
 
@@ -254,6 +317,14 @@ mod tests {
             "f(2)",
             "x.len()",
             "{ 2.0; }",
+            "{ let v = 2.5f32; v }",
+            "{ let v: f32 = 2.5; v }",
+            "{ let v = 2.5; let v = n; v }",
+            "{ let v = 2.5; takes_f32(v); v }",
+            "{ let (v, w) = (2.5, 1.0); v }",
+            "{ let v = 2.5; w }",
+            "{ let v; v }",
+            "{ let v = 2.5; }",
             "{}",
             "if c { 1.0 }",
             "if c { 1.0 } else { x }",

@@ -54,7 +54,11 @@ impl SyncPolicy {
 }
 
 /// `CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE`: how clusters are placed on GPCs.
-/// Launch only.
+/// On a launch and on a graph node.
+///
+/// Below CUDA 13.4, `ClusterScheduling::RubinDsmemLocality` still names something, so that the
+/// error says what to do: a constant of type [`NeedsCuda13040`](crate::NeedsCuda13040), which
+/// is not a `ClusterScheduling` ("expected `ClusterScheduling`, found `NeedsCuda13040`").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum ClusterScheduling {
     /// `CU_CLUSTER_SCHEDULING_POLICY_DEFAULT`.
@@ -64,6 +68,20 @@ pub enum ClusterScheduling {
     Spread,
     /// `CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING`: allow load-balanced placement.
     LoadBalancing,
+    /// `CU_CLUSTER_SCHEDULING_POLICY_RUBIN_DSMEM_LOCALITY` (CUDA 13.4, value 3): place clusters
+    /// for distributed-shared-memory locality on Rubin GPUs.
+    #[cfg(cuda_13040)]
+    RubinDsmemLocality,
+}
+
+/// The CUDA 13.4 value, below CUDA 13.4: it names the feature that has it.
+#[cfg(not(cuda_13040))]
+#[allow(non_upper_case_globals)]
+impl ClusterScheduling {
+    /// `CU_CLUSTER_SCHEDULING_POLICY_RUBIN_DSMEM_LOCALITY`: needs CUDA 13.4 (feature
+    /// `cuda-13040`); with an older feature it is a [`NeedsCuda13040`](crate::NeedsCuda13040),
+    /// not a policy.
+    pub const RubinDsmemLocality: super::NeedsCuda13040 = super::NeedsCuda13040;
 }
 
 impl ClusterScheduling {
@@ -79,6 +97,8 @@ impl ClusterScheduling {
                 Self::Default => P::CU_CLUSTER_SCHEDULING_POLICY_DEFAULT,
                 Self::Spread => P::CU_CLUSTER_SCHEDULING_POLICY_SPREAD,
                 Self::LoadBalancing => P::CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING,
+                #[cfg(cuda_13040)]
+                Self::RubinDsmemLocality => P::CU_CLUSTER_SCHEDULING_POLICY_RUBIN_DSMEM_LOCALITY,
             }) as u32,
         )
     }

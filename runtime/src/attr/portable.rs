@@ -71,9 +71,11 @@ pub enum SharedMemoryMode {
     PreferOversized,
 }
 
-/// The type of `SharedMemoryMode::AllowOversized` and `SharedMemoryMode::PreferOversized` below
-/// CUDA 13.4: given where a [`SharedMemoryMode`] is expected, it is a type error ("expected
-/// `SharedMemoryMode`, found `NeedsCuda13040`") that names the feature to use, `cuda-13040`.
+/// The type of `SharedMemoryMode::AllowOversized`, `SharedMemoryMode::PreferOversized` and
+/// `ClusterScheduling::RubinDsmemLocality` below CUDA 13.4: given where a [`SharedMemoryMode`]
+/// (or a [`ClusterScheduling`](crate::ClusterScheduling)) is expected, it is a type error
+/// ("expected `SharedMemoryMode`, found `NeedsCuda13040`") that names the feature to use,
+/// `cuda-13040`.
 #[derive(Clone, Copy)]
 pub struct NeedsCuda13040;
 

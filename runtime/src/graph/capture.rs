@@ -4,13 +4,15 @@ use std::sync::Arc;
 
 use cudarc::driver::{result as cu, CudaContext, CudaStream};
 
-use super::{conditional, device_node_of, graph_err, DeviceNode, Graph, GraphNode, INSTANTIATE};
+use super::{conditional, device_node_of, graph_err, DeviceNode, Graph, GraphNode};
 use crate::driver;
 use crate::error::{Error, KernelName};
 use crate::sys;
 
 /// The stream a [`Graph::capture`] body launches on, and the nodes its launches add; also the
-/// body of a conditional node ([`Capture::while_loop`] and the others).
+/// body of a conditional node ([`Capture::while_loop`] and the others), which gets a `Capture`
+/// of its own while the node borrows the enclosing one mutably: inside a body only the body's
+/// [`Capture::stream`] can be named.
 pub struct Capture<'s> {
     pub(super) stream: &'s Arc<CudaStream>,
     /// The id of the capture of the whole graph: what its nodes (those of bodies included) are
@@ -169,13 +171,14 @@ impl<'a> Graph<'a> {
                 message: "the capture recorded no graph".to_string(),
             });
         }
-        // SAFETY: the graph is live.
-        let exec = match unsafe { cu::graph::instantiate(graph, INSTANTIATE) } {
+        // SAFETY: the graph is live, its context current (bound above).
+        let body_priority = shared.node_priority();
+        let exec = match unsafe { super::instantiate(graph, body_priority) } {
             Ok(exec) => exec,
             Err(e) => {
                 // SAFETY: the graph was never instantiated and nothing else holds it.
                 let _ = unsafe { driver::graph_destroy(core::ptr::null_mut(), graph) };
-                return Err(graph_err("cuGraphInstantiate")(e));
+                return Err(e);
             }
         };
         Ok((
@@ -189,6 +192,7 @@ impl<'a> Graph<'a> {
                 order,
                 id,
                 records: core::cell::RefCell::new(super::Records::new()),
+                body_priority,
                 _body: Box::new(body),
             },
             out,

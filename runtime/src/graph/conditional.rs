@@ -34,9 +34,10 @@ use crate::error::{Error, KernelName};
 /// `nvcc -ptx -rdc=true`; chevron links it with `libcudadevrt.a` when it loads (see
 /// [`crate::load_ptx`]).
 ///
-/// It borrows the capture that made it, so it cannot leave the body of
-/// [`Graph::capture`](crate::Graph::capture): a handle used after its graph's capture does not
-/// compile. Inside
+/// It lives as long as the capture that made it (the [`Capture`]'s lifetime, not a borrow of the
+/// [`Capture`] value, so that the node taking it may borrow the capture mutably), so it cannot
+/// leave the body of [`Graph::capture`](crate::Graph::capture): a handle used after its graph's
+/// capture does not compile. Inside
 /// the capture, a node takes only a condition made on its own graph (a body's nodes take
 /// conditions made by the body's [`Capture`]): anything else is `Error::Graph`. A kernel launched
 /// outside the graph with the handle is the one misuse nothing checks (the kernel's arguments are
@@ -94,6 +95,9 @@ pub(crate) struct Shared {
     streams: RefCell<Vec<Arc<CudaStream>>>,
     /// Node → slot: the index its graph records the node's updates at.
     slots: RefCell<HashMap<usize, u32>>,
+    /// Whether a kernel node of a body has a priority other than 0 (the graph then instantiates
+    /// with node priorities: the walk of its nodes does not reach into bodies).
+    priority: core::cell::Cell<bool>,
 }
 
 impl Shared {
@@ -103,7 +107,13 @@ impl Shared {
             handles: RefCell::new(Vec::new()),
             streams: RefCell::new(Vec::new()),
             slots: RefCell::new(HashMap::new()),
+            priority: core::cell::Cell::new(false),
         }
+    }
+
+    /// Whether a kernel node of a conditional body captured so far has a priority other than 0.
+    pub(crate) fn node_priority(&self) -> bool {
+        self.priority.get()
     }
 
     /// The slot of `node`: the same for every `last_node` of one node, the next free one for a
@@ -152,7 +162,7 @@ impl NodeKind {
     }
 }
 
-impl Capture<'_> {
+impl<'s> Capture<'s> {
     /// A condition for a conditional node of this capture's graph, set to `default` at the start
     /// of every replay (`cuGraphConditionalHandleCreate` with `CU_GRAPH_COND_ASSIGN_DEFAULT`):
     /// `default = 1` runs a [`Capture::while_loop`] body at least once. Pass it to the kernels
@@ -161,7 +171,7 @@ impl Capture<'_> {
     /// Inside a body, this makes a condition of the body's graph (for a node nested in the
     /// body). `Error::Graph` when the selected CUDA version or the driver has no conditional
     /// nodes (CUDA 12.3).
-    pub fn condition(&self, default: u32) -> Result<ConditionalHandle<'_>, Error> {
+    pub fn condition(&self, default: u32) -> Result<ConditionalHandle<'s>, Error> {
         #[cfg(cuda_12030)]
         {
             check_driver(NodeKind::While)?;
@@ -204,11 +214,30 @@ impl Capture<'_> {
     /// `Error::Graph` saying what to change. Compiles with CUDA 12.3 (feature `cuda-12030`) or
     /// later.
     ///
+    /// Work captured on an enclosing capture's stream while the body runs would land outside
+    /// the node, in the enclosing graph, and run once per replay whatever the condition says.
+    /// The node borrows the enclosing [`Capture`] mutably for the call, so the body cannot name
+    /// its [`Capture::stream`] (that does not compile); work on that stream under another name
+    /// (the stream given to [`Graph::capture`](crate::Graph::capture), a clone of it, a stream
+    /// forked from it) is found when the body ends: `Error::Graph`, and the capture fails.
+    ///
+    /// ```compile_fail,E0502
+    /// # fn f(capture: &mut chevron::Capture<'_>) -> Result<(), chevron::Error> {
+    /// let go_on = capture.condition(1)?;
+    /// capture.while_loop(&go_on, |body| {
+    ///     let outer = capture.stream(); // the enclosing capture's stream: does not compile
+    ///     # let _ = (body, outer);
+    ///     Ok(())
+    /// })
+    /// # }
+    /// ```
+    ///
     /// ```no_run
     /// # use chevron::{Graph, ConditionalHandle};
     /// # fn main() -> Result<(), chevron::Error> {
     /// # let stream = chevron::context(0)?.new_stream()?;
-    /// let (mut graph, ()) = Graph::capture(&stream, |capture| {
+    /// // SAFETY: the graph is dropped, never leaked.
+    /// let (mut graph, ()) = unsafe { Graph::capture(&stream, |capture| {
     ///     let until_converged = capture.condition(1)?; // the body runs at least once
     ///     capture.while_loop(&until_converged, |body| {
     ///         // launch!(step<<<grid, block, body.stream()>>>(until_converged, …)), where `step`
@@ -216,11 +245,15 @@ impl Capture<'_> {
     ///         # let _ = body;
     ///         Ok(())
     ///     })
-    /// })?;
+    /// }) }?;
     /// graph.replay(&stream)?; // runs the loop to the end on the GPU: no host round trip
     /// # Ok(()) }
     /// ```
-    pub fn while_loop<R, F>(&self, condition: &ConditionalHandle<'_>, body: F) -> Result<R, Error>
+    pub fn while_loop<R, F>(
+        &mut self,
+        condition: &ConditionalHandle<'_>,
+        body: F,
+    ) -> Result<R, Error>
     where
         F: FnOnce(&mut Capture<'_>) -> Result<R, Error>,
         F: ConditionalNodes,
@@ -231,7 +264,7 @@ impl Capture<'_> {
     /// An `if` node (`CU_GRAPH_COND_TYPE_IF`): the graph runs the body captured by `body` once
     /// when `condition` is non-zero as the graph reaches the node, else skips it. Otherwise as
     /// [`Capture::while_loop`]. Compiles with CUDA 12.3 (feature `cuda-12030`) or later.
-    pub fn if_then<R, F>(&self, condition: &ConditionalHandle<'_>, body: F) -> Result<R, Error>
+    pub fn if_then<R, F>(&mut self, condition: &ConditionalHandle<'_>, body: F) -> Result<R, Error>
     where
         F: FnOnce(&mut Capture<'_>) -> Result<R, Error>,
         F: ConditionalNodes,
@@ -272,7 +305,8 @@ impl Capture<'_> {
     /// # use chevron::Graph;
     /// # fn main() -> Result<(), chevron::Error> {
     /// # let stream = chevron::context(0)?.new_stream()?;
-    /// let (graph, ()) = Graph::capture(&stream, |capture| {
+    /// // SAFETY: the graph is dropped, never leaked.
+    /// let (graph, ()) = unsafe { Graph::capture(&stream, |capture| {
     ///     let fits = capture.condition(0)?; // set by a kernel launched before the node
     ///     capture.if_else(&fits, |then, body| {
     ///         // launch!(fast_path<<<…, body.stream()>>>(…)) when `then`, else the slow path
@@ -280,11 +314,11 @@ impl Capture<'_> {
     ///         Ok(())
     ///     })?;
     ///     Ok(())
-    /// })?;
+    /// }) }?;
     /// # let _ = graph; Ok(()) }
     /// ```
     pub fn if_else<R, F>(
-        &self,
+        &mut self,
         condition: &ConditionalHandle<'_>,
         mut bodies: F,
     ) -> Result<(R, R), Error>
@@ -313,7 +347,7 @@ impl Capture<'_> {
     /// Otherwise as [`Capture::while_loop`]. Compiles with CUDA 12.8 (feature `cuda-12080`) or
     /// later, and needs a CUDA 12.8 driver. `Error::Graph` for `cases == 0`.
     pub fn switch<R, F>(
-        &self,
+        &mut self,
         condition: &ConditionalHandle<'_>,
         cases: u32,
         mut body: F,
@@ -397,8 +431,23 @@ impl Capture<'_> {
                 kind.name()
             )));
         }
+        // SAFETY: the graph the stream captures into is live.
+        let outer = || unsafe { driver::graph_nodes(state.graph) }.map(|nodes| nodes.len());
+        let before = outer().map_err(|e| Error::driver("cuGraphGetNodes", KernelName(None), e))?;
         for (k, graph) in graphs.into_iter().enumerate() {
             self.capture_body(kind, k as u32, graph, bodies)?;
+        }
+        let after = outer().map_err(|e| Error::driver("cuGraphGetNodes", KernelName(None), e))?;
+        if after != before {
+            return Err(graph_error(format!(
+                "{} node(s) were captured into the enclosing graph while the bodies of a `{}` \
+                 node were captured: work on the enclosing capture's stream (the stream given \
+                 to `Graph::capture`, a clone of it, or a body's stream inside a nested body) \
+                 runs outside the node, once per replay; launch a body's work on the stream of \
+                 the `Capture` the body is given (`body.stream()`)",
+                after.abs_diff(before),
+                kind.name()
+            )));
         }
         Ok(())
     }
@@ -474,7 +523,10 @@ impl Capture<'_> {
                  capture"
             )));
         }
-        check_body(graph, &which)
+        if check_body(graph, &which)? {
+            self.shared.priority.set(true);
+        }
+        Ok(())
     }
 }
 
@@ -551,8 +603,10 @@ fn forbidden_node(kind: u32) -> &'static str {
 }
 
 /// Checks the nodes of a captured body: only the allowed types, and no cooperative kernel.
+/// Returns whether a kernel node of the body has a priority other than 0.
 #[cfg(cuda_12030)]
-fn check_body(graph: crate::sys::CUgraph, which: &str) -> Result<(), Error> {
+fn check_body(graph: crate::sys::CUgraph, which: &str) -> Result<bool, Error> {
+    let mut priority = false;
     use crate::driver;
     // SAFETY: the body graph is owned by its node, which lives in the graph being captured.
     let nodes = unsafe { driver::graph_nodes(graph) }
@@ -575,8 +629,10 @@ fn check_body(graph: crate::sys::CUgraph, which: &str) -> Result<(), Error> {
                  or without `cooperative` (and without a grid-wide sync)"
             )));
         }
+        // SAFETY: a kernel node of the live body graph.
+        priority |= kind == 0 && unsafe { super::node_priority(node) } != 0;
     }
-    Ok(())
+    Ok(priority)
 }
 
 /// Whether kernel node `node` was captured with `cooperative`.

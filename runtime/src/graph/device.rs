@@ -65,19 +65,20 @@ const UPLOAD: u64 = 2;
 /// # fn main() -> Result<(), chevron::Error> {
 /// # let stream = chevron::context(0)?.new_stream()?;
 /// // The work the GPU launches: kernel, memcpy and memset nodes only.
-/// let (child, ()) = DeviceGraph::capture(&stream, |capture| {
+/// // SAFETY (of both captures): the graphs are dropped, never leaked.
+/// let (child, ()) = unsafe { DeviceGraph::capture(&stream, |capture| {
 ///     // launch!(fill<<<grid, block, capture.stream()>>>(&mut out, …))
 ///     # let _ = capture;
 ///     Ok(())
-/// })?;
+/// }) }?;
 /// // A host graph whose kernel launches it: `launcher` takes a `DeviceGraphHandle` (C++:
 /// // `cudaGraphExec_t`) and calls cudaGraphLaunch(exec, cudaStreamGraphFireAndForget).
-/// let (mut parent, ()) = Graph::capture(&stream, |capture| {
+/// let (mut parent, ()) = unsafe { Graph::capture(&stream, |capture| {
 ///     let exec: DeviceGraphHandle = capture.device_graph(&child)?;
 ///     // launch!(launcher<<<1, 32, capture.stream()>>>(exec, …))
 ///     # let _ = exec;
 ///     Ok(())
-/// })?;
+/// }) }?;
 /// parent.replay(&stream)?; // the child runs as part of the replay: the stream sees it done
 /// # Ok(()) }
 /// ```
@@ -177,7 +178,7 @@ fn instantiate_message(result: u32, node: Option<u32>) -> String {
 ///
 /// # Safety
 /// `graph` is live.
-unsafe fn nodes_of(
+pub(super) unsafe fn nodes_of(
     graph: sys::CUgraph,
     out: &mut Vec<(sys::CUgraphNode, u32)>,
 ) -> Result<(), Error> {
@@ -229,11 +230,17 @@ impl<'a> DeviceGraph<'a> {
     /// event record or wait, an allocation or free, an external semaphore, a stream memory
     /// operation), or when the driver refuses the instantiation (naming the node's kind it
     /// blamed), with what to change; otherwise the errors of [`Graph::capture`].
-    pub fn capture<R, F>(stream: &Arc<CudaStream>, body: F) -> Result<(Self, R), Error>
+    ///
+    /// # Safety
+    /// As for [`Graph::capture`]: the device graph is dropped, never leaked, before what its
+    /// body borrows is freed or used again (dropping it waits for its last host launch; a host
+    /// graph launching it borrows it, and waits for its own replays when dropped).
+    pub unsafe fn capture<R, F>(stream: &Arc<CudaStream>, body: F) -> Result<(Self, R), Error>
     where
         F: FnMut(&mut Capture<'_>) -> Result<R, Error> + 'a,
     {
-        let (captured, out) = Graph::capture(stream, body)?;
+        // SAFETY: the graph is kept in the device graph, which the caller does not leak.
+        let (captured, out) = unsafe { Graph::capture(stream, body) }?;
         let graph = captured.cu_graph();
         let mut nodes = Vec::new();
         // SAFETY: `captured` owns the live graph.
