@@ -245,6 +245,13 @@ macro_rules! config {
 }
 pub use chevron_cuda_runtime::*;
 
+// cudarc and its raw bindings, re-exported by name (the glob above carries them too) as links:
+// inlined, their items would fill chevron's rustdoc ("All items" would be mostly cudarc's).
+#[doc(no_inline)]
+pub use chevron_cuda_runtime::cudarc;
+#[doc(no_inline)]
+pub use chevron_cuda_runtime::sys;
+
 /// The half-precision types `f16` and `bf16`, usable as kernel parameters: needs the feature
 /// `f16` (`chevron-cuda = { version = "…", features = ["f16"] }`).
 ///

@@ -26,7 +26,10 @@
 
 // build.rs checks that exactly one CUDA version feature is on, with a message naming the fix.
 
+// Links to cudarc's documentation, not copies of its items in this crate's.
+#[doc(no_inline)]
 pub use cudarc;
+#[doc(no_inline)]
 pub use cudarc::driver::sys;
 /// The half-precision types `f16` and `bf16` (feature `f16`), usable as kernel parameters.
 #[cfg(feature = "f16")]
