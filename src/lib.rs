@@ -245,12 +245,12 @@ macro_rules! config {
 }
 pub use chevron_cuda_runtime::*;
 
-// cudarc and its raw bindings, re-exported by name (the glob above carries them too) as links:
-// inlined, their items would fill chevron's rustdoc ("All items" would be mostly cudarc's).
+// cudarc and its raw bindings, re-exported as links: inlined, their items would fill chevron's
+// rustdoc (the runtime does not re-export them, so the glob above does not carry them).
 #[doc(no_inline)]
-pub use chevron_cuda_runtime::cudarc;
+pub use cudarc;
 #[doc(no_inline)]
-pub use chevron_cuda_runtime::sys;
+pub use cudarc::driver::sys;
 
 /// The half-precision types `f16` and `bf16`, usable as kernel parameters: needs the feature
 /// `f16` (`chevron-cuda = { version = "…", features = ["f16"] }`).
@@ -265,7 +265,8 @@ pub use chevron_cuda_runtime::half;
 pub mod __private {
     pub use chevron_cuda_macros::{config as config_impl, launch as launch_impl};
     pub use chevron_cuda_runtime::__private::*;
-    pub use chevron_cuda_runtime::{self as runtime, cudarc, Error, LaunchConfig};
+    pub use chevron_cuda_runtime::{self as runtime, Error, LaunchConfig};
+    pub use cudarc;
     pub use core::convert::From;
     pub use core::ffi::c_void;
     pub use core::marker::PhantomData;

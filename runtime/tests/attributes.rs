@@ -2,7 +2,7 @@
 //! placement table as data, and run-time validation of limits.
 
 use chevron_cuda_rules::kinds::{Position, ValueForm};
-use chevron_cuda_runtime::sys::{self, CUlaunchAttributeID as Id};
+use cudarc::driver::sys::{self, CUlaunchAttributeID as Id};
 use chevron_cuda_runtime::*;
 
 fn only_attr(cfg: &LaunchConfig<'_>) -> sys::CUlaunchAttribute {

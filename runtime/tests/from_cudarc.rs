@@ -4,8 +4,8 @@
 
 use std::ffi::CString;
 
-use chevron_cuda_runtime::cudarc::driver::{sys::CUresult, DriverError};
-use chevron_cuda_runtime::cudarc::nvrtc::{self, result::NvrtcError, sys::nvrtcResult};
+use cudarc::driver::{sys::CUresult, DriverError};
+use cudarc::nvrtc::{self, result::NvrtcError, sys::nvrtcResult};
 use chevron_cuda_runtime::{context, driver_present, Error, KernelName};
 
 /// The calls a user of cudarc and chevron makes around a launch, each with `?`.

@@ -8,11 +8,11 @@ mod gpu;
 use std::sync::Arc;
 
 use chevron_cuda_rules::kinds::Position;
-use chevron_cuda_runtime::cudarc::driver::{
+use cudarc::driver::{
     CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut,
 };
-use chevron_cuda_runtime::cudarc::nvrtc::Ptx;
-use chevron_cuda_runtime::sys;
+use cudarc::nvrtc::Ptx;
+use cudarc::driver::sys;
 use chevron_cuda_runtime::*;
 
 const SAXPY: &str = include_str!("../../kernels/saxpy.ptx");
