@@ -266,7 +266,6 @@ pub mod __private {
     pub use chevron_cuda_macros::{config as config_impl, launch as launch_impl};
     pub use chevron_cuda_runtime::__private::*;
     pub use chevron_cuda_runtime::{self as runtime, Error, LaunchConfig};
-    pub use cudarc;
     pub use core::convert::From;
     pub use core::ffi::c_void;
     pub use core::marker::PhantomData;
@@ -274,6 +273,7 @@ pub mod __private {
     pub use core::option::Option::{None, Some};
     pub use core::result::Result;
     pub use core::{assert, include_str, panic, primitive};
+    pub use cudarc;
 
     /// Stands in for a `launch!` whose input had errors, so that the call site type-checks and
     /// only the macro's own errors are reported. Never runs: those errors stop the build.
