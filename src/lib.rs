@@ -4,6 +4,45 @@
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
 
+/// The guide's chapters (`guide/src/*.md`), one doctest module each, so that every Rust block in
+/// them is compiled by `cargo test` as the README's are (tests/docs.rs checks that every chapter
+/// is listed here and in `guide/src/SUMMARY.md`). Not part of the documentation.
+#[cfg(doctest)]
+mod guide {
+    #[doc = include_str!("../guide/src/introduction.md")]
+    mod introduction {}
+    #[doc = include_str!("../guide/src/requirements.md")]
+    mod requirements {}
+    #[doc = include_str!("../guide/src/getting-ptx.md")]
+    mod getting_ptx {}
+    #[doc = include_str!("../guide/src/cpp-kernels.md")]
+    mod cpp_kernels {}
+    #[doc = include_str!("../guide/src/launch.md")]
+    mod launch {}
+    #[doc = include_str!("../guide/src/kernel.md")]
+    mod kernel {}
+    #[doc = include_str!("../guide/src/kernel-checks.md")]
+    mod kernel_checks {}
+    #[doc = include_str!("../guide/src/costs.md")]
+    mod costs {}
+    #[doc = include_str!("../guide/src/graphs.md")]
+    mod graphs {}
+    #[doc = include_str!("../guide/src/conditional.md")]
+    mod conditional {}
+    #[doc = include_str!("../guide/src/device-graphs.md")]
+    mod device_graphs {}
+    #[doc = include_str!("../guide/src/async.md")]
+    mod async_ {}
+    #[doc = include_str!("../guide/src/many-gpus.md")]
+    mod many_gpus {}
+    #[doc = include_str!("../guide/src/partitions.md")]
+    mod partitions {}
+    #[doc = include_str!("../guide/src/testing.md")]
+    mod testing {}
+    #[doc = include_str!("../guide/src/troubleshooting.md")]
+    mod troubleshooting {}
+}
+
 pub use chevron_cuda_macros::kernel;
 
 /// Launches a kernel with CUDA's `<<<…>>>` syntax; every attribute is checked for its place,
@@ -217,6 +256,13 @@ macro_rules! config {
 }
 pub use chevron_cuda_runtime::*;
 
+// cudarc and its raw bindings, re-exported as links: inlined, their items would fill chevron's
+// rustdoc (the runtime does not re-export them, so the glob above does not carry them).
+#[doc(no_inline)]
+pub use cudarc;
+#[doc(no_inline)]
+pub use cudarc::driver::sys;
+
 /// The half-precision types `f16` and `bf16`, usable as kernel parameters: needs the feature
 /// `f16` (`chevron-cuda = { version = "…", features = ["f16"] }`).
 ///
@@ -230,7 +276,7 @@ pub use chevron_cuda_runtime::half;
 pub mod __private {
     pub use chevron_cuda_macros::{config as config_impl, launch as launch_impl};
     pub use chevron_cuda_runtime::__private::*;
-    pub use chevron_cuda_runtime::{self as runtime, cudarc, Error, LaunchConfig};
+    pub use chevron_cuda_runtime::{self as runtime, Error, LaunchConfig};
     pub use core::convert::From;
     pub use core::ffi::c_void;
     pub use core::marker::PhantomData;
@@ -238,6 +284,7 @@ pub mod __private {
     pub use core::option::Option::{None, Some};
     pub use core::result::Result;
     pub use core::{assert, include_str, panic, primitive};
+    pub use cudarc;
 
     /// Stands in for a `launch!` whose input had errors, so that the call site type-checks and
     /// only the macro's own errors are reported. Never runs: those errors stop the build.

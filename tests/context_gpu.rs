@@ -187,7 +187,7 @@ fn a_recorded_error_is_reported_by_the_next_launch_which_runs_nothing() -> TestR
         LaunchFunction,
         Dyn,
     }
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let f = ctx
         .load_module(Ptx::from_src(SAXPY))?
         .load_function("saxpy")?;

@@ -6,6 +6,9 @@
 //!
 //! Run on a machine with a CUDA GPU: `cargo test --test cpp_kernels_gpu -- --include-ignored`.
 
+#[path = "common/gpu.rs"]
+mod gpu;
+
 use chevron::cudarc::driver::CudaSlice;
 use chevron::vec::Float4;
 use chevron::{kernel, launch, Error};
@@ -33,7 +36,7 @@ fn offset_add_wrong(y: &CudaSlice<f32>, v: f32, n: i32);
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_template_instance_from_ptx() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.default_stream();
     let (rows, cols4) = (37usize, 300usize);
     let host: Vec<Float4> = (0..rows * cols4)
@@ -64,7 +67,7 @@ fn a_template_instance_from_ptx() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn cpp_kernels_from_nvrtc_by_their_cpp_names() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.default_stream();
     let n = 10_000u32;
     let y_host: Vec<f32> = (0..n).map(|i| (i % 91) as f32 - 45.0).collect();
@@ -88,7 +91,7 @@ fn cpp_kernels_from_nvrtc_by_their_cpp_names() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn nvrtc_output_is_checked_against_the_cpp_signature() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.default_stream();
     let n = 1024u32;
     let y_host: Vec<f32> = (0..n).map(|i| i as f32).collect();

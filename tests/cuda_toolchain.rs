@@ -12,13 +12,16 @@
 
 #[path = "common/probe.rs"]
 mod probe;
+#[path = "common/skip.rs"]
+mod skip;
 
 use std::path::Path;
 use std::process::Command;
 
 use probe::{text, tools_required, Probe};
 
-/// Whether to run: nvcc is here; else a `skipped:` line (a failure when tools are required).
+/// Whether to run: nvcc is here; else the binary ends with one `skipped:` line (a failure when
+/// tools are required).
 fn nvcc_or_skip(test: &str) -> bool {
     if probe::nvcc().is_some() {
         return true;
@@ -27,8 +30,10 @@ fn nvcc_or_skip(test: &str) -> bool {
         !tools_required(),
         "{test}: CHEVRON_REQUIRE_CUDA_TOOLS=1 but no nvcc on PATH, in $CUDA_PATH/bin or /usr/local/cuda/bin"
     );
-    println!("skipped: {test}: no nvcc (on PATH, in $CUDA_PATH/bin or /usr/local/cuda/bin)");
-    false
+    skip::binary(
+        "no nvcc on PATH, in $CUDA_PATH/bin or /usr/local/cuda/bin",
+        "CHEVRON_REQUIRE_CUDA_TOOLS=1 makes this a failure",
+    )
 }
 
 /// Every `.ptx` under `dir` (one level of subdirectories), relative to it.

@@ -231,7 +231,7 @@ fn the_ordering_holds_for_a_replay_on_a_third_stream_after_a_synchronize() -> Te
 fn updates_and_replays_work_with_no_context_current() -> TestResult {
     let _serial = gpu::serial();
     const ROUNDS: usize = 4;
-    let stream = chevron::context(0)?.new_stream()?;
+    let stream = gpu::context(0)?.new_stream()?;
     let mut captured = stream.clone_htod(&data(0.0))?;
     let mut captured_ordered = stream.clone_htod(&data(0.0))?;
     let mut plain = [
@@ -434,7 +434,7 @@ fn batched_updates_and_replays_equal_the_host() -> TestResult {
 fn a_batch_binds_the_context_where_none_is_current() -> TestResult {
     let _serial = gpu::serial();
     const ROUNDS: usize = 3;
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.new_stream()?;
     let mut kept = stream.clone_htod(&data(-4.0))?;
     let mut want = data(-4.0);

@@ -6,17 +6,20 @@
 //!
 //! Needs libnvrtc (and its libnvrtc-builtins) where the loader finds it, e.g.
 //! `LD_LIBRARY_PATH=…/site-packages/nvidia/cu13/lib` for the pip packages `.ci/run` installs;
-//! without it each test prints one `skipped:` line and passes, unless
+//! without it the binary prints one `skipped:` line and runs no test, unless
 //! `CHEVRON_REQUIRE_CUDA_TOOLS=1` (set by `.ci/run`) makes that a failure.
 // These kernels are checked at the first NVRTC compile; where nvcc is not found, chevron warns
 // that the compile-time check did not run (CI has nvcc).
 #![allow(deprecated)]
 
+#[path = "common/skip.rs"]
+mod skip;
+
 use chevron::cudarc::driver::CudaSlice;
 use chevron::{kernel, nvrtc_present, Error};
 
-/// Whether to run: NVRTC is here; else a `skipped:` line (or a failure under
-/// `CHEVRON_REQUIRE_CUDA_TOOLS=1`).
+/// Whether to run: NVRTC is here; else the binary ends with one `skipped:` line (or a failure
+/// under `CHEVRON_REQUIRE_CUDA_TOOLS=1`).
 fn nvrtc_or_skip(test: &str) -> bool {
     if nvrtc_present() {
         return true;
@@ -25,8 +28,10 @@ fn nvrtc_or_skip(test: &str) -> bool {
         std::env::var_os("CHEVRON_REQUIRE_CUDA_TOOLS").is_none_or(|v| v != "1"),
         "{test}: CHEVRON_REQUIRE_CUDA_TOOLS=1 but libnvrtc cannot be loaded (LD_LIBRARY_PATH?)"
     );
-    println!("skipped: {test}: libnvrtc cannot be loaded (set LD_LIBRARY_PATH to its directory)");
-    false
+    skip::binary(
+        "libnvrtc cannot be loaded (set LD_LIBRARY_PATH to its directory)",
+        "CHEVRON_REQUIRE_CUDA_TOOLS=1 makes this a failure",
+    )
 }
 
 const HOPPER: (i32, i32) = (9, 0);

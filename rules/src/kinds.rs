@@ -3,8 +3,9 @@
 //!
 //! This table is the one declaration of a kind. The runtime builds its types' ids, placement
 //! traits and its `KINDS` list from it (checked by const asserts), the macros take keys, value
-//! forms, enum variants and version requirements from it, and the key tables in the README and
-//! the `launch!` docs are generated from it ([`markdown_table`]) and checked by a test.
+//! forms, enum variants and version requirements from it, and the key tables in the guide
+//! (`guide/src/launch.md`) and the `launch!` docs are generated from it ([`markdown_table`]) and
+//! checked by a test.
 //!
 //! Placement (the `launch` and `stream` columns) was measured on an H200 by calling
 //! `cuLaunchKernelEx` and `cuStreamSetAttribute` with a valid value of each kind; the runtime's
@@ -125,7 +126,7 @@ impl Position {
         }
     }
 
-    /// The position's column in the key table of the README and the `launch!` docs, named as
+    /// The position's column in the key table of the guide and the `launch!` docs, named as
     /// the DSL writes it: `` `stream(...)` ``.
     pub const fn dsl_title(self) -> &'static str {
         match self {

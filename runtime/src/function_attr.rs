@@ -38,13 +38,18 @@ pub trait FunctionAttribute: sealed::Sealed + Copy {
 /// launch may ask for up to `CU_DEVICE_ATTRIBUTE_MAX_OVERSIZED_SHARED_MEMORY_PER_BLOCK` bytes of
 /// shared memory (chevron's check before the launch allows that much then).
 ///
-/// ```ignore
-/// // Needs feature cuda-13040.
-/// # fn f(ctx: &std::sync::Arc<chevron::cudarc::driver::CudaContext>,
-/// #      func: &chevron::cudarc::driver::CudaFunction) -> Result<(), chevron::Error> {
+/// With feature `cuda-13040` (the example is compiled as a doctest under that feature only):
+///
+#[cfg_attr(cuda_13040, doc = "```no_run")]
+#[cfg_attr(not(cuda_13040), doc = "```text")]
+/// use std::sync::Arc;
+///
+/// use chevron::cudarc::driver::{CudaContext, CudaFunction};
 /// use chevron::{set_function_attribute, FunctionSharedMemoryMode, SharedMemoryMode};
-/// set_function_attribute(ctx, func, FunctionSharedMemoryMode(SharedMemoryMode::AllowOversized))?;
-/// # Ok(()) }
+///
+/// fn allow_oversized(ctx: &Arc<CudaContext>, func: &CudaFunction) -> Result<(), chevron::Error> {
+///     set_function_attribute(ctx, func, FunctionSharedMemoryMode(SharedMemoryMode::AllowOversized))
+/// }
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct FunctionSharedMemoryMode(pub SharedMemoryMode);

@@ -40,27 +40,37 @@ impl<T: ?Sized> Keep for T {}
 /// and change their arguments between replays without instantiating again.
 ///
 /// ```no_run
-/// # fn main() -> Result<(), chevron::Error> {
-/// use chevron::{context, launch_function, Graph, LaunchConfig};
-/// # use chevron::cudarc::nvrtc::Ptx;
-/// let ctx = context(0)?;
-/// let stream = ctx.new_stream()?;
-/// # let f = ctx.load_module(Ptx::from_file("kernels/tick.ptx"))?.load_function("tick")?;
-/// let cfg = LaunchConfig::new(1, 32);
-/// // Everything the body borrows (buffers, events, configs) stays borrowed for the graph's life.
-/// let body = |capture: &mut chevron::Capture<'_>| {
-///     let mut params: [*mut core::ffi::c_void; 0] = [];
-///     unsafe { launch_function(capture.stream(), &f, &cfg, &mut params) }?;
-///     capture.last_node()
-/// };
-/// // SAFETY: `graph` is dropped below, not leaked.
-/// let (mut graph, node) = unsafe { Graph::capture(&stream, body) }?;
-/// for _ in 0..100 {
+/// use chevron::cudarc::driver::CudaSlice;
+/// use chevron::{kernel, launch, Graph};
+///
+/// /// y = y·a + b
+/// #[kernel(ptx = "kernels/chain.ptx")]
+/// fn chain(n: u32, a: f32, b: f32, y: &mut CudaSlice<f32>);
+///
+/// fn main() -> Result<(), chevron::Error> {
+///     let ctx = chevron::context(0)?;
+///     let stream = ctx.new_stream()?;
+///     let mut y = stream.clone_htod(&[1.0f32; 256])?;
+///     // Everything the body borrows (buffers, events, configs) stays borrowed for the graph's
+///     // life: `y` until `graph` is dropped.
+///     // SAFETY: `graph` is dropped below, not leaked; one block of 256 threads covers y's 256
+///     // elements.
+///     let (mut graph, node) = unsafe {
+///         Graph::capture(&stream, |capture| {
+///             launch!(chain<<<1, 256, capture.stream()>>>(256, 0.5, 1.0, &mut y))?;
+///             capture.last_node()
+///         })
+///     }?;
+///     for _ in 0..100 {
+///         graph.replay(&stream)?;
+///     }
+///     // SAFETY: the node is `chain`'s on 256 elements; it keeps its buffer.
+///     unsafe { chain::kernel().update_scalars(&mut graph, &node, (256, 0.25, 2.0)) }?;
 ///     graph.replay(&stream)?;
+///     drop(graph); // waits for the last replay and ends the borrow of `y`
+///     println!("{:?}", &stream.clone_dtoh(&y)?[..4]);
+///     Ok(())
 /// }
-/// # let _ = node;
-/// drop(graph); // waits for the last replay
-/// # Ok(()) }
 /// ```
 ///
 /// # The rules, and what enforces them

@@ -26,8 +26,11 @@
 
 // build.rs checks that exactly one CUDA version feature is on, with a message naming the fix.
 
-pub use cudarc;
-pub use cudarc::driver::sys;
+// cudarc is not re-exported from this crate: the facade's glob re-export of it
+// (`pub use chevron_cuda_runtime::*`) would copy every cudarc item into chevron's documentation
+// (rustdoc inlines through a glob whatever `doc` attribute the inner re-export carries). The
+// facade re-exports `cudarc` and `sys` itself, as links.
+pub(crate) use cudarc::driver::sys;
 /// The half-precision types `f16` and `bf16` (feature `f16`), usable as kernel parameters.
 #[cfg(feature = "f16")]
 pub use half;

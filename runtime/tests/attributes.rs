@@ -2,8 +2,8 @@
 //! placement table as data, and run-time validation of limits.
 
 use chevron_cuda_rules::kinds::{Position, ValueForm};
-use chevron_cuda_runtime::sys::{self, CUlaunchAttributeID as Id};
 use chevron_cuda_runtime::*;
+use cudarc::driver::sys::{self, CUlaunchAttributeID as Id};
 
 fn only_attr(cfg: &LaunchConfig<'_>) -> sys::CUlaunchAttribute {
     let attrs = cfg.launch_attributes();

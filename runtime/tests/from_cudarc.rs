@@ -4,9 +4,9 @@
 
 use std::ffi::CString;
 
-use chevron_cuda_runtime::cudarc::driver::{sys::CUresult, DriverError};
-use chevron_cuda_runtime::cudarc::nvrtc::{self, result::NvrtcError, sys::nvrtcResult};
 use chevron_cuda_runtime::{context, driver_present, Error, KernelName};
+use cudarc::driver::{sys::CUresult, DriverError};
+use cudarc::nvrtc::{self, result::NvrtcError, sys::nvrtcResult};
 
 /// The calls a user of cudarc and chevron makes around a launch, each with `?`.
 fn round_trip_through_cudarc() -> Result<Vec<f32>, Error> {

@@ -8,12 +8,10 @@ mod gpu;
 use std::sync::Arc;
 
 use chevron_cuda_rules::kinds::Position;
-use chevron_cuda_runtime::cudarc::driver::{
-    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut,
-};
-use chevron_cuda_runtime::cudarc::nvrtc::Ptx;
-use chevron_cuda_runtime::sys;
 use chevron_cuda_runtime::*;
+use cudarc::driver::sys;
+use cudarc::driver::{CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
+use cudarc::nvrtc::Ptx;
 
 const SAXPY: &str = include_str!("../../kernels/saxpy.ptx");
 const CLUSTER: &str = include_str!("../../kernels/cluster.ptx");

@@ -306,7 +306,8 @@ mod tests {
     }
 }
 
-/// The key tables in the README and in the `launch!` docs against the rules crate table.
+/// The key tables in the guide (`guide/src/launch.md`) and in the `launch!` docs against the
+/// rules crate table.
 #[cfg(test)]
 mod doc_tables {
     use chevron_cuda_rules::kinds::{markdown_table, TABLE_BEGIN, TABLE_END};
@@ -358,9 +359,9 @@ mod doc_tables {
     }
 
     #[test]
-    fn readme_key_table_is_the_spec_table() {
+    fn guide_key_table_is_the_spec_table() {
         check(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"),
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("../guide/src/launch.md"),
             "",
         );
     }

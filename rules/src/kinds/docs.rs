@@ -1,5 +1,5 @@
-//! The Markdown tables generated from the rows: the key table of the README and the `launch!`
-//! docs, and the reference table of `ATTRIBUTES.md`.
+//! The Markdown tables generated from the rows: the key table of the guide
+//! (`guide/src/launch.md`) and the `launch!` docs, and the reference table of `ATTRIBUTES.md`.
 
 use super::{version_name, Kind, Position, KINDS};
 
@@ -54,7 +54,7 @@ fn cc_cell(k: &Kind) -> String {
 
 /// The key table of the docs, as Markdown lines (without the markers): every kind, its value,
 /// its type and CUDA name, where the driver accepts it, the CUDA version that introduced it and
-/// the compute capability it needs. The README and the `launch!` docs hold exactly these lines;
+/// the compute capability it needs. The guide and the `launch!` docs hold exactly these lines;
 /// a test checks them.
 pub fn markdown_table() -> Vec<String> {
     let mut lines = header(
