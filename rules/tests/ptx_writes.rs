@@ -1,9 +1,11 @@
 //! Which pointer parameters a kernel writes through, as the reader finds it in real nvcc 13.0
 //! output (rules/tests/fixtures/writes.cu, release and `-G`, relocatable): directly, through
 //! helpers, in structs by value, through returned pointers, by atomics, in loops and recursion,
-//! and unknown where the pointer goes to code the file does not hold.
+//! and unknown where the pointer goes to code the file does not hold; and (fixtures/stores.cu)
+//! tensor-core and matrix stores, pointers through local arrays and shared memory, a
+//! `const_cast`, and calls through a function pointer.
 
-use chevron_cuda_rules::ptx::{self, Entry, Fact};
+use chevron_cuda_rules::ptx::{self, Callee, Entry, Fact, WriteDoubt};
 
 fn read(path: &str) -> Vec<Entry> {
     let full = format!("{}/tests/fixtures/{path}", env!("CARGO_MANIFEST_DIR"));
@@ -40,6 +42,66 @@ fn release_and_debug_builds() {
         assert_eq!(w("external_only"), [Unknown], "{file}");
         assert_eq!(w("stores_pointer"), [Unknown, Yes], "{file}");
     }
+}
+
+/// Stores beyond `st`/`atom`/`red`, pointers through memory, and calls not followed: the same
+/// answers for the release build and `-G`.
+#[test]
+fn matrix_stores_memory_flow_and_unseen_calls() {
+    for file in ["stores.ptx", "stores_debug.ptx"] {
+        let es = read(file);
+        let w = |name| writes(&es, name);
+        assert_eq!(w("wmma_store"), [No, No, Yes], "{file}");
+        assert_eq!(w("stmatrix_store"), [Yes, No], "{file}");
+        assert_eq!(w("local_array"), [Yes, Yes, Yes, No], "{file}");
+        assert_eq!(w("shared_handout"), [Yes, No], "{file}");
+        assert_eq!(w("indirect"), [Unknown, No], "{file}");
+        assert_eq!(w("extern_only"), [Unknown], "{file}");
+        // C++: the `const float*` written after a `const_cast`, the `float*` only read.
+        assert_eq!(w("_Z14cpp_const_castPKfPfS1_"), [Yes, No, Yes], "{file}");
+    }
+}
+
+/// An unknown says why: the call it cannot follow, or the store that gives the pointer away.
+#[test]
+fn unknown_writes_name_the_reason() {
+    for file in ["stores.ptx", "stores_debug.ptx"] {
+        let es = read(file);
+        let doubt = |name: &str, k: usize| {
+            let e = es.iter().find(|e| e.name == name).expect("entry");
+            assert_eq!(e.write_doubts.len(), e.params.len(), "{name}");
+            e.write_doubts[k].clone()
+        };
+        match doubt("indirect", 0) {
+            Some(WriteDoubt::Call(call)) => assert_eq!(call.callee, Callee::Indirect, "{file}"),
+            other => panic!("{file}: indirect: {other:?}"),
+        }
+        match doubt("extern_only", 0) {
+            Some(WriteDoubt::Call(call)) => assert_eq!(
+                call.callee,
+                Callee::Named {
+                    name: "_Z9elsewherePf".into(),
+                    external: true
+                },
+                "{file}"
+            ),
+            other => panic!("{file}: extern_only: {other:?}"),
+        }
+        assert_eq!(doubt("indirect", 1), None, "{file}");
+        assert_eq!(doubt("wmma_store", 2), None, "{file}");
+    }
+    let es = read("writes.ptx");
+    let e = es.iter().find(|e| e.name == "stores_pointer").expect("entry");
+    assert!(
+        matches!(e.write_doubts[0], Some(WriteDoubt::Stored(_))),
+        "{:?}",
+        e.write_doubts
+    );
+    let text = e.write_doubts[0].as_ref().map(WriteDoubt::describe);
+    assert!(
+        text.as_deref().is_some_and(|t| t.starts_with("stores the pointer to memory (line ")),
+        "{text:?}"
+    );
 }
 
 /// A write found in a helper names the helper and the line of the store.

@@ -1,7 +1,8 @@
 //! Reading the bodies the flow is followed over: every entry and `.func` with a body, its
-//! parameters and its instructions (opcode, modifiers, operands), and the `.alias` pairs.
+//! parameters and its instructions (opcode, modifiers, operands), the `.alias` pairs and the
+//! `.extern .func` names.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::{Instr, Unit};
 use crate::ptx::{is_identifier, Entry, Tok};
@@ -21,6 +22,24 @@ pub(super) fn read_aliases<'s>(toks: &[Tok<'s>]) -> HashMap<&'s str, &'s str> {
         }
     }
     aliases
+}
+
+/// The functions declared `.extern .func` (relocatable code: defined in another module).
+pub(super) fn read_externs<'s>(toks: &[Tok<'s>]) -> HashSet<&'s str> {
+    let mut externs = HashSet::new();
+    for (i, t) in toks.iter().enumerate() {
+        if t.text != ".extern" || toks.get(i + 1).map(|t| t.text) != Some(".func") {
+            continue;
+        }
+        let mut j = i + 2;
+        if toks.get(j).map(|t| t.text) == Some("(") {
+            j = param_names(toks, j).1;
+        }
+        if let Some(name) = toks.get(j).map(|t| t.text).filter(|n| is_identifier(n)) {
+            externs.insert(name);
+        }
+    }
+    externs
 }
 
 /// The names in a parameter list `( .param .b64 a, .param .align 8 .b8 b[16] )` starting at
@@ -192,8 +211,8 @@ fn relevant(op: &str, rest: &[&Tok<'_>]) -> bool {
     let wide = || mods().any(|m| matches!(m, ".u64" | ".s64" | ".b64" | ".wide"));
     match op {
         "ld" | "ldu" | "st" | "atom" | "red" | "multimem" | "cp" | "call" | "mov" | "cvta"
-        | "shfl" => true,
-        "add" | "sub" | "mad" | "mul" | "selp" | "slct" | "and" | "or" => wide(),
+        | "shfl" | "wmma" | "stmatrix" | "sust" | "sured" | "discard" | "tensormap" => true,
+        "add" | "sub" | "mad" | "mul" | "selp" | "slct" | "and" | "or" | "xor" => wide(),
         _ => false,
     }
 }
