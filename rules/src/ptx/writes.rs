@@ -52,39 +52,40 @@ pub enum WriteDoubt {
 }
 
 impl WriteDoubt {
-    /// The reason in words, for messages: "passes it to `f`, an `.extern .func` defined in
-    /// another module (line 40)".
+    /// The reason in words, for messages, without its place ([`WriteDoubt::site`]): "passes
+    /// it to `f`, an `.extern .func` defined in another module".
     pub fn describe(&self) -> String {
-        let at = |site: &Site| match &site.func {
-            Some(f) => format!("line {}, in `{}`", site.line, f.split('$').next().unwrap_or(f)),
-            None => format!("line {}", site.line),
-        };
         match self {
-            WriteDoubt::Call(call) => {
-                let what = match &call.callee {
-                    Callee::Named {
-                        name,
-                        external: true,
-                    } => format!(
-                        "passes it to `{name}`, an `.extern .func` defined in another module"
-                    ),
-                    Callee::Named { name, .. } => {
-                        format!("passes it to `{name}`, which the file declares but does not define")
-                    }
-                    Callee::Indirect => "passes it to a function called through a pointer".into(),
-                };
-                format!("{what} ({})", at(&call.site))
+            WriteDoubt::Call(call) => match &call.callee {
+                Callee::Named {
+                    name,
+                    external: true,
+                } => format!(
+                    "passes it to `{}`, an `.extern .func` defined in another module",
+                    crate::cpp::display_name(name)
+                ),
+                Callee::Named { name, .. } => format!(
+                    "passes it to `{}`, which the file declares but does not define",
+                    crate::cpp::display_name(name)
+                ),
+                Callee::Indirect => "passes it to a function called through a pointer".into(),
+            },
+            WriteDoubt::Stored(_) => {
+                "stores the pointer to memory, from where other code may write through it".into()
             }
-            WriteDoubt::Stored(site) => format!(
-                "stores the pointer to memory ({}), from where other code may write through it",
-                at(site)
-            ),
-            WriteDoubt::AddressTaken(site) => {
-                format!("takes the parameter's address ({})", at(site))
-            }
+            WriteDoubt::AddressTaken(_) => "takes the parameter's address".into(),
             WriteDoubt::Limit => {
                 "passes it through more pointer slots than the reader follows (64)".into()
             }
+        }
+    }
+
+    /// Where the pointer leaves what is followed: the call, the store, the use of its address.
+    pub fn site(&self) -> Option<&Site> {
+        match self {
+            WriteDoubt::Call(call) => Some(&call.site),
+            WriteDoubt::Stored(site) | WriteDoubt::AddressTaken(site) => Some(site),
+            WriteDoubt::Limit => None,
         }
     }
 }
