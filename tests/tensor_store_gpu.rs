@@ -68,9 +68,7 @@ fn a_tensor_core_store_is_ordered_before_a_read_on_another_stream() -> TestResul
             let mut s = 0.0f64;
             for i in 0..16 {
                 for j in 0..16 {
-                    let dot: f64 = (0..16)
-                        .map(|k| f64::from(a_at(t, i, k) * b_at(k, j)))
-                        .sum();
+                    let dot: f64 = (0..16).map(|k| f64::from(a_at(t, i, k) * b_at(k, j))).sum();
                     s += dot * f64::from(REPS);
                 }
             }
@@ -95,10 +93,7 @@ fn a_tensor_core_store_is_ordered_before_a_read_on_another_stream() -> TestResul
     }
     // And `c` itself, tile by tile, against the host.
     let c_host = sa.clone_dtoh(&c)?;
-    let first: f32 = (0..16)
-        .map(|k| a_at(0, 0, k) * b_at(k, 0))
-        .sum::<f32>()
-        * REPS as f32;
+    let first: f32 = (0..16).map(|k| a_at(0, 0, k) * b_at(k, 0)).sum::<f32>() * REPS as f32;
     assert_eq!(c_host[0], first, "c[0]");
     println!("{TILES} tiles of {REPS} tensor-core products, read on a second stream: exact");
     Ok(())

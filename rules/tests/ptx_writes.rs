@@ -91,7 +91,10 @@ fn unknown_writes_name_the_reason() {
         assert_eq!(doubt("wmma_store", 2), None, "{file}");
     }
     let es = read("writes.ptx");
-    let e = es.iter().find(|e| e.name == "stores_pointer").expect("entry");
+    let e = es
+        .iter()
+        .find(|e| e.name == "stores_pointer")
+        .expect("entry");
     assert!(
         matches!(e.write_doubts[0], Some(WriteDoubt::Stored(_))),
         "{:?}",
@@ -99,7 +102,8 @@ fn unknown_writes_name_the_reason() {
     );
     let text = e.write_doubts[0].as_ref().map(WriteDoubt::describe);
     assert!(
-        text.as_deref().is_some_and(|t| t.starts_with("stores the pointer to memory")),
+        text.as_deref()
+            .is_some_and(|t| t.starts_with("stores the pointer to memory")),
         "{text:?}"
     );
 }

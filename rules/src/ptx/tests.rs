@@ -700,10 +700,15 @@ fn write_access_follows_the_ptx() {
     assert_eq!(check_cpp(&[a, b, write("c")], e, "s.ptx", text), Ok(()));
     let err = check_cpp(&[a, b, read("c")], e, "s.ptx", text).expect_err("c is stored to");
     assert!(
-        err.starts_with("`c: &CudaSlice<f32>` is read-only (`&`), but the kernel writes through it (s.ptx:"),
+        err.starts_with(
+            "`c: &CudaSlice<f32>` is read-only (`&`), but the kernel writes through it (s.ptx:"
+        ),
         "{err}"
     );
-    assert!(err.contains("`wmma.store.d.sync.aligned.row.m16n16k16"), "{err}");
+    assert!(
+        err.contains("`wmma.store.d.sync.aligned.row.m16n16k16"),
+        "{err}"
+    );
 
     // cpp_const_cast(const float* x, float* y, float* sum): `x` written after a `const_cast`,
     // `y` only read though not `const`.
@@ -715,7 +720,9 @@ fn write_access_follows_the_ptx() {
     let err = check_cpp(&[read("x"), read("y"), write("sum")], e, "s.ptx", text)
         .expect_err("x is written");
     assert!(
-        err.starts_with("`x: &CudaSlice<f32>` is read-only (`&`), but the kernel writes through it (s.ptx:"),
+        err.starts_with(
+            "`x: &CudaSlice<f32>` is read-only (`&`), but the kernel writes through it (s.ptx:"
+        ),
         "{err}"
     );
     assert!(
@@ -736,7 +743,10 @@ fn write_access_follows_the_ptx() {
     let e = entry("indirect");
     let k = ParamSig::new("k", "i32", ParamForm::int(32), false);
     let err = check_cpp(&[read("p"), k], e, "s.ptx", text).expect_err("p is unknown");
-    assert!(err.contains("the kernel passes it to a function called through a pointer (s.ptx:"), "{err}");
+    assert!(
+        err.contains("the kernel passes it to a function called through a pointer (s.ptx:"),
+        "{err}"
+    );
     assert_eq!(check_cpp(&[vouched("p"), k], e, "s.ptx", text), Ok(()));
 
     // Through a local array and through shared memory: written.
@@ -744,8 +754,16 @@ fn write_access_follows_the_ptx() {
     let n = buf("n", "&CudaSlice<i32>", Class::Unknown, false, false);
     let err = check_cpp(&[write("a"), read("b"), write("c"), n], e, "s.ptx", text)
         .expect_err("b is written");
-    assert!(err.starts_with("`b: &CudaSlice<f32>` is read-only (`&`), but the kernel writes through it"), "{err}");
+    assert!(
+        err.starts_with(
+            "`b: &CudaSlice<f32>` is read-only (`&`), but the kernel writes through it"
+        ),
+        "{err}"
+    );
     let e = entry("shared_handout");
     assert!(check_cpp(&[read("out"), read("in")], e, "s.ptx", text).is_err());
-    assert_eq!(check_cpp(&[write("out"), read("in")], e, "s.ptx", text), Ok(()));
+    assert_eq!(
+        check_cpp(&[write("out"), read("in")], e, "s.ptx", text),
+        Ok(())
+    );
 }

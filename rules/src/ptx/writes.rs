@@ -25,70 +25,17 @@
 //! does not hold or through a function pointer, its address taken, or a function with more than
 //! 64 parameter slots); no otherwise.
 
+mod doubt;
+mod order;
 mod read;
 
 use std::collections::{HashMap, HashSet};
 
 use super::facts::{Callee, Seen, Site, UnseenCall};
 use super::{is_identifier, Entry, Tok};
+pub use doubt::WriteDoubt;
+use order::components;
 use read::{read_aliases, read_externs, read_units};
-
-/// Why the reader cannot tell whether an entry writes through a parameter
-/// ([`Entry::write_doubts`](super::Entry::write_doubts)): where its value leaves what is
-/// followed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum WriteDoubt {
-    /// Passed to a call whose code the file does not hold: a function of another module
-    /// (relocatable code), one declared without a body, or a call through a function pointer.
-    Call(UnseenCall),
-    /// Stored to memory (global or shared), from where other code may load it and write
-    /// through it: the store's place.
-    Stored(Site),
-    /// The parameter's address is taken (`mov.b64 %rd1, k_param_0`): what is read through it
-    /// is not followed.
-    AddressTaken(Site),
-    /// A function with more than 64 pointer slots, or a body whose flow did not settle.
-    Limit,
-}
-
-impl WriteDoubt {
-    /// The reason in words, for messages, without its place ([`WriteDoubt::site`]): "passes
-    /// it to `f`, an `.extern .func` defined in another module".
-    pub fn describe(&self) -> String {
-        match self {
-            WriteDoubt::Call(call) => match &call.callee {
-                Callee::Named {
-                    name,
-                    external: true,
-                } => format!(
-                    "passes it to `{}`, an `.extern .func` defined in another module",
-                    crate::cpp::display_name(name)
-                ),
-                Callee::Named { name, .. } => format!(
-                    "passes it to `{}`, which the file declares but does not define",
-                    crate::cpp::display_name(name)
-                ),
-                Callee::Indirect => "passes it to a function called through a pointer".into(),
-            },
-            WriteDoubt::Stored(_) => {
-                "stores the pointer to memory, from where other code may write through it".into()
-            }
-            WriteDoubt::AddressTaken(_) => "takes the parameter's address".into(),
-            WriteDoubt::Limit => {
-                "passes it through more pointer slots than the reader follows (64)".into()
-            }
-        }
-    }
-
-    /// Where the pointer leaves what is followed: the call, the store, the use of its address.
-    pub fn site(&self) -> Option<&Site> {
-        match self {
-            WriteDoubt::Call(call) => Some(&call.site),
-            WriteDoubt::Stored(site) | WriteDoubt::AddressTaken(site) => Some(site),
-            WriteDoubt::Limit => None,
-        }
-    }
-}
 
 /// Calls that neither write through nor keep a pointer they are given (`printf`'s arguments
 /// are read; `free` releases heap memory).
@@ -284,9 +231,7 @@ pub(super) fn analyze(toks: &[Tok<'_>], entries: &mut [Entry]) {
                                 site: site(line, origin, u),
                                 callee,
                             }),
-                            Why::Stored(line, origin) => {
-                                WriteDoubt::Stored(site(line, origin, u))
-                            }
+                            Why::Stored(line, origin) => WriteDoubt::Stored(site(line, origin, u)),
                             Why::AddressTaken(line, origin) => {
                                 WriteDoubt::AddressTaken(site(line, origin, u))
                             }
@@ -303,61 +248,6 @@ pub(super) fn analyze(toks: &[Tok<'_>], entries: &mut [Entry]) {
         entries[k].writes = writes;
         entries[k].write_doubts = doubts;
     }
-}
-
-/// The strongly connected components of `edges` (Tarjan's, without recursion), each after
-/// every component it reaches: callees first.
-fn components(edges: &[Vec<usize>]) -> Vec<Vec<usize>> {
-    const NONE: usize = usize::MAX;
-    let n = edges.len();
-    let (mut index, mut low, mut on) = (vec![NONE; n], vec![0; n], vec![false; n]);
-    let (mut stack, mut out, mut next) = (Vec::new(), Vec::new(), 0);
-    let mut walk: Vec<(usize, usize)> = Vec::new();
-    for root in 0..n {
-        if index[root] != NONE {
-            continue;
-        }
-        index[root] = next;
-        low[root] = next;
-        next += 1;
-        stack.push(root);
-        on[root] = true;
-        walk.push((root, 0));
-        while let Some(&(v, k)) = walk.last() {
-            if let Some(&w) = edges[v].get(k) {
-                if let Some(top) = walk.last_mut() {
-                    top.1 += 1;
-                }
-                if index[w] == NONE {
-                    index[w] = next;
-                    low[w] = next;
-                    next += 1;
-                    stack.push(w);
-                    on[w] = true;
-                    walk.push((w, 0));
-                } else if on[w] {
-                    low[v] = low[v].min(index[w]);
-                }
-                continue;
-            }
-            walk.pop();
-            if let Some(&(p, _)) = walk.last() {
-                low[p] = low[p].min(low[v]);
-            }
-            if low[v] == index[v] {
-                let mut component = Vec::new();
-                while let Some(w) = stack.pop() {
-                    on[w] = false;
-                    component.push(w);
-                    if w == v {
-                        break;
-                    }
-                }
-                out.push(component);
-            }
-        }
-    }
-    out
 }
 
 /// The taint of registers and stack slots in one body: which parameter slots a value may
