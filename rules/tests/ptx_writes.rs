@@ -166,3 +166,43 @@ fn hand_written_forms() {
     let es = ptx::parse_entries(src).expect("parses");
     assert_eq!(writes(&es, "k"), [Yes, Yes, No, Yes, Unknown]);
 }
+
+/// Hand-written forms beyond `st`: `discard`, `tensormap.replace`, a surface store, a generic
+/// `wmma.store` without a state space; a pointer walking a local array of pointers (a register
+/// given a second stack offset); a `wmma.load` is no write.
+#[test]
+fn hand_written_matrix_surface_and_local_forms() {
+    let src = ".version 9.0\n.target sm_90\n.address_size 64\n\
+        .visible .entry k(.param .u64 k_param_0, .param .u64 k_param_1, .param .u64 k_param_2,\n\
+          .param .u64 k_param_3, .param .u64 k_param_4, .param .u64 k_param_5,\n\
+          .param .u64 k_param_6, .param .u64 k_param_7)\n{\n\
+          .local .align 8 .b8 __local_depot0[16];\n\
+          .reg .b64 %SPL; .reg .b64 %rd<30>; .reg .f32 %f<9>; .reg .b32 %r<9>;\n\
+          mov.u64 %SPL, __local_depot0;\n\
+          ld.param.u64 %rd1, [k_param_0];\n\
+          ld.param.u64 %rd2, [k_param_1];\n\
+          ld.param.u64 %rd3, [k_param_2];\n\
+          ld.param.u64 %rd4, [k_param_3];\n\
+          ld.param.u64 %rd5, [k_param_4];\n\
+          ld.param.u64 %rd6, [k_param_5];\n\
+          ld.param.u64 %rd7, [k_param_6];\n\
+          ld.param.u64 %rd8, [k_param_7];\n\
+          discard.global.L2 [%rd1], 128;\n\
+          tensormap.replace.tile.global_address.global.b1024.b64 [%rd2], %rd9;\n\
+          sust.b.1d.b32.trap [%rd3, {%r1}], {%r2};\n\
+          wmma.store.d.sync.aligned.row.m16n16k16.f32 [%rd4], {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, %r3;\n\
+          wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1, %r2}, [%rd5], %r3;\n\
+          add.u64 %rd10, %SPL, 0;\n\
+          st.local.u64 [%rd10], %rd6;\n\
+          st.local.u64 [%rd10+8], %rd7;\n\
+          $L__BB0_1:\n\
+          ld.local.u64 %rd11, [%rd12];\n\
+          st.global.f32 [%rd11], %f1;\n\
+          add.u64 %rd12, %SPL, 0;\n\
+          add.u64 %rd12, %rd12, 8;\n\
+          @%p1 bra $L__BB0_1;\n\
+          ld.global.f32 %f2, [%rd8];\n\
+          ret;\n}\n";
+    let es = ptx::parse_entries(src).expect("parses");
+    assert_eq!(writes(&es, "k"), [Yes, Yes, Yes, Yes, No, Yes, Yes, No]);
+}

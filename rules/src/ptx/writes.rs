@@ -536,24 +536,15 @@ fn step<'s>(
                         is_frame_base(t) || st.stack.contains_key(t) || st.frame.contains(t)
                     })
                 };
-                match frame {
+                let moved = match frame {
                     // A register given a second offset (a pointer walking a local array).
                     Some(offset) if st.stack.get(d).is_some_and(|&o| o != offset) => {
-                        if st.frame.insert(d) {
-                            st.changed = true;
-                        }
+                        st.frame.insert(d)
                     }
-                    Some(offset) => {
-                        if st.stack.insert(d, offset) != Some(offset) {
-                            st.changed = true;
-                        }
-                    }
-                    None if !st.frame.contains(d) && from_frame() => {
-                        st.frame.insert(d);
-                        st.changed = true;
-                    }
-                    None => {}
-                }
+                    Some(offset) => st.stack.insert(d, offset) != Some(offset),
+                    None => !st.frame.contains(d) && from_frame() && st.frame.insert(d),
+                };
+                st.changed |= moved;
             }
             let bits = sources(st, 1);
             for d in dst {
