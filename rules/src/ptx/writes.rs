@@ -320,6 +320,9 @@ impl<'s> State<'s> {
 fn summarise(u: usize, module: &Module<'_, '_>, summaries: &[Summary]) -> Summary {
     let unit = &module.units[u];
     let mut out = Summary::default();
+    if unit.body.is_empty() {
+        return out;
+    }
     let mut st = State::default();
     let mut settled = false;
     for _ in 0..MAX_PASSES {
