@@ -749,6 +749,23 @@ fn write_access_follows_the_ptx() {
     );
     assert_eq!(check_cpp(&[vouched("p"), k], e, "s.ptx", text), Ok(()));
 
+    // A C++ `const float*` passed to code the file does not hold: the `const` decides.
+    let held = ".version 9.0\n.target sm_90\n.address_size 64\n\
+        .extern .func _Z4seenPKf(.param .b64 p);\n\
+        .visible .entry _Z1kPKf(.param .u64 _Z1kPKf_param_0)\n{\n\
+        ld.param.u64 %rd1, [_Z1kPKf_param_0];\n\
+        { .param .b64 param0; st.param.b64 [param0+0], %rd1; call.uni _Z4seenPKf, (param0); }\n\
+        ret;\n}\n";
+    let k_es = parse(held);
+    assert_eq!(check_cpp(&[read("x")], &k_es[0], "c.ptx", held), Ok(()));
+    let held = held.replace("PKf", "Pf");
+    let k_es = parse(&held);
+    let err = check_cpp(&[read("x")], &k_es[0], "c.ptx", &held).expect_err("not const");
+    assert!(
+        err.contains("not `float const*`, and its PTX cannot show that it only reads it: the kernel passes it to `seen(float*)`, an `.extern .func` defined in another module (c.ptx:"),
+        "{err}"
+    );
+
     // Through a local array and through shared memory: written.
     let e = entry("local_array");
     let n = buf("n", "&CudaSlice<i32>", Class::Unknown, false, false);
