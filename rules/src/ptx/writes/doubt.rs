@@ -44,7 +44,9 @@ impl WriteDoubt {
             }
             WriteDoubt::AddressTaken(_) => "takes the parameter's address".into(),
             WriteDoubt::Limit => {
-                "passes it through more pointer slots than the reader follows (64)".into()
+                "passes it through a function the write analysis cannot follow to the end \
+                 (more than 64 pointer slots, or a flow that does not settle)"
+                    .into()
             }
         }
     }
