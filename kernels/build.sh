@@ -40,8 +40,8 @@ fi
 mkdir -p "$out/variants" "$fixtures_out"
 NVCC="${NVCC:-nvcc}"
 PTXAS="${PTXAS:-$(dirname "$(command -v "$NVCC")")/ptxas}"
-RDC=" device_update calls conditional jacobi writes device_graph "
-DEBUG=" grid_helpers pdl_helpers calls grid_forms writes "
+RDC=" device_update calls conditional jacobi writes stores device_graph "
+DEBUG=" grid_helpers pdl_helpers calls grid_forms writes stores "
 ISAS="8.0 8.1 8.2 8.3 8.4 8.5 8.6 8.7 8.8 9.0"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT

@@ -152,23 +152,30 @@ mod warn;
 /// | `__half`, `__nv_bfloat16` | `chevron::half::f16`, `bf16` |
 /// | `float4`, `int2`, `uint4`, `double2` … | `chevron::vec::Float4`, `Int2`, `UInt4`, `Double2` …, or a struct of the same size and alignment |
 /// | a struct or enum by value | any type of its size and alignment (names are not compared: a Rust type need not share its C++ name) |
-/// | `T const*` | `&CudaSlice<T>` (or `&CudaView`), or `&mut` |
-/// | `T*` | `&mut CudaSlice<T>` (or `&mut CudaViewMut`); `&` only with `#[read_only]` |
+/// | `T const*` | `&CudaSlice<T>` (or `&CudaView`), or `&mut`; `&mut` only where the PTX stores through it (a `const_cast`) |
+/// | `T*` | `&mut CudaSlice<T>` (or `&mut CudaViewMut`); `&` where the PTX never stores through it, or with `#[read_only]` |
 /// | `void*`, `Struct*` | a buffer of any element type |
 /// | any pointer | a `u64`/`i64` device address |
 ///
-/// A read-only buffer (`&CudaSlice<T>`) for a pointer that is not `const` is an error: the
-/// kernel may write it, and cudarc would order the launch as a read. Where the kernel only
-/// reads it, say so on the parameter: `#[read_only] x: &CudaSlice<f32>`. The reverse, `&mut`
-/// for a `T const*`, is allowed: the launch is then ordered as a write, which is never wrong,
-/// only stricter than needed.
+/// Write access is read from the kernel's PTX, for every kernel: a parameter whose value flows
+/// into the address of a store (`st`, `wmma.store`, `stmatrix`, `st.async`, `sust`), an atomic
+/// or reduction, a bulk copy to global memory — through registers, the stack slots of `-G`
+/// builds, local arrays of pointers indexed at run time, pointers handed between threads
+/// through `__shared__` memory, and the functions it calls — is written, and declaring it
+/// read-only (`&CudaSlice<T>`) is an error: cudarc would order the launch as a read. The store
+/// wins over a C++ `const` (a `const_cast`). A `T*` the PTX never stores through may be
+/// declared `&` (real code leaves out `const`). The reverse, `&mut` for a pointer only read, is
+/// allowed: the launch is then ordered as a write, which is never wrong, only stricter.
 ///
-/// For an `extern "C"` kernel, whose symbol carries no types, the PTX decides: a parameter
-/// whose value flows into the address of a store, atomic or reduction (through the registers,
-/// the stack slots of `-G` builds and the functions it calls) is written, and declaring it `&`
-/// is the same error with the same opt-out. Where the pointer reaches code the PTX does not
-/// hold, nothing is refused. A `cuda = "…"` kernel is checked by the same rules against
-/// NVRTC's output before its first launch (`Error::Signature`).
+/// Where the PTX cannot decide — the pointer is passed to a function of another module
+/// (relocatable code, `.extern .func`), to one called through a pointer, or stored to memory
+/// from where other code may write through it — a read-only buffer is refused, naming the
+/// reason and its PTX line, unless C++ declares the pointer `const` (the `const` decides what
+/// the PTX cannot show). Where the declaration knows better, it vouches with `#[read_only]` on
+/// the parameter: `#[read_only] x: &CudaSlice<f32>`, which also overrides a store that never
+/// runs on this buffer. `#[read_only]` is for buffers only: on a number or vector by value it is
+/// an error. A `cuda = "…"` kernel is checked by the same rules against NVRTC's output before
+/// its first launch (`Error::Signature`).
 ///
 /// Types are checked as rustc resolves them: an alias (`type Scale = f32`), a path
 /// (`std::primitive::f32`) or a renamed import (`use cudarc::driver::CudaSlice as DevBuf`) is the

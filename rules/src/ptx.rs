@@ -24,6 +24,7 @@ pub use lookup::{find_entry, find_entry_by, resolve_entry, resolve_entry_by, Loo
 pub use message::{capped_list, name_list, LIST_CAP};
 pub use parse::{device_runtime_calls, parse_entries};
 pub use signature::{check_cpp, check_param, check_signature, ParamSig};
+pub use writes::WriteDoubt;
 
 /// One `.entry` (kernel) in a PTX module.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -44,8 +45,11 @@ pub struct Entry {
     /// Per parameter, whether the entry writes through it (its value flows into the address of
     /// a store, atomic or reduction, over the whole call graph): where it first does, no, or
     /// unknown where the value leaves what the reader follows. What `#[kernel]` checks a
-    /// read-only buffer against when no C++ type says `const`.
+    /// read-only buffer against.
     pub writes: Vec<Seen>,
+    /// Per parameter whose [`writes`](Self::writes) is unknown, why: where its value leaves
+    /// what the reader follows; `None` for the others.
+    pub write_doubts: Vec<Option<WriteDoubt>>,
 }
 
 /// Three extents of a directive such as `.maxntid 256, 1, 1` (missing ones are 1), with the

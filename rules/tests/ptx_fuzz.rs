@@ -628,3 +628,70 @@ fn long_call_chains_cycles_and_shared_helpers_in_bounded_time() {
     );
     assert!(took < Duration::from_secs(10), "{took:?}");
 }
+
+/// A chain of 1,500 `__noinline__` helpers, as nvcc 13.0 emits one defined callers first
+/// (declarations, then the entry, then each helper before the one it calls): the write
+/// analysis summarises each helper once, callees first, instead of applying summaries again
+/// until nothing changes (one level per pass over the file: 40 s of CPU in a debug build).
+#[test]
+fn a_chain_of_1500_noinline_helpers_is_analysed_in_well_under_a_second() {
+    let n = 1_500;
+    let name = |k: usize| format!("_Z{}h{k}Pfi", format!("h{k}").len());
+    let header = |k: usize| {
+        let f = name(k);
+        format!(".func {f}(\n\t.param .b64 {f}_param_0,\n\t.param .b32 {f}_param_1\n)")
+    };
+    let mut src = String::from(".version 9.0\n.target sm_90\n.address_size 64\n\n");
+    for k in 0..n {
+        src.push_str(&format!("{}\n;\n", header(k)));
+    }
+    src.push_str(
+        ".visible .entry chain(\n\t.param .u64 chain_param_0,\n\t.param .u64 chain_param_1\n)\n{\n\
+         \t.reg .b32 \t%r<2>;\n\t.reg .f32 \t%f<2>;\n\t.reg .b64 \t%rd<5>;\n\n\
+         \tld.param.u64 \t%rd1, [chain_param_0];\n\tld.param.u64 \t%rd2, [chain_param_1];\n\
+         \tcvta.to.global.u64 \t%rd3, %rd2;\n\tld.global.f32 \t%f1, [%rd3];\n\
+         \tcvt.rzi.s32.f32 \t%r1, %f1;\n\t{ // callseq 0, 0\n\t.param .b64 param0;\n\
+         \tst.param.b64 \t[param0+0], %rd1;\n\t.param .b32 param1;\n\
+         \tst.param.b32 \t[param1+0], %r1;\n\tcall.uni \n\t_Z2h0Pfi, \n\t(\n\tparam0, \n\t\
+         param1\n\t);\n\t} // callseq 0\n\tret;\n\n}\n",
+    );
+    for k in 0..n {
+        let f = name(k);
+        let body = if k + 1 < n {
+            format!(
+                "\tadd.s32 \t%r2, %r1, 1;\n\t{{ // callseq {k}, 0\n\t.reg .b32 temp_param_reg;\n\
+                 \t.param .b64 param0;\n\tst.param.b64 \t[param0+0], %rd1;\n\
+                 \t.param .b32 param1;\n\tst.param.b32 \t[param1+0], %r2;\n\tcall.uni \n\t{}, \
+                 \n\t(\n\tparam0, \n\tparam1\n\t);\n\t}} // callseq {k}\n",
+                name(k + 1)
+            )
+        } else {
+            "\tcvta.to.global.u64 \t%rd2, %rd1;\n\tmul.wide.s32 \t%rd3, %r1, 4;\n\
+             \tadd.s64 \t%rd4, %rd2, %rd3;\n\tmov.f32 \t%f1, 0f3F800000;\n\
+             \tst.global.f32 \t[%rd4], %f1;\n"
+                .to_string()
+        };
+        src.push_str(&format!(
+            "{}\n{{\n\t.reg .b32 \t%r<3>;\n\t.reg .f32 \t%f<2>;\n\t.reg .b64 \t%rd<5>;\n\n\n\
+             \tld.param.u64 \t%rd1, [{f}_param_0];\n\tld.param.u32 \t%r1, [{f}_param_1];\n\
+             {body}\tret;\n\n}}\n",
+            header(k)
+        ));
+    }
+    let start = Instant::now();
+    let es = ptx::parse_entries(&src).expect("parses");
+    let took = start.elapsed();
+    let site = es[0].writes[0].site().cloned();
+    assert_eq!(
+        site.and_then(|s| s.func),
+        Some(name(n - 1)),
+        "{:?}",
+        es[0].writes
+    );
+    assert_eq!(es[0].writes[1].fact(), Fact::No);
+    println!(
+        "{} lines, {n} chained helpers: {took:?}",
+        src.lines().count()
+    );
+    assert!(took < Duration::from_secs(1), "{took:?}");
+}

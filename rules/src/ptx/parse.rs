@@ -294,6 +294,7 @@ pub fn parse_entries(ptx: &str) -> Result<Vec<Entry>, String> {
                         directives,
                         uses: BodyUses::default(),
                         writes: Vec::new(),
+                        write_doubts: Vec::new(),
                     });
                 }
                 is_extern = false;

@@ -145,7 +145,10 @@ pub struct Facts {
     pub ptx_align: Option<u32>,
     /// The parameter's C++ type, from the demangled symbol.
     pub cpp: CppParam,
-    /// The kernel's PTX stores through the pointer (read where no C++ type says `const`).
+    /// A read-only buffer cannot be taken here on the PTX's word: the kernel stores through
+    /// the pointer (a store wins over a C++ `const`: a `const_cast`), or the reader cannot tell
+    /// whether it does ([`WriteDoubt`](crate::ptx::WriteDoubt)) and no C++ `const` says so. A
+    /// `T*` the PTX never stores through is `false`: real code leaves out `const`.
     pub written: bool,
     /// `#[read_only]` on the parameter: the declaration vouches that the kernel does not
     /// write through it, `const` or not.
@@ -177,11 +180,12 @@ pub struct Texts<'a> {
     /// After a C++ type mismatch: ", but the kernel takes `float*` here (parameter 1 of
     /// `scale(float*, int)`, …); declare it as `&mut CudaSlice<f32>`".
     pub cpp: &'a str,
-    /// After "read-only (`&`)" for a pointer that is not `const`: ", but the kernel takes
-    /// `float*` here (…), not `float const*`: it may write through it; …".
+    /// After "read-only (`&`)" for a pointer that is not `const` and that the PTX stores
+    /// through or cannot be read for: ", but the kernel takes `float*` here (…), not
+    /// `float const*`, and writes through it (…); …".
     pub not_const: &'a str,
-    /// After "read-only (`&`)" for a pointer the PTX stores through: ", but the kernel writes
-    /// through it (…); …".
+    /// After "read-only (`&`)" for a pointer the PTX stores through (C++ `const` or not), or
+    /// whose writes it cannot decide: ", but the kernel writes through it (…); …".
     pub written: &'a str,
 }
 
@@ -227,8 +231,11 @@ pub const fn check_param(
 ///    buffer of `f32`, or a `u64` device address), a number's class, signedness and width
 ///    (`int` takes `i32`, not `u32`), a vector type (`float4` takes `chevron::vec::Float4` or a
 ///    16-byte, 16-aligned struct); a C++ struct by value is checked by size and alignment;
-/// 4. write access: a read-only buffer (`&CudaSlice<T>`) for a pointer that is not `const`,
-///    or that the PTX stores through, unless the parameter is `#[read_only]`. The reverse, a
+/// 4. write access: a read-only buffer (`&CudaSlice<T>`) for a pointer the PTX stores through
+///    (even a `const T*`: a `const_cast`), or one whose writes the PTX cannot decide (passed to
+///    code the file does not hold, stored to memory) unless C++ declares it `const`, unless the
+///    parameter is `#[read_only]` ([`Facts::written`]). A `T*` the PTX never stores through may
+///    be read-only without `#[read_only]`. The reverse, a
 ///    `&mut` buffer for a `const T*`, is allowed: cudarc then orders the launch as a write,
 ///    which is never wrong, only stricter.
 pub const fn check(
@@ -257,7 +264,7 @@ pub const fn check(
     if !cpp_fits(form, facts.cpp) {
         return describe_rust(Message::new().push(texts.prefix), form).push(texts.cpp);
     }
-    if form.is_read_only_buffer() && !facts.read_only {
+    if form.is_read_only_buffer() && !facts.read_only && facts.written {
         let not_const = matches!(
             facts.cpp,
             CppParam::Pointer {
@@ -265,18 +272,14 @@ pub const fn check(
                 ..
             }
         );
-        if not_const {
-            return Message::new()
-                .push(texts.prefix)
-                .push("read-only (`&`)")
-                .push(texts.not_const);
-        }
-        if facts.written && matches!(facts.cpp, CppParam::Unknown) {
-            return Message::new()
-                .push(texts.prefix)
-                .push("read-only (`&`)")
-                .push(texts.written);
-        }
+        return Message::new()
+            .push(texts.prefix)
+            .push("read-only (`&`)")
+            .push(if not_const {
+                texts.not_const
+            } else {
+                texts.written
+            });
     }
     Message::new()
 }

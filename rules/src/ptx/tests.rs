@@ -667,3 +667,120 @@ fn a_byte_order_mark_is_named() {
     );
     assert!(err.ends_with("save the file without it"), "{err}");
 }
+
+/// Write access as the PTX decides it (rules/tests/fixtures/stores.cu): a tensor-core store
+/// and a `const_cast` refuse `&`, a `T*` never stored through takes `&` without
+/// `#[read_only]`, and a pointer the reader cannot follow refuses `&` with the reason unless
+/// the parameter is `#[read_only]`.
+#[test]
+fn write_access_follows_the_ptx() {
+    use crate::cpp::{Class, Num};
+    use rule::ParamForm;
+    let text = include_str!("../../tests/fixtures/stores.ptx");
+    let es = parse(text);
+    let entry = |name: &str| es.iter().find(|e| e.name == name).expect(name);
+    let f32_class = Class::Num(Num::Float(32));
+    let f16_class = Class::Num(Num::F16);
+    let buf = |name, ty, class, writes, read_only| {
+        ParamSig::new(
+            name,
+            ty,
+            ParamForm::buffer(if class == f16_class { 2 } else { 4 }, writes).with_class(class),
+            read_only,
+        )
+    };
+    let read = |name| buf(name, "&CudaSlice<f32>", f32_class, false, false);
+    let write = |name| buf(name, "&mut CudaSlice<f32>", f32_class, true, false);
+    let vouched = |name| buf(name, "&CudaSlice<f32>", f32_class, false, true);
+
+    // wmma_store(const half* a, const half* b, float* c): `c` only by `wmma.store`.
+    let a = buf("a", "&CudaSlice<f16>", f16_class, false, false);
+    let b = buf("b", "&CudaSlice<f16>", f16_class, false, false);
+    let e = entry("wmma_store");
+    assert_eq!(check_cpp(&[a, b, write("c")], e, "s.ptx", text), Ok(()));
+    let err = check_cpp(&[a, b, read("c")], e, "s.ptx", text).expect_err("c is stored to");
+    assert!(
+        err.starts_with(
+            "`c: &CudaSlice<f32>` is read-only (`&`), but the kernel writes through it (s.ptx:"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("`wmma.store.d.sync.aligned.row.m16n16k16"),
+        "{err}"
+    );
+
+    // cpp_const_cast(const float* x, float* y, float* sum): `x` written after a `const_cast`,
+    // `y` only read though not `const`.
+    let e = entry("_Z14cpp_const_castPKfPfS1_");
+    assert_eq!(
+        check_cpp(&[write("x"), read("y"), write("sum")], e, "s.ptx", text),
+        Ok(())
+    );
+    let err = check_cpp(&[read("x"), read("y"), write("sum")], e, "s.ptx", text)
+        .expect_err("x is written");
+    assert!(
+        err.starts_with(
+            "`x: &CudaSlice<f32>` is read-only (`&`), but the kernel writes through it (s.ptx:"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("though it takes `float const*` (parameter 1 of `cpp_const_cast(float const*, float*, float*)`)"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+
+    // Unknown: refused, with the reason, unless vouched for.
+    let e = entry("extern_only");
+    let err = check_cpp(&[read("q")], e, "s.ptx", text).expect_err("q is unknown");
+    assert!(
+        err.starts_with("`q: &CudaSlice<f32>` is read-only (`&`), but its PTX cannot show that the kernel only reads it: the kernel passes it to `elsewhere(float*)`, an `.extern .func` defined in another module (s.ptx:"),
+        "{err}"
+    );
+    assert!(err.ends_with("declare it as `&mut CudaSlice<f32>`, or mark the parameter `#[read_only]` if the kernel only reads it"), "{err}");
+    assert_eq!(check_cpp(&[vouched("q")], e, "s.ptx", text), Ok(()));
+    let e = entry("indirect");
+    let k = ParamSig::new("k", "i32", ParamForm::int(32), false);
+    let err = check_cpp(&[read("p"), k], e, "s.ptx", text).expect_err("p is unknown");
+    assert!(
+        err.contains("the kernel passes it to a function called through a pointer (s.ptx:"),
+        "{err}"
+    );
+    assert_eq!(check_cpp(&[vouched("p"), k], e, "s.ptx", text), Ok(()));
+
+    // A C++ `const float*` passed to code the file does not hold: the `const` decides.
+    let held = ".version 9.0\n.target sm_90\n.address_size 64\n\
+        .extern .func _Z4seenPKf(.param .b64 p);\n\
+        .visible .entry _Z1kPKf(.param .u64 _Z1kPKf_param_0)\n{\n\
+        ld.param.u64 %rd1, [_Z1kPKf_param_0];\n\
+        { .param .b64 param0; st.param.b64 [param0+0], %rd1; call.uni _Z4seenPKf, (param0); }\n\
+        ret;\n}\n";
+    let k_es = parse(held);
+    assert_eq!(check_cpp(&[read("x")], &k_es[0], "c.ptx", held), Ok(()));
+    let held = held.replace("PKf", "Pf");
+    let k_es = parse(&held);
+    let err = check_cpp(&[read("x")], &k_es[0], "c.ptx", &held).expect_err("not const");
+    assert!(
+        err.contains("not `float const*`, and its PTX cannot show that it only reads it: the kernel passes it to `seen(float*)`, an `.extern .func` defined in another module (c.ptx:"),
+        "{err}"
+    );
+
+    // Through a local array and through shared memory: written.
+    let e = entry("local_array");
+    let n = buf("n", "&CudaSlice<i32>", Class::Unknown, false, false);
+    let err = check_cpp(&[write("a"), read("b"), write("c"), n], e, "s.ptx", text)
+        .expect_err("b is written");
+    assert!(
+        err.starts_with(
+            "`b: &CudaSlice<f32>` is read-only (`&`), but the kernel writes through it"
+        ),
+        "{err}"
+    );
+    let e = entry("shared_handout");
+    assert!(check_cpp(&[read("out"), read("in")], e, "s.ptx", text).is_err());
+    assert_eq!(
+        check_cpp(&[write("out"), read("in")], e, "s.ptx", text),
+        Ok(())
+    );
+}

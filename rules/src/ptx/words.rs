@@ -3,7 +3,7 @@
 //! and [`check_param`](super::check_param) checks NVRTC's output with them at run time.
 
 use super::rule::{Facts, Texts};
-use super::{Entry, Seen, Site};
+use super::{Entry, Seen, Site, WriteDoubt};
 use crate::cpp::{self, CppParam};
 
 /// What a kernel says about its parameter `k` beyond the PTX type, and the words of each kind
@@ -46,6 +46,7 @@ impl ParamWords {
             None => format!("{} bytes", ptx_param.size_bytes()),
         };
         let writes = entry.writes.get(k);
+        let doubt = entry.write_doubts.get(k).and_then(Option::as_ref);
         let (ptx, cpp_words, layout, not_const) = match (sig, spelled) {
             (Some(s), Some(spelled)) => {
                 let place = format!(
@@ -63,22 +64,21 @@ impl ParamWords {
                      it as {fix}"
                 );
                 let constant = with_const(spelled);
-                // What the PTX shows of it sharpens the fix.
+                // What the PTX shows of it sharpens the fix (a `T*` it never stores through is
+                // accepted as read-only: no words needed).
                 let not_const = match writes {
                     Some(Seen::Yes(site)) => format!(
                         ", but the kernel takes `{spelled}` here ({place}), not `{constant}`, \
                          and writes through it ({}); declare it as {fix}",
                         store_place(site, file, ptx_text)
                     ),
-                    Some(Seen::No) => format!(
-                        ", but the kernel takes `{spelled}` here ({place}), not `{constant}`: it \
-                         may write through it; declare it as {fix}, or mark the parameter \
-                         `#[read_only]` (this PTX has no store through it)"
-                    ),
+                    Some(Seen::No) => String::new(),
                     _ => format!(
-                        ", but the kernel takes `{spelled}` here ({place}), not `{constant}`: it \
-                         may write through it; declare it as {fix}, or mark the parameter \
-                         `#[read_only]` if the kernel only reads it"
+                        ", but the kernel takes `{spelled}` here ({place}), not `{constant}`, \
+                         and its PTX cannot show that it only reads it: the kernel {}; declare \
+                         it as {fix}, or mark the parameter `#[read_only]` if the kernel only \
+                         reads it",
+                        doubt_words(doubt, file)
                     ),
                 };
                 (cpp_words.clone(), cpp_words, layout, not_const)
@@ -96,24 +96,43 @@ impl ParamWords {
                 (ptx, String::new(), layout, String::new())
             }
         };
-        // Where no C++ type says `const`, the PTX says whether the kernel stores through it.
-        let store = match (cpp, writes) {
-            (CppParam::Unknown, Some(Seen::Yes(site))) => Some(site),
-            _ => None,
+        // A store wins over the C++ type (a `const_cast`); where the PTX cannot tell, a C++
+        // `const` decides, and without one the buffer cannot be taken as read-only.
+        let is_const = matches!(cpp, CppParam::Pointer { is_const: true, .. });
+        let refused = match writes {
+            Some(Seen::Yes(_)) => true,
+            Some(Seen::No) => false,
+            Some(Seen::Unknown) | None => !is_const,
         };
-        let written = store.map_or_else(String::new, |site| {
-            format!(
-                ", but the kernel writes through it ({}); declare it as {}, or mark the \
-                 parameter `#[read_only]` if that store never runs on this buffer",
+        let declared = match (sig, spelled) {
+            (Some(s), Some(spelled)) => format!(
+                " though it takes `{spelled}` (parameter {} of `{}`)",
+                k + 1,
+                s.text()
+            ),
+            _ => String::new(),
+        };
+        let written = match writes {
+            Some(Seen::Yes(site)) => format!(
+                ", but the kernel writes through it ({}){declared}; declare it as {}, or mark \
+                 the parameter `#[read_only]` if that store never runs on this buffer",
                 store_place(site, file, ptx_text),
                 writable(rust_ty)
-            )
-        });
+            ),
+            _ if refused => format!(
+                ", but its PTX cannot show that the kernel only reads it: the kernel {}; \
+                 declare it as {}, or mark the parameter `#[read_only]` if the kernel only \
+                 reads it",
+                doubt_words(doubt, file),
+                writable(rust_ty)
+            ),
+            _ => String::new(),
+        };
         ParamWords {
             facts: Facts {
                 ptx_align: ptx_param.align,
                 cpp,
-                written: store.is_some(),
+                written: refused,
                 read_only: false,
             },
             ptx,
@@ -153,6 +172,24 @@ fn store_place(site: &Site, file: &str, ptx_text: &str) -> String {
         format!(", in `{}`", cpp::display_name(f))
     });
     format!("{file}:{}: `{line}`{within}", site.line)
+}
+
+/// Why the PTX cannot decide whether the kernel writes through a parameter, with where:
+/// "passes it to `f`, an `.extern .func` defined in another module (k.ptx:40)".
+fn doubt_words(doubt: Option<&WriteDoubt>, file: &str) -> String {
+    let Some(doubt) = doubt else {
+        return "reaches code the write analysis does not follow".into();
+    };
+    match doubt.site() {
+        Some(site) => {
+            let within = site.func.as_deref().map_or_else(String::new, |f| {
+                let f = f.split('$').next().unwrap_or(f);
+                format!(", in `{}`", cpp::display_name(f))
+            });
+            format!("{} ({file}:{}{within})", doubt.describe(), site.line)
+        }
+        None => doubt.describe(),
+    }
 }
 
 /// `float const*` for `float*`: the pointer made `const` at its first level.

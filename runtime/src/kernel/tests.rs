@@ -52,8 +52,14 @@ fn nvrtc_output_is_checked_against_the_declaration() {
         "{err}"
     );
 
-    // A C++ kernel: its types from the symbol, with the compile-time rule's words.
+    // A C++ kernel: its types from the symbol, with the compile-time rule's words; it stores
+    // through its `float*`.
     const CPP_PTX: &str = ".version 8.0\n.target sm_90\n.address_size 64\n\
+        .visible .entry _Z10offset_addPffj(\n\t.param .u64 p0,\n\t.param .f32 p1,\n\
+        \t.param .u32 p2\n)\n{\n\tld.param.u64 %rd1, [p0];\n\tld.param.f32 %f1, [p1];\n\
+        \tst.global.f32 [%rd1], %f1;\n\tret;\n}\n";
+    // The same kernel, never storing through it: its `float*` may be read-only.
+    const CPP_READS_PTX: &str = ".version 8.0\n.target sm_90\n.address_size 64\n\
         .visible .entry _Z10offset_addPffj(\n\t.param .u64 p0,\n\t.param .f32 p1,\n\
         \t.param .u32 p2\n)\n{\n\tret;\n}\n";
     const F32: Class = Class::Num(Num::Float(32));
@@ -79,7 +85,14 @@ fn nvrtc_output_is_checked_against_the_declaration() {
         err.contains("`y: &CudaSlice<f32>` is read-only (`&`), but the kernel takes `float*`"),
         "{err}"
     );
-    assert!(err.contains("NVRTC's PTX of /k/t.cu"), "{err}");
+    assert!(
+        err.contains("and writes through it (NVRTC's PTX of /k/t.cu"),
+        "{err}"
+    );
+    assert_eq!(
+        CPP.check_nvrtc_output(CPP_READS_PTX, None).unwrap(),
+        "_Z10offset_addPffj"
+    );
     const OPTED: &[ParamSig] = &[
         ParamSig::new("y", "&CudaSlice<f32>", READ_ONLY[0].form, true),
         READ_ONLY[1],

@@ -203,7 +203,9 @@ pub(super) fn check_params(item: &KernelItem, cx: &mut Errors) -> (Vec<KernelPar
     (out, ok)
 }
 
-/// Reads `#[read_only]` on a parameter: a bare attribute, on a buffer not written `&mut`.
+/// Reads `#[read_only]` on a parameter: a bare attribute, on a buffer not written `&mut`, not
+/// on a number or vector by value (which the kernel gets a copy of: there is nothing to vouch
+/// for).
 fn check_read_only(typed: &syn::PatType, cx: &mut Errors) -> bool {
     let mut found = false;
     for attr in typed.attrs.iter().filter(|a| is_read_only(a)) {
@@ -214,6 +216,16 @@ fn check_read_only(typed: &syn::PatType, cx: &mut Errors) -> bool {
             ));
         } else if found {
             cx.push(syn::Error::new_spanned(attr, "duplicate `#[read_only]`"));
+        } else if spelled(&typed.ty).is_some_and(|s| !s.buffer) {
+            cx.push(syn::Error::new_spanned(
+                attr,
+                format!(
+                    "`#[read_only]` on `{}`, a value: the kernel gets a copy of it, never a \
+                     pointer it could write through; remove `#[read_only]` (it is for device \
+                     buffers declared `&`, like `#[read_only] x: &CudaSlice<f32>`)",
+                    type_text(&typed.ty)
+                ),
+            ));
         } else if let Type::Reference(r) = strip(&typed.ty) {
             if r.mutability.is_some() {
                 cx.push(syn::Error::new_spanned(

@@ -1,7 +1,8 @@
 //! Reading the bodies the flow is followed over: every entry and `.func` with a body, its
-//! parameters and its instructions (opcode, modifiers, operands), and the `.alias` pairs.
+//! parameters and its instructions (opcode, modifiers, operands), the `.alias` pairs and the
+//! `.extern .func` names.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::{Instr, Unit};
 use crate::ptx::{is_identifier, Entry, Tok};
@@ -21,6 +22,24 @@ pub(super) fn read_aliases<'s>(toks: &[Tok<'s>]) -> HashMap<&'s str, &'s str> {
         }
     }
     aliases
+}
+
+/// The functions declared `.extern .func` (relocatable code: defined in another module).
+pub(super) fn read_externs<'s>(toks: &[Tok<'s>]) -> HashSet<&'s str> {
+    let mut externs = HashSet::new();
+    for (i, t) in toks.iter().enumerate() {
+        if t.text != ".extern" || toks.get(i + 1).map(|t| t.text) != Some(".func") {
+            continue;
+        }
+        let mut j = i + 2;
+        if toks.get(j).map(|t| t.text) == Some("(") {
+            j = param_names(toks, j).1;
+        }
+        if let Some(name) = toks.get(j).map(|t| t.text).filter(|n| is_identifier(n)) {
+            externs.insert(name);
+        }
+    }
+    externs
 }
 
 /// The names in a parameter list `( .param .b64 a, .param .align 8 .b8 b[16] )` starting at
@@ -138,8 +157,17 @@ fn instructions<'s>(toks: &[Tok<'s>]) -> Vec<Instr<'s>> {
     let mut blocks = vec![0usize];
     let mut next_block = 1;
     let mut i = 0;
+    // In a statement whose opcode cannot matter: its tokens are passed over up to its `;`.
+    let mut skipping = false;
     while let Some(t) = toks.get(i) {
         i += 1;
+        if skipping {
+            if t.text == ";" {
+                skipping = false;
+                stmt.clear();
+            }
+            continue;
+        }
         if stmt.is_empty() {
             match t.text {
                 "{" => {
@@ -176,6 +204,18 @@ fn instructions<'s>(toks: &[Tok<'s>]) -> Vec<Instr<'s>> {
             continue;
         }
         stmt.push(t);
+        // The opcode, after a guard (`@%p1`, `@!%p1`): most statements are decided here,
+        // before their operands are gathered.
+        let opcode_at = match (stmt[0].text, stmt.get(1).map(|t| t.text)) {
+            ("@", Some("!")) => 3,
+            ("@", _) => 2,
+            _ => 0,
+        };
+        if stmt.len() == opcode_at + 1
+            && (t.text.starts_with('.') || !relevant(t.text, toks[i..].iter().map(|t| t.text)))
+        {
+            skipping = true;
+        }
     }
     out
 }
@@ -183,17 +223,13 @@ fn instructions<'s>(toks: &[Tok<'s>]) -> Vec<Instr<'s>> {
 /// Whether an instruction can move a pointer, store through one or call: most of a body is
 /// arithmetic on 32-bit registers and floats, which never holds a pointer, and is skipped
 /// before its operands are read. `rest` are the tokens after the opcode.
-fn relevant(op: &str, rest: &[&Tok<'_>]) -> bool {
-    let mods = || {
-        rest.iter()
-            .map(|t| t.text)
-            .take_while(|t| t.starts_with('.') || *t == ":")
-    };
+fn relevant<'a>(op: &str, rest: impl Iterator<Item = &'a str> + Clone) -> bool {
+    let mods = || rest.clone().take_while(|t| t.starts_with('.') || *t == ":");
     let wide = || mods().any(|m| matches!(m, ".u64" | ".s64" | ".b64" | ".wide"));
     match op {
         "ld" | "ldu" | "st" | "atom" | "red" | "multimem" | "cp" | "call" | "mov" | "cvta"
-        | "shfl" => true,
-        "add" | "sub" | "mad" | "mul" | "selp" | "slct" | "and" | "or" => wide(),
+        | "shfl" | "wmma" | "stmatrix" | "sust" | "sured" | "discard" | "tensormap" => true,
+        "add" | "sub" | "mad" | "mul" | "selp" | "slct" | "and" | "or" | "xor" => wide(),
         _ => false,
     }
 }
@@ -214,7 +250,7 @@ fn instruction<'s>(stmt: &[&Tok<'s>], block: usize) -> Option<Instr<'s>> {
     let op = first.text;
     let line = first.line;
     k += 1;
-    if !relevant(op, &stmt[k.min(stmt.len())..]) {
+    if !relevant(op, stmt[k.min(stmt.len())..].iter().map(|t| t.text)) {
         return None;
     }
     let mut mods = Vec::new();
