@@ -201,6 +201,12 @@ pub struct CudaSpec {
     pub name_expression: Option<String>,
     /// The `-I` directories, resolved (absolute), for the compile-time nvcc.
     pub include_dirs: Vec<PathBuf>,
+    /// The `--pre-include` files, resolved (absolute), for the compile-time nvcc (NVRTC finds
+    /// them among the embedded `headers`, by the name the option gives).
+    pub pre_includes: Vec<PathBuf>,
+    /// Why the compile-time nvcc cannot compile what NVRTC will (an NVRTC-only option, a file
+    /// that tests `__CUDACC_RTC__`): the declaration is then checked at run time, and says so.
+    pub unmirrored: Option<String>,
 }
 
 impl CudaSpec {

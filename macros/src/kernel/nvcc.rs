@@ -22,15 +22,18 @@ use std::time::{Duration, Instant};
 /// The flags: PTX for the oldest GPU chevron's launch rules concern (clusters need sm_90).
 const OPTIONS: [&str; 2] = ["-ptx", "-arch=sm_90"];
 
+/// The device variable of a name expression's wrapper (see [`Extra`]'s `wrapper`).
+pub const INSTANCE: &str = "__chevron_instance";
+
 /// The default bound on one nvcc run.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The cache's format; entries of another version are misses.
-const FORMAT: &str = "chevron-nvcc-cache 1";
+const FORMAT: &str = "chevron-nvcc-cache 2";
 
 /// What became of `nvcc -ptx` for a `cuda = "…"` file, for the warning when its rules are known
 /// only at run time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum NvccOutcome {
     /// nvcc made PTX (`#[kernel]` reads the entry's rules from it), or the cache held it.
     Ran,
@@ -42,6 +45,9 @@ pub enum NvccOutcome {
     Failed,
     /// nvcc's PTX could not be read or lacks the entry (set by the caller, which looks for it).
     NoEntry,
+    /// nvcc cannot compile what NVRTC will, for this reason (see `CudaSpec::unmirrored`); not
+    /// run.
+    Unmirrored(String),
 }
 
 /// What the declaration adds to the plain `nvcc -ptx -arch=sm_90` of its file.
@@ -65,12 +71,15 @@ impl Extra {
         key
     }
 
-    /// The wrapper compiled instead of the file, for a name expression.
+    /// The wrapper compiled instead of the file, for a name expression: a device variable
+    /// holding the instance's address makes nvcc instantiate it, and write its lowered name
+    /// as the variable's value (`.global .align 8 .u64 __chevron_instance = _Z2tuILj128EEvPf;`),
+    /// which finds the entry whatever the expression's spelling.
     fn wrapper(&self, path: &Path) -> Option<String> {
         let expression = self.name_expression.as_ref()?;
         let path = path.to_str().filter(|p| !p.contains(['"', '\\', '\n']))?;
         Some(format!(
-            "#include \"{path}\"\nstatic void* const __chevron_instance = (void*)&{expression};\n"
+            "#include \"{path}\"\n__device__ void* {INSTANCE} = (void*)&{expression};\n"
         ))
     }
 }
@@ -80,7 +89,8 @@ type Memo = Mutex<Option<HashMap<(PathBuf, Extra), (String, Result<String, NvccO
 /// nvcc's result per path, options and content in this process.
 static MEMO: Memo = Mutex::new(None);
 
-fn disabled() -> bool {
+/// `CHEVRON_NVCC=0`: no compile-time nvcc, on purpose.
+pub fn disabled() -> bool {
     std::env::var_os("CHEVRON_NVCC").is_some_and(|v| v == "0")
 }
 
@@ -120,7 +130,7 @@ pub fn outcome(path: &Path) -> NvccOutcome {
         if p == path {
             match result {
                 Ok(_) => return NvccOutcome::Ran,
-                Err(outcome) => found = *outcome,
+                Err(outcome) => found = outcome.clone(),
             }
         }
     }
