@@ -29,7 +29,7 @@ pub const INSTANCE: &str = "__chevron_instance";
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The cache's format; entries of another version are misses.
-const FORMAT: &str = "chevron-nvcc-cache 2";
+const FORMAT: &str = "chevron-nvcc-cache 3";
 
 /// What became of `nvcc -ptx` for a `cuda = "…"` file, for the warning when its rules are known
 /// only at run time.
@@ -69,6 +69,15 @@ impl Extra {
             key.push_str(e);
         }
         key
+    }
+
+    /// The `-I` directories among the flags, in order.
+    fn include_dirs(&self) -> Vec<PathBuf> {
+        self.flags
+            .iter()
+            .filter_map(|f| f.strip_prefix("-I"))
+            .map(PathBuf::from)
+            .collect()
     }
 
     /// The wrapper compiled instead of the file, for a name expression: a device variable
@@ -169,7 +178,8 @@ fn compile(
             .filter(|d| toolkit.is_none_or(|t| !d.starts_with(t)))
             .cloned()
             .collect();
-        store(entry, &source_hash, &deps, ptx);
+        let absent = shadowing_candidates(path, text, &deps, &extra.include_dirs());
+        store(entry, &source_hash, &deps, &absent, ptx);
     }
     Ok(run.ptx.ok_or(NvccOutcome::Failed))
 }
@@ -296,6 +306,13 @@ fn lookup(entry: &Path, source_hash: &str) -> Option<String> {
     }
     let outcome = lines.next()?;
     for line in lines {
+        if let Some(path) = line.strip_prefix("absent ") {
+            // A header placed where nvcc would look before the one it read.
+            if Path::new(path).exists() {
+                return None;
+            }
+            continue;
+        }
         let (hash, path) = line.strip_prefix("dep ")?.split_once(' ')?;
         if hash_file(Path::new(path))? != hash {
             return None;
@@ -325,7 +342,7 @@ fn hash_file(path: &Path) -> Option<String> {
 
 /// Writes an entry (atomically: a temporary file renamed over it). Failures only cost the
 /// next build a run of nvcc.
-fn store(entry: &Path, source_hash: &str, deps: &[PathBuf], ptx: &str) {
+fn store(entry: &Path, source_hash: &str, deps: &[PathBuf], absent: &[PathBuf], ptx: &str) {
     let mut text = format!("{FORMAT}\nsource {source_hash}\nptx\n");
     for dep in deps {
         let Some(hash) = hash_file(dep) else {
@@ -335,6 +352,12 @@ fn store(entry: &Path, source_hash: &str, deps: &[PathBuf], ptx: &str) {
             return;
         };
         let _ = writeln!(text, "dep {hash} {path}");
+    }
+    for path in absent {
+        let Some(path) = path.to_str().filter(|p| !p.contains('\n')) else {
+            return;
+        };
+        let _ = writeln!(text, "absent {path}");
     }
     text.push('\n');
     text.push_str(ptx);
@@ -346,6 +369,47 @@ fn store(entry: &Path, source_hash: &str, deps: &[PathBuf], ptx: &str) {
     if std::fs::write(&tmp, text).is_ok() && std::fs::rename(&tmp, entry).is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
+}
+
+/// Where nvcc looked, and found nothing, before the header it read for each `#include` of the
+/// source (`source`, its text `text`) and of the headers it read (`deps`, outside the
+/// toolkit): for `#include "h"` the including file's directory, then each of `include_dirs`;
+/// for `#include <h>` those directories. A file created at one of these paths later would be
+/// read instead, so the cache entry lists them, and is a miss once one exists. An include
+/// found in none of them (a toolkit header) lists every one.
+fn shadowing_candidates(
+    source: &Path,
+    text: &str,
+    deps: &[PathBuf],
+    include_dirs: &[PathBuf],
+) -> Vec<PathBuf> {
+    let mut absent = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut files: Vec<(PathBuf, String)> = vec![(source.to_path_buf(), text.to_string())];
+    for dep in deps.iter().filter(|d| d.as_path() != source) {
+        if let Ok(t) = super::source::read_source(dep) {
+            files.push((dep.clone(), t));
+        }
+    }
+    for (file, text) in &files {
+        let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
+        for (name, quoted) in super::cuda::includes(text) {
+            let mut candidates = Vec::new();
+            if quoted {
+                candidates.push(dir.join(&name));
+            }
+            candidates.extend(include_dirs.iter().map(|d| d.join(&name)));
+            for candidate in candidates {
+                if candidate.is_file() {
+                    break;
+                }
+                if seen.insert(candidate.clone()) {
+                    absent.push(candidate);
+                }
+            }
+        }
+    }
+    absent
 }
 
 /// What one nvcc run gave.
