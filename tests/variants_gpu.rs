@@ -57,6 +57,7 @@ static ISA91_OR_SM75: Kernel = Kernel::ptx_variants(
                 "/kernels/variants/saxpy_isa91.ptx"
             ),
             text: include_str!("../kernels/variants/saxpy_isa91.ptx"),
+            info: &chevron::KernelInfo::UNKNOWN,
         },
         // The path only keys the module: its own, so that other tests' loads of this file
         // do not count here.
@@ -66,6 +67,7 @@ static ISA91_OR_SM75: Kernel = Kernel::ptx_variants(
                 "/kernels/variants/saxpy_sm75.ptx?isa91"
             ),
             text: include_str!("../kernels/variants/saxpy_sm75.ptx"),
+            info: &chevron::KernelInfo::UNKNOWN,
         },
     ],
 );

@@ -147,6 +147,9 @@ pub enum ResolvedSource {
         abs_path: String,
         entry: String,
         variants: Vec<String>,
+        /// With `variants`: each variant's own launch rules (the first's included), for the
+        /// runtime, which checks a launch against the variant it loaded.
+        infos: Vec<InfoText>,
     },
     /// CUDA C; the entry is looked up in NVRTC's output at run time.
     Cuda {

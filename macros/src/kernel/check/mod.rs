@@ -146,10 +146,16 @@ fn check_source(
                     .zip(more.iter().map(|(_, t)| t.as_str())),
             );
             variants::check_isa(&all, crate::launch::keys::selected_cuda(), cx);
+            let (info, infos) = if more.is_empty() {
+                (info, Vec::new())
+            } else {
+                variants::combine_infos(args, item, &all, &more, info, &entry, cx)?
+            };
             let resolved = ResolvedSource::Ptx {
                 abs_path,
                 entry,
                 variants: more.into_iter().map(|(abs, _)| abs).collect(),
+                infos,
             };
             (resolved, info)
         }
@@ -217,7 +223,7 @@ fn nvcc_check(
 
 /// What the checked entry's PTX fixes about its launches, for `launch!`'s checks and the
 /// runtime's (`rel` is how messages name the file).
-fn launch_info(
+pub(super) fn launch_info(
     args: &KernelArgs,
     item: &KernelItem,
     rel: &str,
