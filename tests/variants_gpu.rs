@@ -225,9 +225,7 @@ fn the_loaded_variants_grid_barrier_is_launched_cooperatively() -> TestResult {
     // Poisoned: a value the kernel never writes.
     let mut tmp = s.clone_htod(&vec![i32::MIN; n as usize])?;
     let mut out = s.clone_htod(&vec![i32::MIN; n as usize])?;
-    unsafe {
-        launch!(grid_rotate<<<grid, block, &s, cooperative>>>(&x, &mut tmp, &mut out, n))
-    }?;
+    unsafe { launch!(grid_rotate<<<grid, block, &s, cooperative>>>(&x, &mut tmp, &mut out, n)) }?;
     let got = s.clone_dtoh(&out)?;
     for t in 0..n as usize {
         let want = input[(t + block as usize) % n as usize] * 3;
@@ -238,14 +236,12 @@ fn the_loaded_variants_grid_barrier_is_launched_cooperatively() -> TestResult {
     // Configs built at run time: `launch!` would refuse these literals at compile time.
     let plain_config = chevron::LaunchConfig::new(grid, block)
         .with_flag(chevron::Cooperative, std::hint::black_box(false));
-    let plain = unsafe {
-        grid_rotate::kernel().launch(&s, &plain_config, (&x, &mut tmp, &mut out, n))
-    };
-    let wide_config = chevron::LaunchConfig::new(1u32, std::hint::black_box(512u32))
-        .with(chevron::Cooperative);
-    let over = unsafe {
-        grid_rotate::kernel().launch(&s, &wide_config, (&x, &mut tmp, &mut out, 512))
-    };
+    let plain =
+        unsafe { grid_rotate::kernel().launch(&s, &plain_config, (&x, &mut tmp, &mut out, n)) };
+    let wide_config =
+        chevron::LaunchConfig::new(1u32, std::hint::black_box(512u32)).with(chevron::Cooperative);
+    let over =
+        unsafe { grid_rotate::kernel().launch(&s, &wide_config, (&x, &mut tmp, &mut out, 512)) };
     if major >= 9 {
         let e = plain.expect_err("the sm_90 variant syncs the grid");
         assert!(e.to_string().contains("grid_rotate_sm90.ptx"), "{e}");

@@ -121,7 +121,9 @@ mod tests {
             ),
             (NvccOutcome::NoEntry, "has no entry for `histogram`"),
             (
-                NvccOutcome::Unmirrored("NVRTC's option `-default-device` has no nvcc equivalent".into()),
+                NvccOutcome::Unmirrored(
+                    "NVRTC's option `-default-device` has no nvcc equivalent".into(),
+                ),
                 "would not compile what NVRTC will: NVRTC's option `-default-device`",
             ),
         ] {

@@ -194,7 +194,8 @@ pub fn nvcc_extra(spec: &CudaSpec) -> super::nvcc::Extra {
         "--restrict",
     ];
     let passed = |o: &&String| {
-        SOURCE_OPTIONS.iter().any(|p| o.starts_with(p)) || ["-G", "--device-debug"].contains(&o.as_str())
+        SOURCE_OPTIONS.iter().any(|p| o.starts_with(p))
+            || ["-G", "--device-debug"].contains(&o.as_str())
     };
     let mut flags: Vec<String> = predefined_macros(&spec.options)
         .into_iter()

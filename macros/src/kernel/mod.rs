@@ -79,13 +79,18 @@ fn expand_checked(
 /// The warning of a `cuda = "…"` declaration checked only at run time (see
 /// [`crate::warn::run_time_only`]).
 fn run_time_only_warning(args: &ast::KernelArgs, decl: &ast::KernelDecl) -> TokenStream {
-    let (ResolvedSource::Cuda {
-        abs_path, program, ..
-    }, None, Some(lit)) = (
+    let (
+        ResolvedSource::Cuda {
+            abs_path, program, ..
+        },
+        None,
+        Some(lit),
+    ) = (
         &decl.source,
         &decl.info,
         args.source.as_ref().map(|s| &s.path),
-    ) else {
+    )
+    else {
         return TokenStream::new();
     };
     let outcome = match &program.unmirrored {

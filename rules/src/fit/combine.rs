@@ -94,7 +94,11 @@ pub fn combine(variants: &[Variant<'_>]) -> Result<InfoText, String> {
                 format!(
                     "`.reqnctapercluster {}`{}",
                     dims(c),
-                    if counts { " with `.blocksareclusters`" } else { "" }
+                    if counts {
+                        " with `.blocksareclusters`"
+                    } else {
+                        ""
+                    }
                 )
             };
             return Err(format!(

@@ -754,7 +754,12 @@ fn variants_combine_into_what_all_of_them_accept() {
     assert_eq!(ok.info.reqntid, Some([128, 1, 1]));
     assert!(combine(&[("a.ptx", &req(512, "a.ptx")), ("b.ptx", &syncs_bounded)]).is_err());
     // Compiled-in clusters that differ: an error.
-    let cl = |n: u32| text(&format!(".entry k() .reqnctapercluster {n}, 1, 1 {{ ret; }}"), "c.ptx");
+    let cl = |n: u32| {
+        text(
+            &format!(".entry k() .reqnctapercluster {n}, 1, 1 {{ ret; }}"),
+            "c.ptx",
+        )
+    };
     assert!(combine(&[("a.ptx", &cl(2)), ("b.ptx", &cl(4))]).is_err());
     assert_eq!(
         combine(&[("a.ptx", &cl(2)), ("b.ptx", &plain)])

@@ -384,7 +384,13 @@ fn the_loaded_variants_rules_are_checked() {
     const SM90: &str = include_str!("../../../kernels/variants/grid_rotate_sm90.ptx");
     let info = |file: &str, text: &str| -> InfoText {
         let entries = ptx::parse_entries(text).expect("parses");
-        read_info(&entries[0], "grid_rotate", file, false, CooperativeUse::ByPtx)
+        read_info(
+            &entries[0],
+            "grid_rotate",
+            file,
+            false,
+            CooperativeUse::ByPtx,
+        )
     };
     let (a, b) = (info("sm75.ptx", SM75), info("sm90.ptx", SM90));
     let combined = combine(&[("sm75.ptx", &a), ("sm90.ptx", &b)]).expect("combines");
@@ -395,8 +401,16 @@ fn the_loaded_variants_rules_are_checked() {
     static VARIANTS: OnceLock<[PtxVariant; 2]> = OnceLock::new();
     let variants = VARIANTS.get_or_init(|| {
         [
-            PtxVariant { path: "/k/sm75.ptx", text: SM75, info: own_a },
-            PtxVariant { path: "/k/sm90.ptx", text: SM90, info: own_b },
+            PtxVariant {
+                path: "/k/sm75.ptx",
+                text: SM75,
+                info: own_a,
+            },
+            PtxVariant {
+                path: "/k/sm90.ptx",
+                text: SM90,
+                info: own_b,
+            },
         ]
     });
     let k: &'static Kernel = Box::leak(Box::new(Kernel::ptx_variants(

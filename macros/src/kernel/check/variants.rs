@@ -137,14 +137,18 @@ pub fn combine_infos(
     let mut infos = vec![first?];
     for ((lit, text), (abs, _)) in all[1..].iter().zip(more) {
         let abs = std::path::Path::new(abs);
-        infos.push(super::launch_info(args, item, &lit.value(), abs, text, entry)?);
+        infos.push(super::launch_info(
+            args,
+            item,
+            &lit.value(),
+            abs,
+            text,
+            entry,
+        )?);
     }
     let files: Vec<String> = all.iter().map(|(lit, _)| lit.value()).collect();
-    let variants: Vec<fit::Variant<'_>> = files
-        .iter()
-        .map(String::as_str)
-        .zip(infos.iter())
-        .collect();
+    let variants: Vec<fit::Variant<'_>> =
+        files.iter().map(String::as_str).zip(infos.iter()).collect();
     match fit::combine(&variants) {
         Ok(combined) => {
             let own = infos.into_iter().map(|i| i.within(&combined)).collect();

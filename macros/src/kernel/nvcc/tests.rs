@@ -170,7 +170,13 @@ fn a_header_placed_earlier_on_the_include_path_is_a_miss() {
     );
     let entry = dir.0.join("cache").join("k.entry");
     let hash = hash_bytes(text.as_bytes());
-    store(&entry, &hash, &[source.clone(), header.clone()], &absent, ".version 9.0\n");
+    store(
+        &entry,
+        &hash,
+        &[source.clone(), header.clone()],
+        &absent,
+        ".version 9.0\n",
+    );
     assert!(lookup(&entry, &hash).is_some());
     // A header of the same name placed before the one nvcc read: a miss.
     std::fs::write(first.join("bounds.cuh"), "#define BLOCK 64\n").expect("shadow");
