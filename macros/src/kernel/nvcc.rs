@@ -100,7 +100,28 @@ static MEMO: Memo = Mutex::new(None);
 
 /// `CHEVRON_NVCC=0`: no compile-time nvcc, on purpose.
 pub fn disabled() -> bool {
+    #[cfg(test)]
+    if OFF.with(std::cell::Cell::get) {
+        return true;
+    }
     std::env::var_os("CHEVRON_NVCC").is_some_and(|v| v == "0")
+}
+
+#[cfg(test)]
+thread_local! {
+    /// [`without_nvcc`] is running on this thread.
+    static OFF: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` as with `CHEVRON_NVCC=0`, on this thread only: the macro's unit tests of
+/// `cuda = "…"` expansions hold whether or not the machine has nvcc (the nvcc path is
+/// tested by `tests/ui_nvcc.rs` and `tests/cuda_toolchain.rs`).
+#[cfg(test)]
+pub fn without_nvcc<T>(f: impl FnOnce() -> T) -> T {
+    OFF.with(|off| off.set(true));
+    let out = f();
+    OFF.with(|off| off.set(false));
+    out
 }
 
 /// `nvcc -ptx -arch=sm_90` of the CUDA C file `path` (whose text is `text`) with the
