@@ -414,7 +414,7 @@ fn shadowing_candidates(
     }
     for (file, text) in &files {
         let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
-        for (name, quoted) in super::cuda::includes(text) {
+        for (name, quoted) in super::source::includes(text) {
             let mut candidates = Vec::new();
             if quoted {
                 candidates.push(dir.join(&name));
