@@ -207,9 +207,12 @@ pub struct CudaSpec {
     /// The `--pre-include` files, resolved (absolute), for the compile-time nvcc (NVRTC finds
     /// them among the embedded `headers`, by the name the option gives).
     pub pre_includes: Vec<PathBuf>,
-    /// Why the compile-time nvcc cannot compile what NVRTC will (an NVRTC-only option, a file
-    /// that tests `__CUDACC_RTC__`): the declaration is then checked at run time, and says so.
+    /// Why the compile-time nvcc cannot compile what NVRTC will (an NVRTC-only option): the
+    /// declaration is then checked at run time, and says so.
     pub unmirrored: Option<String>,
+    /// The source or a header it includes tests `__CUDACC_RTC__`, which NVRTC defines: the
+    /// compile-time nvcc defines it too, after its own headers (see `nvcc::Extra::rtc`).
+    pub tests_rtc: bool,
 }
 
 impl CudaSpec {

@@ -134,12 +134,7 @@ pub fn cuda_program(
         }
     }
     scan.file(abs, text);
-    if scan.rtc {
-        spec.unmirrored = Some(format!(
-            "the kernel's code tests `{RTC_MACRO}`, which NVRTC defines and nvcc cannot (its \
-             own headers fail under it)"
-        ));
-    }
+    spec.tests_rtc = scan.rtc;
     if let Some(o) = spec.options.iter().find(|o| nvrtc_only(o)) {
         spec.unmirrored = Some(format!("NVRTC's option `{o}` has no nvcc equivalent"));
     }
@@ -148,7 +143,7 @@ pub fn cuda_program(
 }
 
 /// The macro NVRTC defines and nvcc does not.
-const RTC_MACRO: &str = "__CUDACC_RTC__";
+pub const RTC_MACRO: &str = "__CUDACC_RTC__";
 
 /// NVRTC options nvcc has no equivalent of, which change what the source means.
 fn nvrtc_only(o: &str) -> bool {
@@ -169,7 +164,10 @@ fn nvrtc_only(o: &str) -> bool {
 /// - the name expression.
 ///
 /// NVRTC's other options (diagnostics, line info) change no launch rule nvcc reads.
-/// `__CUDACC_RTC__` and NVRTC-only options cannot be mirrored: see [`CudaSpec::unmirrored`].
+/// - `__CUDACC_RTC__`, where the kernel's own code tests it: defined after nvcc's own headers
+///   (under it they fail), by a pre-included file (see `nvcc::Extra::rtc`).
+///
+/// NVRTC-only options cannot be mirrored: see [`CudaSpec::unmirrored`].
 pub fn nvcc_extra(spec: &CudaSpec) -> super::nvcc::Extra {
     const SOURCE_OPTIONS: [&str; 20] = [
         "-D",
@@ -215,6 +213,7 @@ pub fn nvcc_extra(spec: &CudaSpec) -> super::nvcc::Extra {
     super::nvcc::Extra {
         flags,
         name_expression: spec.name_expression.clone(),
+        rtc: spec.tests_rtc,
     }
 }
 

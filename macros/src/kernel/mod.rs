@@ -97,6 +97,11 @@ fn run_time_only_warning(args: &ast::KernelArgs, decl: &ast::KernelDecl) -> Toke
         Some(why) if !nvcc::disabled() => NvccOutcome::Unmirrored(why.clone()),
         _ => match nvcc::outcome(std::path::Path::new(abs_path)) {
             NvccOutcome::Ran => NvccOutcome::NoEntry,
+            NvccOutcome::Failed if program.tests_rtc => NvccOutcome::Unmirrored(format!(
+                "the kernel's code tests `{}`, which NVRTC defines, and nvcc fails with it \
+                 defined",
+                cuda::RTC_MACRO
+            )),
             other => other,
         },
     };

@@ -59,6 +59,11 @@ pub struct Extra {
     /// A C++ name expression (`softmax<128>`): the file is compiled through a wrapper that
     /// takes the instance's address, so that nvcc instantiates it.
     pub name_expression: Option<String>,
+    /// Define `__CUDACC_RTC__` as NVRTC does, for code that tests it: by a file pre-included
+    /// before the declaration's own, that is after nvcc's implicit `cuda_runtime.h` (which
+    /// fails under it). Toolkit headers the code includes under it may still fail; nvcc's
+    /// failure then leaves the check to the run time, and the warning says why.
+    pub rtc: bool,
 }
 
 impl Extra {
@@ -67,6 +72,9 @@ impl Extra {
         if let Some(e) = &self.name_expression {
             key.push_str("\nname ");
             key.push_str(e);
+        }
+        if self.rtc {
+            key.push_str("\nrtc");
         }
         key
     }
@@ -190,7 +198,7 @@ fn compile(
     if let Some(hit) = entry.as_deref().and_then(|e| lookup(e, &source_hash)) {
         return Ok(Ok(hit));
     }
-    let run = run(&nvcc.path, path, &extra.flags, wrapper.as_deref(), timeout)?;
+    let run = run(&nvcc.path, path, extra, wrapper.as_deref(), timeout)?;
     if let (Some(entry), Some(deps), Some(ptx)) = (&entry, &run.deps, &run.ptx) {
         // The toolkit's own headers change with nvcc, which the entry's name covers.
         let toolkit = nvcc.path.parent().and_then(Path::parent);
@@ -446,7 +454,7 @@ struct Run {
 fn run(
     nvcc: &Path,
     source: &Path,
-    flags: &[String],
+    extra: &Extra,
     wrapper: Option<&str>,
     timeout: Duration,
 ) -> Result<Run, String> {
@@ -455,6 +463,18 @@ fn run(
     let base = std::env::temp_dir().join(format!("chevron-nvcc-{}-{n}", std::process::id()));
     let (out, deps_file) = (base.with_extension("ptx"), base.with_extension("d"));
     let wrapper_file = base.with_extension("cu");
+    let rtc_file = base.with_extension("rtc.h");
+    let mut flags = Vec::new();
+    if extra.rtc {
+        if std::fs::write(&rtc_file, "#define __CUDACC_RTC__ 1\n").is_err() {
+            return Ok(Run {
+                ptx: None,
+                deps: None,
+            });
+        }
+        flags.push(format!("--pre-include={}", rtc_file.display()));
+    }
+    flags.extend(extra.flags.iter().cloned());
     let compiled = match wrapper {
         Some(text) => {
             if std::fs::write(&wrapper_file, text).is_err() {
@@ -469,7 +489,7 @@ fn run(
     };
     let mut cmd = Command::new(nvcc);
     cmd.args(OPTIONS)
-        .args(flags)
+        .args(&flags)
         .arg("-MD")
         .arg("-MF")
         .arg(&deps_file)
@@ -482,6 +502,9 @@ fn run(
     let waited = wait_bounded(cmd, timeout);
     if wrapper.is_some() {
         let _ = std::fs::remove_file(&wrapper_file);
+    }
+    if extra.rtc {
+        let _ = std::fs::remove_file(&rtc_file);
     }
     let status = match waited {
         Ok(status) => status,
@@ -504,7 +527,7 @@ fn run(
     // The wrapper is gone: the file it includes stands for it.
     let deps = std::fs::read_to_string(&deps_file).ok().map(|d| {
         let mut deps = parse_deps(&d);
-        deps.retain(|d| *d != wrapper_file);
+        deps.retain(|d| *d != wrapper_file && *d != rtc_file);
         deps
     });
     let _ = std::fs::remove_file(&out);
