@@ -40,7 +40,13 @@ fn a_compiler_that_never_returns_is_stopped_with_its_children() {
     let source = dir.0.join("k.cu");
     std::fs::write(&source, "extern \"C\" __global__ void k() {}\n").expect("k.cu");
     let start = Instant::now();
-    let err = match run(&script, &source, &Extra::default(), None, Duration::from_millis(300)) {
+    let err = match run(
+        &script,
+        &source,
+        &Extra::default(),
+        None,
+        Duration::from_millis(300),
+    ) {
         Err(e) => e,
         Ok(_) => panic!(
             "a hanging nvcc returned; it wrote: {:?}",
