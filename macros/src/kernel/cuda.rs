@@ -161,13 +161,12 @@ fn nvrtc_only(o: &str) -> bool {
 ///   which nvcc shares: `-D`, `-U`, `-std`, `--use_fast_math`, `-ftz`, `-prec-div`,
 ///   `-prec-sqrt`, `-fmad`, `-G`, `-ewp`, `-restrict`;
 /// - the `--pre-include` files and the include directories, by absolute path;
+/// - `__CUDACC_RTC__`, where the kernel's own code tests it: defined after nvcc's own headers
+///   (under it they fail), by a pre-included file (see `nvcc::Extra::rtc`);
 /// - the name expression.
 ///
-/// NVRTC's other options (diagnostics, line info) change no launch rule nvcc reads.
-/// - `__CUDACC_RTC__`, where the kernel's own code tests it: defined after nvcc's own headers
-///   (under it they fail), by a pre-included file (see `nvcc::Extra::rtc`).
-///
-/// NVRTC-only options cannot be mirrored: see [`CudaSpec::unmirrored`].
+/// NVRTC's other options (diagnostics, line info) change no launch rule nvcc reads; NVRTC-only
+/// options cannot be mirrored: see [`CudaSpec::unmirrored`].
 pub fn nvcc_extra(spec: &CudaSpec) -> super::nvcc::Extra {
     const SOURCE_OPTIONS: [&str; 20] = [
         "-D",
