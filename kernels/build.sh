@@ -24,7 +24,8 @@
 # `.func` for nearly every intrinsic, which chevron's checks must follow. Sources are compiled
 # from their own directory, so that -G's `.file` lines name them relatively.
 #
-# variants/ holds saxpy compiled for several targets, for `ptx = [...]` variant selection tests.
+# variants/ holds saxpy compiled for several targets, for `ptx = [...]` variant selection tests,
+# and grid_rotate, whose variants differ in their launch rules.
 set -euo pipefail
 
 dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -112,6 +113,12 @@ cd "$dir"
 compile saxpy.cu "$out/variants/saxpy_sm75.ptx" -arch=compute_75
 compile saxpy.cu "$out/variants/saxpy_sm90.ptx" -arch=sm_90
 compile saxpy.cu "$out/variants/saxpy_sm100.ptx" -arch=sm_100
+# A kernel whose sm_90 variant syncs the grid (and bounds its block) and whose sm_75 one does
+# not: the launch rules of `ptx = [...]` come from every variant.
+cd "$dir/variants"
+compile grid_rotate.cu "$out/variants/grid_rotate_sm75.ptx" -arch=compute_75
+compile grid_rotate.cu "$out/variants/grid_rotate_sm90.ptx" -arch=sm_90
+cd "$dir"
 # The sm_90 variant claiming PTX ISA 9.1 (CUDA 13.1): a driver before 13.1 cannot load it, and
 # chevron says so before asking the driver. Not assembled (ptxas 13.0 does not know 9.1).
 sed 's/^\.version [0-9.]*$/.version 9.1/' "$out/variants/saxpy_sm90.ptx" >"$out/variants/saxpy_isa91.ptx"

@@ -285,3 +285,58 @@ fn nvcc_gets_the_declarations_options_and_name_expression() {
         "{out}"
     );
 }
+
+/// A kernel whose bounds come from `bounds.cuh`, found in the second of two `-I` directories.
+const SHADOW_CU: &str = "#include \"bounds.cuh\"\n\
+    extern \"C\" __global__ void __launch_bounds__(BLOCK) shadowed(float* out, unsigned int n)\n\
+    {\n    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) out[i] = 1.0f;\n}\n";
+
+const SHADOW_LIB: &str = r#"use chevron::cudarc::driver::{CudaSlice, CudaStream};
+
+#[chevron::kernel(cuda = "kernels/shadow.cu", options = ["-Iinc1", "-Iinc2"])]
+pub fn shadowed(out: &mut CudaSlice<f32>, n: u32);
+
+pub fn run(s: &CudaStream, out: &mut CudaSlice<f32>) -> Result<(), chevron::Error> {
+    unsafe { chevron::launch!(shadowed<<<4, 128, s>>>(out, 512)) }
+}
+"#;
+
+#[test]
+fn a_header_placed_earlier_on_the_include_path_invalidates_the_nvcc_cache() {
+    if !nvcc_or_skip("a_header_placed_earlier_on_the_include_path_invalidates_the_nvcc_cache") {
+        return;
+    }
+    let p = Probe::new(
+        "nvcc-shadow-probe",
+        &[
+            ("src/lib.rs", SHADOW_LIB),
+            ("kernels/shadow.cu", SHADOW_CU),
+            ("inc1/.keep", ""),
+            ("inc2/bounds.cuh", "#define BLOCK 1024\n"),
+        ],
+    );
+    let nvcc_dir = probe::nvcc()
+        .and_then(|n| n.parent().map(Path::to_path_buf))
+        .expect("checked above");
+    let path = std::env::join_paths(std::iter::once(nvcc_dir).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .expect("PATH");
+    let path = path.to_string_lossy().into_owned();
+    let first = p.build(&[("PATH", &path)]);
+    assert!(first.status.success(), "{}", text(&first));
+    // A header of the same name in the first directory: nvcc would now read it. Cargo does not
+    // see a new file, so the crate is edited too, as the next change to it would.
+    p.write("inc1/bounds.cuh", "#define BLOCK 64\n");
+    p.write("src/lib.rs", &format!("{SHADOW_LIB}\n// edited\n"));
+    let second = p.build(&[("PATH", &path)]);
+    let out = text(&second);
+    assert!(
+        !second.status.success(),
+        "the cached check of inc2/bounds.cuh was kept:\n{out}"
+    );
+    assert!(
+        out.contains("kernel `shadowed` is compiled with `.maxntid 64, 1, 1`"),
+        "{out}"
+    );
+}

@@ -51,8 +51,18 @@ fn scale_half(out: &mut CudaSlice<u16>, input: &CudaSlice<u16>, s: f32, n: i32);
 #[kernel(cuda = "kernels/nvrtc/options.cu", options = ["-std=c++17", "-DSCALE=3", "--use_fast_math"])]
 fn fill_scaled(out: &mut CudaSlice<f32>, n: i32);
 
-// Wrong on purpose: `a` is a `double` in `axpy<double>`.
-#[kernel(cuda = "kernels/nvrtc/vector.cu", name = "axpy<double>")]
+// A header that only `--pre-include` brings in, embedded like an included one: NVRTC finds it
+// by the name the option gives, from any working directory.
+#[kernel(
+    cuda = "ui-tests/fixtures/nvcc_pre_include.cu",
+    options = ["--pre-include=nvcc_pre_include.cuh"]
+)]
+fn pre_bounded(out: &mut CudaSlice<f32>, n: u32);
+
+// Wrong on purpose: `a` is a `double` in `axpy<double>`. `-default-device` (NVRTC's alone)
+// keeps the compile-time nvcc from checking it (which would refuse it where nvcc is found):
+// the run-time check is what is under test.
+#[kernel(cuda = "kernels/nvrtc/vector.cu", name = "axpy<double>", options = ["-default-device"])]
 fn axpy_wrong(y: &mut CudaSlice<f64>, x: &CudaSlice<f64>, a: f32, n: i32);
 
 // Without `-DSCALE=…` the source's `#error` fires.
@@ -91,6 +101,13 @@ fn templates_headers_and_options_compile_without_a_gpu() {
         fill_scaled::kernel().compile_check(HOPPER).unwrap(),
         "fill_scaled"
     );
+    // The pre-included header is NVRTC's from the binary, not from the disk: run from
+    // another directory.
+    let here = std::env::current_dir().unwrap();
+    std::env::set_current_dir(std::env::temp_dir()).unwrap();
+    let pre = pre_bounded::kernel().compile_check(HOPPER);
+    std::env::set_current_dir(here).unwrap();
+    assert_eq!(pre.unwrap(), "pre_bounded");
     // An older architecture NVRTC 12 and 13 both know.
     assert_eq!(
         softmax128::kernel().compile_check((8, 0)).unwrap(),

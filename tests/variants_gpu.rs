@@ -57,6 +57,7 @@ static ISA91_OR_SM75: Kernel = Kernel::ptx_variants(
                 "/kernels/variants/saxpy_isa91.ptx"
             ),
             text: include_str!("../kernels/variants/saxpy_isa91.ptx"),
+            info: &chevron::KernelInfo::UNKNOWN,
         },
         // The path only keys the module: its own, so that other tests' loads of this file
         // do not count here.
@@ -66,6 +67,7 @@ static ISA91_OR_SM75: Kernel = Kernel::ptx_variants(
                 "/kernels/variants/saxpy_sm75.ptx?isa91"
             ),
             text: include_str!("../kernels/variants/saxpy_sm75.ptx"),
+            info: &chevron::KernelInfo::UNKNOWN,
         },
     ],
 );
@@ -190,5 +192,65 @@ fn an_isa_newer_than_the_driver_is_refused_or_passed_over() -> TestResult {
     ISA91_OR_SM75.get(&ctx)?;
     let sm75 = chevron::__private::modules_loaded(&ctx, "saxpy_sm75.ptx?isa91");
     assert_eq!(sm75, usize::from(old_driver || major < 9));
+    Ok(())
+}
+
+// kernels/variants/grid_rotate.cu: the sm_90 variant syncs the grid (and bounds its block at
+// 256 threads), the sm_75 one does not. The declaration's launches are cooperative, as its
+// sm_90 variant needs (a plain one does not compile).
+#[kernel(ptx = [
+    "kernels/variants/grid_rotate_sm75.ptx",
+    "kernels/variants/grid_rotate_sm90.ptx",
+])]
+fn grid_rotate(in_: &CudaSlice<i32>, tmp: &mut CudaSlice<i32>, out: &mut CudaSlice<i32>, n: u32);
+
+/// The grid barrier of the variant loaded (sm_90 on an H200) holds in a cooperative launch:
+/// every output equals the host's `in[(t + block) % n] * 3`, which for each thread is a value
+/// another block wrote before the barrier. On a device below sm_90 the sm_75 variant runs the
+/// same launch (its `cooperative` is not refused). A plain launch with a run-time block is
+/// refused before it reaches the driver where the sm_90 variant is loaded.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn the_loaded_variants_grid_barrier_is_launched_cooperatively() -> TestResult {
+    let (ctx, s) = setup()?;
+    let (major, _) = ctx.compute_capability()?;
+    let block = 256u32;
+    let grid = grid_rotate::kernel()
+        .max_cooperative_grid(&ctx, block, 0)?
+        .min(64);
+    assert!(grid >= 2, "a grid barrier needs blocks to wait for: {grid}");
+    let n = grid * block;
+    let input: Vec<i32> = (0..n as i32).map(|i| i * 7 - 1000).collect();
+    let x = s.clone_htod(&input)?;
+    // Poisoned: a value the kernel never writes.
+    let mut tmp = s.clone_htod(&vec![i32::MIN; n as usize])?;
+    let mut out = s.clone_htod(&vec![i32::MIN; n as usize])?;
+    unsafe { launch!(grid_rotate<<<grid, block, &s, cooperative>>>(&x, &mut tmp, &mut out, n)) }?;
+    let got = s.clone_dtoh(&out)?;
+    for t in 0..n as usize {
+        let want = input[(t + block as usize) % n as usize] * 3;
+        assert_eq!(got[t], want, "out[{t}] (grid {grid} × {block})");
+    }
+    // Where the sm_90 variant is loaded, its rules are this launch's: a plain launch, and a
+    // block over its `__launch_bounds__(256)`, are refused before the driver sees them.
+    // Configs built at run time: `launch!` would refuse these literals at compile time.
+    let plain_config = chevron::LaunchConfig::new(grid, block)
+        .with_flag(chevron::Cooperative, std::hint::black_box(false));
+    let plain =
+        unsafe { grid_rotate::kernel().launch(&s, &plain_config, (&x, &mut tmp, &mut out, n)) };
+    let wide_config =
+        chevron::LaunchConfig::new(1u32, std::hint::black_box(512u32)).with(chevron::Cooperative);
+    let over =
+        unsafe { grid_rotate::kernel().launch(&s, &wide_config, (&x, &mut tmp, &mut out, 512)) };
+    if major >= 9 {
+        let e = plain.expect_err("the sm_90 variant syncs the grid");
+        assert!(e.to_string().contains("grid_rotate_sm90.ptx"), "{e}");
+        let e = over.expect_err("over the sm_90 variant's bound");
+        assert!(e.to_string().contains(".maxntid 256, 1, 1"), "{e}");
+    } else {
+        plain?;
+        over?;
+    }
+    s.synchronize()?;
     Ok(())
 }

@@ -75,6 +75,10 @@ pub fn run_time_only(
             format!("nvcc's PTX of `{rel}` has no entry for `{kernel}`"),
             "check `name = \"…\"` against the kernel's symbol",
         ),
+        NvccOutcome::Unmirrored(why) => (
+            format!("the compile-time nvcc would not compile what NVRTC will: {why}"),
+            "remove what NVRTC alone understands",
+        ),
     };
     let note = format!(
         "`{kernel}` is checked against `{rel}` only at run time, before its first launch: \
@@ -116,8 +120,14 @@ mod tests {
                 "`nvcc -ptx -arch=sm_90 kernels/histogram.cu` failed",
             ),
             (NvccOutcome::NoEntry, "has no entry for `histogram`"),
+            (
+                NvccOutcome::Unmirrored(
+                    "NVRTC's option `-default-device` has no nvcc equivalent".into(),
+                ),
+                "would not compile what NVRTC will: NVRTC's option `-default-device`",
+            ),
         ] {
-            let out = warning_of(outcome, &[]);
+            let out = warning_of(outcome.clone(), &[]);
             let file: syn::File = syn::parse2(out.parse().expect("tokens")).expect("items");
             let text = quote!(#file).to_string();
             assert!(text.contains("deprecated"), "{text}");

@@ -147,6 +147,9 @@ pub enum ResolvedSource {
         abs_path: String,
         entry: String,
         variants: Vec<String>,
+        /// With `variants`: each variant's own launch rules (the first's included), for the
+        /// runtime, which checks a launch against the variant it loaded.
+        infos: Vec<InfoText>,
     },
     /// CUDA C; the entry is looked up in NVRTC's output at run time.
     Cuda {
@@ -182,6 +185,15 @@ pub struct CudaSpec {
     pub name_expression: Option<String>,
     /// The `-I` directories, resolved (absolute), for the compile-time nvcc.
     pub include_dirs: Vec<PathBuf>,
+    /// The `--pre-include` files, resolved (absolute), for the compile-time nvcc (NVRTC finds
+    /// them among the embedded `headers`, by the name the option gives).
+    pub pre_includes: Vec<PathBuf>,
+    /// Why the compile-time nvcc cannot compile what NVRTC will (an NVRTC-only option): the
+    /// declaration is then checked at run time, and says so.
+    pub unmirrored: Option<String>,
+    /// The source or a header it includes tests `__CUDACC_RTC__`, which NVRTC defines: the
+    /// compile-time nvcc defines it too, after its own headers (see `nvcc::Extra::rtc`).
+    pub tests_rtc: bool,
 }
 
 impl CudaSpec {

@@ -73,16 +73,31 @@ fn expand_checked(args: &ast::KernelArgs, parsed: &ast::KernelItem, mut cx: Erro
 /// The warning of a `cuda = "…"` declaration checked only at run time (see
 /// [`crate::warn::run_time_only`]).
 fn run_time_only_warning(args: &ast::KernelArgs, decl: &ast::KernelDecl) -> TokenStream {
-    let (ResolvedSource::Cuda { abs_path, .. }, None, Some(lit)) = (
+    let (
+        ResolvedSource::Cuda {
+            abs_path, program, ..
+        },
+        None,
+        Some(lit),
+    ) = (
         &decl.source,
         &decl.info,
         args.source.as_ref().map(|s| &s.path),
-    ) else {
+    )
+    else {
         return TokenStream::new();
     };
-    let outcome = match nvcc::outcome(std::path::Path::new(abs_path)) {
-        NvccOutcome::Ran => NvccOutcome::NoEntry,
-        other => other,
+    let outcome = match &program.unmirrored {
+        Some(why) if !nvcc::disabled() => NvccOutcome::Unmirrored(why.clone()),
+        _ => match nvcc::outcome(std::path::Path::new(abs_path)) {
+            NvccOutcome::Ran => NvccOutcome::NoEntry,
+            NvccOutcome::Failed if program.tests_rtc => NvccOutcome::Unmirrored(format!(
+                "the kernel's code tests `{}`, which NVRTC defines, and nvcc fails with it \
+                 defined",
+                cuda::RTC_MACRO
+            )),
+            other => other,
+        },
     };
     crate::warn::run_time_only(&decl.ident, &lit.value(), lit.span(), outcome, &decl.attrs)
 }

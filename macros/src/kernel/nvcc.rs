@@ -22,15 +22,18 @@ use std::time::{Duration, Instant};
 /// The flags: PTX for the oldest GPU chevron's launch rules concern (clusters need sm_90).
 const OPTIONS: [&str; 2] = ["-ptx", "-arch=sm_90"];
 
+/// The device variable of a name expression's wrapper (see [`Extra`]'s `wrapper`).
+pub const INSTANCE: &str = "__chevron_instance";
+
 /// The default bound on one nvcc run.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The cache's format; entries of another version are misses.
-const FORMAT: &str = "chevron-nvcc-cache 1";
+const FORMAT: &str = "chevron-nvcc-cache 3";
 
 /// What became of `nvcc -ptx` for a `cuda = "…"` file, for the warning when its rules are known
 /// only at run time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum NvccOutcome {
     /// nvcc made PTX (`#[kernel]` reads the entry's rules from it), or the cache held it.
     Ran,
@@ -42,6 +45,9 @@ pub enum NvccOutcome {
     Failed,
     /// nvcc's PTX could not be read or lacks the entry (set by the caller, which looks for it).
     NoEntry,
+    /// nvcc cannot compile what NVRTC will, for this reason (see `CudaSpec::unmirrored`); not
+    /// run.
+    Unmirrored(String),
 }
 
 /// What the declaration adds to the plain `nvcc -ptx -arch=sm_90` of its file.
@@ -53,6 +59,11 @@ pub struct Extra {
     /// A C++ name expression (`softmax<128>`): the file is compiled through a wrapper that
     /// takes the instance's address, so that nvcc instantiates it.
     pub name_expression: Option<String>,
+    /// Define `__CUDACC_RTC__` as NVRTC does, for code that tests it: by a file pre-included
+    /// before the declaration's own, that is after nvcc's implicit `cuda_runtime.h` (which
+    /// fails under it). Toolkit headers the code includes under it may still fail; nvcc's
+    /// failure then leaves the check to the run time, and the warning says why.
+    pub rtc: bool,
 }
 
 impl Extra {
@@ -62,15 +73,30 @@ impl Extra {
             key.push_str("\nname ");
             key.push_str(e);
         }
+        if self.rtc {
+            key.push_str("\nrtc");
+        }
         key
     }
 
-    /// The wrapper compiled instead of the file, for a name expression.
+    /// The `-I` directories among the flags, in order.
+    fn include_dirs(&self) -> Vec<PathBuf> {
+        self.flags
+            .iter()
+            .filter_map(|f| f.strip_prefix("-I"))
+            .map(PathBuf::from)
+            .collect()
+    }
+
+    /// The wrapper compiled instead of the file, for a name expression: a device variable
+    /// holding the instance's address makes nvcc instantiate it, and write its lowered name
+    /// as the variable's value (`.global .align 8 .u64 __chevron_instance = _Z2tuILj128EEvPf;`),
+    /// which finds the entry whatever the expression's spelling.
     fn wrapper(&self, path: &Path) -> Option<String> {
         let expression = self.name_expression.as_ref()?;
         let path = path.to_str().filter(|p| !p.contains(['"', '\\', '\n']))?;
         Some(format!(
-            "#include \"{path}\"\nstatic void* const __chevron_instance = (void*)&{expression};\n"
+            "#include \"{path}\"\n__device__ void* {INSTANCE} = (void*)&{expression};\n"
         ))
     }
 }
@@ -80,8 +106,30 @@ type Memo = Mutex<Option<HashMap<(PathBuf, Extra), (String, Result<String, NvccO
 /// nvcc's result per path, options and content in this process.
 static MEMO: Memo = Mutex::new(None);
 
-fn disabled() -> bool {
+/// `CHEVRON_NVCC=0`: no compile-time nvcc, on purpose.
+pub fn disabled() -> bool {
+    #[cfg(test)]
+    if OFF.with(std::cell::Cell::get) {
+        return true;
+    }
     std::env::var_os("CHEVRON_NVCC").is_some_and(|v| v == "0")
+}
+
+#[cfg(test)]
+thread_local! {
+    /// [`without_nvcc`] is running on this thread.
+    static OFF: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` as with `CHEVRON_NVCC=0`, on this thread only: the macro's unit tests of
+/// `cuda = "…"` expansions hold whether or not the machine has nvcc (the nvcc path is
+/// tested by `tests/ui_nvcc.rs` and `tests/cuda_toolchain.rs`).
+#[cfg(test)]
+pub fn without_nvcc<T>(f: impl FnOnce() -> T) -> T {
+    OFF.with(|off| off.set(true));
+    let out = f();
+    OFF.with(|off| off.set(false));
+    out
 }
 
 /// `nvcc -ptx -arch=sm_90` of the CUDA C file `path` (whose text is `text`) with the
@@ -120,7 +168,7 @@ pub fn outcome(path: &Path) -> NvccOutcome {
         if p == path {
             match result {
                 Ok(_) => return NvccOutcome::Ran,
-                Err(outcome) => found = *outcome,
+                Err(outcome) => found = outcome.clone(),
             }
         }
     }
@@ -150,7 +198,7 @@ fn compile(
     if let Some(hit) = entry.as_deref().and_then(|e| lookup(e, &source_hash)) {
         return Ok(Ok(hit));
     }
-    let run = run(&nvcc.path, path, &extra.flags, wrapper.as_deref(), timeout)?;
+    let run = run(&nvcc.path, path, extra, wrapper.as_deref(), timeout)?;
     if let (Some(entry), Some(deps), Some(ptx)) = (&entry, &run.deps, &run.ptx) {
         // The toolkit's own headers change with nvcc, which the entry's name covers.
         let toolkit = nvcc.path.parent().and_then(Path::parent);
@@ -159,7 +207,8 @@ fn compile(
             .filter(|d| toolkit.is_none_or(|t| !d.starts_with(t)))
             .cloned()
             .collect();
-        store(entry, &source_hash, &deps, ptx);
+        let absent = shadowing_candidates(path, text, &deps, &extra.include_dirs());
+        store(entry, &source_hash, &deps, &absent, ptx);
     }
     Ok(run.ptx.ok_or(NvccOutcome::Failed))
 }
@@ -286,6 +335,13 @@ fn lookup(entry: &Path, source_hash: &str) -> Option<String> {
     }
     let outcome = lines.next()?;
     for line in lines {
+        if let Some(path) = line.strip_prefix("absent ") {
+            // A header placed where nvcc would look before the one it read.
+            if Path::new(path).exists() {
+                return None;
+            }
+            continue;
+        }
         let (hash, path) = line.strip_prefix("dep ")?.split_once(' ')?;
         if hash_file(Path::new(path))? != hash {
             return None;
@@ -315,7 +371,7 @@ fn hash_file(path: &Path) -> Option<String> {
 
 /// Writes an entry (atomically: a temporary file renamed over it). Failures only cost the
 /// next build a run of nvcc.
-fn store(entry: &Path, source_hash: &str, deps: &[PathBuf], ptx: &str) {
+fn store(entry: &Path, source_hash: &str, deps: &[PathBuf], absent: &[PathBuf], ptx: &str) {
     let mut text = format!("{FORMAT}\nsource {source_hash}\nptx\n");
     for dep in deps {
         let Some(hash) = hash_file(dep) else {
@@ -325,6 +381,12 @@ fn store(entry: &Path, source_hash: &str, deps: &[PathBuf], ptx: &str) {
             return;
         };
         let _ = writeln!(text, "dep {hash} {path}");
+    }
+    for path in absent {
+        let Some(path) = path.to_str().filter(|p| !p.contains('\n')) else {
+            return;
+        };
+        let _ = writeln!(text, "absent {path}");
     }
     text.push('\n');
     text.push_str(ptx);
@@ -336,6 +398,47 @@ fn store(entry: &Path, source_hash: &str, deps: &[PathBuf], ptx: &str) {
     if std::fs::write(&tmp, text).is_ok() && std::fs::rename(&tmp, entry).is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
+}
+
+/// Where nvcc looked, and found nothing, before the header it read for each `#include` of the
+/// source (`source`, its text `text`) and of the headers it read (`deps`, outside the
+/// toolkit): for `#include "h"` the including file's directory, then each of `include_dirs`;
+/// for `#include <h>` those directories. A file created at one of these paths later would be
+/// read instead, so the cache entry lists them, and is a miss once one exists. An include
+/// found in none of them (a toolkit header) lists every one.
+fn shadowing_candidates(
+    source: &Path,
+    text: &str,
+    deps: &[PathBuf],
+    include_dirs: &[PathBuf],
+) -> Vec<PathBuf> {
+    let mut absent = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut files: Vec<(PathBuf, String)> = vec![(source.to_path_buf(), text.to_string())];
+    for dep in deps.iter().filter(|d| d.as_path() != source) {
+        if let Ok(t) = super::source::read_source(dep) {
+            files.push((dep.clone(), t));
+        }
+    }
+    for (file, text) in &files {
+        let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
+        for (name, quoted) in super::source::includes(text) {
+            let mut candidates = Vec::new();
+            if quoted {
+                candidates.push(dir.join(&name));
+            }
+            candidates.extend(include_dirs.iter().map(|d| d.join(&name)));
+            for candidate in candidates {
+                if candidate.is_file() {
+                    break;
+                }
+                if seen.insert(candidate.clone()) {
+                    absent.push(candidate);
+                }
+            }
+        }
+    }
+    absent
 }
 
 /// What one nvcc run gave.
@@ -351,7 +454,7 @@ struct Run {
 fn run(
     nvcc: &Path,
     source: &Path,
-    flags: &[String],
+    extra: &Extra,
     wrapper: Option<&str>,
     timeout: Duration,
 ) -> Result<Run, String> {
@@ -360,6 +463,18 @@ fn run(
     let base = std::env::temp_dir().join(format!("chevron-nvcc-{}-{n}", std::process::id()));
     let (out, deps_file) = (base.with_extension("ptx"), base.with_extension("d"));
     let wrapper_file = base.with_extension("cu");
+    let rtc_file = base.with_extension("rtc.h");
+    let mut flags = Vec::new();
+    if extra.rtc {
+        if std::fs::write(&rtc_file, "#define __CUDACC_RTC__ 1\n").is_err() {
+            return Ok(Run {
+                ptx: None,
+                deps: None,
+            });
+        }
+        flags.push(format!("--pre-include={}", rtc_file.display()));
+    }
+    flags.extend(extra.flags.iter().cloned());
     let compiled = match wrapper {
         Some(text) => {
             if std::fs::write(&wrapper_file, text).is_err() {
@@ -374,7 +489,7 @@ fn run(
     };
     let mut cmd = Command::new(nvcc);
     cmd.args(OPTIONS)
-        .args(flags)
+        .args(&flags)
         .arg("-MD")
         .arg("-MF")
         .arg(&deps_file)
@@ -387,6 +502,9 @@ fn run(
     let waited = wait_bounded(cmd, timeout);
     if wrapper.is_some() {
         let _ = std::fs::remove_file(&wrapper_file);
+    }
+    if extra.rtc {
+        let _ = std::fs::remove_file(&rtc_file);
     }
     let status = match waited {
         Ok(status) => status,
@@ -409,7 +527,7 @@ fn run(
     // The wrapper is gone: the file it includes stands for it.
     let deps = std::fs::read_to_string(&deps_file).ok().map(|d| {
         let mut deps = parse_deps(&d);
-        deps.retain(|d| *d != wrapper_file);
+        deps.retain(|d| *d != wrapper_file && *d != rtc_file);
         deps
     });
     let _ = std::fs::remove_file(&out);

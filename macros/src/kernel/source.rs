@@ -136,6 +136,82 @@ pub fn parse_ptx(path: &Path, text: &str) -> Arc<Parsed> {
     parsed
 }
 
+/// The `#include "…"` (quoted: `true`) and `#include <…>` directives of C/C++ text, outside
+/// comments and string literals; a directive spelled with a macro is skipped.
+pub fn includes(text: &str) -> Vec<(String, bool)> {
+    let code = strip_comments(text);
+    let mut out = Vec::new();
+    // Joined continuation lines count as one.
+    let joined = code.replace("\\\r\n", "").replace("\\\n", "");
+    for line in joined.lines() {
+        let Some(rest) = line.trim_start().strip_prefix('#') else {
+            continue;
+        };
+        let Some(rest) = rest.trim_start().strip_prefix("include") else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let (close, quoted) = match rest.chars().next() {
+            Some('"') => ('"', true),
+            Some('<') => ('>', false),
+            _ => continue,
+        };
+        if let Some(end) = rest[1..].find(close) {
+            let name = &rest[1..1 + end];
+            if !name.is_empty() {
+                out.push((name.to_string(), quoted));
+            }
+        }
+    }
+    out
+}
+
+/// The text with comments blanked (newlines kept), string and character literals left as they
+/// are.
+fn strip_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '/' if chars.peek() == Some(&'/') => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            '/' if chars.peek() == Some(&'*') => {
+                chars.next();
+                let mut prev = '\0';
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        out.push('\n');
+                    }
+                    if prev == '*' && c == '/' {
+                        break;
+                    }
+                    prev = c;
+                }
+                out.push(' ');
+            }
+            '"' | '\'' => {
+                out.push(c);
+                let mut escaped = false;
+                for d in chars.by_ref() {
+                    out.push(d);
+                    if d == '\n' || (!escaped && d == c) {
+                        break;
+                    }
+                    escaped = !escaped && d == '\\';
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,7 +18,7 @@ fn src(key: &str, file: &str) -> TokenStream {
 }
 
 fn expand(args: TokenStream, item: TokenStream) -> File {
-    let out = super::expand(args, item, None);
+    let out = super::nvcc::without_nvcc(|| super::expand(args, item, None));
     syn::parse2(out.clone()).unwrap_or_else(|e| panic!("expansion does not parse: {e}\n{out}"))
 }
 
@@ -1304,4 +1304,28 @@ fn more_parameters_than_the_runtime_takes_are_refused_with_the_count() {
         quote!(fn saxpy(#(#params),*);),
     ));
     assert!(!errs.iter().any(|e| e.contains("at most 32")), "{errs:?}");
+}
+
+/// What the compile-time nvcc cannot mirror (an NVRTC-only option) leaves the declaration to
+/// the run-time check, and its warning says why, with or without nvcc on the machine.
+#[test]
+fn code_nvcc_cannot_mirror_is_checked_at_run_time_and_says_why() {
+    let rtc = format!(
+        "{}/../ui-tests/fixtures/nvcc_rtc.cu",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let out = super::expand(
+        quote!(cuda = #rtc, options = ["-default-device"]),
+        quote!(
+            fn rtc_bounded(out: &mut CudaSlice<f32>, n: u64);
+        ),
+        None,
+    );
+    let all = out.to_string();
+    assert!(all.contains("cuda_kernel_checked_at_run_time"), "{all}");
+    assert!(
+        all.contains("NVRTC's option `-default-device` has no nvcc equivalent"),
+        "{all}"
+    );
+    assert!(all.contains("would not compile what NVRTC will"), "{all}");
 }

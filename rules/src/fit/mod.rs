@@ -14,12 +14,14 @@
 //! in one `const` block per launch; the runtime calls the same check on the config before each
 //! launch.
 
+mod combine;
 mod rules;
 #[cfg(test)]
 mod tests;
 mod text;
 
 pub use crate::ptx::Fact;
+pub use combine::{combine, Variant};
 pub use rules::{Rule, Subject, MESSAGES};
 pub use text::{read_info, InfoText};
 

@@ -694,3 +694,78 @@ fn may_refuse_literal_clears_only_launches_no_rule_refuses() {
     }
     assert!(cleared > 1000 && refused > 1000, "{cleared} {refused}");
 }
+
+/// `ptx = [...]` at compile time: what every variant accepts, each message from the variant
+/// that decides it.
+#[test]
+fn variants_combine_into_what_all_of_them_accept() {
+    let text = |src: &str, file: &str| {
+        let entries = parse_entries(src).expect("parses");
+        read_info(&entries[0], "k", file, false, CooperativeUse::ByPtx)
+    };
+    let plain = text(".entry k() { ret; }", "a.ptx");
+    let syncs_bounded = text(
+        ".entry k() .maxntid 256, 1, 1 { mov.u32 %r1, %envreg1; \
+         atom.add.release.gpu.u32 %r2, [%rd1], 1; griddepcontrol.wait; ret; }",
+        "b.ptx",
+    );
+    assert_eq!(plain.info.grid_sync, Fact::No);
+    assert_eq!(syncs_bounded.info.grid_sync, Fact::Yes);
+    let both = combine(&[("a.ptx", &plain), ("b.ptx", &syncs_bounded)]).expect("combines");
+    let i = both.info;
+    // The union of what they need: `cooperative` (b), no `programmatic_serialization` (a
+    // never waits); the intersection of bounds: b's.
+    assert_eq!(i.grid_sync, Fact::Yes);
+    assert_eq!(i.waits, Fact::No);
+    assert_eq!(i.maxntid, Some([256, 1, 1]));
+    let messages = |t: &InfoText| Messages::from_texts(t.messages.clone().map(|m| &*m.leak()));
+    let k = KernelInfo {
+        messages: messages(&both),
+        ..i
+    };
+    let launch = |block: u32, cooperative: bool| LaunchFacts {
+        block: Some([block, 1, 1]),
+        cooperative: Some(cooperative),
+        ..LaunchFacts::UNKNOWN
+    };
+    assert_eq!(k.check(&launch(256, false)), Err(Rule::NotCooperative));
+    assert!(k.message(Rule::NotCooperative).contains("b.ptx"));
+    assert_eq!(k.check(&launch(256, true)), Ok(()));
+    assert_eq!(k.check(&launch(512, true)), Err(Rule::Block));
+    assert!(k.message(Rule::Block).contains("b.ptx"));
+    // The order of the files does not change the verdicts.
+    let reversed = combine(&[("b.ptx", &syncs_bounded), ("a.ptx", &plain)]).expect("combines");
+    assert_eq!(reversed.info, both.info);
+    // At run time, the variant that never syncs is not refused `cooperative`.
+    let own = plain.clone().within(&both);
+    assert_eq!(own.info.grid_sync, Fact::Unknown);
+    assert_eq!(own.info.maxntid, None);
+    assert_eq!(syncs_bounded.clone().within(&both), syncs_bounded);
+    // None syncs: `cooperative` is needless for all.
+    let none = combine(&[("a.ptx", &plain), ("c.ptx", &plain)]).expect("combines");
+    assert_eq!(none.info.grid_sync, Fact::No);
+    // Exact blocks that differ: nothing fits both.
+    let req = |n: u32, file: &str| text(&format!(".entry k() .reqntid {n}, 1, 1 {{ ret; }}"), file);
+    let err = combine(&[("a.ptx", &req(128, "a.ptx")), ("b.ptx", &req(256, "b.ptx"))])
+        .expect_err("no common block");
+    assert!(err.contains("`a.ptx`") && err.contains("`b.ptx`"), "{err}");
+    // An exact block within another's bound is the one block; over it, none.
+    let ok = combine(&[("a.ptx", &req(128, "a.ptx")), ("b.ptx", &syncs_bounded)]).expect("fits");
+    assert_eq!(ok.info.reqntid, Some([128, 1, 1]));
+    assert!(combine(&[("a.ptx", &req(512, "a.ptx")), ("b.ptx", &syncs_bounded)]).is_err());
+    // Compiled-in clusters that differ: an error.
+    let cl = |n: u32| {
+        text(
+            &format!(".entry k() .reqnctapercluster {n}, 1, 1 {{ ret; }}"),
+            "c.ptx",
+        )
+    };
+    assert!(combine(&[("a.ptx", &cl(2)), ("b.ptx", &cl(4))]).is_err());
+    assert_eq!(
+        combine(&[("a.ptx", &cl(2)), ("b.ptx", &plain)])
+            .expect("one cluster")
+            .info
+            .cluster,
+        Some([2, 1, 1])
+    );
+}

@@ -282,7 +282,10 @@ pub fn parse_entries(ptx: &str) -> Result<Vec<Entry>, String> {
                     }
                 }
                 let directives = parse_directives(&toks, &mut i)?;
-                if !is_extern {
+                // A prototype (`.entry k (…) ;`, as nvcc writes before a variable holding the
+                // kernel's address): the definition follows, and is the entry.
+                let prototype = toks.get(i).is_some_and(|t| t.text == ";");
+                if !is_extern && !prototype {
                     if !seen.insert(name) {
                         return Err(format!("line {}: duplicate `.entry {name}`", t.line));
                     }

@@ -783,4 +783,21 @@ fn write_access_follows_the_ptx() {
         check_cpp(&[write("out"), read("in")], e, "s.ptx", text),
         Ok(())
     );
+#[test]
+fn an_entry_prototype_is_not_a_second_entry() {
+    // nvcc 13.0 declares a kernel before a variable that holds its address, then defines it.
+    let src = ".version 9.0\n.target sm_90\n.address_size 64\n\
+               .visible .entry _Z2tuILj128EEvPf\n(\n\t.param .u64 _Z2tuILj128EEvPf_param_0\n)\n;\n\
+               .global .align 8 .u64 holder = _Z2tuILj128EEvPf;\n\
+               .visible .entry _Z2tuILj128EEvPf(\n\t.param .u64 _Z2tuILj128EEvPf_param_0\n)\n\
+               {\n\tld.param.u64 %rd1, [_Z2tuILj128EEvPf_param_0];\n\tbar.sync 0;\n\tret;\n}\n";
+    let es = parse(src);
+    assert_eq!(es.len(), 1);
+    assert_eq!(es[0].line, 10, "the definition's line");
+    assert_eq!(es[0].params.len(), 1);
+    // Two definitions are still a duplicate.
+    let twice = format!("{src}.visible .entry _Z2tuILj128EEvPf(.param .u64 p) {{ ret; }}\n");
+    assert!(parse_entries(&twice)
+        .expect_err("duplicate")
+        .contains("duplicate"));
 }

@@ -19,39 +19,41 @@ impl Kernel {
         &self,
         ctx: &Arc<CudaContext>,
         key: usize,
-    ) -> Result<&CudaFunction, Error> {
+    ) -> Result<(&CudaFunction, usize), Error> {
         ensure_driver()?;
         let _loader = lock(&LOADER);
         // Another thread may have loaded it while this one waited.
         for slot in &self.cache.slots {
             match slot.get() {
-                Some((k, f)) if *k == key => return Ok(f),
+                Some((k, f, v)) if *k == key => return Ok((f, *v)),
                 Some(_) => {}
                 None => {
-                    let func = self.load(ctx)?;
+                    let (func, variant) = self.load(ctx)?;
                     // Writers hold LOADER, so the slot is still empty.
-                    let (_, f) = slot.get_or_init(|| (key, func));
-                    return Ok(f);
+                    let (_, f, v) = slot.get_or_init(|| (key, func, variant));
+                    return Ok((f, *v));
                 }
             }
         }
         let mut overflow = lock(&self.cache.overflow);
-        if let Some((_, f)) = overflow.iter().find(|(k, _)| *k == key) {
-            return Ok(f);
+        if let Some((_, f, v)) = overflow.iter().find(|(k, _, _)| *k == key) {
+            return Ok((f, *v));
         }
+        let (func, variant) = self.load(ctx)?;
         // Leaked once per context beyond SLOTS, so the reference can outlive the lock.
-        let f: &'static CudaFunction = Box::leak(Box::new(self.load(ctx)?));
-        overflow.push((key, f));
-        Ok(f)
+        let f: &'static CudaFunction = Box::leak(Box::new(func));
+        overflow.push((key, f, variant));
+        Ok((f, variant))
     }
 
-    /// Loads (or reuses) the module and resolves the function. Called with LOADER held.
-    fn load(&self, ctx: &Arc<CudaContext>) -> Result<CudaFunction, Error> {
+    /// Loads (or reuses) the module and resolves the function, and says which PTX variant it
+    /// loaded (`0` for a kernel of one file). Called with LOADER held.
+    fn load(&self, ctx: &Arc<CudaContext>) -> Result<(CudaFunction, usize), Error> {
         let kernel = KernelName(Some(self.name));
         let one;
         let variants: &[PtxVariant] = match self.source {
             KernelSource::Ptx { path, text } => {
-                one = [PtxVariant { path, text }];
+                one = [PtxVariant::new(path, text)];
                 &one
             }
             KernelSource::PtxVariants { variants } => variants,
@@ -68,16 +70,22 @@ impl Kernel {
                 let module = module_for(ctx, key, kernel, || Ok(Image::Cubin(&compiled.image)))?;
                 return module
                     .load_function(&entry)
+                    .map(|f| (f, 0))
                     .map_err(|e| self.missing(&entry, None, e));
             }
         };
         let variant = choose_variant(ctx, variants, kernel)?;
+        let index = variants
+            .iter()
+            .position(|v| std::ptr::eq(v, variant))
+            .unwrap_or(0);
         let entry = self.entry.unwrap_or(self.name);
         let module = module_for(ctx, (variant.path, 0), kernel, || {
             Ok(Image::Ptx(variant.path, variant.text))
         })?;
         module
             .load_function(entry)
+            .map(|f| (f, index))
             .map_err(|e| self.missing(entry, Some(variant), e))
     }
 

@@ -16,6 +16,7 @@ use crate::launch::Checked;
 use crate::nvrtc::{self, CudaProgram};
 use crate::occupancy::{self, Occupancy};
 use crate::ptx::{self, ParamSig};
+use chevron_cuda_rules::fit::KernelInfo;
 
 mod load;
 mod rules;
@@ -65,6 +66,22 @@ pub struct PtxVariant {
     pub path: &'static str,
     /// The PTX text.
     pub text: &'static str,
+    /// This variant's launch rules (what `#[kernel]` read from its PTX): a launch in a context
+    /// where this variant was loaded is checked against them instead of the declaration's
+    /// (which `#[kernel]` makes what every variant accepts). [`KernelInfo::UNKNOWN`]: the
+    /// declaration's.
+    pub info: &'static KernelInfo,
+}
+
+impl PtxVariant {
+    /// A variant checked against the declaration's rules.
+    pub const fn new(path: &'static str, text: &'static str) -> Self {
+        PtxVariant {
+            path,
+            text,
+            info: &KernelInfo::UNKNOWN,
+        }
+    }
 }
 
 impl KernelSource {
@@ -107,8 +124,9 @@ pub struct Kernel {
 /// What a [`Kernel`] loads and keeps: its function per context, and for CUDA C the entry NVRTC
 /// compiled and its launch rules.
 struct Cache {
-    slots: [OnceLock<(usize, CudaFunction)>; SLOTS],
-    overflow: Mutex<Vec<(usize, &'static CudaFunction)>>,
+    /// `(context, function, index of the PTX variant loaded there)`.
+    slots: [OnceLock<(usize, CudaFunction, usize)>; SLOTS],
+    overflow: Mutex<Vec<(usize, &'static CudaFunction, usize)>>,
     /// For CUDA C: the entry as NVRTC compiled it (its directives and body uses), then the
     /// launch rules read from it.
     nvrtc_entry: OnceLock<ptx::Entry>,
@@ -251,19 +269,30 @@ impl Kernel {
     /// context finds it), the others out of line.
     #[inline]
     pub fn get(&self, ctx: &Arc<CudaContext>) -> Result<&CudaFunction, Error> {
+        self.get_loaded(ctx).map(|(f, _)| f)
+    }
+
+    /// [`Self::get`], with the index of the PTX variant loaded in `ctx` (`0` for a kernel of
+    /// one file).
+    #[inline]
+    fn get_loaded(&self, ctx: &Arc<CudaContext>) -> Result<(&CudaFunction, usize), Error> {
         let key = ctx.cu_ctx() as usize;
         match self.cache.slots[0].get() {
-            Some((k, f)) if *k == key => Ok(f),
+            Some((k, f, v)) if *k == key => Ok((f, *v)),
             _ => self.get_other(ctx, key),
         }
     }
 
-    /// [`Self::get`] past the first slot: the other slots, then the cold path.
+    /// [`Self::get_loaded`] past the first slot: the other slots, then the cold path.
     #[inline(never)]
-    fn get_other(&self, ctx: &Arc<CudaContext>, key: usize) -> Result<&CudaFunction, Error> {
+    fn get_other(
+        &self,
+        ctx: &Arc<CudaContext>,
+        key: usize,
+    ) -> Result<(&CudaFunction, usize), Error> {
         for slot in &self.cache.slots {
             match slot.get() {
-                Some((k, f)) if *k == key => return Ok(f),
+                Some((k, f, v)) if *k == key => return Ok((f, *v)),
                 Some(_) => {}
                 // Slots fill in order, so the first empty one ends the search.
                 None => break,
@@ -272,9 +301,23 @@ impl Kernel {
         self.get_cold(ctx, key)
     }
 
+    /// The rules a launch of the variant `variant` is checked against: that variant's own,
+    /// where `#[kernel]` gave them, else the declaration's `declared`.
+    #[inline]
+    fn rules_of_variant(&self, variant: usize, declared: LaunchRules) -> LaunchRules {
+        match self.source {
+            KernelSource::PtxVariants { variants } => match variants.get(variant) {
+                Some(v) if v.info.known => LaunchRules::of(v.info),
+                _ => declared,
+            },
+            _ => declared,
+        }
+    }
+
     /// What a typed launch checks before it takes its arguments: the function in the stream's
     /// context (loaded the first time), then the config as [`Self::check_launch`] checks it
-    /// (its limits, then the kernel's rules). `rules` are the declaration's, folded at compile
+    /// (its limits, then the kernel's rules: for `ptx = [...]`, those of the variant loaded in
+    /// that context). `rules` are the declaration's, folded at compile
     /// time; a config they settle without looking at its extents, and whose extents are plainly
     /// within the limits, is checked in a few compares, any other goes through every rule. Not
     /// a public API: [`Typed::launch`](crate::Typed::launch) calls it.
@@ -286,8 +329,8 @@ impl Kernel {
         stream: &'a CudaStream,
         config: &'a LaunchConfig<'a>,
     ) -> Result<Checked<'a>, Error> {
-        let func = self.get(stream.context())?;
-        self.__check_config(rules, config)?;
+        let (func, variant) = self.get_loaded(stream.context())?;
+        self.__check_config(self.rules_of_variant(variant, rules), config)?;
         Ok(Checked::new(
             stream,
             func,

@@ -117,10 +117,7 @@ fn an_entry_missing_from_its_module_lists_the_kernels() {
     use cudarc::driver::sys::cudaError_enum as E;
     use cudarc::driver::DriverError;
     static K: Kernel = Kernel::ptx("histogrm", "histogrm", "/k/histogram.ptx", HISTOGRAM_PTX);
-    let v = PtxVariant {
-        path: "/k/histogram.ptx",
-        text: HISTOGRAM_PTX,
-    };
+    let v = PtxVariant::new("/k/histogram.ptx", HISTOGRAM_PTX);
     let e = K.missing("histogrm", Some(&v), DriverError(E::CUDA_ERROR_NOT_FOUND));
     assert!(
         matches!(
@@ -386,4 +383,74 @@ fn invalid_extents_are_reported_before_any_kernel_rule() {
     assert!(K
         .check_launch(&info, &LaunchConfig::new(4u32, 64u32))
         .is_ok());
+}
+
+/// `ptx = [...]`: a launch is checked against the rules of the variant loaded in its context
+/// (`#[kernel]` gives each variant its own, within what the declaration promises), not the
+/// first file's. Here the sm_90 variant of kernels/variants/grid_rotate.cu syncs the grid and
+/// bounds its block at 256 threads, the sm_75 one does neither.
+#[test]
+fn the_loaded_variants_rules_are_checked() {
+    use crate::{Cooperative, LaunchConfig};
+    use chevron_cuda_rules::fit::{combine, read_info, CooperativeUse, InfoText};
+    const SM75: &str = include_str!("../../../kernels/variants/grid_rotate_sm75.ptx");
+    const SM90: &str = include_str!("../../../kernels/variants/grid_rotate_sm90.ptx");
+    let info = |file: &str, text: &str| -> InfoText {
+        let entries = ptx::parse_entries(text).expect("parses");
+        read_info(
+            &entries[0],
+            "grid_rotate",
+            file,
+            false,
+            CooperativeUse::ByPtx,
+        )
+    };
+    let (a, b) = (info("sm75.ptx", SM75), info("sm90.ptx", SM90));
+    let combined = combine(&[("sm75.ptx", &a), ("sm90.ptx", &b)]).expect("combines");
+    let leak = |i: InfoText| -> &'static KernelInfo { Box::leak(Box::new(i.leak())) };
+    let own_a = leak(a.within(&combined));
+    let own_b = leak(b.within(&combined));
+    let declared = LaunchRules::of(leak(combined));
+    static VARIANTS: OnceLock<[PtxVariant; 2]> = OnceLock::new();
+    let variants = VARIANTS.get_or_init(|| {
+        [
+            PtxVariant {
+                path: "/k/sm75.ptx",
+                text: SM75,
+                info: own_a,
+            },
+            PtxVariant {
+                path: "/k/sm90.ptx",
+                text: SM90,
+                info: own_b,
+            },
+        ]
+    });
+    let k: &'static Kernel = Box::leak(Box::new(Kernel::ptx_variants(
+        "grid_rotate",
+        "grid_rotate",
+        variants,
+    )));
+    let check = |variant: usize, config: &LaunchConfig<'_>| {
+        k.__check_config(k.rules_of_variant(variant, declared), config)
+            .map_err(|e| e.to_string())
+    };
+    let plain = LaunchConfig::new(4, 256);
+    let cooperative = LaunchConfig::new(4, 256).with(Cooperative);
+    let wide = LaunchConfig::new(2, 512).with(Cooperative);
+    // Where the sm_90 variant loaded: its grid barrier needs `cooperative`, its bound holds.
+    let err = check(1, &plain).expect_err("needs cooperative");
+    assert!(err.contains("sm90.ptx"), "{err}");
+    assert!(check(1, &cooperative).is_ok());
+    let err = check(1, &wide).expect_err("over 256 threads");
+    assert!(err.contains(".maxntid 256, 1, 1"), "{err}");
+    // Where the sm_75 one loaded: no bound; `cooperative` is not refused (the declaration's
+    // launches need it for the sm_90 variant), nor needed.
+    assert!(check(0, &wide).is_ok(), "{:?}", check(0, &wide));
+    assert!(check(0, &cooperative).is_ok());
+    assert!(check(0, &plain).is_ok());
+    // The first file's rules alone (what was checked before) would have passed the plain
+    // launch on the sm_90 variant.
+    let first_only = LaunchRules::of(leak(info("sm75.ptx", SM75)));
+    assert!(k.__check_config(first_only, &plain).is_ok());
 }

@@ -114,7 +114,7 @@ fn check_source(
     Some(match source.kind {
         SourceKind::Cuda => {
             let program = super::cuda::cuda_program(args, &abs, &text, &base_dir(), cx);
-            let info = nvcc_info(args, item, &rel, &abs, &text, &program, cx);
+            let info = nvcc_check(args, item, &rel, &abs, &text, &program, params, cx);
             let resolved = ResolvedSource::Cuda {
                 abs_path,
                 // A name expression's entry is its lowered name, known once NVRTC compiled it.
@@ -146,33 +146,46 @@ fn check_source(
                     .zip(more.iter().map(|(_, t)| t.as_str())),
             );
             variants::check_isa(&all, crate::launch::keys::selected_cuda(), cx);
+            let (info, infos) = if more.is_empty() {
+                (info, Vec::new())
+            } else {
+                variants::combine_infos(args, item, &all, &more, info, &entry, cx)?
+            };
             let resolved = ResolvedSource::Ptx {
                 abs_path,
                 entry,
                 variants: more.into_iter().map(|(abs, _)| abs).collect(),
+                infos,
             };
             (resolved, info)
         }
     })
 }
 
-/// For a `cuda = "…"` kernel: its launch rules from `nvcc -ptx`, where the build machine has
-/// `nvcc` (on `PATH`, or in `$CUDA_PATH/bin`, `/usr/local/cuda/bin`), so that `launch!` checks
-/// it at compile time too. `None` (the runtime then reads NVRTC's output before the first
-/// launch) when there is no nvcc, it fails, or `CHEVRON_NVCC=0`. The CUDA C's errors are left
-/// to NVRTC at run time, as without nvcc: the flags differ, and so could the verdict. An nvcc
-/// that runs past its time bound is an error (see `nvcc.rs`). nvcc gets the declaration's
-/// `-D`/`-U`/`-std` options, its `-I` directories and its name expression (see
-/// [`super::cuda::nvcc_extra`]).
-fn nvcc_info(
+/// For a `cuda = "…"` kernel, where the build machine has `nvcc` (on `PATH`, or in
+/// `$CUDA_PATH/bin`, `/usr/local/cuda/bin`): the PTX `nvcc -ptx` makes of the file is checked
+/// exactly as a `ptx = "…"` file is (the entry, the parameter count, each parameter's width,
+/// C++ type and write intent, into `params` for the expansion's assertions), and its launch
+/// rules are returned, so that `launch!` checks them at compile time too. `None` (the runtime
+/// then reads NVRTC's output before the first launch) when there is no nvcc, it fails, or
+/// `CHEVRON_NVCC=0`. The CUDA C's errors are left to NVRTC at run time, as without nvcc: the
+/// flags differ, and so could the verdict. An nvcc that runs past its time bound is an error
+/// (see `nvcc.rs`). nvcc gets what NVRTC gets: see [`super::cuda::nvcc_extra`].
+#[allow(clippy::too_many_arguments)]
+fn nvcc_check(
     args: &KernelArgs,
     item: &KernelItem,
     rel: &str,
     abs: &Path,
     text: &str,
     program: &super::ast::CudaSpec,
+    params: &mut [KernelParam],
     cx: &mut Errors,
 ) -> Option<InfoText> {
+    if program.unmirrored.is_some() {
+        // Said by the declaration's warning.
+        return None;
+    }
     let extra = super::cuda::nvcc_extra(program);
     let ptx_text = match super::nvcc::ptx(abs, text, &extra) {
         Ok(ptx) => ptx?,
@@ -186,20 +199,23 @@ fn nvcc_info(
         }
     };
     let entries = ptx::parse_entries(&ptx_text).ok()?;
+    let file = format!("nvcc's PTX of {rel}");
     let entry = match &program.name_expression {
-        Some(expression) => super::cuda::instance_entry(expression, &entries)?,
-        None => {
-            let wanted = match &args.name {
-                Some(n) => n.value(),
-                None => kernel_name(&item.sig.ident),
-            };
-            ptx::resolve_entry(&entries, &wanted, rel).ok()?
-        }
+        Some(expression) => super::cuda::instance_entry(expression, &entries, &ptx_text)?,
+        None => ptx_check::find_entry(
+            args,
+            item,
+            &entries,
+            &format!("nvcc's PTX of `{rel}`"),
+            params,
+            cx,
+        )?,
     };
+    ptx_check::check_entry(item, entry, &file, &ptx_text, params, cx)?;
     Some(read_info(
         entry,
         &kernel_name(&item.sig.ident),
-        &format!("nvcc's PTX of {rel}"),
+        &file,
         args.no_upstream_reads,
         args.cooperative,
     ))
@@ -207,7 +223,7 @@ fn nvcc_info(
 
 /// What the checked entry's PTX fixes about its launches, for `launch!`'s checks and the
 /// runtime's (`rel` is how messages name the file).
-fn launch_info(
+pub(super) fn launch_info(
     args: &KernelArgs,
     item: &KernelItem,
     rel: &str,

@@ -35,6 +35,20 @@ pub(crate) fn check_ptx(
             return None;
         }
     };
+    let entry = find_entry(args, item, entries, &format!("`{rel}`"), params, cx)?;
+    check_entry(item, entry, &rel, text, params, cx)
+}
+
+/// The entry the declaration names among `entries` (of the PTX `file`, as messages name it);
+/// `None` when it is missing or ambiguous (reported).
+pub(crate) fn find_entry<'e>(
+    args: &KernelArgs,
+    item: &KernelItem,
+    entries: &'e [Entry],
+    file: &str,
+    params: &[KernelParam],
+    cx: &mut Errors,
+) -> Option<&'e Entry> {
     let (wanted, name_span) = match &args.name {
         Some(n) => (n.value(), n.span()),
         None => (kernel_name(&item.sig.ident), item.sig.ident.span()),
@@ -53,11 +67,11 @@ pub(crate) fn check_ptx(
                 .zip(&types)
                 .all(|(q, cpp)| q.spelled.is_none_or(|s| spelled_fits(s, *cpp)))
     };
-    let entry: &Entry = match ptx::resolve_entry_by(entries, &wanted, &format!("`{rel}`"), fits) {
-        Ok(e) => e,
+    match ptx::resolve_entry_by(entries, &wanted, file, fits) {
+        Ok(e) => Some(e),
         Err(Unresolved::Ambiguous(message)) => {
             cx.error(name_span, message);
-            return None;
+            None
         }
         Err(Unresolved::Missing(message)) => {
             let fix = if args.name.is_some() {
@@ -67,9 +81,22 @@ pub(crate) fn check_ptx(
                 "rename the function, or give the symbol with `name = \"…\"`"
             };
             cx.error(name_span, format!("{message}; {fix}"));
-            return None;
+            None
         }
-    };
+    }
+}
+
+/// Checks every declared parameter against `entry` (of the PTX text `text`, which messages name
+/// `rel`): the count here, and the words of the assertions the expansion makes. Returns the
+/// entry's symbol, or `None` when the counts differ (reported).
+pub(crate) fn check_entry(
+    item: &KernelItem,
+    entry: &Entry,
+    rel: &str,
+    text: &str,
+    params: &mut [KernelParam],
+    cx: &mut Errors,
+) -> Option<String> {
     let decl = &item.sig.ident;
     let n = (params.len(), entry.params.len());
     if n.0 != n.1 {
@@ -133,7 +160,7 @@ pub(crate) fn check_ptx(
     }
     // Whether each type fits is asserted in the expansion, where rustc has resolved it.
     for (k, (param, ptx_param)) in params.iter_mut().zip(&entry.params).enumerate() {
-        let words = ParamWords::of(entry, k, &rel, text, &param.ty_text);
+        let words = ParamWords::of(entry, k, rel, text, &param.ty_text);
         let same = |q: &PtxParam| {
             q.ty == ptx_param.ty
                 && q.array_len == ptx_param.array_len

@@ -1,8 +1,11 @@
 //! `ptx = ["k_sm75.ptx", "k_sm90.ptx"]`: every variant after the first is checked like the first
 //! (the same entry, the same signature), and the whole set against the CUDA version the
 //! selected `cuda-XXXXX` feature builds for: PTX whose ISA that driver cannot compile is an
-//! error when no variant can run there.
+//! error when no variant can run there. The launch rules are every variant's: `launch!` checks
+//! what all of them accept ([`chevron_cuda_rules::fit::combine`]), the runtime the variant it
+//! loaded.
 
+use chevron_cuda_rules::fit::{self, InfoText};
 use chevron_cuda_rules::target::{self, Version};
 use syn::LitStr;
 
@@ -114,4 +117,53 @@ pub fn check_isa(variants: &[(&LitStr, &str)], cuda: u32, cx: &mut Errors) {
             ))
         ),
     );
+}
+
+/// The launch rules of every variant (`all`: each variant's path literal and text, the first
+/// included; `more`: the absolute paths of those after the first, as read), combined into what
+/// every variant accepts (for `launch!`), and each variant's own within that (for the runtime,
+/// in `all`'s order). `first` is the first variant's info; `None` (reported at the first path)
+/// when no launch fits every variant, or an info could not be read.
+#[allow(clippy::type_complexity)]
+pub fn combine_infos(
+    args: &KernelArgs,
+    item: &KernelItem,
+    all: &[(&LitStr, &str)],
+    more: &[(String, String)],
+    first: Option<InfoText>,
+    entry: &str,
+    cx: &mut Errors,
+) -> Option<(Option<InfoText>, Vec<InfoText>)> {
+    let mut infos = vec![first?];
+    for ((lit, text), (abs, _)) in all[1..].iter().zip(more) {
+        let abs = std::path::Path::new(abs);
+        infos.push(super::launch_info(
+            args,
+            item,
+            &lit.value(),
+            abs,
+            text,
+            entry,
+        )?);
+    }
+    let files: Vec<String> = all.iter().map(|(lit, _)| lit.value()).collect();
+    let variants: Vec<fit::Variant<'_>> =
+        files.iter().map(String::as_str).zip(infos.iter()).collect();
+    match fit::combine(&variants) {
+        Ok(combined) => {
+            let own = infos.into_iter().map(|i| i.within(&combined)).collect();
+            Some((Some(combined), own))
+        }
+        Err(why) => {
+            cx.error(
+                all[0].0.span(),
+                format!(
+                    "the variants of `{}` cannot be launched alike: {why}; a launch is checked \
+                     against every variant, since which one loads depends on the GPU",
+                    item.sig.ident
+                ),
+            );
+            None
+        }
+    }
 }

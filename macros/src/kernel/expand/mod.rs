@@ -62,16 +62,28 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
             abs_path,
             entry,
             variants,
+            infos,
         } => {
             let path = LitStr::new(abs_path, Span::call_site());
             let entry = LitStr::new(entry, Span::call_site());
             if variants.is_empty() {
                 quote!(#p::Kernel::ptx(#name, #entry, #path, #p::include_str!(#path)))
             } else {
-                let all = std::iter::once(abs_path).chain(variants).map(|v| {
-                    let v = LitStr::new(v, Span::call_site());
-                    quote!(#p::PtxVariant { path: #v, text: #p::include_str!(#v) })
-                });
+                // Each variant with its own rules: the runtime checks a launch against the
+                // variant it loaded.
+                let all = std::iter::once(abs_path)
+                    .chain(variants)
+                    .enumerate()
+                    .map(|(k, v)| {
+                        let v = LitStr::new(v, Span::call_site());
+                        let info =
+                            info_value(infos.get(k), decl.no_upstream_reads, decl.cooperative);
+                        quote!(#p::PtxVariant {
+                            path: #v,
+                            text: #p::include_str!(#v),
+                            info: &#info,
+                        })
+                    });
                 quote!(#p::Kernel::ptx_variants(#name, #entry, &[#(#all),*]))
             }
         }

@@ -40,7 +40,13 @@ fn a_compiler_that_never_returns_is_stopped_with_its_children() {
     let source = dir.0.join("k.cu");
     std::fs::write(&source, "extern \"C\" __global__ void k() {}\n").expect("k.cu");
     let start = Instant::now();
-    let err = match run(&script, &source, &[], None, Duration::from_millis(300)) {
+    let err = match run(
+        &script,
+        &source,
+        &Extra::default(),
+        None,
+        Duration::from_millis(300),
+    ) {
         Err(e) => e,
         Ok(_) => panic!(
             "a hanging nvcc returned; it wrote: {:?}",
@@ -128,6 +134,7 @@ fn entries_hit_only_while_the_source_and_its_headers_are_unchanged() {
         &entry,
         &hash,
         &[source.clone(), header.clone()],
+        &[],
         ".version 9.0\n",
     );
     assert_eq!(lookup(&entry, &hash).as_deref(), Some(".version 9.0\n"));
@@ -140,5 +147,49 @@ fn entries_hit_only_while_the_source_and_its_headers_are_unchanged() {
     std::fs::write(&header, "#define SCALE 2\n").expect("restore");
     assert!(lookup(&entry, &hash).is_some());
     std::fs::remove_file(&header).expect("rm");
+    assert_eq!(lookup(&entry, &hash), None);
+}
+
+#[test]
+fn a_header_placed_earlier_on_the_include_path_is_a_miss() {
+    let dir = TempDir::new("shadow");
+    let (first, second) = (dir.0.join("inc1"), dir.0.join("inc2"));
+    std::fs::create_dir_all(&first).expect("inc1");
+    std::fs::create_dir_all(&second).expect("inc2");
+    let header = second.join("bounds.cuh");
+    std::fs::write(&header, "#define BLOCK 1024\n#include <cuda_fp16.h>\n").expect("header");
+    let source = dir.0.join("k.cu");
+    let text = "#include \"bounds.cuh\"\n";
+    std::fs::write(&source, text).expect("source");
+    let dirs = [first.clone(), second.clone()];
+    let absent = shadowing_candidates(&source, text, &[source.clone(), header.clone()], &dirs);
+    // Next to the source and in inc1 for `bounds.cuh`; in both directories for the toolkit's
+    // `cuda_fp16.h`, which nvcc found later.
+    assert_eq!(
+        absent,
+        [
+            dir.0.join("bounds.cuh"),
+            first.join("bounds.cuh"),
+            first.join("cuda_fp16.h"),
+            second.join("cuda_fp16.h"),
+        ]
+    );
+    let entry = dir.0.join("cache").join("k.entry");
+    let hash = hash_bytes(text.as_bytes());
+    store(
+        &entry,
+        &hash,
+        &[source.clone(), header.clone()],
+        &absent,
+        ".version 9.0\n",
+    );
+    assert!(lookup(&entry, &hash).is_some());
+    // A header of the same name placed before the one nvcc read: a miss.
+    std::fs::write(first.join("bounds.cuh"), "#define BLOCK 64\n").expect("shadow");
+    assert_eq!(lookup(&entry, &hash), None);
+    std::fs::remove_file(first.join("bounds.cuh")).expect("rm");
+    assert!(lookup(&entry, &hash).is_some());
+    // One that would shadow a toolkit header: a miss too.
+    std::fs::write(second.join("cuda_fp16.h"), "\n").expect("shadow");
     assert_eq!(lookup(&entry, &hash), None);
 }
