@@ -783,6 +783,8 @@ fn write_access_follows_the_ptx() {
         check_cpp(&[write("out"), read("in")], e, "s.ptx", text),
         Ok(())
     );
+}
+
 #[test]
 fn an_entry_prototype_is_not_a_second_entry() {
     // nvcc 13.0 declares a kernel before a variable that holds its address, then defines it.
