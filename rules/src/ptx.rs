@@ -20,7 +20,9 @@ mod writes;
 pub use facts::{BodyUses, Callee, Fact, Seen, Site, UnseenCall};
 use lex::Tok;
 pub use lex::{is_identifier, parse_u32};
-pub use lookup::{find_entry, find_entry_by, resolve_entry, resolve_entry_by, Lookup, Unresolved};
+pub use lookup::{
+    find_entry, find_entry_by, match_entries, resolve_entry, resolve_entry_by, Lookup, Unresolved,
+};
 pub use message::{capped_list, name_list, LIST_CAP};
 pub use parse::{device_runtime_calls, parse_entries};
 pub use signature::{check_cpp, check_param, check_signature, ParamSig};
@@ -198,6 +200,15 @@ impl Entry {
     pub fn display_name(&self) -> String {
         match &self.signature {
             Some(sig) => sig.text(),
+            None => self.name.clone(),
+        }
+    }
+
+    /// The kernel's C++ signature as `c++filt` prints it
+    /// (`reduce4<int, 512u>(int const*, int*, int)`), or its symbol (`extern "C"`).
+    pub fn cxxfilt_name(&self) -> String {
+        match &self.signature {
+            Some(sig) => sig.render(crate::cpp::Style::CxxFilt),
             None => self.name.clone(),
         }
     }
