@@ -172,7 +172,8 @@ pub enum CppParam {
     /// Nothing: the kernel is `extern "C"`, or the type is one chevron does not check (a
     /// reference, a function pointer).
     Unknown,
-    /// `T*` or `T const*` (`pointee` is [`Class::Unknown`] for `T**`).
+    /// `T*` or `T const*` (for `T**`, `pointee` is the 8-byte device address each element is,
+    /// as `u64`).
     Pointer {
         /// What it points to.
         pointee: Class,

@@ -229,6 +229,16 @@ impl CppName {
         self.parts.last().map_or("", |p| p.ident.as_str())
     }
 
+    /// The name without its template arguments and parameter list: what every instance and
+    /// overload of it matches (`ns::reduce4` of `ns::reduce4<int, 512>(int const*)`).
+    pub fn family(&self) -> CppName {
+        let mut f = self.without_params();
+        if let Some(last) = f.parts.last_mut() {
+            last.args = None;
+        }
+        f
+    }
+
     /// The name without its parameter list.
     pub fn without_params(&self) -> CppName {
         CppName {

@@ -69,10 +69,28 @@ pub fn resolve_entry_by<'a>(
             list(&found),
             distinguishing_name(&found, style)
         ))),
-        Lookup::Missing => Err(Unresolved::Missing(format!(
-            "no kernel `{name}` in {file}; its kernels are: {}",
-            list(&closest_first(entries, name, style))
-        ))),
+        Lookup::Missing => {
+            // The other instances (or overloads) of the template named, where there are some.
+            let family = CppName::parse(name).ok().map(|n| n.family());
+            let kin: Vec<&Entry> = match &family {
+                Some(f) if f.render(Style::Source) != name.trim() => entries
+                    .iter()
+                    .filter(|e| e.signature.as_ref().is_some_and(|s| s.matches_name(f)))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            Err(Unresolved::Missing(match (kin.is_empty(), &family) {
+                (false, Some(f)) => format!(
+                    "no kernel `{name}` in {file}; the kernels named `{}` are: {}",
+                    f.render(Style::Source),
+                    list(&kin)
+                ),
+                _ => format!(
+                    "no kernel `{name}` in {file}; its kernels are: {}",
+                    list(&closest_first(entries, name, style))
+                ),
+            }))
+        }
     }
 }
 

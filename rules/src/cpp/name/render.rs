@@ -5,8 +5,9 @@ use super::{is_internal, Arg, Base, CppName, Func, Part, Type, CONST, VOLATILE};
 /// How a name is spelled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Style {
-    /// As the source writes it: `reduce4<int, 512>`, `tread<const float>`,
-    /// `unary_op_kernel<&op_abs, float>`; without the compiler's internal namespaces.
+    /// As the source writes it: `reduce4<int, 512>`, `unary_op_kernel<&op_abs, float>`;
+    /// without the compiler's internal namespaces (types as the tools place `const`:
+    /// `tread<float const>`).
     Source,
     /// As `c++filt` (and `cu++filt`, Nsight) prints it: `reduce4<int, 512u>`, `tl<128l>`,
     /// `tread<float const>`, `cpy_scalar<&(void f<float>(char const*, char*))>`.
@@ -184,17 +185,17 @@ fn cv_words(cv: u8) -> &'static str {
     }
 }
 
-/// A type: `float const*` (the tools' placement), or `const float*` for [`Style::Source`].
+/// A type: `float const*`, the placement of the tools, in every style (C++ reads it as
+/// `const float*`).
 pub(super) fn ty(t: &Type, style: Style) -> String {
     let base = match &t.base {
         Base::Builtin(b) => builtin_words(b),
         Base::Named(n) => n.render_name(style),
     };
     let base_cv = cv_words(t.cv.first().copied().unwrap_or(0));
-    let mut out = match (base_cv.is_empty(), style) {
-        (true, _) => base,
-        (false, Style::Source) => format!("{base_cv} {base}"),
-        (false, _) => format!("{base} {base_cv}"),
+    let mut out = match base_cv.is_empty() {
+        true => base,
+        false => format!("{base} {base_cv}"),
     };
     for &cv in t.cv.iter().skip(1) {
         out.push('*');

@@ -272,3 +272,40 @@ fn the_style_of_a_spelling() {
     assert_eq!(Style::of("reduce4<int, (unsigned int)512>"), Style::Demangler);
     assert_eq!(Style::of("tb<true>"), Style::Source);
 }
+
+#[test]
+fn messages_list_candidates_in_the_users_spelling_and_cxxfilts() {
+    let es = entries();
+    let err = |name: &str| match ptx::resolve_entry(&es, name, "`names.ptx`") {
+        Err(ptx::Unresolved::Missing(m) | ptx::Unresolved::Ambiguous(m)) => m,
+        Ok(e) => panic!("`{name}` found {}", e.name),
+    };
+    assert_eq!(
+        err("reduce4<int, 1024>"),
+        "no kernel `reduce4<int, 1024>` in `names.ptx`; the kernels named `reduce4` are: \
+         `reduce4<int, 512>(int const*, int*, int)` (c++filt: `reduce4<int, 512u>(int const*, \
+         int*, int)`), `reduce4<float, 256>(float const*, float*, int)` (c++filt: \
+         `reduce4<float, 256u>(float const*, float*, int)`)"
+    );
+    assert_eq!(
+        err("reduce4<int, 1024u>"),
+        "no kernel `reduce4<int, 1024u>` in `names.ptx`; the kernels named `reduce4` are: \
+         `reduce4<int, 512u>(int const*, int*, int)`, `reduce4<float, 256u>(float const*, \
+         float*, int)`"
+    );
+    assert!(err("tu<(unsigned int)7>").contains(
+        "`tu<(unsigned int)128>(unsigned int*)` (c++filt: `tu<128u>(unsigned int*)`)"
+    ));
+    let m = err("unary_op_kernel<&op_sqrt, float>");
+    assert!(
+        m.contains("`unary_op_kernel<&op_abs, float>(float const*, float*)` (c++filt: `unary_op_kernel<&_INTERNAL_"),
+        "{m}"
+    );
+    assert_eq!(
+        err("twin<1>"),
+        "`twin<1>` matches 2 C++ kernels in `names.ptx`: `one::twin<1>(float*)`, \
+         `two::twin<1>(float*)`; name one with `name = \"one::twin<1>\"`"
+    );
+    assert!(err("over").ends_with("name one with `name = \"over(float*, unsigned int)\"`"));
+    assert!(err("nothing_like_it").starts_with("no kernel `nothing_like_it` in `names.ptx`; its kernels are: "));
+}
