@@ -23,9 +23,15 @@ fn tb_false(out: &mut CudaSlice<i32>);
 fn twin_two(x: &mut CudaSlice<f32>);
 #[kernel(ptx = "rules/tests/fixtures/names.ptx", name = "te<(Mode)1, (Plain)7>")]
 fn te_mul_7(x: &mut CudaSlice<f32>);
-#[kernel(ptx = "rules/tests/fixtures/names.ptx", name = "unary_op_kernel<&op_abs, float>")]
+#[kernel(
+    ptx = "rules/tests/fixtures/names.ptx",
+    name = "unary_op_kernel<&op_abs, float>"
+)]
 fn op_abs(x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
-#[kernel(ptx = "rules/tests/fixtures/names.ptx", name = "unary_op_kernel<&op_neg, float>")]
+#[kernel(
+    ptx = "rules/tests/fixtures/names.ptx",
+    name = "unary_op_kernel<&op_neg, float>"
+)]
 fn op_neg(x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
 #[kernel(
     ptx = "rules/tests/fixtures/names.ptx",
@@ -39,11 +45,46 @@ fn over_index(x: &mut CudaSlice<f32>, n: u32);
 
 #[kernel(ptx = "rules/tests/fixtures/names.ptx")]
 fn wide40(
-    out: &mut CudaSlice<f32>, p1: i32, p2: i32, p3: i32, p4: i32, p5: i32, p6: i32, p7: i32,
-    p8: i32, p9: i32, p10: i32, p11: i32, p12: i32, p13: i32, p14: i32, p15: i32, p16: i32,
-    p17: i32, p18: i32, p19: i32, p20: i32, p21: i32, p22: i32, p23: i32, p24: i32, p25: i32,
-    p26: i32, p27: i32, p28: i32, p29: i32, p30: i32, p31: i32, p32: i32, p33: i32, p34: i32,
-    p35: i32, p36: i32, p37: i32, p38: i32, input: &CudaSlice<f32>,
+    out: &mut CudaSlice<f32>,
+    p1: i32,
+    p2: i32,
+    p3: i32,
+    p4: i32,
+    p5: i32,
+    p6: i32,
+    p7: i32,
+    p8: i32,
+    p9: i32,
+    p10: i32,
+    p11: i32,
+    p12: i32,
+    p13: i32,
+    p14: i32,
+    p15: i32,
+    p16: i32,
+    p17: i32,
+    p18: i32,
+    p19: i32,
+    p20: i32,
+    p21: i32,
+    p22: i32,
+    p23: i32,
+    p24: i32,
+    p25: i32,
+    p26: i32,
+    p27: i32,
+    p28: i32,
+    p29: i32,
+    p30: i32,
+    p31: i32,
+    p32: i32,
+    p33: i32,
+    p34: i32,
+    p35: i32,
+    p36: i32,
+    p37: i32,
+    p38: i32,
+    input: &CudaSlice<f32>,
 );
 
 #[test]
@@ -90,7 +131,11 @@ fn each_spelling_launches_its_own_instance() -> TestResult {
     let mut dst = s.clone_htod(&[0xAAu8; 2])?;
     unsafe { launch!(cpy_f32_to_f16<<<1, 1, &s>>>(&src, &mut dst)) }?;
     let half = s.clone_dtoh(&dst)?;
-    assert_eq!(u16::from_le_bytes([half[0], half[1]]), 0x3E00, "1.5 as a half");
+    assert_eq!(
+        u16::from_le_bytes([half[0], half[1]]),
+        0x3E00,
+        "1.5 as a half"
+    );
     Ok(())
 }
 

@@ -453,7 +453,10 @@ mod tests {
         assert_eq!(param_bytes([(4, 4); 8191]), MAX_PARAM_BYTES);
         assert_eq!(param_bytes_violation("k", MAX_PARAM_BYTES), None);
         let m = param_bytes_violation("k", MAX_PARAM_BYTES + 1).expect("over");
-        assert!(m.starts_with("the parameters of `k` take 32765 bytes"), "{m}");
+        assert!(
+            m.starts_with("the parameters of `k` take 32765 bytes"),
+            "{m}"
+        );
     }
 
     fn shape(grid: [u32; 3], block: [u32; 3]) -> LaunchShape {

@@ -1094,9 +1094,22 @@ fn parameters_over_the_drivers_byte_limit_are_refused() {
     let file = dir.join("bytes.ptx");
     let text = format!("{head}{}{}", entry("at_limit", 8_191), entry("over", 8_192));
     std::fs::write(&file, text).expect("write");
-    let lit = syn::LitStr::new(file.to_str().expect("utf-8"), proc_macro2::Span::call_site());
-    let over = errors(&expand(quote!(ptx = #lit), quote!(fn over();)));
-    let at_limit = errors(&expand(quote!(ptx = #lit), quote!(fn at_limit();)));
+    let lit = syn::LitStr::new(
+        file.to_str().expect("utf-8"),
+        proc_macro2::Span::call_site(),
+    );
+    let over = errors(&expand(
+        quote!(ptx = #lit),
+        quote!(
+            fn over();
+        ),
+    ));
+    let at_limit = errors(&expand(
+        quote!(ptx = #lit),
+        quote!(
+            fn at_limit();
+        ),
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(over.len(), 1, "{over:?}");
     assert!(
@@ -1106,7 +1119,10 @@ fn parameters_over_the_drivers_byte_limit_are_refused() {
         ),
         "{over:?}"
     );
-    assert!(!at_limit.iter().any(|e| e.contains("driver's limit")), "{at_limit:?}");
+    assert!(
+        !at_limit.iter().any(|e| e.contains("driver's limit")),
+        "{at_limit:?}"
+    );
 }
 
 #[test]

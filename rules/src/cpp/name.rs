@@ -98,7 +98,13 @@ fn is_builtin_word(w: &str) -> bool {
 fn is_ignored_word(w: &str) -> bool {
     matches!(
         w,
-        "__restrict__" | "__restrict" | "restrict" | "struct" | "class" | "enum" | "union"
+        "__restrict__"
+            | "__restrict"
+            | "restrict"
+            | "struct"
+            | "class"
+            | "enum"
+            | "union"
             | "typename"
     )
 }
@@ -107,9 +113,12 @@ fn is_ignored_word(w: &str) -> bool {
 /// `unsigned int`, `long int` is `long`), `signed` dropped but for `signed char`.
 fn canonical_builtin(words: &[String]) -> String {
     let mut w: Vec<&str> = words.iter().map(String::as_str).collect();
-    let integer = w
-        .iter()
-        .all(|x| matches!(*x, "signed" | "unsigned" | "short" | "long" | "int" | "char"));
+    let integer = w.iter().all(|x| {
+        matches!(
+            *x,
+            "signed" | "unsigned" | "short" | "long" | "int" | "char"
+        )
+    });
     if integer {
         if w.iter().any(|x| matches!(*x, "short" | "long" | "char")) {
             w.retain(|x| *x != "int");
@@ -178,9 +187,10 @@ impl CppName {
             .name()
             .ok_or_else(|| format!("`{}` is not a C++ name", text.trim()))?;
         if p.eat(&Tok::Punct('(')) {
-            name.params = Some(p.params().ok_or_else(|| {
-                format!("cannot read the parameter list of `{}`", text.trim())
-            })?);
+            name.params =
+                Some(p.params().ok_or_else(|| {
+                    format!("cannot read the parameter list of `{}`", text.trim())
+                })?);
         }
         while matches!(p.peek_ident(), Some("const" | "volatile")) {
             p.at += 1;
@@ -523,7 +533,7 @@ impl Parser {
         let text = text.to_ascii_lowercase();
         self.at += 1;
         let digits_end = text
-            .find(|c: char| matches!(c, 'u' | 'l'))
+            .find(['u', 'l'])
             .unwrap_or(text.len());
         let (digits, suffix) = text.split_at(digits_end);
         let magnitude: i128 = match digits.strip_prefix("0x") {

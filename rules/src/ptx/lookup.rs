@@ -128,7 +128,10 @@ fn distinguishing_name(found: &[&Entry], style: Style) -> String {
     let picks_first = |spelling: &String| {
         CppName::parse(spelling).is_ok_and(|wanted| {
             found.iter().enumerate().all(|(i, e)| {
-                let hit = e.signature.as_ref().is_some_and(|s| s.matches_name(&wanted));
+                let hit = e
+                    .signature
+                    .as_ref()
+                    .is_some_and(|s| s.matches_name(&wanted));
                 hit == (i == 0)
             })
         })

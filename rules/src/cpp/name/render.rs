@@ -27,10 +27,11 @@ impl Style {
         let mut style = Style::Source;
         name.visit_args(&mut |a| match a {
             Arg::Value {
-                ty: Some(Type {
-                    base: Base::Builtin(b),
-                    ..
-                }),
+                ty:
+                    Some(Type {
+                        base: Base::Builtin(b),
+                        ..
+                    }),
                 ..
             } if b != "bool" => {
                 let spelled = spelling.replace(' ', "");

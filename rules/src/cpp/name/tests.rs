@@ -67,21 +67,46 @@ fn every_entry_is_found_by_each_tools_spelling_and_the_sources() {
 #[test]
 fn integers_by_value_whatever_their_suffix_or_cast() {
     let es = entries();
-    finds(&es, &["ti<128>", "ti<(int)128>", "ti<0x80>"], "ti<128>(int*)");
-    finds(&es, &["ti<-3>", "ti<(int)-3>", "ti < - 3 >"], "ti<-3>(int*)");
     finds(
         &es,
-        &["tu<128>", "tu<128u>", "tu<128U>", "tu<(unsigned int)128>", "tu<(unsigned)128>"],
+        &["ti<128>", "ti<(int)128>", "ti<0x80>"],
+        "ti<128>(int*)",
+    );
+    finds(
+        &es,
+        &["ti<-3>", "ti<(int)-3>", "ti < - 3 >"],
+        "ti<-3>(int*)",
+    );
+    finds(
+        &es,
+        &[
+            "tu<128>",
+            "tu<128u>",
+            "tu<128U>",
+            "tu<(unsigned int)128>",
+            "tu<(unsigned)128>",
+        ],
         "tu<128u>(unsigned int*)",
     );
     finds(
         &es,
-        &["tl<128>", "tl<128l>", "tl<128L>", "tl<(long)128>", "tl<(long int)128>"],
+        &[
+            "tl<128>",
+            "tl<128l>",
+            "tl<128L>",
+            "tl<(long)128>",
+            "tl<(long int)128>",
+        ],
         "tl<128l>(long*)",
     );
     finds(
         &es,
-        &["tul<4096>", "tul<4096ul>", "tul<4096UL>", "tul<(unsigned long)4096>"],
+        &[
+            "tul<4096>",
+            "tul<4096ul>",
+            "tul<4096UL>",
+            "tul<(unsigned long)4096>",
+        ],
         "tul<4096ul>(unsigned long*)",
     );
     let r4 = "reduce4<int, 512u>(int const*, int*, int)";
@@ -208,7 +233,11 @@ fn internal_namespaces_scopes_and_ambiguity() {
         "(anonymous namespace)::anon(float*)",
     );
     finds(&es, &["hidden", "::hidden"], "hidden(float*)");
-    finds(&es, &["one::twin<1>", "::one::twin<1>"], "one::twin<1>(float*)");
+    finds(
+        &es,
+        &["one::twin<1>", "::one::twin<1>"],
+        "one::twin<1>(float*)",
+    );
     assert_eq!(
         found(&es, "twin<1>"),
         ["one::twin<1>(float*)", "two::twin<1>(float*)"]
@@ -246,14 +275,28 @@ fn overloads_by_parameters_through_aliases() {
 #[test]
 fn parameter_packs_empty_and_not() {
     let es = entries();
-    finds(&es, &["packed<float>", "packed<float, >"], "packed<float>(float*)");
+    finds(
+        &es,
+        &["packed<float>", "packed<float, >"],
+        "packed<float>(float*)",
+    );
     finds(&es, &["packed<float, 1, 2>"], "packed<float, 1, 2>(float*)");
     finds(&es, &["only_pack<>"], "only_pack<>(float*)");
-    finds(&es, &["only_pack<int, char>"], "only_pack<int, char>(float*)");
+    finds(
+        &es,
+        &["only_pack<int, char>"],
+        "only_pack<int, char>(float*)",
+    );
     assert_eq!(found(&es, "only_pack").len(), 2);
     // The demangler's stray `, >` is gone from the name it gives.
-    let packed = es.iter().find(|e| e.name == "_Z6packedIfJEEvPT_").expect("packed");
-    assert_eq!(packed.signature.as_ref().map(|s| s.name.as_str()), Some("packed<float>"));
+    let packed = es
+        .iter()
+        .find(|e| e.name == "_Z6packedIfJEEvPT_")
+        .expect("packed");
+    assert_eq!(
+        packed.signature.as_ref().map(|s| s.name.as_str()),
+        Some("packed<float>")
+    );
 }
 
 #[test]
@@ -268,8 +311,14 @@ fn spellings_the_parser_refuses_say_why() {
 fn the_style_of_a_spelling() {
     assert_eq!(Style::of("reduce4<int, 512>"), Style::Source);
     assert_eq!(Style::of("reduce4<int, 512u>"), Style::CxxFilt);
-    assert_eq!(Style::of("cpy<&(void f<float>(char const*))>"), Style::CxxFilt);
-    assert_eq!(Style::of("reduce4<int, (unsigned int)512>"), Style::Demangler);
+    assert_eq!(
+        Style::of("cpy<&(void f<float>(char const*))>"),
+        Style::CxxFilt
+    );
+    assert_eq!(
+        Style::of("reduce4<int, (unsigned int)512>"),
+        Style::Demangler
+    );
     assert_eq!(Style::of("tb<true>"), Style::Source);
 }
 
@@ -293,9 +342,8 @@ fn messages_list_candidates_in_the_users_spelling_and_cxxfilts() {
          `reduce4<int, 512u>(int const*, int*, int)`, `reduce4<float, 256u>(float const*, \
          float*, int)`"
     );
-    assert!(err("tu<(unsigned int)7>").contains(
-        "`tu<(unsigned int)128>(unsigned int*)` (c++filt: `tu<128u>(unsigned int*)`)"
-    ));
+    assert!(err("tu<(unsigned int)7>")
+        .contains("`tu<(unsigned int)128>(unsigned int*)` (c++filt: `tu<128u>(unsigned int*)`)"));
     let m = err("unary_op_kernel<&op_sqrt, float>");
     assert!(
         m.contains("`unary_op_kernel<&op_abs, float>(float const*, float*)` (c++filt: `unary_op_kernel<&_INTERNAL_"),
@@ -307,5 +355,6 @@ fn messages_list_candidates_in_the_users_spelling_and_cxxfilts() {
          `two::twin<1>(float*)`; name one with `name = \"one::twin<1>\"`"
     );
     assert!(err("over").ends_with("name one with `name = \"over(float*, unsigned int)\"`"));
-    assert!(err("nothing_like_it").starts_with("no kernel `nothing_like_it` in `names.ptx`; its kernels are: "));
+    assert!(err("nothing_like_it")
+        .starts_with("no kernel `nothing_like_it` in `names.ptx`; its kernels are: "));
 }
