@@ -40,6 +40,18 @@ pub fn param_bytes(params: impl IntoIterator<Item = (u64, u64)>) -> u64 {
     })
 }
 
+/// The driver's limit on a kernel's parameter bytes for a driver of `driver_version` (as
+/// `cuDriverGetVersion` gives it: `12010` for 12.1) and a GPU of compute capability
+/// `cc_major`.x: [`MAX_PARAM_BYTES`] from CUDA 12.1 on Volta (7.0) and newer,
+/// [`MAX_PARAM_BYTES_BEFORE_12_1`] otherwise.
+pub const fn max_param_bytes(driver_version: i32, cc_major: u32) -> u64 {
+    if driver_version >= 12010 && cc_major >= 7 {
+        MAX_PARAM_BYTES
+    } else {
+        MAX_PARAM_BYTES_BEFORE_12_1
+    }
+}
+
 /// The message for a kernel whose parameters take `bytes` bytes, more than
 /// [`MAX_PARAM_BYTES`]; `None` within it.
 pub fn param_bytes_violation(kernel: &str, bytes: u64) -> Option<String> {
@@ -452,6 +464,10 @@ mod tests {
         assert_eq!(param_bytes([]), 0);
         assert_eq!(param_bytes([(4, 4); 8191]), MAX_PARAM_BYTES);
         assert_eq!(param_bytes_violation("k", MAX_PARAM_BYTES), None);
+        assert_eq!(max_param_bytes(12010, 7), 32_764);
+        assert_eq!(max_param_bytes(13000, 9), 32_764);
+        assert_eq!(max_param_bytes(12000, 9), 4_096);
+        assert_eq!(max_param_bytes(12080, 6), 4_096);
         let m = param_bytes_violation("k", MAX_PARAM_BYTES + 1).expect("over");
         assert!(
             m.starts_with("the parameters of `k` take 32765 bytes"),

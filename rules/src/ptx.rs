@@ -204,6 +204,16 @@ impl Entry {
         }
     }
 
+    /// The bytes its parameters take in the driver's parameter buffer, each at its alignment
+    /// (`.align`, else its element size): what the driver's limit
+    /// ([`crate::limits::max_param_bytes`]) applies to.
+    pub fn param_bytes(&self) -> u64 {
+        crate::limits::param_bytes(self.params.iter().map(|p| {
+            let size = p.size_bytes();
+            (size, p.align.map_or(size.min(8), u64::from))
+        }))
+    }
+
     /// The kernel's C++ signature as `c++filt` prints it
     /// (`reduce4<int, 512u>(int const*, int*, int)`), or its symbol (`extern "C"`).
     pub fn cxxfilt_name(&self) -> String {

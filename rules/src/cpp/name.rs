@@ -532,9 +532,7 @@ impl Parser {
         };
         let text = text.to_ascii_lowercase();
         self.at += 1;
-        let digits_end = text
-            .find(['u', 'l'])
-            .unwrap_or(text.len());
+        let digits_end = text.find(['u', 'l']).unwrap_or(text.len());
         let (digits, suffix) = text.split_at(digits_end);
         let magnitude: i128 = match digits.strip_prefix("0x") {
             Some(hex) => i128::from_str_radix(hex, 16).ok()?,

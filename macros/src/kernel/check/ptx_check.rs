@@ -73,13 +73,10 @@ pub(crate) fn check_ptx(
     let decl = &item.sig.ident;
     // The driver's own limit: bytes, not a count (nvcc makes no larger entry; a hand-written
     // PTX may).
-    let bytes = chevron_cuda_rules::limits::param_bytes(entry.params.iter().map(|p| {
-        let size = p.size_bytes();
-        (size, p.align.map_or(size.min(8), u64::from))
-    }));
-    if let Some(why) =
-        chevron_cuda_rules::limits::param_bytes_violation(&entry.display_name(), bytes)
-    {
+    if let Some(why) = chevron_cuda_rules::limits::param_bytes_violation(
+        &entry.display_name(),
+        entry.param_bytes(),
+    ) {
         cx.error(lit.span(), format!("{why} ({rel}:{})", entry.line));
         return None;
     }
