@@ -264,23 +264,21 @@ impl CppName {
 }
 
 /// The qualified names alone (no parameter lists) match, as [`CppName::matches`] says.
-fn names_match(want_name: &CppName, have: &CppName) -> bool {
-    let want = want_name;
+fn names_match(want: &CppName, have: &CppName) -> bool {
     let spells_internal = want.parts.iter().any(|p| is_internal(&p.ident));
     let have: Vec<&Part> = if spells_internal {
         have.parts.iter().collect()
     } else {
         have.visible_parts().collect()
     };
-    let want: Vec<&Part> = want.parts.iter().collect();
-    if want.len() > have.len() {
+    let n = want.parts.len();
+    if n == 0 || n > have.len() || (want.global && n != have.len()) {
         return false;
     }
-    let tail = &have[have.len() - want.len()..];
-    if want.is_empty() || (want_name.global && want.len() != have.len()) {
-        return false;
-    }
-    want.iter().zip(tail).all(|(w, h)| part_match(w, h))
+    want.parts
+        .iter()
+        .zip(&have[have.len() - n..])
+        .all(|(w, h)| part_match(w, h))
 }
 
 fn part_match(want: &Part, have: &Part) -> bool {
