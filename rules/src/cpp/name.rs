@@ -249,6 +249,41 @@ impl CppName {
         f
     }
 
+    /// Where this name (the user's) writes an enumerator (`Mode::Mul`, `PlainB`) in a template
+    /// argument that `entry` has as an enum's value (`(Mode)1`): a hint saying that a symbol
+    /// keeps only the value, and the argument to write. `None` elsewhere.
+    pub fn enumerator_hint(&self, entry: &CppName) -> Option<String> {
+        let (mine, theirs) = (
+            self.parts.last()?.args.as_ref()?,
+            entry.parts.last()?.args.as_ref()?,
+        );
+        mine.iter().zip(theirs).find_map(|(m, t)| match (m, t) {
+            (
+                Arg::Type(Type {
+                    base: Base::Named(name),
+                    ..
+                }),
+                Arg::Value {
+                    ty:
+                        Some(
+                            cast @ Type {
+                                base: Base::Named(_),
+                                ..
+                            },
+                        ),
+                    ..
+                },
+            ) => Some(format!(
+                "a symbol keeps an enumerator's value, not its name: instead of `{}`, write its \
+                 value, as in `{}`",
+                name.render(Style::Source),
+                render::arg(t, Style::Source)
+            ))
+            .filter(|_| cast.cv == [0]),
+            _ => None,
+        })
+    }
+
     /// The name without its parameter list.
     pub fn without_params(&self) -> CppName {
         CppName {

@@ -80,11 +80,20 @@ pub fn resolve_entry_by<'a>(
                 _ => Vec::new(),
             };
             Err(Unresolved::Missing(match (kin.is_empty(), &family) {
-                (false, Some(f)) => format!(
-                    "no kernel `{name}` in {file}; the kernels named `{}` are: {}",
-                    f.render(Style::Source),
-                    list(&kin)
-                ),
+                (false, Some(f)) => {
+                    let hint = CppName::parse(name).ok().and_then(|wanted| {
+                        kin.iter().find_map(|e| {
+                            let have = e.signature.as_ref()?.cpp_name()?;
+                            wanted.enumerator_hint(have)
+                        })
+                    });
+                    format!(
+                        "no kernel `{name}` in {file}; the kernels named `{}` are: {}{}",
+                        f.render(Style::Source),
+                        list(&kin),
+                        hint.map(|h| format!(" ({h})")).unwrap_or_default()
+                    )
+                }
                 _ => format!(
                     "no kernel `{name}` in {file}; its kernels are: {}",
                     list(&closest_first(entries, name, style))

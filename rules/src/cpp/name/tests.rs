@@ -354,6 +354,12 @@ fn messages_list_candidates_in_the_users_spelling_and_cxxfilts() {
         "`twin<1>` matches 2 C++ kernels in `names.ptx`: `one::twin<1>(float*)`, \
          `two::twin<1>(float*)`; name one with `name = \"one::twin<1>\"`"
     );
+    assert_eq!(
+        err("te<Mode::Mul, PlainB>"),
+        "no kernel `te<Mode::Mul, PlainB>` in `names.ptx`; the kernels named `te` are: \
+         `te<(Mode)1, (Plain)7>(float*)` (a symbol keeps an enumerator's value, not its name: \
+         instead of `Mode::Mul`, write its value, as in `(Mode)1`)"
+    );
     assert!(err("over").ends_with("name one with `name = \"over(float*, unsigned int)\"`"));
     assert!(err("nothing_like_it")
         .starts_with("no kernel `nothing_like_it` in `names.ptx`; its kernels are: "));
