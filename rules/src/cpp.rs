@@ -4,22 +4,25 @@
 //! (`_Z14softmax_kernelILi128EEvPfPKfi`), which spells its whole signature:
 //! `softmax_kernel<128>(float*, float const*, int)`. [`demangle`] reads it (through the
 //! `cpp_demangle` crate) into a [`Signature`]: its name, for `name = "softmax_kernel<128>"`
-//! ([`Signature::matches`]), and each parameter's C++ type, for the type checks
-//! ([`crate::param::check`]).
+//! ([`Signature::matches`], which compares the names parsed into a [`CppName`], so that
+//! `tu<128>`, `tu<128u>` and `tu<(unsigned int)128>` are one name), and each parameter's C++
+//! type, for the type checks ([`crate::param::check`]).
 //!
 //! The types are read as the Itanium ABI of a 64-bit target lays them out (LP64: `long` and
 //! `size_t` are 64 bits), the only one nvcc mangles this way; typedefs are gone from a symbol
 //! (`size_t` is `unsigned long`, `half` is `__half`), struct and enum names stay.
 
+mod name;
 mod rust;
 mod spelling;
 mod symbol;
 #[cfg(test)]
 mod tests;
 
+pub use name::{CppName, Style};
 pub use rust::{rust_for, vector_rust};
 pub use spelling::parse_type;
-pub use symbol::{demangle, display_name, Signature};
+pub use symbol::{cxxfilt_name, demangle, display_name, Signature};
 
 /// A C++ arithmetic type, or one of CUDA's 2-byte floats, as the Itanium ABI on a 64-bit
 /// target (LP64) lays it out.
@@ -169,7 +172,8 @@ pub enum CppParam {
     /// Nothing: the kernel is `extern "C"`, or the type is one chevron does not check (a
     /// reference, a function pointer).
     Unknown,
-    /// `T*` or `T const*` (`pointee` is [`Class::Unknown`] for `T**`).
+    /// `T*` or `T const*` (for `T**`, `pointee` is the 8-byte device address each element is,
+    /// as `u64`).
     Pointer {
         /// What it points to.
         pointee: Class,

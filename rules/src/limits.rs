@@ -21,6 +21,50 @@ pub const MAX_CLUSTER_BLOCKS: u64 = 16;
 /// The largest shared-memory carveout, in percent.
 pub const MAX_SHARED_CARVEOUT: u32 = 100;
 
+/// The most parameters a `#[kernel]` declaration may have: the runtime's typed launch takes
+/// the arguments as one tuple, whose traits are implemented up to this arity (kernels of real
+/// codebases have up to 40 parameters). `launch!(dyn …)` takes any number.
+pub const MAX_KERNEL_PARAMS: usize = 64;
+/// The driver's limit on the bytes of a kernel's parameters, since CUDA 12.1 on Volta and
+/// newer GPUs.
+pub const MAX_PARAM_BYTES: u64 = 32_764;
+/// The driver's limit on the bytes of a kernel's parameters before CUDA 12.1, or on a GPU older
+/// than Volta.
+pub const MAX_PARAM_BYTES_BEFORE_12_1: u64 = 4_096;
+
+/// The bytes a kernel's parameters take in the driver's parameter buffer: each at its
+/// alignment, given as `(size, align)` pairs in order.
+pub fn param_bytes(params: impl IntoIterator<Item = (u64, u64)>) -> u64 {
+    params.into_iter().fold(0, |end, (size, align)| {
+        end.next_multiple_of(align.max(1)) + size
+    })
+}
+
+/// The driver's limit on a kernel's parameter bytes for a driver of `driver_version` (as
+/// `cuDriverGetVersion` gives it: `12010` for 12.1) and a GPU of compute capability
+/// `cc_major`.x: [`MAX_PARAM_BYTES`] from CUDA 12.1 on Volta (7.0) and newer,
+/// [`MAX_PARAM_BYTES_BEFORE_12_1`] otherwise.
+pub const fn max_param_bytes(driver_version: i32, cc_major: u32) -> u64 {
+    if driver_version >= 12010 && cc_major >= 7 {
+        MAX_PARAM_BYTES
+    } else {
+        MAX_PARAM_BYTES_BEFORE_12_1
+    }
+}
+
+/// The message for a kernel whose parameters take `bytes` bytes, more than
+/// [`MAX_PARAM_BYTES`]; `None` within it.
+pub fn param_bytes_violation(kernel: &str, bytes: u64) -> Option<String> {
+    (bytes > MAX_PARAM_BYTES).then(|| {
+        format!(
+            "the parameters of `{kernel}` take {bytes} bytes, more than the driver's limit of \
+             {MAX_PARAM_BYTES} bytes (CUDA 12.1 and newer on Volta and newer GPUs; \
+             {MAX_PARAM_BYTES_BEFORE_12_1} before): pass the larger ones through a device \
+             buffer"
+        )
+    })
+}
+
 /// The axis names, in order.
 pub const AXES: [&str; 3] = ["x", "y", "z"];
 
@@ -412,6 +456,24 @@ pub fn check_launch(shape: &LaunchShape) -> Result<(), Violation> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parameter_bytes_at_their_alignment_and_the_drivers_limit() {
+        // `char, double, int`: 1, then 8 at 8, then 4: 20 bytes.
+        assert_eq!(param_bytes([(1, 1), (8, 8), (4, 4)]), 20);
+        assert_eq!(param_bytes([]), 0);
+        assert_eq!(param_bytes([(4, 4); 8191]), MAX_PARAM_BYTES);
+        assert_eq!(param_bytes_violation("k", MAX_PARAM_BYTES), None);
+        assert_eq!(max_param_bytes(12010, 7), 32_764);
+        assert_eq!(max_param_bytes(13000, 9), 32_764);
+        assert_eq!(max_param_bytes(12000, 9), 4_096);
+        assert_eq!(max_param_bytes(12080, 6), 4_096);
+        let m = param_bytes_violation("k", MAX_PARAM_BYTES + 1).expect("over");
+        assert!(
+            m.starts_with("the parameters of `k` take 32765 bytes"),
+            "{m}"
+        );
+    }
 
     fn shape(grid: [u32; 3], block: [u32; 3]) -> LaunchShape {
         LaunchShape {

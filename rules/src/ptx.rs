@@ -20,7 +20,9 @@ mod writes;
 pub use facts::{BodyUses, Callee, Fact, Seen, Site, UnseenCall};
 use lex::Tok;
 pub use lex::{is_identifier, parse_u32};
-pub use lookup::{find_entry, find_entry_by, resolve_entry, resolve_entry_by, Lookup, Unresolved};
+pub use lookup::{
+    find_entry, find_entry_by, match_entries, resolve_entry, resolve_entry_by, Lookup, Unresolved,
+};
 pub use message::{capped_list, name_list, LIST_CAP};
 pub use parse::{device_runtime_calls, parse_entries};
 pub use signature::{check_cpp, check_param, check_signature, ParamSig};
@@ -202,6 +204,25 @@ impl Entry {
     pub fn display_name(&self) -> String {
         match &self.signature {
             Some(sig) => sig.text(),
+            None => self.name.clone(),
+        }
+    }
+
+    /// The bytes its parameters take in the driver's parameter buffer, each at its alignment
+    /// (`.align`, else its element size): what the driver's limit
+    /// ([`crate::limits::max_param_bytes`]) applies to.
+    pub fn param_bytes(&self) -> u64 {
+        crate::limits::param_bytes(self.params.iter().map(|p| {
+            let size = p.size_bytes();
+            (size, p.align.map_or(size.min(8), u64::from))
+        }))
+    }
+
+    /// The kernel's C++ signature as `c++filt` prints it
+    /// (`reduce4<int, 512u>(int const*, int*, int)`), or its symbol (`extern "C"`).
+    pub fn cxxfilt_name(&self) -> String {
+        match &self.signature {
+            Some(sig) => sig.render(crate::cpp::Style::CxxFilt),
             None => self.name.clone(),
         }
     }

@@ -132,12 +132,43 @@ pub(crate) fn load(
         return Err(not_ptx());
     }
     if crate::ptx::device_runtime_calls(&text).is_empty() {
-        return ctx
-            .load_module(Ptx::from_src(text))
-            .map_err(|e| Error::driver("cuModuleLoadData", kernel, e));
+        return ctx.load_module(Ptx::from_src(text.clone())).map_err(|e| {
+            param_space_error(ctx, name, &text, kernel)
+                .unwrap_or_else(|| Error::driver("cuModuleLoadData", kernel, e))
+        });
     }
     let image = cubin(ctx, name, &text, kernel)?;
     load_image(ctx, image, kernel)
+}
+
+/// Why a module did not load, where its cause is a kernel whose parameters take more bytes
+/// than this driver and GPU allow (4,096 before CUDA 12.1 or before Volta; 32,764 since):
+/// `Error::Signature` naming the kernel, its bytes and the limit. Read on the error path only.
+#[cold]
+fn param_space_error(
+    ctx: &Arc<CudaContext>,
+    name: &str,
+    text: &str,
+    kernel: KernelName,
+) -> Option<Error> {
+    let version = crate::driver::driver_version().ok()?;
+    let (major, _) = ctx.compute_capability().ok()?;
+    let limit = chevron_cuda_rules::limits::max_param_bytes(version, u32::try_from(major).ok()?);
+    let entries = crate::ptx::parse_entries(text).ok()?;
+    let over = entries.iter().find(|e| e.param_bytes() > limit)?;
+    Some(Error::Signature {
+        kernel,
+        message: format!(
+            "the parameters of `{}` in {name} take {} bytes, more than the {limit} this \
+             driver (CUDA {}.{}) allows on a GPU of compute capability {major}.x; {} bytes \
+             need CUDA 12.1 or newer and a Volta or newer GPU",
+            over.display_name(),
+            over.param_bytes(),
+            version / 1000,
+            version % 1000 / 10,
+            chevron_cuda_rules::limits::MAX_PARAM_BYTES
+        ),
+    })
 }
 
 /// Machine code for `ctx`'s device from PTX text, by the driver's linker (its JIT compiler), with

@@ -20,7 +20,8 @@ use cudarc::driver::{CudaFunction, CudaStream};
 
 /// The arguments of a typed launch or graph update: a tuple of the kernel's parameter types,
 /// one per parameter, in order, each a [`KernelParam`] of the marker in its place in `M` (a
-/// tuple of markers, which rustc infers). Implemented for tuples of up to 32.
+/// tuple of markers, which rustc infers). Implemented for tuples of up to 64
+/// ([`MAX_KERNEL_PARAMS`](chevron_cuda_rules::limits::MAX_KERNEL_PARAMS)).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` are no kernel arguments",
     label = "a parameter type of this kernel is no kernel parameter",
@@ -62,20 +63,25 @@ macro_rules! for_prefixes {
     };
 }
 
-/// `$m!` for the tuples of 0 to 32 elements, each element `[Type Marker Pointer index]` (names
-/// for the element's type parameter, its marker (or slot) and its pointer, and its index in
-/// the tuple).
+/// `$m!` for the tuples of 0 to 64 elements (`MAX_KERNEL_PARAMS`, tested below), each element
+/// `[Type Marker Pointer index]` (names for the element's type parameter, its marker (or
+/// slot) and its pointer, and its index in the tuple).
 macro_rules! tuples {
     ($m:ident) => {
         for_prefixes! { $m; []
             [A0 S0 P0 0] [A1 S1 P1 1] [A2 S2 P2 2] [A3 S3 P3 3] [A4 S4 P4 4] [A5 S5 P5 5]
-            [A6 S6 P6 6] [A7 S7 P7 7] [A8 S8 P8 8] [A9 S9 P9 9] [A10 S10 P10 10]
-            [A11 S11 P11 11] [A12 S12 P12 12] [A13 S13 P13 13] [A14 S14 P14 14]
-            [A15 S15 P15 15] [A16 S16 P16 16] [A17 S17 P17 17] [A18 S18 P18 18]
-            [A19 S19 P19 19] [A20 S20 P20 20] [A21 S21 P21 21] [A22 S22 P22 22]
-            [A23 S23 P23 23] [A24 S24 P24 24] [A25 S25 P25 25] [A26 S26 P26 26]
-            [A27 S27 P27 27] [A28 S28 P28 28] [A29 S29 P29 29] [A30 S30 P30 30]
-            [A31 S31 P31 31]
+            [A6 S6 P6 6] [A7 S7 P7 7] [A8 S8 P8 8] [A9 S9 P9 9] [A10 S10 P10 10] [A11 S11 P11 11]
+            [A12 S12 P12 12] [A13 S13 P13 13] [A14 S14 P14 14] [A15 S15 P15 15] [A16 S16 P16 16]
+            [A17 S17 P17 17] [A18 S18 P18 18] [A19 S19 P19 19] [A20 S20 P20 20] [A21 S21 P21 21]
+            [A22 S22 P22 22] [A23 S23 P23 23] [A24 S24 P24 24] [A25 S25 P25 25] [A26 S26 P26 26]
+            [A27 S27 P27 27] [A28 S28 P28 28] [A29 S29 P29 29] [A30 S30 P30 30] [A31 S31 P31 31]
+            [A32 S32 P32 32] [A33 S33 P33 33] [A34 S34 P34 34] [A35 S35 P35 35] [A36 S36 P36 36]
+            [A37 S37 P37 37] [A38 S38 P38 38] [A39 S39 P39 39] [A40 S40 P40 40] [A41 S41 P41 41]
+            [A42 S42 P42 42] [A43 S43 P43 43] [A44 S44 P44 44] [A45 S45 P45 45] [A46 S46 P46 46]
+            [A47 S47 P47 47] [A48 S48 P48 48] [A49 S49 P49 49] [A50 S50 P50 50] [A51 S51 P51 51]
+            [A52 S52 P52 52] [A53 S53 P53 53] [A54 S54 P54 54] [A55 S55 P55 55] [A56 S56 P56 56]
+            [A57 S57 P57 57] [A58 S58 P58 58] [A59 S59 P59 59] [A60 S60 P60 60] [A61 S61 P61 61]
+            [A62 S62 P62 62] [A63 S63 P63 63]
         }
     };
 }
@@ -117,7 +123,7 @@ tuples!(arg_tuple);
 
 /// The ordered buffers of an `update_ordered`, in order: a tuple of references to
 /// [`OrderedBuffer`](crate::graph::OrderedBuffer)s, `B` of them. Implemented for tuples of up
-/// to 32.
+/// to [`MAX_KERNEL_PARAMS`](chevron_cuda_rules::limits::MAX_KERNEL_PARAMS).
 pub trait OrderedArgs<const B: usize> {
     /// Their pointers, each checked to be of `graph` (`Error::Graph` for the first that is
     /// not).
@@ -306,22 +312,30 @@ mod tests {
     }
 
     #[test]
-    fn both_traits_take_tuples_of_0_to_32() {
+    fn both_traits_take_tuples_of_0_to_max_params() {
         type A = u32;
         type O<'a> = &'a Ordered<'a, f32>;
         assert_eq!(args::<(), _, 0>(), 0);
         assert_eq!(args::<(A,), _, 1>(), 1);
         assert_eq!(ordered::<(), 0>(), 0);
         assert_eq!(ordered::<(O<'static>,), 1>(), 1);
-        let n32 = args::<
-            tuple!(A; x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x),
+        let n40 = args::<
+            tuple!(A; x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x),
             _,
-            32,
+            40,
         >();
-        let b32 = ordered::<
-            tuple!(O<'static>; x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x),
-            32,
+        let n64 = args::<
+            tuple!(A; x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x
+                      x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x),
+            _,
+            64,
         >();
-        assert_eq!((n32, b32), (32, 32));
+        let b64 = ordered::<
+            tuple!(O<'static>; x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x
+                               x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x),
+            64,
+        >();
+        let max = chevron_cuda_rules::limits::MAX_KERNEL_PARAMS;
+        assert_eq!((n40, n64, b64, max), (40, 64, 64, 64));
     }
 }

@@ -47,7 +47,6 @@ pub fn rust_for(text: &str) -> String {
             let r = if is_const { "&" } else { "&mut " };
             match pointee {
                 Class::Void => format!("`{r}CudaSlice<T>` of any `T`"),
-                Class::Unknown if spelled.pointers > 1 => format!("`{r}CudaSlice<u64>`"),
                 Class::Unknown => format!(
                     "`{r}CudaSlice<T>` of a `#[repr(C)]` type `T` laid out like `{}`",
                     spelled.base

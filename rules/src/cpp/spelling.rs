@@ -118,9 +118,13 @@ pub fn parse_type(text: &str) -> CppParam {
             pointee: class,
             is_const: spelled.consts & 1 != 0,
         },
-        // `T**`, `T* const*`: a pointer to pointers, whose elements are 8 bytes of any kind.
+        // `T**`, `T* const*`: a pointer to pointers, whose elements are 8-byte device
+        // addresses: `u64` (or a Rust type of 8 bytes chevron does not name).
         n => CppParam::Pointer {
-            pointee: Class::Unknown,
+            pointee: Class::Num(Num::Int {
+                bits: 64,
+                signed: false,
+            }),
             is_const: spelled.consts & (1 << (n - 1).min(63)) != 0,
         },
     }

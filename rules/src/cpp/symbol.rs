@@ -1,5 +1,6 @@
 //! A kernel symbol demangled: its name, parameter spellings, and matching `name = "…"` against it.
 
+use super::name::{CppName, Style};
 use super::spelling::{compact, parse_type, same_type};
 use super::CppParam;
 
@@ -10,6 +11,9 @@ pub struct Signature {
     pub name: String,
     /// The parameter types as the demangler spells them: `float*`, `float const*`, `int`.
     pub params: Vec<String>,
+    /// The name and parameters parsed, read once: `None` where the parser cannot take the
+    /// demangler's text apart (then [`Signature::matches`] compares text).
+    parsed: Option<CppName>,
 }
 
 impl Signature {
@@ -31,12 +35,55 @@ impl Signature {
         self.params.iter().map(|p| parse_type(p)).collect()
     }
 
+    /// The name and parameters parsed.
+    pub fn cpp_name(&self) -> Option<&CppName> {
+        self.parsed.as_ref()
+    }
+
+    /// The name (without parameters) in `style`: `reduce4<int, 512u>` for [`Style::CxxFilt`],
+    /// `reduce4<int, 512>` for [`Style::Source`].
+    pub fn render_name(&self, style: Style) -> String {
+        match &self.parsed {
+            Some(n) => n.without_params().render(style),
+            None => self.name.clone(),
+        }
+    }
+
+    /// The whole signature in `style`: `reduce4<int, 512u>(int const*, int*, int)` for
+    /// [`Style::CxxFilt`].
+    pub fn render(&self, style: Style) -> String {
+        match &self.parsed {
+            Some(n) => n.render(style),
+            None => self.text(),
+        }
+    }
+
     /// Whether `wanted` names this kernel: its name with or without template arguments
-    /// (`softmax_kernel<128>`, `softmax_kernel`), qualified or, when `wanted` has no `::`, by
-    /// its last component (`scale` for `ns::scale`), optionally with a parameter list that
-    /// must be the same types (`scale(float*, int)`, `scale(const float *, int)`). Whitespace
-    /// does not matter, nor does a leading return type `void`.
+    /// (`softmax_kernel<128>`, `softmax_kernel`), qualified or by its last components (`scale`
+    /// for `ns::scale`), optionally with a parameter list that must be the same types
+    /// (`scale(float*, int)`, `scale(const float *, int)`; a name the symbol does not spell,
+    /// such as a typedef, stands for any type). The arguments are compared parsed, as
+    /// [`CppName::matches`] says: `tu<128>`, `tu<128u>` and `tu<(unsigned int)128>` are one
+    /// name, `tread<const float>` and `tread<float const>` another, the compiler's internal
+    /// namespaces are skipped. Whitespace does not matter, nor does a leading return type
+    /// `void`.
     pub fn matches(&self, wanted: &str) -> bool {
+        match (CppName::parse(wanted), &self.parsed) {
+            (Ok(w), Some(have)) => w.matches(have),
+            _ => self.matches_text(wanted),
+        }
+    }
+
+    /// [`Signature::matches`] with `wanted` already parsed.
+    pub fn matches_name(&self, wanted: &CppName) -> bool {
+        match &self.parsed {
+            Some(have) => wanted.matches(have),
+            None => self.matches_text(&wanted.render(Style::Demangler)),
+        }
+    }
+
+    /// Names compared as text, for a spelling the parser does not read.
+    fn matches_text(&self, wanted: &str) -> bool {
         let wanted = wanted.trim();
         let wanted = wanted.strip_prefix("void ").unwrap_or(wanted).trim();
         let (name, params) = match top_level(wanted, '(') {
@@ -82,6 +129,8 @@ pub fn demangle(symbol: &str) -> Option<Signature> {
         .ok()?
         .demangle()
         .ok()?;
+    // An empty parameter pack is written as a stray `, >` (`packed<float, >`).
+    let text = text.replace(", >", ">");
     // Templates carry their return type: `void softmax_kernel<128>(…)`.
     let text = text.strip_prefix("void ").unwrap_or(&text);
     let open = top_level(text, '(')?;
@@ -96,7 +145,14 @@ pub fn demangle(symbol: &str) -> Option<Signature> {
     Some(Signature {
         name: text[..open].trim().to_string(),
         params,
+        parsed: CppName::parse(text).ok(),
     })
+}
+
+/// The kernel's signature as `c++filt` prints it (`reduce4<int, 512u>(int const*, int*, int)`);
+/// `None` for an `extern "C"` name or a symbol the demangler does not read.
+pub fn cxxfilt_name(symbol: &str) -> Option<String> {
+    demangle(symbol).map(|s| s.render(Style::CxxFilt))
 }
 
 /// The kernel's name for messages: its demangled signature, or the symbol itself.
@@ -104,11 +160,12 @@ pub fn display_name(symbol: &str) -> String {
     demangle(symbol).map_or_else(|| symbol.to_string(), |s| s.text())
 }
 
-/// The index of the first `c` in `s` outside `<…>`, `(…)` and `[…]`.
+/// The index of the first `c` in `s` outside `<…>`, `(…)` and `[…]`; the demangler's
+/// `(anonymous namespace)` is a scope, not a parameter list.
 fn top_level(s: &str, c: char) -> Option<usize> {
     let mut depth = 0i32;
     for (i, ch) in s.char_indices() {
-        if ch == c && depth == 0 {
+        if ch == c && depth == 0 && !s[i..].starts_with("(anonymous namespace)") {
             return Some(i);
         }
         match ch {

@@ -90,7 +90,7 @@ fn parameter_types() {
         CppParam::Value(int(32, false)),
         ptr(Class::Void, false),
         ptr(Class::Void, true),
-        ptr(Class::Unknown, false),
+        ptr(int(64, false), false),
         CppParam::Value(Class::Vector(
             Num::Int {
                 bits: 32,
@@ -112,7 +112,8 @@ fn parameter_types() {
         parse_type("float* const"),
         ptr(Class::Num(Num::Float(32)), false)
     );
-    assert_eq!(parse_type("float const* const*"), ptr(Class::Unknown, true));
+    assert_eq!(parse_type("float const* const*"), ptr(int(64, false), true));
+    assert_eq!(parse_type("float**"), ptr(int(64, false), false));
     assert_eq!(
         parse_type("long unsigned int"),
         CppParam::Value(int(64, false))

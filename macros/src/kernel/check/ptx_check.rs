@@ -98,6 +98,15 @@ pub(crate) fn check_entry(
     cx: &mut Errors,
 ) -> Option<String> {
     let decl = &item.sig.ident;
+    // The driver's own limit: bytes, not a count (nvcc makes no larger entry; a hand-written
+    // PTX may).
+    if let Some(why) = chevron_cuda_rules::limits::param_bytes_violation(
+        &entry.display_name(),
+        entry.param_bytes(),
+    ) {
+        cx.error(lit.span(), format!("{why} ({rel}:{})", entry.line));
+        return None;
+    }
     let n = (params.len(), entry.params.len());
     if n.0 != n.1 {
         let summary = format!(
