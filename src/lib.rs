@@ -4,7 +4,7 @@
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
 
-pub use chevron_cuda_macros::kernel;
+pub use chevron_cuda_macros::{kernel, kernels};
 
 /// Launches a kernel with CUDA's `<<<…>>>` syntax; every attribute is checked for its place,
 /// duplicates and literal limits at compile time.

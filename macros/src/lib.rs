@@ -10,6 +10,7 @@ use proc_macro::TokenStream;
 
 mod declared;
 mod kernel;
+mod kernels;
 mod krate;
 mod launch;
 mod report;
@@ -238,6 +239,75 @@ pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
         .map(|file| (file, site.line(), site.column()));
     kernel::expand(args.into(), item.into(), at).into()
 }
+
+/// Declares every kernel of a PTX file (or of a `.cu` file) at once: each entry whose C++
+/// signature its symbol carries becomes one item of the module, typed and checked exactly as a
+/// hand-written `#[kernel]` declaration of it would be.
+///
+/// ```
+/// use chevron::kernels;
+///
+/// // gemm<128>, scale<float>, scale<double>, offset_add
+/// #[kernels(ptx = "kernels/templates.ptx")]
+/// pub mod templates {}
+///
+/// // `launch!(templates::gemm<<<grid, block, &stream>>>(&a, &b, &mut c, m, n, k))`
+/// let _: &chevron::Typed<templates::gemm> = templates::gemm::kernel();
+/// let _ = templates::scale__float::kernel();
+/// ```
+///
+/// # Options
+///
+/// | option | meaning |
+/// | --- | --- |
+/// | `ptx = "path"` | the PTX file, read and indexed once per compilation |
+/// | `cuda = "path"` | CUDA C: the compile-time nvcc lists its kernels (it must be found; `CHEVRON_NVCC=0` is an error here), each declared as `#[kernel(cuda = "path")]`, compiled by NVRTC at run time |
+/// | `options = ["-std=c++17", …]` | NVRTC (and nvcc) options of a `cuda` file |
+/// | `only = ["gemm<128>", "scale", …]` | declare only these kernels (a symbol, or a C++ name with or without template arguments and parameter types) |
+/// | `skip = ["…", …]` | leave these out |
+/// | `types("Affine" = super::Affine, …)` | the Rust type of a C++ type chevron cannot know (a struct by value or behind a pointer, `__half2`, a dependent typedef such as `vec4<float>::Type`); paths as seen from inside the module; checked by size and alignment |
+/// | `crate = "path"` | as for `#[kernel]` |
+///
+/// # Names
+///
+/// An item is named after the C++ function without scopes or template arguments (`gemm` for
+/// `gemm<128>`), or an `extern "C"` kernel's symbol. Where several entries would share a name,
+/// each takes, until the names differ: `__` and its template arguments (`scale__float`),
+/// then `__` and its parameter types (`axpy__float_p_float_const_p_float_int`), then its scopes
+/// in front (`ns__scale__float`); characters an identifier cannot hold become `_`, `*` is `p`.
+/// Every item's docs give its C++ signature and its parameter table, and carry the C++ name,
+/// signature and symbol as rustdoc search aliases (`scale<float>` finds `scale__float`); the
+/// module's docs list every generated item.
+///
+/// # Parameters
+///
+/// Named `p0`, `p1`, … (the symbol has no names). `T const*` is `&CudaSlice<T>`; `T*` is
+/// `&mut CudaSlice<T>`, or `#[read_only] &CudaSlice<T>` where the PTX proves it never writes
+/// through it (so two inputs may be one buffer); `void*` is a buffer of `u8`, `T**` of `u64`
+/// (device addresses); numbers, `bool`, `__half`/`__nv_bfloat16` (feature `f16`) and the vector
+/// types (`float4` is `chevron::vec::Float4`) as `#[kernel]` checks them.
+///
+/// # What needs you
+///
+/// Each of these is an error naming the kernel, with its fix; nothing is declared untyped:
+/// - an `extern "C"` kernel (its PTX has only widths): declare it in the module's body,
+///   `fn my_kernel(x: &CudaSlice<f32>, n: u32);` (a `#[kernel(name = "…")]` on it picks another
+///   entry), or `skip` it;
+/// - a struct, class or enum by value, or a type chevron has no Rust type for: `types(…)`, a
+///   declaration in the body, or `skip`.
+///
+/// A declaration in the body is a `#[kernel]` declaration of the module's file and replaces the
+/// generated one of its entry: write one to choose a parameter's type or access (`&mut` where
+/// the generated one is `&`, `#[read_only]` where the PTX cannot prove it).
+#[proc_macro_attribute]
+pub fn kernels(args: TokenStream, item: TokenStream) -> TokenStream {
+    let site = proc_macro::Span::call_site();
+    let at = site
+        .local_file()
+        .map(|file| (file, site.line(), site.column()));
+    kernels::expand(args.into(), item.into(), at).into()
+}
+
 
 /// The implementation of `chevron::launch!`, which documents it. The facade's `macro_rules!`
 /// wrapper passes `$crate ;` before the input, so that the expansion names chevron under any

@@ -237,7 +237,7 @@ fn launch_info(
 /// `CHEVRON_MANIFEST_DIR` overrides it. The workspace sets it (`.cargo/config.toml`) for its ui
 /// tests: trybuild compiles them as a generated crate under `target/tests/trybuild/`, whose
 /// `CARGO_MANIFEST_DIR` does not hold the fixtures.
-fn base_dir() -> PathBuf {
+pub(crate) fn base_dir() -> PathBuf {
     std::env::var_os("CHEVRON_MANIFEST_DIR")
         .filter(|d| !d.is_empty())
         .or_else(|| std::env::var_os("CARGO_MANIFEST_DIR"))
@@ -245,7 +245,7 @@ fn base_dir() -> PathBuf {
         .unwrap_or_default()
 }
 
-fn resolve(rel: &str) -> PathBuf {
+pub(crate) fn resolve(rel: &str) -> PathBuf {
     let path = Path::new(rel);
     let joined = if path.is_absolute() {
         path.to_path_buf()
