@@ -226,7 +226,7 @@ pub mod __private {
     pub use core::mem::size_of;
     pub use core::option::Option::{None, Some};
     pub use core::result::Result;
-    pub use core::{assert, include_str, panic, primitive};
+    pub use core::{assert, include_bytes, include_str, panic, primitive};
 
     /// Stands in for a `launch!` whose input had errors, so that the call site type-checks and
     /// only the macro's own errors are reported. Never runs: those errors stop the build.

@@ -16,6 +16,7 @@ use proc_macro2::TokenStream;
 
 use crate::report::{self, Errors};
 use ast::ResolvedSource;
+pub use expand::with_shared_text;
 pub use nvcc::NvccOutcome;
 
 /// Where the attribute is written: the source file, its 1-based line and column.

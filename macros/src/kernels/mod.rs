@@ -129,25 +129,20 @@ fn expand_module(args: &Args, module: syn::ItemMod, mut cx: Errors, site: &Site)
     let p = crate::krate::private();
     let rel = source.path.value();
     let mut listing = String::new();
-    for (k, (entry, name)) in chosen.iter().zip(&names).enumerate() {
-        let Some(parsed) = generated_item(entry, name, args, source, &p, &mut cx) else {
-            continue;
-        };
-        listing.push_str(&format!(
-            "\n | [`{name}`]({name}) | `{}` | {rel}:{} |",
-            entry.display_name().replace('|', "\\|"),
-            entry.line
-        ));
-        let decl_args = KernelArgs {
-            source: Some(source.clone()),
-            name: Some(LitStr::new(&entry.name, source.path.span())),
-            span: Some(source.path.span()),
-            options: args.options.clone(),
-            ..KernelArgs::default()
-        };
-        let (tokens, _) = kernel::expand_declaration(&decl_args, &parsed, &place(1 << 20 | k));
-        body.extend(tokens);
-    }
+    // The file embedded once for the module: an `include_bytes!` per kernel costs rustc a hash
+    // of the whole file each (`scripts/ptx_scale_bench.sh`).
+    let abs = kernel::resolve(&rel).to_string_lossy().into_owned();
+    let abs_lit = LitStr::new(&abs, Span::call_site());
+    body.extend(quote! {
+        #[doc(hidden)]
+        const __CHEVRON_KERNELS_TEXT: &str = #p::embedded_text(#p::include_bytes!(#abs_lit));
+    });
+    let shared = quote!(self::__CHEVRON_KERNELS_TEXT);
+    let generated = kernel::with_shared_text(abs, shared, || {
+        generate(args, source, &chosen, &names, &p, &mut cx, &place, &mut listing)
+    });
+    body.extend(generated);
+
     for t in args.types.iter().filter(|t| !t.used.get()) {
         cx.error(
             t.cpp.span(),
@@ -166,6 +161,43 @@ fn expand_module(args: &Args, module: syn::ItemMod, mut cx: Errors, site: &Site)
         )
     };
     finish(attrs, vis, ident, body, cx, &listing)
+}
+
+/// The expansion of each chosen entry, as `#[kernel]` gives it, with its row of the module's
+/// listing.
+#[allow(clippy::too_many_arguments)]
+fn generate(
+    args: &Args,
+    source: &SourceArg,
+    chosen: &[&Entry],
+    names: &[String],
+    p: &TokenStream,
+    cx: &mut Errors,
+    place: &dyn Fn(usize) -> Option<(std::path::PathBuf, usize, usize)>,
+    listing: &mut String,
+) -> TokenStream {
+    let rel = source.path.value();
+    let mut body = TokenStream::new();
+    for (k, (entry, name)) in chosen.iter().zip(names).enumerate() {
+        let Some(parsed) = generated_item(entry, name, args, source, p, cx) else {
+            continue;
+        };
+        listing.push_str(&format!(
+            "\n | [`{name}`]({name}) | `{}` | {rel}:{} |",
+            entry.display_name().replace('|', "\\|"),
+            entry.line
+        ));
+        let decl_args = KernelArgs {
+            source: Some(source.clone()),
+            name: Some(LitStr::new(&entry.name, source.path.span())),
+            span: Some(source.path.span()),
+            options: args.options.clone(),
+            ..KernelArgs::default()
+        };
+        let (tokens, _) = kernel::expand_declaration(&decl_args, &parsed, &place(1 << 20 | k));
+        body.extend(tokens);
+    }
+    body
 }
 
 /// The module with its body and the errors; `listing` is appended to its docs.
@@ -195,7 +227,7 @@ fn read_entries(args: &Args, source: &SourceArg, cx: &mut Errors) -> Option<Vec<
     let lit = &source.path;
     let rel = lit.value();
     let abs = kernel::resolve(&rel);
-    let text = match kernel::source::read_source(&abs) {
+    let text = match kernel::source::read_cached(&abs) {
         Ok(text) => text,
         Err(e) => {
             cx.error(

@@ -77,7 +77,7 @@ fn check_source(
         return None;
     }
     let abs = resolve(&rel);
-    let text = match source::read_source(&abs) {
+    let text = match source::read_cached(&abs) {
         Ok(text) => text,
         Err(e @ source::ReadError::Io(_)) => {
             cx.error(
@@ -138,7 +138,7 @@ fn check_source(
             let entry = check_ptx(args, item, &abs, &text, params, cx)?;
             let info = launch_info(args, item, &rel, &abs, &text, &entry);
             let more = variants::check_variants(args, item, &entry, params, resolve, cx)?;
-            let mut all = vec![(lit, text.as_str())];
+            let mut all = vec![(lit, &*text)];
             all.extend(
                 source
                     .variants
