@@ -58,3 +58,37 @@ fn every_entry_is_declared_with_its_cpp_types() {
     let _: fn((M<u32>, M<u64>, R<i32>, i32, i32, i32)) = sig::<hist::histogram>();
     let _: fn((M<f32>, R<u32>, i32)) = sig::<hist::bin_total>();
 }
+
+/// A multi-kernel C++ file in the shapes of a transformer training codebase
+/// (`kernels/llm_like.cu`, written for these tests: no open-source corpus was at hand): every
+/// entry declared, the dependent typedef `vec4<float>::Type` mapped once.
+#[kernels(ptx = "kernels/llm_like.ptx", types("vec4<float>::Type" = chevron::vec::Float4))]
+pub mod llm {}
+
+#[test]
+fn a_codebase_is_declared_whole() {
+    let _: fn((M<f32>, R<i32>, R<f32>, R<f32>, i32, i32, i32)) = sig::<llm::encoder_forward>();
+    let _: fn((M<f32>, R<f32>, R<f32>, u64)) = sig::<llm::residual_forward>();
+    let _: fn((M<f32>, R<f32>, i32)) = sig::<llm::gelu_forward_kernel>();
+    let _: fn((M<f32>, R<f32>, R<f32>, i32)) = sig::<llm::gelu_backward_kernel>();
+    type Ln = (M<f32>, M<f32>, M<f32>, R<f32>, R<f32>, R<f32>, i32, i32);
+    let _: fn(Ln) = sig::<llm::layernorm_forward__128>();
+    let _: fn(Ln) = sig::<llm::layernorm_forward__256>();
+    // Type and bool template arguments.
+    let _: fn((M<f32>, R<f32>, i32, i32)) = sig::<llm::softmax_forward__float_true>();
+    let _: fn((M<f32>, R<f32>, i32, i32)) = sig::<llm::softmax_forward__float_false>();
+    let _: fn((M<f64>, R<f64>, i32, i32)) = sig::<llm::softmax_forward__double_true>();
+    // `vec4<float>::Type*` through `types(…)`.
+    let _: fn((M<Float4>, R<Float4>, i32, i32)) = sig::<llm::add_bias4>();
+    let _: fn((M<f32>, f32, u32)) = sig::<llm::scale_inplace__float_p_float_unsigned_int>();
+    let _: fn((M<f64>, f64, u32)) = sig::<llm::scale_inplace__double_p_double_unsigned_int>();
+    // `grads` is `float*` that the PTX never writes through: `&`, so it may alias an input.
+    let _: fn((M<f32>, R<f32>, M<f32>, M<f32>, i64, f32, f32, f32, f32, f32, f32, f32, u64)) =
+        sig::<llm::adamw_kernel>();
+    let _: fn((M<f32>, R<f32>, R<i32>, R<i8>, i32, i32, i32)) =
+        sig::<llm::crossentropy_forward>();
+    // `float const* const*`: device addresses; `void*`: bytes.
+    let _: fn((M<f32>, R<u64>, i32, i32)) = sig::<llm::gather_rows>();
+    let _: fn((M<u8>, R<u8>, u64)) = sig::<llm::copy_bytes>();
+    let _: fn((M<f32>, R<f32>, i32)) = sig::<llm::sum_squares>();
+}
