@@ -439,12 +439,19 @@ fn generated_item(
                 return None;
             }
             Mapped::Unknown { cpp: cpp_ty, base } => {
+                // `vec4<float>::Type`: a member of a template instance, which the symbol
+                // keeps as written (what it stands for, `float4`, is in no symbol or PTX).
+                let what = if base.contains(">::") {
+                    "a member typedef of a template, which the symbol spells as written \
+                     (the type it stands for is not in the PTX)"
+                } else {
+                    "a type chevron has no Rust type for"
+                };
                 cx.error(
                     lit.span(),
                     format!(
-                        "{at} is `{cpp_ty}`, a type chevron has no Rust type for; map `{base}` \
-                         to a `#[repr(C)]` type laid out like it with \
-                         `types(\"{base}\" = path::to::Type)`, or {}",
+                        "{at} is `{cpp_ty}`, {what}; map `{base}` to a Rust type laid out like \
+                         it with `types(\"{base}\" = path::to::Type)`, or {}",
                         skip_fix(&cpp_name)
                     ),
                 );
