@@ -38,6 +38,8 @@ struct Args {
     types: Vec<UserType>,
     options: Option<(Span, Vec<LitStr>)>,
     krate: Option<syn::Path>,
+    /// The generated items' visibility: the module's, seen from inside it.
+    vis: TokenStream,
 }
 
 /// Expands `#[kernels(...)]` on `item`, written at `site`.
@@ -56,7 +58,8 @@ pub fn expand(args: TokenStream, item: TokenStream, site: Site) -> TokenStream {
         }
     };
     let mut cx = Errors::default();
-    let args = parse_args(args, &mut cx);
+    let mut args = parse_args(args, &mut cx);
+    args.vis = inner_visibility(&module.vis);
     let krate = match &args.krate {
         Some(path) => quote::ToTokens::to_token_stream(path),
         None => crate::krate::from_manifest(),
@@ -95,7 +98,7 @@ fn expand_module(args: &Args, module: syn::ItemMod, mut cx: Errors, site: &Site)
     let entries = read_entries(args, source, &mut cx);
     let mut body = TokenStream::new();
     let mut hand_entries: Vec<String> = Vec::new();
-    let mut hand_names: Vec<String> = Vec::new();
+    let mut hand_names: Vec<(String, Span)> = Vec::new();
     let place = |n: usize| {
         site.as_ref()
             .map(|(file, line, _)| (file.clone(), *line, (1 << 40) + n))
@@ -110,7 +113,7 @@ fn expand_module(args: &Args, module: syn::ItemMod, mut cx: Errors, site: &Site)
             .name
             .as_ref()
             .map_or_else(|| kernel::ast::kernel_name(&parsed.sig.ident), LitStr::value);
-        hand_names.push(parsed.sig.ident.to_string());
+        hand_names.push((parsed.sig.ident.to_string(), parsed.sig.ident.span()));
         let (tokens, entry) = kernel::expand_declaration(&decl_args, &parsed, &place(n));
         body.extend(tokens);
         let found = entry.or_else(|| {
@@ -124,8 +127,26 @@ fn expand_module(args: &Args, module: syn::ItemMod, mut cx: Errors, site: &Site)
     let Some(entries) = entries else {
         return finish(attrs, vis, ident, body, cx, "");
     };
-    let chosen = select(args, &entries, &hand_entries, &mut cx);
-    let names = naming::rust_names(&chosen, &hand_names);
+    // Named over the whole file: which entries `only`, `skip` and the body's declarations
+    // leave out never renames the others.
+    let names = naming::rust_names(&entries.iter().collect::<Vec<_>>());
+    let chosen: Vec<(&Entry, &String)> = select(args, &entries, &hand_entries, &mut cx)
+        .into_iter()
+        .map(|k| (&entries[k], &names[k]))
+        .collect();
+    for (ident, span) in &hand_names {
+        if let Some((entry, _)) = chosen.iter().find(|(_, name)| *name == ident) {
+            cx.error(
+                *span,
+                format!(
+                    "`{ident}` is also the name `#[kernels]` gives `{}`; rename this \
+                     declaration, or leave that kernel out with `skip = [\"{}\"]`",
+                    entry.display_name(),
+                    entry.name
+                ),
+            );
+        }
+    }
     let p = crate::krate::private();
     let rel = source.path.value();
     let mut listing = String::new();
@@ -139,7 +160,7 @@ fn expand_module(args: &Args, module: syn::ItemMod, mut cx: Errors, site: &Site)
     });
     let shared = quote!(self::__CHEVRON_KERNELS_TEXT);
     let generated = kernel::with_shared_text(abs, shared, || {
-        generate(args, source, &chosen, &names, &p, &mut cx, &place, &mut listing)
+        generate(args, source, &chosen, &p, &mut cx, &place, &mut listing)
     });
     body.extend(generated);
 
@@ -169,8 +190,7 @@ fn expand_module(args: &Args, module: syn::ItemMod, mut cx: Errors, site: &Site)
 fn generate(
     args: &Args,
     source: &SourceArg,
-    chosen: &[&Entry],
-    names: &[String],
+    chosen: &[(&Entry, &String)],
     p: &TokenStream,
     cx: &mut Errors,
     place: &dyn Fn(usize) -> Option<(std::path::PathBuf, usize, usize)>,
@@ -178,7 +198,7 @@ fn generate(
 ) -> TokenStream {
     let rel = source.path.value();
     let mut body = TokenStream::new();
-    for (k, (entry, name)) in chosen.iter().zip(names).enumerate() {
+    for (k, (entry, name)) in chosen.iter().enumerate() {
         let Some(parsed) = generated_item(entry, name, args, source, p, cx) else {
             continue;
         };
@@ -317,14 +337,9 @@ fn hand_declaration(
     Some((decl_args, parsed))
 }
 
-/// The entries to generate: those `only` names (all when absent), less `skip`, less those
-/// declared by hand. Each name of `only` and `skip` must name some entry.
-fn select<'e>(
-    args: &Args,
-    entries: &'e [Entry],
-    by_hand: &[String],
-    cx: &mut Errors,
-) -> Vec<&'e Entry> {
+/// The indices of the entries to generate: those `only` names (all when absent), less `skip`,
+/// less those declared by hand. Each name of `only` and `skip` must name some entry.
+fn select(args: &Args, entries: &[Entry], by_hand: &[String], cx: &mut Errors) -> Vec<usize> {
     let rel = args.source.as_ref().map(|s| s.path.value()).unwrap_or_default();
     let check = |list: &[LitStr], key: &str, cx: &mut Errors| {
         for lit in list {
@@ -351,15 +366,15 @@ fn select<'e>(
         check(only, "only", cx);
     }
     check(&args.skip, "skip", cx);
-    entries
-        .iter()
-        .filter(|e| {
+    (0..entries.len())
+        .filter(|&k| {
+            let e = &entries[k];
             args.only
                 .as_ref()
                 .is_none_or(|only| only.iter().any(|l| cpp::names_entry(e, &l.value())))
+                && !args.skip.iter().any(|l| cpp::names_entry(e, &l.value()))
+                && !by_hand.contains(&e.name)
         })
-        .filter(|e| !args.skip.iter().any(|l| cpp::names_entry(e, &l.value())))
-        .filter(|e| !by_hand.contains(&e.name))
         .collect()
 }
 
@@ -488,16 +503,36 @@ fn generated_item(
         .filter(|a| doc_alias_ok(a) && *a != name)
         .collect::<Vec<_>>();
     let ident = naming::ident(name);
+    let vis = &args.vis;
     let tokens = quote! {
         #[doc = #doc]
         #[doc(alias(#(#aliases),*))]
-        pub fn #ident(#(#params),*);
+        #vis fn #ident(#(#params),*);
     };
     match kernel::parse::parse_item(tokens) {
         Ok(item) => Some(item),
         Err(e) => {
             cx.error(lit.span(), format!("cannot declare `{sig_text}`: {e}"));
             None
+        }
+    }
+}
+
+/// The visibility inside a module that reaches as far as the module's own `vis`: a private
+/// module's items are `pub(super)` (so that a private `#[repr(C)]` type of the parent may be
+/// in their signatures), a `pub(crate)` module's `pub(crate)`, a `pub` module's `pub`.
+fn inner_visibility(vis: &syn::Visibility) -> TokenStream {
+    match vis {
+        syn::Visibility::Public(_) => quote!(pub),
+        syn::Visibility::Inherited => quote!(pub(super)),
+        syn::Visibility::Restricted(r) => {
+            let path = &r.path;
+            let first = path.segments.first().map(|s| s.ident.to_string());
+            match first.as_deref() {
+                Some("crate") => quote!(pub(in #path)),
+                Some("self") if path.segments.len() == 1 => quote!(pub(super)),
+                _ => quote!(pub(in super::#path)),
+            }
         }
     }
 }

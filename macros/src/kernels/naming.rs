@@ -1,7 +1,9 @@
 //! The Rust name of each entry `#[kernels]` declares.
 //!
-//! The rule, in the order tried, each step only for the entries whose name the step before left
-//! shared with another entry of the same module:
+//! Names are given over every entry of the file, whatever `only`, `skip` and the module's own
+//! declarations leave out, so that none of those renames another kernel. The rule, in the
+//! order tried, each step only for the entries whose name the step before left shared with
+//! another entry of the file:
 //! 1. the C++ function's name without scopes or template arguments: `gemm` for `gemm<128>`,
 //!    `scale` for `ns::scale`; an `extern "C"` kernel's symbol as it is;
 //! 2. that name, two underscores and its template arguments: `scale__float`, `scale__double`
@@ -22,9 +24,9 @@ use proc_macro2::{Ident, Span};
 
 use super::cpp;
 
-/// The Rust name of each of `entries` (in order), unique among them and with `taken` (the
-/// names of the module's hand declarations).
-pub fn rust_names(entries: &[&Entry], taken: &[String]) -> Vec<String> {
+/// The Rust name of each of `entries` (in order: every entry of the file, so that leaving some
+/// out renames none of the others), unique among them.
+pub fn rust_names(entries: &[&Entry]) -> Vec<String> {
     let steps: [&dyn Fn(&Entry, usize) -> String; 5] = [
         &|e, _| base(e),
         &|e, _| join(&[base(e), args(e)]),
@@ -35,7 +37,7 @@ pub fn rust_names(entries: &[&Entry], taken: &[String]) -> Vec<String> {
     let mut names: Vec<String> = entries.iter().enumerate().map(|(k, e)| steps[0](e, k)).collect();
     for step in &steps[1..] {
         let mut count: HashMap<&str, usize> = HashMap::new();
-        for n in names.iter().chain(taken) {
+        for n in &names {
             *count.entry(n.as_str()).or_default() += 1;
         }
         let shared: Vec<bool> = names.iter().map(|n| count[n.as_str()] > 1).collect();
@@ -168,11 +170,9 @@ mod tests {
         ]);
         let refs: Vec<&Entry> = all.iter().collect();
         assert_eq!(
-            rust_names(&refs, &[]),
+            rust_names(&refs),
             ["gemm", "scale__float", "scale__double", "offset_add", "saxpy"]
         );
-        // A hand declaration named `gemm` pushes the generated one to its long name.
-        assert_eq!(rust_names(&refs[..1], &["gemm".into()]), ["gemm__128"]);
     }
 
     #[test]
@@ -181,7 +181,7 @@ mod tests {
         let all = entries(&["_Z4axpyPfPKffi", "_Z4axpyPdPKddi"]);
         let refs: Vec<&Entry> = all.iter().collect();
         assert_eq!(
-            rust_names(&refs, &[]),
+            rust_names(&refs),
             [
                 "axpy__float_p_float_const_p_float_int",
                 "axpy__double_p_double_const_p_double_int"
