@@ -5,6 +5,7 @@
 #
 # Usage: scripts/ptx_scale_bench.sh [RUNS] [D...]   (default: 3 runs; D = 1 10 50 200 all)
 #   D = all: one `#[kernels]` module declaring the file's 1,125 entries
+#   D = in-module-N: N hand declarations in the body of a `#[kernels(…, only = [])]` module
 #   CHEVRON_DIR  the chevron workspace to measure (default: this repository)
 #   BENCH_DIR    where the crate and its target directory go (default: target/compile-bench,
 #                shared with scripts/compile_bench.sh so that the dependencies build once)
@@ -19,7 +20,7 @@ chevron="$(cd "${CHEVRON_DIR:-$here}" && pwd)"
 runs="${1:-3}"
 shift || true
 counts=("$@")
-[ ${#counts[@]} -gt 0 ] || counts=(1 10 50 200 all)
+[ ${#counts[@]} -gt 0 ] || counts=(1 10 50 200 in-module-200 all)
 bench="${BENCH_DIR:-$here/target/compile-bench}"
 mkdir -p "$bench"
 bench="$(cd "$bench" && pwd)"
@@ -50,6 +51,17 @@ gen() { # D declarations, or "all": one #[kernels] module
         if [ "$1" = all ]; then
             echo "#[chevron::kernels(ptx = \"kernels/big.ptx\")]"
             echo "pub mod big {}"
+        elif [ "${1#in-module-}" != "$1" ]; then
+            # Hand declarations in the body of a `#[kernels]` module that generates none: the
+            # file is embedded once for all of them.
+            echo "#[chevron::kernels(ptx = \"kernels/big.ptx\", only = [])]"
+            echo "pub mod big {"
+            echo "    use chevron::cudarc::driver::CudaSlice;"
+            for ((k = 0; k < ${1#in-module-}; k++)); do
+                printf '    #[kernel(name = "k_%06d")]\n' "$k"
+                echo "    pub fn k$k(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);"
+            done
+            echo "}"
         else
             for ((k = 0; k < $1; k++)); do
                 printf '#[chevron::kernel(ptx = "kernels/big.ptx", name = "k_%06d")]\n' "$k"
@@ -69,7 +81,13 @@ check_once() {
     echo "$real $(echo "$user + $sys" | bc -l)"
 }
 
-label() { if [ "$1" = all ]; then echo "#[kernels] of every entry"; else echo "$1 declarations"; fi; }
+label() {
+    case "$1" in
+        all) echo "#[kernels] of every entry" ;;
+        in-module-*) echo "${1#in-module-} declarations in a #[kernels] module's body" ;;
+        *) echo "$1 declarations" ;;
+    esac
+}
 
 median() { sort -n | awk '{ t[NR] = $1 } END { printf "%.2f\n", (NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2 }'; }
 

@@ -10,6 +10,8 @@
 
 mod cpp;
 mod naming;
+#[cfg(test)]
+mod tests;
 mod types;
 
 use std::path::Path;
@@ -97,6 +99,21 @@ fn expand_module(args: &Args, module: syn::ItemMod, mut cx: Errors, site: &Site)
     };
     let entries = read_entries(args, source, &mut cx);
     let mut body = TokenStream::new();
+    // The file embedded once for the module, for the generated kernels and those declared in
+    // its body: an `include_bytes!` per kernel costs rustc a read and a hash of the whole file
+    // each (`scripts/ptx_scale_bench.sh`).
+    let p = crate::krate::private();
+    let rel = source.path.value();
+    let abs = kernel::resolve(&rel).to_string_lossy().into_owned();
+    if entries.is_some() {
+        let abs_lit = LitStr::new(&abs, Span::call_site());
+        body.extend(quote! {
+            #[doc(hidden)]
+            #[allow(dead_code)]
+            const __CHEVRON_KERNELS_TEXT: &str = #p::embedded_text(#p::include_bytes!(#abs_lit));
+        });
+    }
+    let shared = quote!(self::__CHEVRON_KERNELS_TEXT);
     let mut hand_entries: Vec<String> = Vec::new();
     let mut hand_names: Vec<(String, Span)> = Vec::new();
     let place = |n: usize| {
@@ -114,7 +131,12 @@ fn expand_module(args: &Args, module: syn::ItemMod, mut cx: Errors, site: &Site)
             .as_ref()
             .map_or_else(|| kernel::ast::kernel_name(&parsed.sig.ident), LitStr::value);
         hand_names.push((parsed.sig.ident.to_string(), parsed.sig.ident.span()));
-        let (tokens, entry) = kernel::expand_declaration(&decl_args, &parsed, &place(n));
+        let expand = || kernel::expand_declaration(&decl_args, &parsed, &place(n));
+        let (tokens, entry) = if entries.is_some() {
+            kernel::with_shared_text(abs.clone(), shared.clone(), expand)
+        } else {
+            expand()
+        };
         body.extend(tokens);
         let found = entry.or_else(|| {
             let all = entries.as_ref()?;
@@ -147,18 +169,7 @@ fn expand_module(args: &Args, module: syn::ItemMod, mut cx: Errors, site: &Site)
             );
         }
     }
-    let p = crate::krate::private();
-    let rel = source.path.value();
     let mut listing = String::new();
-    // The file embedded once for the module: an `include_bytes!` per kernel costs rustc a hash
-    // of the whole file each (`scripts/ptx_scale_bench.sh`).
-    let abs = kernel::resolve(&rel).to_string_lossy().into_owned();
-    let abs_lit = LitStr::new(&abs, Span::call_site());
-    body.extend(quote! {
-        #[doc(hidden)]
-        const __CHEVRON_KERNELS_TEXT: &str = #p::embedded_text(#p::include_bytes!(#abs_lit));
-    });
-    let shared = quote!(self::__CHEVRON_KERNELS_TEXT);
     let generated = kernel::with_shared_text(abs, shared, || {
         generate(args, source, &chosen, &p, &mut cx, &place, &mut listing)
     });
