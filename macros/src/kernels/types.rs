@@ -5,7 +5,7 @@
 //! | `int`, `unsigned`, `long`, `size_t`, `float`, `double`, `bool`, `char` | `i32`, `u32`, `i64`, `u64`, `f32`, `f64`, `bool`, `i8` | PTX width and class, C++ class and signedness |
 //! | `__half`, `__nv_bfloat16` | `chevron::half::f16`, `bf16` (feature `f16`) | as numbers |
 //! | `float4`, `int2`, `uint3`, `double2` … | `chevron::vec::Float4` … | lanes, element, size, alignment |
-//! | `T const*` | `&CudaSlice<T>` | element type |
+//! | `T const*` | `&CudaSlice<T>` (`&mut` where the PTX stores through it: a `const_cast`) | element type |
 //! | `T*` that the PTX provably never writes through | `#[read_only] &CudaSlice<T>` (two inputs may be one buffer) | element type, no store |
 //! | `T*` otherwise | `&mut CudaSlice<T>` | element type |
 //! | `void*`, `void const*` | `&mut CudaSlice<u8>`, `&CudaSlice<u8>` (bytes) | a device pointer |
@@ -96,8 +96,10 @@ pub fn map_param(text: &str, writes: Option<&Seen>, types: &[UserType], p: &Toke
                 };
             };
             let never_written = matches!(writes, Some(Seen::No));
+            // A store through a `const T*` (a `const_cast`) wins over the `const`.
+            let stored = matches!(writes, Some(Seen::Yes(_)));
             let slice = quote!(#p::cudarc::driver::CudaSlice<#elem>);
-            let (ty, text, read_only) = if is_const {
+            let (ty, text, read_only) = if is_const && !stored {
                 (quote!(&#slice), format!("&CudaSlice<{elem_text}>"), false)
             } else if never_written {
                 (quote!(&#slice), format!("&CudaSlice<{elem_text}>"), true)
@@ -195,6 +197,11 @@ mod tests {
         assert_eq!(rust("float4", None), "chevron::vec::Float4");
         assert_eq!(rust("__half", None), "chevron::half::f16");
         assert_eq!(rust("float const*", None), "&CudaSlice<f32>");
+        let stored = Seen::Yes(chevron_cuda_rules::ptx::Site {
+            line: 40,
+            func: None,
+        });
+        assert_eq!(rust("float const*", Some(&stored)), "&mut CudaSlice<f32>");
         assert_eq!(rust("float*", Some(&written)), "&mut CudaSlice<f32>");
         assert_eq!(rust("float*", Some(&Seen::No)), "#[read_only] &CudaSlice<f32>");
         assert_eq!(rust("float4 const*", None), "&CudaSlice<chevron::vec::Float4>");
