@@ -6,6 +6,8 @@
 # Usage: scripts/ptx_scale_bench.sh [RUNS] [D...]   (default: 3 runs; D = 1 10 50 200 all)
 #   D = all: one `#[kernels]` module declaring the file's 1,125 entries
 #   D = in-module-N: N hand declarations in the body of a `#[kernels(…, only = [])]` module
+#   D = unused-500: a `#[kernels]` module of 500 small kernels (0.6 MB), nothing launched
+#   (compare with D = 0)
 #   CHEVRON_DIR  the chevron workspace to measure (default: this repository)
 #   BENCH_DIR    where the crate and its target directory go (default: target/compile-bench,
 #                shared with scripts/compile_bench.sh so that the dependencies build once)
@@ -43,12 +45,17 @@ chevron-cuda = { path = "$chevron" }
 EOT
 cp "$chevron/Cargo.lock" "$dir/Cargo.lock"
 [ -f "$dir/kernels/big.ptx" ] || python3 "$here/scripts/gen_big_ptx.py" "$dir/kernels/big.ptx" 8
+# 500 small kernels (0.6 MB), for the cost of a `#[kernels]` module nothing uses.
+[ -f "$dir/kernels/k500.ptx" ] || python3 "$here/scripts/gen_big_ptx.py" "$dir/kernels/k500.ptx" 1 0 500
 
 gen() { # D declarations, or "all": one #[kernels] module
     {
         echo "#![allow(clippy::all, dead_code)]"
         echo "use chevron::cudarc::driver::CudaSlice;"
-        if [ "$1" = all ]; then
+        if [ "$1" = unused-500 ]; then
+            echo "#[chevron::kernels(ptx = \"kernels/k500.ptx\")]"
+            echo "pub mod k500 {}"
+        elif [ "$1" = all ]; then
             echo "#[chevron::kernels(ptx = \"kernels/big.ptx\")]"
             echo "pub mod big {}"
         elif [ "${1#in-module-}" != "$1" ]; then
@@ -84,6 +91,7 @@ check_once() {
 label() {
     case "$1" in
         all) echo "#[kernels] of every entry" ;;
+        unused-500) echo "#[kernels] of 500 small entries, unused" ;;
         in-module-*) echo "${1#in-module-} declarations in a #[kernels] module's body" ;;
         *) echo "$1 declarations" ;;
     esac
