@@ -40,7 +40,7 @@ mod warn;
 ///
 /// | option | meaning |
 /// | --- | --- |
-/// | `ptx = "path"` | PTX from `nvcc -ptx`; read and checked at compile time, embedded with `include_str!` (editing it rebuilds) |
+/// | `ptx = "path"` | PTX from `nvcc -ptx`; read and checked at compile time, embedded with `include_bytes!` (editing it rebuilds) |
 /// | `ptx = ["a.ptx", "b.ptx", …]` | the same kernel compiled several times (e.g. `compute_75` and `sm_90`): each is checked like one file; at load, the variant whose `.target` is the newest the device runs and whose `.version` the driver knows is used |
 /// | `cuda = "path"` | CUDA C, embedded and compiled by NVRTC the first time the kernel is used in a process, for the device's own architecture, then kept in a disk cache (`chevron::nvrtc_cache_dir`) so later starts skip NVRTC; its PTX is checked against the declaration before the first launch |
 /// | `options = ["-std=c++17", "-DN=128", …]` | NVRTC options of a `cuda` kernel; `-Idir` (relative to the crate root) adds a directory whose headers are embedded; `-arch` and `-rdc` are chevron's |

@@ -15,7 +15,7 @@ use chevron_cuda_rules::ptx::{self, Entry};
 /// The largest kernel source read: 64 MiB.
 ///
 /// PTX from `nvcc -ptx` for a large library is a few MB (tens for fat template libraries); the
-/// file is also embedded in the binary with `include_str!`. 64 MiB leaves room for those while
+/// file is also embedded in the binary with `include_bytes!`. 64 MiB leaves room for those while
 /// bounding what a wrong path can make the compiler read.
 pub const MAX_SOURCE_BYTES: u64 = 64 << 20;
 
