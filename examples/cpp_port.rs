@@ -124,7 +124,9 @@ fn run() -> Result<(), Box<dyn Error>> {
 
     let (grid, c4) = (rows as u32, cols4 as i32);
     unsafe { launch!(rows::row_sums__256<<<grid, BLOCK, &stream>>>(&mut sums, &input, c4)) }?;
-    unsafe { launch!(rows::normalize_rows<<<grid, BLOCK, &stream>>>(&mut out, &input, &sums, c4)) }?;
+    unsafe {
+        launch!(rows::normalize_rows<<<grid, BLOCK, &stream>>>(&mut out, &input, &sums, c4))
+    }?;
 
     // Row sums, in f64 on the host.
     let want_sums: Vec<f64> = host
@@ -175,7 +177,9 @@ fn run() -> Result<(), Box<dyn Error>> {
     {
         // SAFETY: `Float4` is four `f32`s: `rows × cols4` of them are `n` floats.
         let mut flat = unsafe { out.transmute_mut::<f32>(n) }.ok_or("a view of n floats")?;
-        unsafe { launch!(rows::affine<<<n.div_ceil(256) as u32, 256, &stream>>>(&mut flat, a, n)) }?;
+        unsafe {
+            launch!(rows::affine<<<n.div_ceil(256) as u32, 256, &stream>>>(&mut flat, a, n))
+        }?;
     }
     let got_affine: Vec<f32> = stream
         .clone_dtoh(&out)?
@@ -214,7 +218,9 @@ fn run() -> Result<(), Box<dyn Error>> {
     let y64_host: Vec<f64> = (0..n).map(|i| 1.0 + (i % 31) as f64).collect();
     let x64_dev = stream.clone_htod(&x64)?;
     let mut y64 = stream.clone_htod(&y64_host)?;
-    unsafe { launch!(rows::axpy__double_p_double_const_p_double_int<<<blocks, 256, &stream>>>(&mut y64, &x64_dev, -2.0f64, ni)) }?;
+    unsafe {
+        launch!(rows::axpy__double_p_double_const_p_double_int<<<blocks, 256, &stream>>>(&mut y64, &x64_dev, -2.0f64, ni))
+    }?;
     let got64 = stream.clone_dtoh(&y64)?;
     check(
         "axpy(double*, double const*, double, int)",

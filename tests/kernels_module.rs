@@ -47,8 +47,7 @@ fn every_entry_is_declared_with_its_cpp_types() {
     let _: fn((M<f32>, f32, u32)) = sig::<templates::offset_add>();
     // Overloads: their parameter types.
     let _: fn((M<f32>, R<f32>, f32, i32)) = sig::<rows::axpy__float_p_float_const_p_float_int>();
-    let _: fn((M<f64>, R<f64>, f64, i32)) =
-        sig::<rows::axpy__double_p_double_const_p_double_int>();
+    let _: fn((M<f64>, R<f64>, f64, i32)) = sig::<rows::axpy__double_p_double_const_p_double_int>();
     // row_sums<256> and row_sums<128>; `float4 const*` is a buffer of Float4.
     let _: fn((M<f32>, R<Float4>, i32)) = sig::<rows::row_sums__256>();
     let _: fn((M<f32>, R<Float4>, i32)) = sig::<rows::row_sums__128>();
@@ -83,10 +82,24 @@ fn a_codebase_is_declared_whole() {
     let _: fn((M<f32>, f32, u32)) = sig::<llm::scale_inplace__float_p_float_unsigned_int>();
     let _: fn((M<f64>, f64, u32)) = sig::<llm::scale_inplace__double_p_double_unsigned_int>();
     // `grads` is `float*` that the PTX never writes through: `&`, so it may alias an input.
-    let _: fn((M<f32>, R<f32>, M<f32>, M<f32>, i64, f32, f32, f32, f32, f32, f32, f32, u64)) =
-        sig::<llm::adamw_kernel>();
-    let _: fn((M<f32>, R<f32>, R<i32>, R<i8>, i32, i32, i32)) =
-        sig::<llm::crossentropy_forward>();
+    let _: fn(
+        (
+            M<f32>,
+            R<f32>,
+            M<f32>,
+            M<f32>,
+            i64,
+            f32,
+            f32,
+            f32,
+            f32,
+            f32,
+            f32,
+            f32,
+            u64,
+        ),
+    ) = sig::<llm::adamw_kernel>();
+    let _: fn((M<f32>, R<f32>, R<i32>, R<i8>, i32, i32, i32)) = sig::<llm::crossentropy_forward>();
     // `float const* const*`: device addresses; `void*`: bytes.
     let _: fn((M<f32>, R<u64>, i32, i32)) = sig::<llm::gather_rows>();
     let _: fn((M<u8>, R<u8>, u64)) = sig::<llm::copy_bytes>();

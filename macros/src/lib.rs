@@ -308,7 +308,6 @@ pub fn kernels(args: TokenStream, item: TokenStream) -> TokenStream {
     kernels::expand(args.into(), item.into(), at).into()
 }
 
-
 /// The implementation of `chevron::launch!`, which documents it. The facade's `macro_rules!`
 /// wrapper passes `$crate ;` before the input, so that the expansion names chevron under any
 /// dependency name.

@@ -319,7 +319,10 @@ mod tests {
         let again = read_cached(&path).expect("reads");
         assert!(Arc::ptr_eq(&first, &again), "read twice");
         let parsed = parse_ptx(&path, &first);
-        assert!(Arc::ptr_eq(&parsed, &parse_ptx(&path, &again)), "parsed twice");
+        assert!(
+            Arc::ptr_eq(&parsed, &parse_ptx(&path, &again)),
+            "parsed twice"
+        );
         // An edit (same length) is read and parsed again; a file just written is read each
         // time, since an edit within the time's resolution would keep its time.
         std::fs::write(&path, ".entry j(.param .u32 a) {}").expect("write");

@@ -126,10 +126,10 @@ fn expand_module(args: &Args, module: syn::ItemMod, mut cx: Errors, site: &Site)
             quote::ToTokens::to_tokens(&item, &mut body);
             continue;
         };
-        let wanted = decl_args
-            .name
-            .as_ref()
-            .map_or_else(|| kernel::ast::kernel_name(&parsed.sig.ident), LitStr::value);
+        let wanted = decl_args.name.as_ref().map_or_else(
+            || kernel::ast::kernel_name(&parsed.sig.ident),
+            LitStr::value,
+        );
         hand_names.push((parsed.sig.ident.to_string(), parsed.sig.ident.span()));
         let expand = || kernel::expand_declaration(&decl_args, &parsed, &place(n));
         let (tokens, entry) = if entries.is_some() {
@@ -240,7 +240,11 @@ fn finish(
     mut cx: Errors,
     listing: &str,
 ) -> TokenStream {
-    let errors = report::into_tokens(std::mem::take(&mut cx).propagate().map(|()| TokenStream::new()));
+    let errors = report::into_tokens(
+        std::mem::take(&mut cx)
+            .propagate()
+            .map(|()| TokenStream::new()),
+    );
     let doc = (!listing.is_empty()).then(|| quote!(#[doc = #listing]));
     quote! {
         #(#attrs)*
@@ -326,7 +330,10 @@ fn hand_declaration(
         return None;
     };
     let mut parsed = kernel::parse::parse_item(tokens.clone()).ok()?;
-    let at = parsed.attrs.iter().position(|a| a.path().is_ident("kernel"));
+    let at = parsed
+        .attrs
+        .iter()
+        .position(|a| a.path().is_ident("kernel"));
     let mut decl_args = match at {
         Some(k) => {
             let attr = parsed.attrs.remove(k);
@@ -351,7 +358,11 @@ fn hand_declaration(
 /// The indices of the entries to generate: those `only` names (all when absent), less `skip`,
 /// less those declared by hand. Each name of `only` and `skip` must name some entry.
 fn select(args: &Args, entries: &[Entry], by_hand: &[String], cx: &mut Errors) -> Vec<usize> {
-    let rel = args.source.as_ref().map(|s| s.path.value()).unwrap_or_default();
+    let rel = args
+        .source
+        .as_ref()
+        .map(|s| s.path.value())
+        .unwrap_or_default();
     let check = |list: &[LitStr], key: &str, cx: &mut Errors| {
         for lit in list {
             if !entries.iter().any(|e| cpp::names_entry(e, &lit.value())) {
@@ -568,7 +579,8 @@ fn parse_args(args: TokenStream, cx: &mut Errors) -> Args {
 }
 
 fn string_list(meta: &syn::meta::ParseNestedMeta<'_>, key: &str) -> syn::Result<Vec<LitStr>> {
-    let form = format!("`{key}` takes a list of kernel names: `{key} = [\"gemm<128>\", \"scale\"]`");
+    let form =
+        format!("`{key}` takes a list of kernel names: `{key} = [\"gemm<128>\", \"scale\"]`");
     if !meta.input.peek(Token![=]) {
         return Err(meta.error(form));
     }
@@ -612,9 +624,11 @@ fn parse_arg(
             };
             let path = kernel::parse::string_value(&meta, &key, example)?;
             if out.source.is_some() {
-                cx.push(meta.error(
-                    "`#[kernels]` reads one file: write one `#[kernels]` module per file",
-                ));
+                cx.push(
+                    meta.error(
+                        "`#[kernels]` reads one file: write one `#[kernels]` module per file",
+                    ),
+                );
             } else {
                 out.source = Some(SourceArg {
                     kind,

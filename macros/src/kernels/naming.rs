@@ -34,7 +34,11 @@ pub fn rust_names(entries: &[&Entry]) -> Vec<String> {
         &|e, _| join(&[scopes(e), base(e), args(e), params(e)]),
         &|e, k| join(&[scopes(e), base(e), args(e), params(e), k.to_string()]),
     ];
-    let mut names: Vec<String> = entries.iter().enumerate().map(|(k, e)| steps[0](e, k)).collect();
+    let mut names: Vec<String> = entries
+        .iter()
+        .enumerate()
+        .map(|(k, e)| steps[0](e, k))
+        .collect();
     for step in &steps[1..] {
         let mut count: HashMap<&str, usize> = HashMap::new();
         for n in &names {
@@ -145,8 +149,10 @@ mod tests {
             .iter()
             .map(|s| format!(".visible .entry {s}(.param .u64 {s}_param_0) {{ ret; }}\n"))
             .collect();
-        parse_entries(&format!(".version 8.0\n.target sm_90\n.address_size 64\n{text}"))
-            .expect("parses")
+        parse_entries(&format!(
+            ".version 8.0\n.target sm_90\n.address_size 64\n{text}"
+        ))
+        .expect("parses")
     }
 
     #[test]
@@ -171,7 +177,13 @@ mod tests {
         let refs: Vec<&Entry> = all.iter().collect();
         assert_eq!(
             rust_names(&refs),
-            ["gemm", "scale__float", "scale__double", "offset_add", "saxpy"]
+            [
+                "gemm",
+                "scale__float",
+                "scale__double",
+                "offset_add",
+                "saxpy"
+            ]
         );
     }
 

@@ -23,7 +23,9 @@ fn expand(args: TokenStream, item: TokenStream) -> (Vec<Item>, String, String) {
         .attrs
         .iter()
         .filter_map(|a| match &a.meta {
-            syn::Meta::NameValue(nv) => Some(quote::ToTokens::to_token_stream(&nv.value).to_string()),
+            syn::Meta::NameValue(nv) => {
+                Some(quote::ToTokens::to_token_stream(&nv.value).to_string())
+            }
             _ => None,
         })
         .collect::<String>();
@@ -43,7 +45,12 @@ fn structs(items: &[Item]) -> Vec<String> {
 #[test]
 fn every_entry_becomes_one_kernel_and_the_file_is_embedded_once() {
     let path = kpath("templates.ptx");
-    let (items, docs, text) = expand(quote!(ptx = #path), quote!(pub mod t {}));
+    let (items, docs, text) = expand(
+        quote!(ptx = #path),
+        quote!(
+            pub mod t {}
+        ),
+    );
     assert_eq!(
         structs(&items),
         ["gemm", "scale__float", "scale__double", "offset_add"]
@@ -51,7 +58,10 @@ fn every_entry_becomes_one_kernel_and_the_file_is_embedded_once() {
     // One `include_bytes!` for the module, whatever the number of kernels.
     assert_eq!(text.matches("include_bytes").count(), 1, "{text}");
     // The module's docs list each kernel with its C++ signature.
-    assert!(docs.contains("scale<float>(float*, float, unsigned int)"), "{docs}");
+    assert!(
+        docs.contains("scale<float>(float*, float, unsigned int)"),
+        "{docs}"
+    );
     assert!(!text.contains("compile_error"), "{text}");
 }
 
@@ -60,17 +70,19 @@ fn only_skip_and_hand_declarations_leave_the_other_names_alone() {
     let path = kpath("templates.ptx");
     let (items, _, text) = expand(
         quote!(ptx = #path, only = ["scale", "gemm<128>"], skip = ["scale<double>"]),
-        quote!(mod t {
-            #[kernel(name = "gemm<128>")]
-            fn my_gemm(
-                a: &CudaSlice<f32>,
-                b: &CudaSlice<f32>,
-                c: &mut CudaSlice<f32>,
-                m: i32,
-                n: i32,
-                k: i32,
-            );
-        }),
+        quote!(
+            mod t {
+                #[kernel(name = "gemm<128>")]
+                fn my_gemm(
+                    a: &CudaSlice<f32>,
+                    b: &CudaSlice<f32>,
+                    c: &mut CudaSlice<f32>,
+                    m: i32,
+                    n: i32,
+                    k: i32,
+                );
+            }
+        ),
     );
     // `scale<float>` keeps the name it has among all four kernels; `gemm<128>` is the hand
     // declaration's.
@@ -81,7 +93,12 @@ fn only_skip_and_hand_declarations_leave_the_other_names_alone() {
 #[test]
 fn a_kernel_that_needs_the_user_is_an_error_and_no_item() {
     let path = kpath("kernels_needs.ptx");
-    let (items, _, text) = expand(quote!(ptx = #path), quote!(mod t {}));
+    let (items, _, text) = expand(
+        quote!(ptx = #path),
+        quote!(
+            mod t {}
+        ),
+    );
     // Only `plain` is typed; each of the other four is one error.
     assert_eq!(structs(&items), ["plain"]);
     assert_eq!(text.matches("compile_error").count(), 4, "{text}");
@@ -93,7 +110,12 @@ fn a_kernel_that_needs_the_user_is_an_error_and_no_item() {
 #[test]
 fn a_cuda_file_is_listed_by_nvcc() {
     let path = kpath("port_hist.cu");
-    let (items, _, text) = expand(quote!(cuda = #path), quote!(mod h {}));
+    let (items, _, text) = expand(
+        quote!(cuda = #path),
+        quote!(
+            mod h {}
+        ),
+    );
     if text.contains("nvcc was not found") {
         assert!(
             std::env::var_os("CHEVRON_REQUIRE_CUDA_TOOLS").is_none(),

@@ -104,7 +104,11 @@ pub fn map_param(text: &str, writes: Option<&Seen>, types: &[UserType], p: &Toke
             } else if never_written {
                 (quote!(&#slice), format!("&CudaSlice<{elem_text}>"), true)
             } else {
-                (quote!(&mut #slice), format!("&mut CudaSlice<{elem_text}>"), false)
+                (
+                    quote!(&mut #slice),
+                    format!("&mut CudaSlice<{elem_text}>"),
+                    false,
+                )
             };
             Mapped::Rust {
                 ty,
@@ -136,12 +140,18 @@ fn value_type(class: Class, p: &TokenStream) -> Option<(TokenStream, String)> {
             }
             Num::Float(bits) => prim(&format!("f{bits}")),
             Num::F16 => Some((quote!(#p::runtime::half::f16), "chevron::half::f16".into())),
-            Num::BF16 => Some((quote!(#p::runtime::half::bf16), "chevron::half::bf16".into())),
+            Num::BF16 => Some((
+                quote!(#p::runtime::half::bf16),
+                "chevron::half::bf16".into(),
+            )),
         },
         Class::Vector(n, lanes) => {
             let name = vector_rust(n, lanes)?;
             let id = proc_macro2::Ident::new(&name, proc_macro2::Span::call_site());
-            Some((quote!(#p::runtime::vec::#id), format!("chevron::vec::{name}")))
+            Some((
+                quote!(#p::runtime::vec::#id),
+                format!("chevron::vec::{name}"),
+            ))
         }
         Class::Void | Class::Unknown => None,
     }
@@ -169,7 +179,12 @@ fn base_and_pointers(text: &str) -> (String, usize) {
     }
     let words: Vec<&str> = base
         .split_whitespace()
-        .filter(|w| !matches!(*w, "const" | "volatile" | "__restrict__" | "struct" | "class"))
+        .filter(|w| {
+            !matches!(
+                *w,
+                "const" | "volatile" | "__restrict__" | "struct" | "class"
+            )
+        })
         .collect();
     (words.join(" "), pointers)
 }
@@ -180,7 +195,9 @@ mod tests {
 
     fn rust(text: &str, writes: Option<&Seen>) -> String {
         match map_param(text, writes, &[], &quote!(P)) {
-            Mapped::Rust { text, read_only, .. } => {
+            Mapped::Rust {
+                text, read_only, ..
+            } => {
                 format!("{}{text}", if read_only { "#[read_only] " } else { "" })
             }
             Mapped::ByValue(c) => format!("by value: {c}"),
@@ -203,8 +220,14 @@ mod tests {
         });
         assert_eq!(rust("float const*", Some(&stored)), "&mut CudaSlice<f32>");
         assert_eq!(rust("float*", Some(&written)), "&mut CudaSlice<f32>");
-        assert_eq!(rust("float*", Some(&Seen::No)), "#[read_only] &CudaSlice<f32>");
-        assert_eq!(rust("float4 const*", None), "&CudaSlice<chevron::vec::Float4>");
+        assert_eq!(
+            rust("float*", Some(&Seen::No)),
+            "#[read_only] &CudaSlice<f32>"
+        );
+        assert_eq!(
+            rust("float4 const*", None),
+            "&CudaSlice<chevron::vec::Float4>"
+        );
         assert_eq!(rust("void*", Some(&written)), "&mut CudaSlice<u8>");
         assert_eq!(rust("void const*", None), "&CudaSlice<u8>");
         assert_eq!(rust("float**", Some(&written)), "&mut CudaSlice<u64>");
@@ -228,7 +251,8 @@ mod tests {
             rust: syn::parse_quote!(super::F4),
             used: Default::default(),
         }];
-        let Mapped::Rust { text, .. } = map_param("vec4<float>::Type const*", None, &types, &quote!(P))
+        let Mapped::Rust { text, .. } =
+            map_param("vec4<float>::Type const*", None, &types, &quote!(P))
         else {
             panic!("not mapped");
         };
