@@ -116,6 +116,8 @@ struct File_ {
     settled: bool,
     text: Arc<str>,
     parsed: Option<Arc<Parsed>>,
+    /// Where each line starts, for quoting lines in messages.
+    lines: Option<Arc<ptx::LineIndex>>,
 }
 
 /// The files read in this process, by path: read, and parsed, once per compilation however
@@ -155,9 +157,24 @@ pub fn read_cached(path: &Path) -> Result<Arc<str>, ReadError> {
             settled,
             text: Arc::clone(&text),
             parsed: None,
+            lines: None,
         },
     );
     Ok(text)
+}
+
+/// The line index of the text [`read_cached`] gave for `path` (built once), for
+/// [`ptx::with_index`]; `None` for any other text.
+pub fn line_index(path: &Path, text: &str) -> Option<Arc<ptx::LineIndex>> {
+    let mut guard = FILES.lock().unwrap_or_else(PoisonError::into_inner);
+    let file = guard.as_mut()?.get_mut(path)?;
+    if !(std::ptr::eq(file.text.as_ptr(), text.as_ptr()) && file.text.len() == text.len()) {
+        return None;
+    }
+    Some(Arc::clone(
+        file.lines
+            .get_or_insert_with(|| Arc::new(ptx::LineIndex::new(text))),
+    ))
 }
 
 struct Cached {

@@ -131,9 +131,22 @@ pub(crate) fn check_ptx(
         }
         return None;
     }
-    // Whether each type fits is asserted in the expansion, where rustc has resolved it.
+    // Whether each type fits is asserted in the expansion, where rustc has resolved it. The
+    // words quote stores by line: through the file's line index, built once per file.
+    match source::line_index(abs, text) {
+        Some(index) => ptx::with_index(text, &index, || {
+            record_params(entry, &rel, text, params);
+        }),
+        None => record_params(entry, &rel, text, params),
+    }
+    Some(entry.name.clone())
+}
+
+/// Records on each declared parameter the PTX parameter in its place and the words of its
+/// assertion.
+fn record_params(entry: &Entry, rel: &str, text: &str, params: &mut [KernelParam]) {
     for (k, (param, ptx_param)) in params.iter_mut().zip(&entry.params).enumerate() {
-        let words = ParamWords::of(entry, k, &rel, text, &param.ty_text);
+        let words = ParamWords::of(entry, k, rel, text, &param.ty_text);
         let same = |q: &PtxParam| {
             q.ty == ptx_param.ty
                 && q.array_len == ptx_param.array_len
@@ -149,7 +162,6 @@ pub(crate) fn check_ptx(
             words,
         });
     }
-    Some(entry.name.clone())
 }
 
 /// How many PTX parameters a message lists before "and N more".
