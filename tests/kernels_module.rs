@@ -1,6 +1,8 @@
 //! `#[kernels]` over the project's own C++ kernels: every entry declared in one line, typed as
 //! a hand declaration would be. CPU only: the types are what is checked (launches of these
-//! kernels run in `examples/cpp_port_kernels.rs`, on a GPU).
+//! kernels run in `examples/cpp_port.rs`, on a GPU).
+// The argument tuples, spelled out, are what each test asserts.
+#![allow(clippy::type_complexity)]
 
 use chevron::cudarc::driver::{CudaSlice, DeviceRepr};
 use chevron::kernels;

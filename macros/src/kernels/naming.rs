@@ -24,10 +24,13 @@ use proc_macro2::{Ident, Span};
 
 use super::cpp;
 
+/// One step of the rule: an entry's name from the entry and its index in the file.
+type Step<'a> = &'a dyn Fn(&Entry, usize) -> String;
+
 /// The Rust name of each of `entries` (in order: every entry of the file, so that leaving some
 /// out renames none of the others), unique among them.
 pub fn rust_names(entries: &[&Entry]) -> Vec<String> {
-    let steps: [&dyn Fn(&Entry, usize) -> String; 5] = [
+    let steps: [Step<'_>; 5] = [
         &|e, _| base(e),
         &|e, _| join(&[base(e), args(e)]),
         &|e, _| join(&[base(e), args(e), params(e)]),

@@ -128,17 +128,3 @@ fn a_cuda_file_is_listed_by_nvcc() {
     assert!(text.contains("Kernel :: cuda"), "{text}");
     assert_eq!(text.matches("include_bytes").count(), 1, "{text}");
 }
-
-#[test]
-#[ignore = "prints an expansion"]
-fn print_expansion() {
-    let path = kpath("templates.ptx");
-    let out = super::expand(
-        quote!(ptx = #path, only = ["offset_add"]),
-        quote!(
-            pub mod t {}
-        ),
-        None,
-    );
-    eprintln!("{out}");
-}
