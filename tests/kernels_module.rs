@@ -107,3 +107,56 @@ fn a_codebase_is_declared_whole() {
     let _: fn((M<u8>, R<u8>, u64)) = sig::<llm::copy_bytes>();
     let _: fn((M<f32>, R<f32>, i32)) = sig::<llm::sum_squares>();
 }
+
+/// Generated kernels launched as hand-declared ones are: the mangled entries load, the
+/// arguments land in their places, and a `T*` the PTX proves unwritten takes the same buffer
+/// as another input (`sum_squares(out, inp)` reads `inp`; `adamw`'s grads may be `&`).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn generated_kernels_run_like_hand_declared_ones() -> Result<(), Box<dyn std::error::Error>> {
+    use chevron::launch;
+    let ctx = chevron::context(0)?;
+    let stream = ctx.default_stream();
+    let n = 5_000usize;
+    let inp_host: Vec<f32> = (0..n).map(|i| (i % 97) as f32 * 0.05 - 2.4).collect();
+    let inp = stream.clone_htod(&inp_host)?;
+    // Poisoned: a kernel that wrote nothing cannot pass.
+    let mut out = stream.clone_htod(&vec![f32::NAN; n])?;
+    let blocks = n.div_ceil(256) as u32;
+    unsafe {
+        launch!(llm::gelu_forward_kernel<<<blocks, 256, &stream>>>(&mut out, &inp, n as i32))
+    }?;
+    let got = stream.clone_dtoh(&out)?;
+    for (i, (&g, &x)) in got.iter().zip(&inp_host).enumerate() {
+        let x = f64::from(x);
+        let want = 0.5 * x * (1.0 + (0.7978845608 * (x + 0.044715 * x * x * x)).tanh());
+        assert!(
+            (f64::from(g) - want).abs() <= 1e-5,
+            "gelu at {i}: {g} vs {want}"
+        );
+    }
+
+    // An overload by its parameter types.
+    let x_host: Vec<f64> = (0..n).map(|i| f64::from((i % 41) as u32) - 20.0).collect();
+    let mut x = stream.clone_htod(&x_host)?;
+    unsafe {
+        launch!(llm::scale_inplace__double_p_double_unsigned_int<<<blocks, 256, &stream>>>(
+            &mut x, -0.5, n as u32
+        ))
+    }?;
+    let got = stream.clone_dtoh(&x)?;
+    for (i, (g, h)) in got.iter().zip(&x_host).enumerate() {
+        assert_eq!(*g, h * -0.5, "scale_inplace<double> at {i}");
+    }
+
+    // `sum_squares(float*, float*, int)`: its input is `&` (the PTX never stores through it).
+    let mut total = stream.clone_htod(&[0.0f32])?;
+    unsafe { launch!(llm::sum_squares<<<blocks, 256, &stream>>>(&mut total, &inp, n as i32)) }?;
+    let got = stream.clone_dtoh(&total)?[0];
+    let want: f64 = inp_host.iter().map(|&v| f64::from(v) * f64::from(v)).sum();
+    assert!(
+        (f64::from(got) - want).abs() <= 1e-4 * want,
+        "sum_squares: {got} vs {want}"
+    );
+    Ok(())
+}
