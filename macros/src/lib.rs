@@ -298,7 +298,16 @@ pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// A declaration in the body is a `#[kernel]` declaration of the module's file and replaces the
 /// generated one of its entry: write one to choose a parameter's type or access (`&mut` where
-/// the generated one is `&`, `#[read_only]` where the PTX cannot prove it).
+/// the generated one is `&`, `#[read_only]` where the PTX cannot prove it, a `CudaView` for a
+/// `CudaSlice`).
+///
+/// # Cost
+///
+/// Each file is read, parsed and indexed once per compilation, however many declarations name
+/// it. A module embeds its file once for all its kernels, where each `#[kernel]` declaration
+/// embeds its own copy for rustc to read: many declarations of one large PTX are cheapest in
+/// the body of one module (`#[kernels(ptx = "big.ptx", only = [])]` generates nothing else).
+/// `scripts/ptx_scale_bench.sh` measures both.
 #[proc_macro_attribute]
 pub fn kernels(args: TokenStream, item: TokenStream) -> TokenStream {
     let site = proc_macro::Span::call_site();

@@ -245,11 +245,12 @@ fn finish(
             .propagate()
             .map(|()| TokenStream::new()),
     );
-    let doc = (!listing.is_empty()).then(|| quote!(#[doc = #listing]));
+    // An inner doc: its links resolve inside the module, where the kernels are.
+    let doc = (!listing.is_empty()).then(|| quote!(#![doc = #listing]));
     quote! {
         #(#attrs)*
-        #doc
         #vis mod #ident {
+            #doc
             #errors
             #body
         }
