@@ -3,10 +3,11 @@
 //! reductions, an overloaded kernel and a struct by value, in two files compiled by nvcc to PTX
 //! (`kernels/port_rows.cu`, `kernels/port_hist.cu`; `kernels/build.sh` regenerates them).
 //!
-//! Nothing in the C++ is `extern "C"`: each kernel is declared by its C++ name
-//! (`name = "row_sums<256>"`; an overload by its parameters alone), and each declaration is
-//! checked against the C++ signature its symbol carries (`float4 const*` takes
-//! `&CudaSlice<Float4>`, `int` takes `i32`, `size_t` takes `usize`, `float*` needs `&mut`).
+//! Nothing in the C++ is `extern "C"`: each PTX file is declared whole by one `#[kernels]`
+//! module, every kernel typed from the C++ signature its symbol carries (`float4 const*` is
+//! `&CudaSlice<Float4>`, `int` is `i32`, `float*` is `&mut`), and two kernels declared by hand
+//! in the module's body to take views, checked against the same signatures (`size_t` takes
+//! `usize`).
 //! Every kernel's result is checked against the same computation on the host.
 //!
 //! Two of the kernels are declared a second time with `cuda = "…"`: the same C++ source,
@@ -23,22 +24,28 @@ mod common;
 use std::error::Error;
 use std::process::ExitCode;
 
-use chevron::cudarc::driver::{CudaSlice, CudaView, CudaViewMut, DeviceRepr};
+use chevron::cudarc::driver::{CudaSlice, DeviceRepr};
 use chevron::vec::Float4;
-use chevron::{kernel, launch};
+use chevron::{kernel, kernels, launch};
 
-/// `row_sums<256>(float*, float4 const*, int)`: one block per row.
-#[kernel(ptx = "kernels/port_rows.ptx", name = "row_sums<256>")]
-fn row_sums(sums: &mut CudaSlice<f32>, input: &CudaSlice<Float4>, cols4: i32);
+/// Every kernel of `port_rows.ptx`, declared by `#[kernels]` from the C++ signatures its
+/// symbols carry: `row_sums<256>` is `rows::row_sums__256` (`row_sums<128>` is there too),
+/// `normalize_rows<256>` the only `normalize_rows`, the `double` overload of `axpy`
+/// `rows::axpy__double_p_double_const_p_double_int`. The two declared in the body take views
+/// of a buffer (`CudaViewMut`, `CudaView`) instead of the generated `&mut CudaSlice<f32>` and
+/// `&CudaSlice<f32>`: a declaration in the body replaces the generated one of its kernel.
+#[kernels(ptx = "kernels/port_rows.ptx")]
+mod rows {
+    use chevron::cudarc::driver::{CudaSlice, CudaView, CudaViewMut};
 
-/// `normalize_rows<256>(float4*, float4 const*, float const*, int)`.
-#[kernel(ptx = "kernels/port_rows.ptx", name = "normalize_rows<256>")]
-fn normalize_rows(
-    out: &mut CudaSlice<Float4>,
-    input: &CudaSlice<Float4>,
-    sums: &CudaSlice<f32>,
-    cols4: i32,
-);
+    /// `affine(float*, Affine, unsigned long)`, on a view: the header's `struct Affine` by
+    /// value is the user's `#[repr(C)]` type.
+    pub(super) fn affine(x: &mut CudaViewMut<'_, f32>, a: super::Affine, n: usize);
+
+    /// `axpy(float*, float const*, float, int)`, reading a view.
+    #[kernel(name = "axpy(float*, const float*, float, int)")]
+    pub(super) fn axpy_f32(y: &mut CudaSlice<f32>, x: &CudaView<'_, f32>, a: f32, n: i32);
+}
 
 /// The header's `struct Affine { float scale; float bias; }`.
 #[repr(C)]
@@ -50,32 +57,10 @@ struct Affine {
 // SAFETY: `#[repr(C)]`, two `f32`, as the C++ struct.
 unsafe impl DeviceRepr for Affine {}
 
-/// `affine(float*, Affine, unsigned long)`: found by its base name, the one kernel so named.
-#[kernel(ptx = "kernels/port_rows.ptx")]
-fn affine(x: &mut CudaViewMut<'_, f32>, a: Affine, n: usize);
-
-/// `axpy(float*, float const*, float, int)`: one of two overloads, picked by these parameters.
-#[kernel(ptx = "kernels/port_rows.ptx", name = "axpy")]
-fn axpy_f32(y: &mut CudaSlice<f32>, x: &CudaView<'_, f32>, a: f32, n: i32);
-
-/// `axpy(double*, double const*, double, int)`.
-#[kernel(ptx = "kernels/port_rows.ptx", name = "axpy")]
-fn axpy_f64(y: &mut CudaSlice<f64>, x: &CudaSlice<f64>, a: f64, n: i32);
-
-/// `histogram(unsigned int*, unsigned long long*, int const*, int, int, int)`.
-#[kernel(ptx = "kernels/port_hist.ptx")]
-fn histogram(
-    bins: &mut CudaSlice<u32>,
-    outside: &mut CudaSlice<u64>,
-    values: &CudaSlice<i32>,
-    n: i32,
-    lo: i32,
-    nbins: i32,
-);
-
-/// `bin_total<256>(float*, unsigned int const*, int)`: one block.
-#[kernel(ptx = "kernels/port_hist.ptx", name = "bin_total<256>")]
-fn bin_total(total: &mut CudaSlice<f32>, bins: &CudaSlice<u32>, nbins: i32);
+/// Every kernel of `port_hist.ptx`: `histogram(unsigned int*, unsigned long long*, int const*,
+/// int, int, int)` and `bin_total<256>(float*, unsigned int const*, int)`.
+#[kernels(ptx = "kernels/port_hist.ptx")]
+mod hist {}
 
 /// `row_sums<256>` again, from the C++ source through NVRTC.
 #[kernel(cuda = "kernels/port_rows.cu", name = "row_sums<256>")]
@@ -138,8 +123,10 @@ fn run() -> Result<(), Box<dyn Error>> {
     let mut out = stream.clone_htod(&vec![Float4::new(f32::NAN, 0.0, 0.0, 0.0); rows * cols4])?;
 
     let (grid, c4) = (rows as u32, cols4 as i32);
-    unsafe { launch!(row_sums<<<grid, BLOCK, &stream>>>(&mut sums, &input, c4)) }?;
-    unsafe { launch!(normalize_rows<<<grid, BLOCK, &stream>>>(&mut out, &input, &sums, c4)) }?;
+    unsafe { launch!(rows::row_sums__256<<<grid, BLOCK, &stream>>>(&mut sums, &input, c4)) }?;
+    unsafe {
+        launch!(rows::normalize_rows<<<grid, BLOCK, &stream>>>(&mut out, &input, &sums, c4))
+    }?;
 
     // Row sums, in f64 on the host.
     let want_sums: Vec<f64> = host
@@ -190,7 +177,9 @@ fn run() -> Result<(), Box<dyn Error>> {
     {
         // SAFETY: `Float4` is four `f32`s: `rows × cols4` of them are `n` floats.
         let mut flat = unsafe { out.transmute_mut::<f32>(n) }.ok_or("a view of n floats")?;
-        unsafe { launch!(affine<<<n.div_ceil(256) as u32, 256, &stream>>>(&mut flat, a, n)) }?;
+        unsafe {
+            launch!(rows::affine<<<n.div_ceil(256) as u32, 256, &stream>>>(&mut flat, a, n))
+        }?;
     }
     let got_affine: Vec<f32> = stream
         .clone_dtoh(&out)?
@@ -213,7 +202,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     {
         // SAFETY: as above, read-only.
         let x = unsafe { out.transmute::<f32>(n) }.ok_or("a view of n floats")?;
-        unsafe { launch!(axpy_f32<<<blocks, 256, &stream>>>(&mut y, &x, 1.5f32, ni)) }?;
+        unsafe { launch!(rows::axpy_f32<<<blocks, 256, &stream>>>(&mut y, &x, 1.5f32, ni)) }?;
     }
     let want_y = got_affine
         .iter()
@@ -229,7 +218,9 @@ fn run() -> Result<(), Box<dyn Error>> {
     let y64_host: Vec<f64> = (0..n).map(|i| 1.0 + (i % 31) as f64).collect();
     let x64_dev = stream.clone_htod(&x64)?;
     let mut y64 = stream.clone_htod(&y64_host)?;
-    unsafe { launch!(axpy_f64<<<blocks, 256, &stream>>>(&mut y64, &x64_dev, -2.0f64, ni)) }?;
+    unsafe {
+        launch!(rows::axpy__double_p_double_const_p_double_int<<<blocks, 256, &stream>>>(&mut y64, &x64_dev, -2.0f64, ni))
+    }?;
     let got64 = stream.clone_dtoh(&y64)?;
     check(
         "axpy(double*, double const*, double, int)",
@@ -249,7 +240,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     let mut bins = stream.alloc_zeros::<u32>(nbins as usize)?;
     let mut outside = stream.alloc_zeros::<u64>(1)?;
     unsafe {
-        launch!(histogram<<<blocks, 256, &stream>>>(&mut bins, &mut outside, &dev_values, ni, lo, nbins))
+        launch!(hist::histogram<<<blocks, 256, &stream>>>(&mut bins, &mut outside, &dev_values, ni, lo, nbins))
     }?;
     let mut want_bins = vec![0u32; nbins as usize];
     let mut want_outside = 0u64;
@@ -291,7 +282,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     }
     println!("checked: histogram from NVRTC: {nbins} bins equal the host's");
     let mut total = stream.clone_htod(&[f32::NAN])?;
-    unsafe { launch!(bin_total<<<1, BLOCK, &stream>>>(&mut total, &bins, nbins)) }?;
+    unsafe { launch!(hist::bin_total<<<1, BLOCK, &stream>>>(&mut total, &bins, nbins)) }?;
     let got_total = stream.clone_dtoh(&total)?[0];
     let want_total = (n as u64 - want_outside) as f32;
     println!("checked: bin_total<256>: {got_total} values in bins (host: {want_total})");

@@ -43,7 +43,7 @@ mod guide {
     mod troubleshooting {}
 }
 
-pub use chevron_cuda_macros::kernel;
+pub use chevron_cuda_macros::{kernel, kernels};
 
 /// Launches a kernel with CUDA's `<<<…>>>` syntax; every attribute is checked for its place,
 /// duplicates and literal limits at compile time.
@@ -283,7 +283,7 @@ pub mod __private {
     pub use core::mem::size_of;
     pub use core::option::Option::{None, Some};
     pub use core::result::Result;
-    pub use core::{assert, include_str, panic, primitive};
+    pub use core::{assert, include_bytes, include_str, panic, primitive};
     pub use cudarc;
 
     /// Stands in for a `launch!` whose input had errors, so that the call site type-checks and

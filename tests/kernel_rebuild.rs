@@ -2,7 +2,7 @@
 //! temporary directory against this workspace (same target directory and profile, so no
 //! dependency is compiled again), its `.ptx` is edited so that the declaration no longer
 //! matches, and the next build must fail with the macro's error about the new PTX; restored, it
-//! builds again. The macro embeds the file with `include_str!`, so rustc lists it in the crate's
+//! builds again. The macro embeds the file with `include_bytes!`, so rustc lists it in the crate's
 //! dep-info and cargo rebuilds when it changes; this test checks that chain end to end.
 
 use std::time::Instant;

@@ -9,6 +9,7 @@
 use proc_macro::TokenStream;
 
 mod kernel;
+mod kernels;
 mod krate;
 mod launch;
 mod report;
@@ -38,7 +39,7 @@ mod warn;
 ///
 /// | option | meaning |
 /// | --- | --- |
-/// | `ptx = "path"` | PTX from `nvcc -ptx`; read and checked at compile time, embedded with `include_str!` (editing it rebuilds) |
+/// | `ptx = "path"` | PTX from `nvcc -ptx`; read and checked at compile time, embedded with `include_bytes!` (editing it rebuilds) |
 /// | `ptx = ["a.ptx", "b.ptx", …]` | the same kernel compiled several times (e.g. `compute_75` and `sm_90`): each is checked like one file; at load, the variant whose `.target` is the newest the device runs and whose `.version` the driver knows is used |
 /// | `cuda = "path"` | CUDA C, embedded and compiled by NVRTC the first time the kernel is used in a process, for the device's own architecture, then kept in a disk cache (`chevron::nvrtc_cache_dir`) so later starts skip NVRTC; its PTX is checked against the declaration before the first launch |
 /// | `options = ["-std=c++17", "-DN=128", …]` | NVRTC options of a `cuda` kernel; `-Idir` (relative to the crate root) adds a directory whose headers are embedded; `-arch` and `-rdc` are chevron's |
@@ -243,6 +244,79 @@ pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
         .local_file()
         .map(|file| (file, site.line(), site.column()));
     kernel::expand(args.into(), item.into(), at).into()
+}
+
+/// Declares every kernel of a PTX file (or of a `.cu` file) at once: each entry whose C++
+/// signature its symbol carries becomes one item of the module, typed and checked exactly as a
+/// hand-written `#[kernel]` declaration of it would be.
+///
+/// ```
+/// use chevron::kernels;
+///
+/// // gemm<128>, scale<float>, scale<double>, offset_add
+/// #[kernels(ptx = "kernels/templates.ptx")]
+/// pub mod templates {}
+///
+/// // `launch!(templates::gemm<<<grid, block, &stream>>>(&a, &b, &mut c, m, n, k))`
+/// let _: &chevron::Typed<templates::gemm> = templates::gemm::kernel();
+/// let _ = templates::scale__float::kernel();
+/// ```
+///
+/// # Options
+///
+/// | option | meaning |
+/// | --- | --- |
+/// | `ptx = "path"` | the PTX file, read and indexed once per compilation |
+/// | `cuda = "path"` | CUDA C: the compile-time nvcc lists its kernels (it must be found; `CHEVRON_NVCC=0` is an error here), each declared as `#[kernel(cuda = "path")]`, compiled by NVRTC at run time |
+/// | `options = ["-std=c++17", …]` | NVRTC (and nvcc) options of a `cuda` file |
+/// | `only = ["gemm<128>", "scale", …]` | declare only these kernels (a symbol, or a C++ name with or without template arguments and parameter types) |
+/// | `skip = ["…", …]` | leave these out |
+/// | `types("Affine" = super::Affine, …)` | the Rust type of a C++ type chevron cannot know (a struct by value or behind a pointer, `__half2`, a dependent typedef such as `vec4<float>::Type`); paths as seen from inside the module; checked by size and alignment |
+/// | `crate = "path"` | as for `#[kernel]` |
+///
+/// # Names
+///
+/// An item is named after the C++ function without scopes or template arguments (`gemm` for
+/// `gemm<128>`), or an `extern "C"` kernel's symbol. Where several entries would share a name,
+/// each takes, until the names differ: `__` and its template arguments (`scale__float`),
+/// then `__` and its parameter types (`axpy__float_p_float_const_p_float_int`), then its scopes
+/// in front (`ns__scale__float`); characters an identifier cannot hold become `_`, `*` is `p`.
+/// Every item's docs give its C++ signature and its parameter table, and carry the C++ name,
+/// signature and symbol as rustdoc search aliases (`scale<float>` finds `scale__float`); the
+/// module's docs list every generated item.
+///
+/// # Parameters
+///
+/// Named `p0`, `p1`, … (the symbol has no names). `T const*` is `&CudaSlice<T>`; `T*` is
+/// `&mut CudaSlice<T>`, or `#[read_only] &CudaSlice<T>` where the PTX proves it never writes
+/// through it (so two inputs may be one buffer); `void*` is a buffer of `u8`, `T**` of `u64`
+/// (device addresses); numbers, `bool`, `__half`/`__nv_bfloat16` (feature `f16`) and the vector
+/// types (`float4` is `chevron::vec::Float4`) as `#[kernel]` checks them.
+///
+/// # What needs you
+///
+/// Each of these is an error naming the kernel, with its fix; nothing is declared untyped:
+/// - an `extern "C"` kernel (its PTX has only widths): declare it in the module's body,
+///   `fn my_kernel(x: &CudaSlice<f32>, n: u32);` (a `#[kernel(name = "…")]` on it picks another
+///   entry), or `skip` it;
+/// - a struct, class or enum by value, or a type chevron has no Rust type for: `types(…)`, a
+///   declaration in the body, or `skip`.
+///
+/// A declaration in the body is a `#[kernel]` declaration of the module's file and replaces the
+/// generated one of its entry: write one to choose a parameter's type or access (`&mut` where
+/// the generated one is `&`, `#[read_only]` where the PTX cannot prove it, a `CudaView` for a
+/// `CudaSlice`).
+///
+/// # Cost
+///
+/// Each file is read, parsed and indexed once per compilation, however many declarations name
+/// it. A module embeds its file once for all its kernels, where each `#[kernel]` declaration
+/// embeds its own copy for rustc to read: many declarations of one large PTX are cheapest in
+/// the body of one module (`#[kernels(ptx = "big.ptx", only = [])]` generates nothing else).
+/// `scripts/ptx_scale_bench.sh` measures both.
+#[proc_macro_attribute]
+pub fn kernels(args: TokenStream, item: TokenStream) -> TokenStream {
+    kernels::expand(args.into(), item.into()).into()
 }
 
 /// The implementation of `chevron::launch!`, which documents it. The facade's `macro_rules!`

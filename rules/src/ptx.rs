@@ -7,6 +7,7 @@
 
 mod facts;
 mod lex;
+mod lines;
 mod lookup;
 mod message;
 mod parse;
@@ -20,6 +21,7 @@ mod writes;
 pub use facts::{BodyUses, Callee, Fact, Seen, Site, UnseenCall};
 use lex::Tok;
 pub use lex::{is_identifier, parse_u32};
+pub use lines::{line, with_index, LineIndex};
 pub use lookup::{
     find_entry, find_entry_by, match_entries, resolve_entry, resolve_entry_by, Lookup, Unresolved,
 };

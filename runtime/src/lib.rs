@@ -129,7 +129,7 @@ pub mod __private {
         ValueArg, ValueFallback,
     };
     pub use crate::dim::{Dim3, Extent, ExtentError, IntoDim};
-    pub use crate::kernel::{modules_loaded, Kernel, LaunchRules, PtxVariant};
+    pub use crate::kernel::{embedded_text, modules_loaded, Kernel, LaunchRules, PtxVariant};
     pub use crate::launch::Checked;
     pub use crate::nvrtc::CudaProgram;
     pub use crate::occupancy::Occupancy;

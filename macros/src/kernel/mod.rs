@@ -1,13 +1,13 @@
 //! `#[kernel]`: parse → check against the PTX → expand.
 
-mod ast;
+pub(crate) mod ast;
 mod check;
 mod context;
-mod cuda;
+pub(crate) mod cuda;
 mod expand;
 pub(crate) mod nvcc;
-mod parse;
-mod source;
+pub(crate) mod parse;
+pub(crate) mod source;
 
 #[cfg(test)]
 mod tests;
@@ -16,6 +16,7 @@ use proc_macro2::TokenStream;
 
 use crate::report::{self, Errors};
 use ast::ResolvedSource;
+pub use expand::with_shared_text;
 pub use nvcc::NvccOutcome;
 
 /// Where the attribute is written: the source file, its 1-based line and column.
@@ -52,12 +53,34 @@ pub fn expand(args: TokenStream, item: TokenStream, site: Site) -> TokenStream {
 }
 
 /// The expansion of a parsed declaration: the kernel, or a stub, its checks and the errors.
-fn expand_checked(args: &ast::KernelArgs, parsed: &ast::KernelItem, mut cx: Errors) -> TokenStream {
+fn expand_checked(args: &ast::KernelArgs, parsed: &ast::KernelItem, cx: Errors) -> TokenStream {
+    expand_resolved(args, parsed, cx).0
+}
+
+/// A declaration `#[kernels]` made or found in its module (`args` name the module's file):
+/// its expansion, as `#[kernel]` on it would give, and the PTX entry it declares where checked.
+/// The crate path must be set ([`crate::krate::scope`]).
+pub(crate) fn expand_declaration(
+    args: &ast::KernelArgs,
+    parsed: &ast::KernelItem,
+) -> (TokenStream, Option<String>) {
+    expand_resolved(args, parsed, Errors::default())
+}
+
+fn expand_resolved(
+    args: &ast::KernelArgs,
+    parsed: &ast::KernelItem,
+    mut cx: Errors,
+) -> (TokenStream, Option<String>) {
     match check::check(args, parsed, &mut cx) {
         Ok(decl) => {
             let mut out = expand::expand_kernel(&decl);
             out.extend(run_time_only_warning(args, &decl));
-            out
+            let entry = match &decl.source {
+                ResolvedSource::Ptx { entry, .. } => Some(entry.clone()),
+                ResolvedSource::Cuda { .. } => None,
+            };
+            (out, entry)
         }
         Err(params) => {
             let mut out = expand::expand_stub(parsed, &params);
@@ -65,9 +88,30 @@ fn expand_checked(args: &ast::KernelArgs, parsed: &ast::KernelItem, mut cx: Erro
             out.extend(report::into_tokens(
                 cx.propagate().map(|()| TokenStream::new()),
             ));
-            out
+            (out, None)
         }
     }
+}
+
+/// The absolute path of a file named relative to the crate root.
+pub(crate) fn resolve(rel: &str) -> std::path::PathBuf {
+    check::resolve(rel)
+}
+
+/// What the compile-time nvcc is given for a `.cu` file with NVRTC `options` (its `-D`, `-U`,
+/// `-std` and `-I`, as for one `#[kernel(cuda = …)]` declaration).
+pub(crate) fn nvcc_extra_of(
+    options: &Option<(proc_macro2::Span, Vec<syn::LitStr>)>,
+    abs: &std::path::Path,
+    text: &str,
+    cx: &mut Errors,
+) -> nvcc::Extra {
+    let args = ast::KernelArgs {
+        options: options.clone(),
+        ..ast::KernelArgs::default()
+    };
+    let program = cuda::cuda_program(&args, abs, text, &check::base_dir(), cx);
+    cuda::nvcc_extra(&program)
 }
 
 /// The warning of a `cuda = "…"` declaration checked only at run time (see

@@ -54,7 +54,7 @@ fn split_commas(args: TokenStream) -> Vec<TokenStream> {
 }
 
 /// `= "…"` after `key`, with the fix for `key("…")` and `key: "…"`.
-pub(super) fn string_value(
+pub(crate) fn string_value(
     meta: &syn::meta::ParseNestedMeta<'_>,
     key: &str,
     example: &str,

@@ -15,7 +15,7 @@ use chevron_cuda_rules::ptx::{self, Entry};
 /// The largest kernel source read: 64 MiB.
 ///
 /// PTX from `nvcc -ptx` for a large library is a few MB (tens for fat template libraries); the
-/// file is also embedded in the binary with `include_str!`. 64 MiB leaves room for those while
+/// file is also embedded in the binary with `include_bytes!`. 64 MiB leaves room for those while
 /// bounding what a wrong path can make the compiler read.
 pub const MAX_SOURCE_BYTES: u64 = 64 << 20;
 
@@ -106,20 +106,102 @@ pub fn read_source(path: &Path) -> Result<String, ReadError> {
 /// The entries of one PTX text, or the reader's error.
 pub type Parsed = Result<Vec<Entry>, String>;
 
+/// One file read in this compilation: its text, and its entries once parsed.
+struct File_ {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    /// Whether the modification time was over [`SETTLED`] old when the file was read: a
+    /// younger one may be followed by an edit within the file system's time resolution
+    /// (a second on some), which the time would not show (git's "racy" entries).
+    settled: bool,
+    text: Arc<str>,
+    parsed: Option<Arc<Parsed>>,
+    /// Where each line starts, for quoting lines in messages.
+    lines: Option<Arc<ptx::LineIndex>>,
+}
+
+/// The files read in this process, by path: read, and parsed, once per compilation however
+/// many declarations name them (200 declarations on an 8 MB PTX read it once, not 200 times).
+/// A hit needs the same size and modification time (`metadata` is one system call, where
+/// reading and comparing 8 MB is milliseconds per declaration); a long-lived process
+/// (rust-analyzer) sees an edit as a new modification time. A file modified less than
+/// [`SETTLED`] before it was read is read again each time, until it has settled.
+static FILES: Mutex<Option<HashMap<PathBuf, File_>>> = Mutex::new(None);
+
+/// How old a modification time must be for the time and size to stand for the content.
+const SETTLED: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// [`read_source`], once per path, size and modification time in this process.
+pub fn read_cached(path: &Path) -> Result<Arc<str>, ReadError> {
+    let meta = std::fs::metadata(path).map_err(ReadError::Io)?;
+    check_meta(&meta)?;
+    let modified = meta.modified().ok();
+    {
+        let guard = FILES.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(hit) = guard.as_ref().and_then(|files| files.get(path)) {
+            if hit.settled && hit.len == meta.len() && hit.modified == modified {
+                return Ok(Arc::clone(&hit.text));
+            }
+        }
+    }
+    let text: Arc<str> = read_source(path)?.into();
+    let settled = modified
+        .and_then(|m| std::time::SystemTime::now().duration_since(m).ok())
+        .is_some_and(|age| age > SETTLED);
+    let mut guard = FILES.lock().unwrap_or_else(PoisonError::into_inner);
+    guard.get_or_insert_with(HashMap::new).insert(
+        path.to_path_buf(),
+        File_ {
+            len: text.len() as u64,
+            modified,
+            settled,
+            text: Arc::clone(&text),
+            parsed: None,
+            lines: None,
+        },
+    );
+    Ok(text)
+}
+
+/// The line index of the text [`read_cached`] gave for `path` (built once), for
+/// [`ptx::with_index`]; `None` for any other text.
+pub fn line_index(path: &Path, text: &str) -> Option<Arc<ptx::LineIndex>> {
+    let mut guard = FILES.lock().unwrap_or_else(PoisonError::into_inner);
+    let file = guard.as_mut()?.get_mut(path)?;
+    if !(std::ptr::eq(file.text.as_ptr(), text.as_ptr()) && file.text.len() == text.len()) {
+        return None;
+    }
+    Some(Arc::clone(
+        file.lines
+            .get_or_insert_with(|| Arc::new(ptx::LineIndex::new(text))),
+    ))
+}
+
 struct Cached {
     text: String,
     parsed: Arc<Parsed>,
 }
 
-/// Parsed PTX files of this compilation, by path. A hit needs the same text, compared in full:
-/// the file is read for every declaration anyway (to detect edits, also in a long-lived
-/// rust-analyzer process), and comparing is far cheaper than parsing.
+/// Parsed PTX texts that are no file of [`FILES`] (nvcc's output), by path, compared in full.
 static CACHE: Mutex<Option<HashMap<PathBuf, Cached>>> = Mutex::new(None);
 
-/// `ptx::parse_entries(text)`, parsed once per path and content.
+/// `ptx::parse_entries(text)`, parsed once per path and content: at once for the text
+/// [`read_cached`] gave for `path`, else compared in full.
 pub fn parse_ptx(path: &Path, text: &str) -> Arc<Parsed> {
-    // A panic while the lock was held cannot leave an entry half-written: insert is the last
+    // A panic while a lock was held cannot leave an entry half-written: insert is the last
     // step. So a poisoned lock is still usable.
+    {
+        let mut guard = FILES.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(file) = guard.as_mut().and_then(|files| files.get_mut(path)) {
+            // The very text read for this path (the same allocation, kept alive by the map).
+            if std::ptr::eq(file.text.as_ptr(), text.as_ptr()) && file.text.len() == text.len() {
+                let parsed = file
+                    .parsed
+                    .get_or_insert_with(|| Arc::new(ptx::parse_entries(text)));
+                return Arc::clone(parsed);
+            }
+        }
+    }
     let mut guard = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
     let cache = guard.get_or_insert_with(HashMap::new);
     if let Some(hit) = cache.get(path).filter(|c| c.text == text) {
@@ -312,5 +394,35 @@ mod tests {
         let edited = parse_ptx(path, b);
         assert!(!Arc::ptr_eq(&first, &edited));
         assert_eq!(edited.as_ref().as_ref().expect("parses")[0].name, "j");
+    }
+
+    #[test]
+    fn a_file_is_read_and_parsed_once_until_it_changes() {
+        let dir = TempDir::new("cached");
+        let path = dir.0.join("k.ptx");
+        std::fs::write(&path, ".entry k(.param .u32 a) {}").expect("write");
+        // Settled: written a minute ago.
+        let ago = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+        File::options()
+            .write(true)
+            .open(&path)
+            .and_then(|f| f.set_modified(ago))
+            .expect("set_modified");
+        let first = read_cached(&path).expect("reads");
+        let again = read_cached(&path).expect("reads");
+        assert!(Arc::ptr_eq(&first, &again), "read twice");
+        let parsed = parse_ptx(&path, &first);
+        assert!(
+            Arc::ptr_eq(&parsed, &parse_ptx(&path, &again)),
+            "parsed twice"
+        );
+        // An edit (same length) is read and parsed again; a file just written is read each
+        // time, since an edit within the time's resolution would keep its time.
+        std::fs::write(&path, ".entry j(.param .u32 a) {}").expect("write");
+        let edited = read_cached(&path).expect("reads");
+        assert!(!Arc::ptr_eq(&first, &edited));
+        assert!(!Arc::ptr_eq(&edited, &read_cached(&path).expect("reads")));
+        let reparsed = parse_ptx(&path, &edited);
+        assert_eq!(reparsed.as_ref().as_ref().expect("parses")[0].name, "j");
     }
 }

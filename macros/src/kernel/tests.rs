@@ -357,7 +357,7 @@ fn saxpy_expands_to_a_type_its_parameter_types_and_its_kernel() {
             format!(
                 "static KERNEL : :: chevron :: __private :: Kernel = :: chevron :: __private :: \
                  Kernel :: ptx (\"saxpy\" , \"saxpy\" , {path:?} , :: chevron :: __private :: \
-                 include_str ! ({path:?})) ;"
+                 embedded_text (:: chevron :: __private :: include_bytes ! ({path:?}))) ;"
             ),
             ":: chevron :: __private :: Typed :: __of (& KERNEL)".to_string()
         ]

@@ -159,11 +159,7 @@ impl ParamWords {
 /// Where a store is, for messages: "kernels/saxpy.ptx:47: `st.global.f32 [%rd7], %f4;`", and
 /// ", in `put(float*, int, float)`" when it is in a function the kernel calls.
 fn store_place(site: &Site, file: &str, ptx_text: &str) -> String {
-    let line = ptx_text
-        .lines()
-        .nth(site.line.saturating_sub(1))
-        .unwrap_or("")
-        .trim();
+    let line = super::line(ptx_text, site.line.saturating_sub(1)).trim();
     let line = line.split("//").next().unwrap_or(line);
     let line = line.split_whitespace().collect::<Vec<_>>().join(" ");
     let within = site.func.as_deref().map_or_else(String::new, |f| {

@@ -62,6 +62,16 @@ impl Kernel {
                 text,
                 program,
             } => {
+                if std::str::from_utf8(text.as_bytes()).is_err() {
+                    // Embedded with `include_bytes!` (`embedded_text`): see the PTX case.
+                    return Err(Error::Incompatible {
+                        kernel,
+                        message: format!(
+                            "`{path}` is not UTF-8 text: it changed while the crate was \
+                             compiled; build again"
+                        ),
+                    });
+                }
                 let compiled = nvrtc::compiled(ctx, path, text, program, kernel)?;
                 let entry = self.check_nvrtc_output(&compiled.ptx, compiled.lowered.as_deref())?;
                 // One module per compiled program: declarations of one file with other
@@ -74,6 +84,21 @@ impl Kernel {
                     .map_err(|e| self.missing(&entry, None, e));
             }
         };
+        // Embedded with `include_bytes!` (`embedded_text`): UTF-8 when the macro read it, and
+        // checked here again before any `str` method reads it.
+        if let Some(bad) = variants
+            .iter()
+            .find(|v| std::str::from_utf8(v.text.as_bytes()).is_err())
+        {
+            return Err(Error::Incompatible {
+                kernel,
+                message: format!(
+                    "`{}` is not UTF-8 text: it changed while the crate was compiled; build \
+                     again",
+                    bad.path
+                ),
+            });
+        }
         let variant = choose_variant(ctx, variants, kernel)?;
         let index = variants
             .iter()

@@ -147,6 +147,24 @@ impl Cache {
     };
 }
 
+/// The text of a kernel file that `#[kernel]` embedded with `include_bytes!`, as the `&str` the
+/// sources take.
+///
+/// Why not `include_str!`: rustc escapes and unescapes the whole text of an `include_str!` for
+/// every use (its string literal goes through `escape_string_symbol` and
+/// `LitKind::from_token_lit`), so 200 declarations naming one 8 MB PTX spent most of their
+/// `cargo check` there; `include_bytes!` hands rustc the bytes as they are
+/// (`scripts/ptx_scale_bench.sh` measures it).
+///
+/// The macro read the file as UTF-8 when it expanded (it refuses other files); a file changed
+/// since then is checked again at load, before any text is read ([`Kernel`]'s loader), so the
+/// unchecked conversion is never relied on.
+#[doc(hidden)]
+pub const fn embedded_text(bytes: &'static [u8]) -> &'static str {
+    // SAFETY: UTF-8 was checked by the macro, and is checked again before use (see above).
+    unsafe { core::str::from_utf8_unchecked(bytes) }
+}
+
 impl core::fmt::Debug for Kernel {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Kernel")

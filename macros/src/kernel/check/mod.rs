@@ -77,7 +77,7 @@ fn check_source(
         return None;
     }
     let abs = resolve(&rel);
-    let text = match source::read_source(&abs) {
+    let text = match source::read_cached(&abs) {
         Ok(text) => text,
         Err(e @ source::ReadError::Io(_)) => {
             cx.error(
@@ -138,7 +138,7 @@ fn check_source(
             let entry = check_ptx(args, item, &abs, &text, params, cx)?;
             let info = launch_info(args, item, &rel, &abs, &text, &entry);
             let more = variants::check_variants(args, item, &entry, params, resolve, cx)?;
-            let mut all = vec![(lit, text.as_str())];
+            let mut all = vec![(lit, &*text)];
             all.extend(
                 source
                     .variants
@@ -211,7 +211,11 @@ fn nvcc_check(
             cx,
         )?,
     };
-    ptx_check::check_entry(item, entry, &file, &ptx_text, params, cx)?;
+    let at = args
+        .source
+        .as_ref()
+        .map_or_else(Span::call_site, |s| s.path.span());
+    ptx_check::check_entry(item, entry, (&file, at), (None, &ptx_text), params, cx)?;
     Some(read_info(
         entry,
         &kernel_name(&item.sig.ident),
@@ -253,7 +257,7 @@ pub(super) fn launch_info(
 /// `CHEVRON_MANIFEST_DIR` overrides it. The workspace sets it (`.cargo/config.toml`) for its ui
 /// tests: trybuild compiles them as a generated crate under `target/tests/trybuild/`, whose
 /// `CARGO_MANIFEST_DIR` does not hold the fixtures.
-fn base_dir() -> PathBuf {
+pub(crate) fn base_dir() -> PathBuf {
     std::env::var_os("CHEVRON_MANIFEST_DIR")
         .filter(|d| !d.is_empty())
         .or_else(|| std::env::var_os("CARGO_MANIFEST_DIR"))
@@ -261,7 +265,7 @@ fn base_dir() -> PathBuf {
         .unwrap_or_default()
 }
 
-fn resolve(rel: &str) -> PathBuf {
+pub(crate) fn resolve(rel: &str) -> PathBuf {
     let path = Path::new(rel);
     let joined = if path.is_absolute() {
         path.to_path_buf()

@@ -36,7 +36,14 @@ pub(crate) fn check_ptx(
         }
     };
     let entry = find_entry(args, item, entries, &format!("`{rel}`"), params, cx)?;
-    check_entry(item, entry, &rel, text, params, cx)
+    check_entry(
+        item,
+        entry,
+        (&rel, lit.span()),
+        (Some(abs), text),
+        params,
+        cx,
+    )
 }
 
 /// The entry the declaration names among `entries` (of the PTX `file`, as messages name it);
@@ -86,14 +93,15 @@ pub(crate) fn find_entry<'e>(
     }
 }
 
-/// Checks every declared parameter against `entry` (of the PTX text `text`, which messages name
-/// `rel`): the count here, and the words of the assertions the expansion makes. Returns the
-/// entry's symbol, or `None` when the counts differ (reported).
+/// Checks every declared parameter against `entry` (of the PTX text `text`, read from `abs` where
+/// it is a file, which messages name `rel`; `at` is where a refusal of the whole entry goes): the
+/// count here, and the words of the assertions the expansion makes. Returns the entry's symbol,
+/// or `None` when the counts differ (reported).
 pub(crate) fn check_entry(
     item: &KernelItem,
     entry: &Entry,
-    rel: &str,
-    text: &str,
+    (rel, at): (&str, proc_macro2::Span),
+    (abs, text): (Option<&Path>, &str),
     params: &mut [KernelParam],
     cx: &mut Errors,
 ) -> Option<String> {
@@ -104,7 +112,7 @@ pub(crate) fn check_entry(
         &entry.display_name(),
         entry.param_bytes(),
     ) {
-        cx.error(lit.span(), format!("{why} ({rel}:{})", entry.line));
+        cx.error(at, format!("{why} ({rel}:{})", entry.line));
         return None;
     }
     let n = (params.len(), entry.params.len());
@@ -167,7 +175,20 @@ pub(crate) fn check_entry(
         }
         return None;
     }
-    // Whether each type fits is asserted in the expansion, where rustc has resolved it.
+    // Whether each type fits is asserted in the expansion, where rustc has resolved it. The
+    // words quote stores by line: through the file's line index, built once per file.
+    match abs.and_then(|abs| source::line_index(abs, text)) {
+        Some(index) => ptx::with_index(text, &index, || {
+            record_params(entry, rel, text, params);
+        }),
+        None => record_params(entry, rel, text, params),
+    }
+    Some(entry.name.clone())
+}
+
+/// Records on each declared parameter the PTX parameter in its place and the words of its
+/// assertion.
+fn record_params(entry: &Entry, rel: &str, text: &str, params: &mut [KernelParam]) {
     for (k, (param, ptx_param)) in params.iter_mut().zip(&entry.params).enumerate() {
         let words = ParamWords::of(entry, k, rel, text, &param.ty_text);
         let same = |q: &PtxParam| {
@@ -185,7 +206,6 @@ pub(crate) fn check_entry(
             words,
         });
     }
-    Some(entry.name.clone())
 }
 
 /// How many PTX parameters a message lists before "and N more".

@@ -31,7 +31,35 @@ use info::{event_lint, info_value};
 pub use params::rustc_checks_all;
 use params::{param_check, signature_entry, spelling_guard, spelling_guard_statement};
 pub use stub::{expand_stub, stub_checks};
+
 use types::param_types;
+
+std::thread_local! {
+    /// The absolute path of a file whose text an enclosing expansion embedded once, and the
+    /// expression naming it (`#[kernels]`: one `include_bytes!` per module, not per kernel).
+    static SHARED_TEXT: std::cell::RefCell<Option<(String, TokenStream)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with `text` (an expression of type `&'static str`) standing for the embedded text
+/// of the file at `abs_path` in the kernels expanded meanwhile.
+pub fn with_shared_text<R>(abs_path: String, text: TokenStream, f: impl FnOnce() -> R) -> R {
+    let previous = SHARED_TEXT.with(|s| s.replace(Some((abs_path, text))));
+    let out = f();
+    SHARED_TEXT.with(|s| *s.borrow_mut() = previous);
+    out
+}
+
+/// The expression of the embedded text of the file at `path` (a string literal).
+fn embedded(p: &TokenStream, path: &LitStr) -> TokenStream {
+    let shared = SHARED_TEXT.with(|s| {
+        s.borrow()
+            .as_ref()
+            .filter(|(abs, _)| *abs == path.value())
+            .map(|(_, text)| text.clone())
+    });
+    shared.unwrap_or_else(|| quote!(#p::embedded_text(#p::include_bytes!(#path))))
+}
 
 /// The items a checked declaration expands to: the type, its `impl`s and the assertions.
 pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
@@ -67,7 +95,10 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
             let path = LitStr::new(abs_path, Span::call_site());
             let entry = LitStr::new(entry, Span::call_site());
             if variants.is_empty() {
-                quote!(#p::Kernel::ptx(#name, #entry, #path, #p::include_str!(#path)))
+                {
+                    let text = embedded(&p, &path);
+                    quote!(#p::Kernel::ptx(#name, #entry, #path, #text))
+                }
             } else {
                 // Each variant with its own rules: the runtime checks a launch against the
                 // variant it loaded.
@@ -80,7 +111,7 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
                             info_value(infos.get(k), decl.no_upstream_reads, decl.cooperative);
                         quote!(#p::PtxVariant {
                             path: #v,
-                            text: #p::include_str!(#v),
+                            text: #p::embedded_text(#p::include_bytes!(#v)),
                             info: &#info,
                         })
                     });
@@ -98,12 +129,13 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
                 None => quote!(#p::None),
             };
             let sig = params.iter().map(|q| signature_entry(q, &p));
+            let text = embedded(&p, &path);
             if program.is_plain() {
-                quote!(#p::Kernel::cuda(#name, #entry, #path, #p::include_str!(#path), &[#(#sig),*]))
+                quote!(#p::Kernel::cuda(#name, #entry, #path, #text, &[#(#sig),*]))
             } else {
                 let program = super::cuda::program_tokens(program, &p);
                 quote!(#p::Kernel::cuda_program(
-                    #name, #entry, #path, #p::include_str!(#path), &#program, &[#(#sig),*]
+                    #name, #entry, #path, #text, &#program, &[#(#sig),*]
                 ))
             }
         }

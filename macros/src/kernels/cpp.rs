@@ -1,0 +1,99 @@
+//! The adapter between `#[kernels]` and the C++ name reader of the rules crate: how an entry's
+//! C++ name is spelled in docs and messages, and whether a user's spelling (`only`, `skip`)
+//! names it. Everything `#[kernels]` asks of C++ names goes through here, so that a better
+//! matcher (parsed names, `c++filt`'s spelling) replaces these few functions only.
+
+use chevron_cuda_rules::cpp::Signature;
+use chevron_cuda_rules::ptx::Entry;
+
+/// The kernel's C++ name with its template arguments, as docs and messages show it:
+/// `reduce4<int, 512>`, `ns::scale`.
+pub fn cpp_name(sig: &Signature) -> String {
+    sig.name.clone()
+}
+
+/// The whole C++ signature: `reduce4<int, 512>(int*, int const*, unsigned int)`.
+pub fn cpp_signature(sig: &Signature) -> String {
+    sig.text()
+}
+
+/// The name without template arguments or scopes: `reduce4` of `ns::reduce4<int, 512>`.
+pub fn base_name(sig: &Signature) -> String {
+    last_component(sig.base()).to_string()
+}
+
+/// The scopes before the name: `ns::detail` of `ns::detail::f<int>`; empty at the top level.
+pub fn scopes(sig: &Signature) -> String {
+    let base = sig.base();
+    let last = last_component(base);
+    base[..base.len() - last.len()]
+        .trim_end_matches(':')
+        .to_string()
+}
+
+/// The template arguments as written between the outermost `<…>` of the name: `int, 512` of
+/// `reduce4<int, 512>`; empty for a function that is no template instance.
+pub fn template_args(sig: &Signature) -> String {
+    let base = sig.base();
+    sig.name[base.len()..]
+        .trim()
+        .strip_prefix('<')
+        .and_then(|s| s.strip_suffix('>'))
+        .unwrap_or("")
+        .trim()
+        .to_string()
+}
+
+/// Whether the user's spelling `wanted` names `entry`: its symbol, or its C++ name with or
+/// without template arguments and parameter types (the rules crate's matcher).
+pub fn names_entry(entry: &Entry, wanted: &str) -> bool {
+    entry.name == wanted.trim()
+        || entry
+            .signature
+            .as_ref()
+            .is_some_and(|sig| sig.matches(wanted))
+}
+
+/// Whether `a` and `b` spell the same C++ type, whitespace aside (`vec4<float>::Type`).
+pub fn same_spelling(a: &str, b: &str) -> bool {
+    compact(a) == compact(b)
+}
+
+/// `s` without whitespace.
+pub fn compact(s: &str) -> String {
+    s.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// `scale` of `ns::scale`, `f<a::b>` of `ns::f<a::b>`.
+fn last_component(s: &str) -> &str {
+    let mut depth = 0i32;
+    let mut cut = 0;
+    let bytes = s.as_bytes();
+    for (i, ch) in s.char_indices() {
+        match ch {
+            '<' | '(' | '[' => depth += 1,
+            '>' | ')' | ']' => depth -= 1,
+            ':' if depth == 0 && bytes.get(i + 1) == Some(&b':') => cut = i + 2,
+            _ => {}
+        }
+    }
+    &s[cut..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chevron_cuda_rules::cpp::demangle;
+
+    #[test]
+    fn parts_of_a_template_instance() {
+        let sig = demangle("_ZN2ns5scaleIfEEvPT_S1_j").expect("demangles");
+        assert_eq!(cpp_name(&sig), "ns::scale<float>");
+        assert_eq!(base_name(&sig), "scale");
+        assert_eq!(scopes(&sig), "ns");
+        assert_eq!(template_args(&sig), "float");
+        let plain = demangle("_Z10offset_addPffj").expect("demangles");
+        assert_eq!(template_args(&plain), "");
+        assert_eq!(scopes(&plain), "");
+    }
+}
