@@ -62,8 +62,8 @@ fn ptx_files(dir: &Path) -> Vec<String> {
 /// `bytes` without what depends on where the files lie, in `-G` builds: the `.file` lines and
 /// the DWARF sections after the code (`.section .debug_*`: they hold the absolute paths of the
 /// source and of the toolkit's headers, as bytes, and offsets that follow their lengths) and the
-/// 8 hex digits after each `_INTERNAL_` (nvcc names internal-linkage functions
-/// `_ZN46_INTERNAL_<hash>_…` with a hash of the source's absolute path), so that a checkout or a
+/// 8 hex digits of nvcc's hash of the source's absolute path (in `_ZN46_INTERNAL_<hash>_…`
+/// internal-linkage functions and `__nv_static_<n>__<hash>_…` variables), so that a checkout or a
 /// toolkit elsewhere (CI's) compares equal. The code itself, `.loc` lines included, is compared.
 fn without_paths(bytes: &[u8]) -> Vec<u8> {
     let text = String::from_utf8_lossy(bytes);
@@ -75,20 +75,37 @@ fn without_paths(bytes: &[u8]) -> Vec<u8> {
     without_path_hash(kept.join("\n").as_bytes())
 }
 
-/// `bytes` with the 8 hex digits after each `_INTERNAL_` blanked.
+/// `bytes` with the 8 hex digits of nvcc's path hash blanked: after each `_INTERNAL_`
+/// (internal-linkage functions) and `_GLOBAL__N__` (anonymous namespaces), and in `__nv_static_<n>__<hash>_` (`static` variables of
+/// relocatable code).
 fn without_path_hash(bytes: &[u8]) -> Vec<u8> {
-    const MARK: &[u8] = b"_INTERNAL_";
     let mut out = bytes.to_vec();
     let mut i = 0;
-    while i + MARK.len() + 8 <= out.len() {
-        if out[i..].starts_with(MARK) {
-            let start = i + MARK.len();
-            if out[start..start + 8].iter().all(u8::is_ascii_hexdigit) {
-                out[start..start + 8].fill(b'0');
-            }
-            i = start;
+    while i < out.len() {
+        let start = if out[i..].starts_with(b"_INTERNAL_") {
+            Some(i + b"_INTERNAL_".len())
+        } else if out[i..].starts_with(b"_GLOBAL__N__") {
+            Some(i + b"_GLOBAL__N__".len())
+        } else if out[i..].starts_with(b"__nv_static_") {
+            let digits = i + b"__nv_static_".len();
+            let end = digits
+                + out[digits..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_digit())
+                    .count();
+            out[end..].starts_with(b"__").then_some(end + 2)
         } else {
-            i += 1;
+            None
+        };
+        match start {
+            Some(start) => {
+                if out.len() >= start + 8 && out[start..start + 8].iter().all(u8::is_ascii_hexdigit)
+                {
+                    out[start..start + 8].fill(b'0');
+                }
+                i = start;
+            }
+            None => i += 1,
         }
     }
     out
@@ -99,6 +116,14 @@ fn without_path_hash_blanks_only_the_hash() {
     assert_eq!(
         without_path_hash(b"_ZN46_INTERNAL_52ffd6e1_15_grid x _INTERNAL_zz"),
         b"_ZN46_INTERNAL_00000000_15_grid x _INTERNAL_zz".to_vec()
+    );
+    assert_eq!(
+        without_path_hash(b"__nv_static_30__27eb9f0d_9_stores_cu_f8b17717_table __nv_static_x"),
+        b"__nv_static_30__00000000_9_stores_cu_f8b17717_table __nv_static_x".to_vec()
+    );
+    assert_eq!(
+        without_path_hash(b"_ZN40_GLOBAL__N__0bf19b91_8_names_cu_d85cfd804anonEPf"),
+        b"_ZN40_GLOBAL__N__00000000_8_names_cu_d85cfd804anonEPf".to_vec()
     );
 }
 
