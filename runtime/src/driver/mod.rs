@@ -1,3 +1,7 @@
+//! The thin driver layer, what every other folder may ask first: here the driver calls cudarc
+//! lacks; `device`: whether the driver library is there, opening a device's context, whether a
+//! stream is capturing; `current`: the context chevron last made current on this thread.
+//!
 //! The driver calls `cudarc::driver::result` lacks, in its shape: each `sys::cu*` call once, its
 //! `CUresult` as a `Result<_, DriverError>` (cudarc's `CUresult::result`). Where cudarc's
 //! `result` module has the call, the runtime calls it directly (`cudarc::driver::result as cu`);
@@ -10,6 +14,9 @@ use cudarc::driver::result::DriverError;
 use cudarc::driver::{CudaFunction, CudaStream};
 
 use crate::sys;
+
+pub(crate) mod current;
+pub(crate) mod device;
 
 /// Whether the driver library can be loaded.
 pub(crate) fn culib_present() -> bool {

@@ -117,7 +117,7 @@ impl<'a> Graph<'a> {
     {
         let ctx = stream.context().clone();
         ctx.bind_to_thread().map_err(graph_err("cuCtxSetCurrent"))?;
-        if crate::device::is_capturing(stream) {
+        if crate::driver::device::is_capturing(stream) {
             return Err(Error::Graph {
                 kernel: KernelName(None),
                 message: "the stream is already capturing a graph: end that capture first"

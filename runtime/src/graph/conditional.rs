@@ -436,7 +436,8 @@ impl Capture<'_> {
         // Kept until the whole capture ends: destroying a stream mid-capture is not needed.
         self.shared.streams.borrow_mut().push(stream.clone());
         // What a fresh stream reports (no policy): a body that changes it set `sync`.
-        let policy_before = crate::stream::stream_attribute::<crate::SyncPolicy>(&stream).ok();
+        let policy_before =
+            crate::launch::stream::stream_attribute::<crate::SyncPolicy>(&stream).ok();
         let mode = sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED;
         // SAFETY: the body graph is owned by the node just added, live, of this context.
         unsafe { driver::begin_capture_to_graph(&stream, graph, mode) }
@@ -465,7 +466,8 @@ impl Capture<'_> {
             NodeKind::Switch => format!("case {k} of a `switch` node"),
             other => format!("the body of a `{}` node", other.name()),
         };
-        let policy_after = crate::stream::stream_attribute::<crate::SyncPolicy>(&stream).ok();
+        let policy_after =
+            crate::launch::stream::stream_attribute::<crate::SyncPolicy>(&stream).ok();
         if let (Some(Some(policy)), true) = (policy_after, policy_after != policy_before) {
             return Err(graph_error(format!(
                 "`sync = {policy:?}` was set on the stream of {which}: a body runs inside the \
@@ -586,7 +588,7 @@ fn cooperative(node: crate::sys::CUgraphNode) -> Result<bool, Error> {
     // SAFETY: a kernel node of a live graph.
     let value = unsafe { crate::driver::kernel_node_attribute(node, id) }
         .map_err(|e| Error::driver("cuGraphKernelNodeGetAttribute", KernelName(None), e))?;
-    Ok(crate::attr::u32_at(&value, 0) != 0)
+    Ok(crate::config::attr::u32_at(&value, 0) != 0)
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use cudarc::driver::{result as cu, CudaContext, CudaEvent, CudaStream};
 
-use crate::attr::{GraphAttribute, Reached};
+use crate::config::attr::{GraphAttribute, Reached};
 use crate::driver;
 use crate::error::{Error, KernelName};
 use crate::sys;

@@ -321,7 +321,7 @@ fn nvrtc_rules_are_checked_like_the_declared_ones() {
 
 #[test]
 fn invalid_extents_are_reported_before_any_kernel_rule() {
-    use crate::dim::Extent;
+    use crate::config::dim::Extent;
     use crate::{Dim3, LaunchConfig};
     use chevron_cuda_rules::fit::read_info;
     use chevron_cuda_rules::limits::Violation;
@@ -332,7 +332,7 @@ fn invalid_extents_are_reported_before_any_kernel_rule() {
     static K: Kernel = Kernel::ptx("k", "k", "/k/k.ptx", PTX);
     let entries = ptx::parse_entries(PTX).expect("parses");
     let info = read_info(&entries[0], "k", "k.ptx", false, fit::CooperativeUse::ByPtx).leak();
-    let dim = |x: Result<u32, crate::dim::ExtentError>| x.map(|x| Dim3::new(x, 1, 1));
+    let dim = |x: Result<u32, crate::config::dim::ExtentError>| x.map(|x| Dim3::new(x, 1, 1));
     let grid = LaunchConfig::__from_extents(dim(u64::MAX.extent()), dim(64u32.extent()));
     match K.check_launch(&info, &grid) {
         Err(Error::InvalidConfig { kernel, violation }) => {
