@@ -28,10 +28,10 @@ use std::time::{Duration, Instant};
 use cudarc::driver::result as cu;
 use cudarc::driver::{CudaStream, DriverError};
 
+use crate::config::attr::{StreamAttribute, SyncPolicy};
 use crate::error::driver_error;
 use crate::error::{Error, KernelName};
 use crate::sys;
-use crate::{StreamAttribute, SyncPolicy};
 use reactor::{Entry, Flag, Pace, Watch};
 use slot::Slot;
 
@@ -256,7 +256,7 @@ fn start(stream: &Arc<CudaStream>, mechanism: Mechanism) -> Result<State, Error>
                 .to_string(),
         });
     }
-    let id = <SyncPolicy as crate::Attribute>::ID;
+    let id = <SyncPolicy as crate::config::attr::Attribute>::ID;
     let policy = SyncPolicy::from_stream_value(
         &crate::driver::stream_attribute(stream, id).map_err(|source| {
             crate::launch::explain::stream_attribute_error(

@@ -437,7 +437,8 @@ impl Capture<'_> {
         self.shared.streams.borrow_mut().push(stream.clone());
         // What a fresh stream reports (no policy): a body that changes it set `sync`.
         let policy_before =
-            crate::launch::stream::stream_attribute::<crate::SyncPolicy>(&stream).ok();
+            crate::launch::stream::stream_attribute::<crate::config::attr::SyncPolicy>(&stream)
+                .ok();
         let mode = sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED;
         // SAFETY: the body graph is owned by the node just added, live, of this context.
         unsafe { driver::begin_capture_to_graph(&stream, graph, mode) }
@@ -467,7 +468,8 @@ impl Capture<'_> {
             other => format!("the body of a `{}` node", other.name()),
         };
         let policy_after =
-            crate::launch::stream::stream_attribute::<crate::SyncPolicy>(&stream).ok();
+            crate::launch::stream::stream_attribute::<crate::config::attr::SyncPolicy>(&stream)
+                .ok();
         if let (Some(Some(policy)), true) = (policy_after, policy_after != policy_before) {
             return Err(graph_error(format!(
                 "`sync = {policy:?}` was set on the stream of {which}: a body runs inside the \

@@ -170,7 +170,9 @@ fn missing_nvrtc_is_a_typed_error() {
 /// break them.
 #[test]
 fn folded_rules_agree_with_every_rule() {
-    use crate::{ClusterDim, Cooperative, Dim3, LaunchConfig, ProgrammaticSerialization};
+    use crate::config::attr::{ClusterDim, Cooperative, ProgrammaticSerialization};
+    use crate::config::dim::Dim3;
+    use crate::config::LaunchConfig;
     use chevron_cuda_rules::fit::{read_info, CooperativeUse};
     const PTX: &str = ".version 9.0\n.target sm_90\n.address_size 64\n\
         .visible .entry plain() { ret; }\n\
@@ -255,8 +257,8 @@ fn folded_rules_agree_with_every_rule() {
     assert!(rules.quick);
     assert_eq!(
         rules.refused,
-        bit_of(<Cooperative as crate::Attribute>::KIND.id)
-            | bit_of(<ProgrammaticSerialization as crate::Attribute>::KIND.id)
+        bit_of(<Cooperative as crate::config::attr::Attribute>::KIND.id)
+            | bit_of(<ProgrammaticSerialization as crate::config::attr::Attribute>::KIND.id)
     );
     assert_eq!(rules.required, 0);
 }
@@ -265,7 +267,8 @@ fn folded_rules_agree_with_every_rule() {
 /// reads them there once read, as `check_launch` does.
 #[test]
 fn nvrtc_rules_are_checked_like_the_declared_ones() {
-    use crate::{Cooperative, LaunchConfig};
+    use crate::config::attr::Cooperative;
+    use crate::config::LaunchConfig;
     const BOUNDED: &str = ".version 8.0\n.target sm_90\n.address_size 64\n\
         .visible .entry histogram(\n\t.param .u64 histogram_param_0,\n\
         \t.param .u64 histogram_param_1,\n\t.param .u32 histogram_param_2\n)\n\
@@ -321,8 +324,9 @@ fn nvrtc_rules_are_checked_like_the_declared_ones() {
 
 #[test]
 fn invalid_extents_are_reported_before_any_kernel_rule() {
+    use crate::config::dim::Dim3;
     use crate::config::dim::Extent;
-    use crate::{Dim3, LaunchConfig};
+    use crate::config::LaunchConfig;
     use chevron_cuda_rules::fit::read_info;
     use chevron_cuda_rules::limits::Violation;
     // Compiled-in clusters of 2 and `.reqntid 64`: the kernel rules that a placeholder grid

@@ -70,7 +70,9 @@ pub(crate) fn explain(
             };
         }
         E::CUDA_ERROR_INVALID_CLUSTER_SIZE => {
-            let cluster = config.cluster().unwrap_or(crate::Dim3::new(1, 1, 1));
+            let cluster = config
+                .cluster()
+                .unwrap_or(crate::config::dim::Dim3::new(1, 1, 1));
             if config.validate().is_ok() && not_resident(stream, func, config) {
                 return cluster_not_resident(kernel, config, cluster);
             }
@@ -217,7 +219,7 @@ fn not_resident(stream: &CudaStream, func: &CudaFunction, config: &LaunchConfig<
 fn cluster_not_resident(
     kernel: KernelName,
     config: &LaunchConfig<'_>,
-    cluster: crate::Dim3,
+    cluster: crate::config::dim::Dim3,
 ) -> Error {
     Error::ClusterNotResident {
         kernel,

@@ -274,7 +274,9 @@ fn opt_in_shared(
             .max(0) as u32;
         #[cfg(cuda_13040)]
         if u64::from(static_bytes) + u64::from(shared) > u64::from(limit) {
-            let mode = config.launch_value(<crate::SharedMemoryMode as crate::Attribute>::KIND.id);
+            let mode = config.launch_value(
+                <crate::config::attr::SharedMemoryMode as crate::config::attr::Attribute>::KIND.id,
+            );
             if crate::launch::function_attr::oversized_allowed(
                 func,
                 mode.map(|v| crate::config::attr::u32_at(v, 0)),

@@ -198,7 +198,8 @@ mod tests {
             .iter()
             .copied()
             .filter(|v| {
-                variant_since(kind.key, v).is_some_and(|s| s <= crate::CUDA_VERSION.max(kind.since))
+                variant_since(kind.key, v)
+                    .is_some_and(|s| s <= crate::config::attr::CUDA_VERSION.max(kind.since))
             })
             .collect();
         let have: Vec<String> = modes().iter().map(|m| format!("{m:?}")).collect();

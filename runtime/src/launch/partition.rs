@@ -402,7 +402,7 @@ fn check_cooperative(
     kernel: KernelName,
     config: &LaunchConfig<'_>,
 ) -> Result<(), Error> {
-    if !config.has::<crate::Cooperative>() {
+    if !config.has::<crate::config::attr::Cooperative>() {
         return Ok(());
     }
     #[cfg(cuda_12050)]
