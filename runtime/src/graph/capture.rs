@@ -106,8 +106,8 @@ impl Drop for CaptureGuard<'_> {
 }
 
 impl<'a> Graph<'a> {
-    /// [`Graph::capture`], whose entry in `graph.rs` (where rustc names it plainly in a bound's
-    /// error) calls this.
+    /// [`Graph::capture`], whose entry in `graph/mod.rs` (where rustc names it plainly in a
+    /// bound's error) calls this.
     pub(super) fn capture_body<R, F>(
         stream: &Arc<CudaStream>,
         mut body: F,
