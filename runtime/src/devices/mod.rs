@@ -68,7 +68,7 @@ impl Device {
 ///     "tick",
 ///     "tick",
 ///     concat!(env!("CARGO_MANIFEST_DIR"), "/../kernels/sync_policy.ptx"),
-///     include_str!("../../kernels/sync_policy.ptx"),
+///     include_str!("../../../kernels/sync_policy.ptx"),
 /// );
 /// let set = DeviceSet::all()?;
 /// let mut counts = set.map(|dev| Ok(dev.stream().alloc_zeros::<u32>(1)?))?;

@@ -426,7 +426,9 @@ impl Capture<'_> {
         graph: crate::sys::CUgraph,
         bodies: &mut dyn FnMut(u32, &mut Capture<'_>) -> Result<(), Error>,
     ) -> Result<(), Error> {
+        use crate::config::attr::SyncPolicy;
         use crate::driver;
+        use crate::launch::stream::stream_attribute;
         use crate::sys;
         let stream = self
             .shared
@@ -436,9 +438,7 @@ impl Capture<'_> {
         // Kept until the whole capture ends: destroying a stream mid-capture is not needed.
         self.shared.streams.borrow_mut().push(stream.clone());
         // What a fresh stream reports (no policy): a body that changes it set `sync`.
-        let policy_before =
-            crate::launch::stream::stream_attribute::<crate::config::attr::SyncPolicy>(&stream)
-                .ok();
+        let policy_before = stream_attribute::<SyncPolicy>(&stream).ok();
         let mode = sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED;
         // SAFETY: the body graph is owned by the node just added, live, of this context.
         unsafe { driver::begin_capture_to_graph(&stream, graph, mode) }
@@ -467,9 +467,7 @@ impl Capture<'_> {
             NodeKind::Switch => format!("case {k} of a `switch` node"),
             other => format!("the body of a `{}` node", other.name()),
         };
-        let policy_after =
-            crate::launch::stream::stream_attribute::<crate::config::attr::SyncPolicy>(&stream)
-                .ok();
+        let policy_after = stream_attribute::<SyncPolicy>(&stream).ok();
         if let (Some(Some(policy)), true) = (policy_after, policy_after != policy_before) {
             return Err(graph_error(format!(
                 "`sync = {policy:?}` was set on the stream of {which}: a body runs inside the \
