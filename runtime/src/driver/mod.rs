@@ -5,8 +5,9 @@
 //! The driver calls `cudarc::driver::result` lacks, in its shape: each `sys::cu*` call once, its
 //! `CUresult` as a `Result<_, DriverError>` (cudarc's `CUresult::result`). Where cudarc's
 //! `result` module has the call, the runtime calls it directly (`cudarc::driver::result as cu`);
-//! what a failure means is said in one place, `explain.rs`. CUDA versions are told apart by the
-//! build script's `cfg`s (`cfg(cuda_12030)`: CUDA 12.3 or later), as everywhere in the crate.
+//! what a failure means is said in one place, `launch/explain.rs`. CUDA versions are told apart
+//! by the build script's `cfg`s (`cfg(cuda_12030)`: CUDA 12.3 or later), as everywhere in the
+//! crate.
 
 use core::ffi::c_void;
 
