@@ -3,7 +3,7 @@
 use cudarc::driver::{CudaContext, DriverError};
 use cudarc::nvrtc::CompileError;
 
-use crate::dim::Dim3;
+use crate::config::dim::Dim3;
 
 /// The kernel a message is about, if known: `` for `saxpy` `` or nothing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

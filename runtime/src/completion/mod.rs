@@ -28,10 +28,10 @@ use std::time::{Duration, Instant};
 use cudarc::driver::result as cu;
 use cudarc::driver::{CudaStream, DriverError};
 
+use crate::config::attr::{StreamAttribute, SyncPolicy};
 use crate::error::driver_error;
 use crate::error::{Error, KernelName};
 use crate::sys;
-use crate::{StreamAttribute, SyncPolicy};
 use reactor::{Entry, Flag, Pace, Watch};
 use slot::Slot;
 
@@ -145,7 +145,7 @@ fn host_func_v2_available() -> Result<(), Error> {
 
 #[cfg(cuda_13020)]
 fn host_func_v2_available() -> Result<(), Error> {
-    crate::device::ensure_driver()?;
+    crate::driver::device::ensure_driver()?;
     if driver::has_host_func_v2() {
         return Ok(());
     }
@@ -248,7 +248,7 @@ fn start(stream: &Arc<CudaStream>, mechanism: Mechanism) -> Result<State, Error>
     let kernel = KernelName(None);
     ctx.bind_to_thread()
         .map_err(|e| driver_error("cuCtxSetCurrent", kernel, ctx, e))?;
-    if crate::device::is_capturing(stream) {
+    if crate::driver::device::is_capturing(stream) {
         return Err(Error::Graph {
             kernel,
             message: "cannot await a stream that is capturing a graph (its work runs when the \
@@ -256,10 +256,16 @@ fn start(stream: &Arc<CudaStream>, mechanism: Mechanism) -> Result<State, Error>
                 .to_string(),
         });
     }
-    let id = <SyncPolicy as crate::Attribute>::ID;
+    let id = <SyncPolicy as crate::config::attr::Attribute>::ID;
     let policy = SyncPolicy::from_stream_value(
         &crate::driver::stream_attribute(stream, id).map_err(|source| {
-            crate::explain::stream_attribute_error("cuStreamGetAttribute", id, None, kernel, source)
+            crate::launch::explain::stream_attribute_error(
+                "cuStreamGetAttribute",
+                id,
+                None,
+                kernel,
+                source,
+            )
         })?,
     );
     let pace = Pace::of(policy);

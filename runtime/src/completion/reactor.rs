@@ -16,9 +16,9 @@ use cudarc::driver::{CudaContext, CudaEvent, CudaStream, DriverError};
 
 use super::driver;
 use super::slot::Slot;
+use crate::config::attr::SyncPolicy;
 use crate::error::Error;
 use crate::sys;
-use crate::SyncPolicy;
 
 /// How eagerly the reactor looks, from the stream's `sync` policy; the fastest among pending
 /// completions wins.

@@ -1,5 +1,5 @@
 use super::*;
-use crate::{ClusterDim, PreferredClusterDim};
+use crate::config::attr::{ClusterDim, PreferredClusterDim};
 
 /// Extents around every limit: 0, 1, the limits and one past them, and a few in between.
 const EXTENTS: [u32; 12] = [

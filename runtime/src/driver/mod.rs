@@ -1,8 +1,13 @@
+//! The thin driver layer, what every other folder may ask first: here the driver calls cudarc
+//! lacks; `device`: whether the driver library is there, opening a device's context, whether a
+//! stream is capturing; `current`: the context chevron last made current on this thread.
+//!
 //! The driver calls `cudarc::driver::result` lacks, in its shape: each `sys::cu*` call once, its
 //! `CUresult` as a `Result<_, DriverError>` (cudarc's `CUresult::result`). Where cudarc's
 //! `result` module has the call, the runtime calls it directly (`cudarc::driver::result as cu`);
-//! what a failure means is said in one place, `explain.rs`. CUDA versions are told apart by the
-//! build script's `cfg`s (`cfg(cuda_12030)`: CUDA 12.3 or later), as everywhere in the crate.
+//! what a failure means is said in one place, `launch/explain.rs`. CUDA versions are told apart
+//! by the build script's `cfg`s (`cfg(cuda_12030)`: CUDA 12.3 or later), as everywhere in the
+//! crate.
 
 use core::ffi::c_void;
 
@@ -10,6 +15,9 @@ use cudarc::driver::result::DriverError;
 use cudarc::driver::{CudaFunction, CudaStream};
 
 use crate::sys;
+
+pub(crate) mod current;
+pub(crate) mod device;
 
 /// Whether the driver library can be loaded.
 pub(crate) fn culib_present() -> bool {

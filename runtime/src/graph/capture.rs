@@ -108,8 +108,8 @@ impl Drop for CaptureGuard<'_> {
 }
 
 impl<'a> Graph<'a> {
-    /// [`Graph::capture`], whose entry in `graph.rs` (where rustc names it plainly in a bound's
-    /// error) calls this.
+    /// [`Graph::capture`], whose entry in `graph/mod.rs` (where rustc names it plainly in a
+    /// bound's error) calls this.
     pub(super) fn capture_body<R, F>(
         stream: &Arc<CudaStream>,
         mut body: F,
@@ -119,7 +119,7 @@ impl<'a> Graph<'a> {
     {
         let ctx = stream.context().clone();
         ctx.bind_to_thread().map_err(graph_err("cuCtxSetCurrent"))?;
-        if crate::device::is_capturing(stream) {
+        if crate::driver::device::is_capturing(stream) {
             return Err(Error::Graph {
                 kernel: KernelName(None),
                 message: "the stream is already capturing a graph: end that capture first"

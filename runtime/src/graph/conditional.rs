@@ -475,7 +475,9 @@ impl<'s> Capture<'s> {
         graph: crate::sys::CUgraph,
         bodies: &mut dyn FnMut(u32, &mut Capture<'_>) -> Result<(), Error>,
     ) -> Result<(), Error> {
+        use crate::config::attr::SyncPolicy;
         use crate::driver;
+        use crate::launch::stream::stream_attribute;
         use crate::sys;
         let stream = self
             .shared
@@ -485,7 +487,7 @@ impl<'s> Capture<'s> {
         // Kept until the whole capture ends: destroying a stream mid-capture is not needed.
         self.shared.streams.borrow_mut().push(stream.clone());
         // What a fresh stream reports (no policy): a body that changes it set `sync`.
-        let policy_before = crate::stream::stream_attribute::<crate::SyncPolicy>(&stream).ok();
+        let policy_before = stream_attribute::<SyncPolicy>(&stream).ok();
         let mode = sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED;
         // SAFETY: the body graph is owned by the node just added, live, of this context.
         unsafe { driver::begin_capture_to_graph(&stream, graph, mode) }
@@ -514,7 +516,7 @@ impl<'s> Capture<'s> {
             NodeKind::Switch => format!("case {k} of a `switch` node"),
             other => format!("the body of a `{}` node", other.name()),
         };
-        let policy_after = crate::stream::stream_attribute::<crate::SyncPolicy>(&stream).ok();
+        let policy_after = stream_attribute::<SyncPolicy>(&stream).ok();
         if let (Some(Some(policy)), true) = (policy_after, policy_after != policy_before) {
             return Err(graph_error(format!(
                 "`sync = {policy:?}` was set on the stream of {which}: a body runs inside the \
@@ -642,7 +644,7 @@ fn cooperative(node: crate::sys::CUgraphNode) -> Result<bool, Error> {
     // SAFETY: a kernel node of a live graph.
     let value = unsafe { crate::driver::kernel_node_attribute(node, id) }
         .map_err(|e| Error::driver("cuGraphKernelNodeGetAttribute", KernelName(None), e))?;
-    Ok(crate::attr::u32_at(&value, 0) != 0)
+    Ok(crate::config::attr::u32_at(&value, 0) != 0)
 }
 
 #[cfg(test)]

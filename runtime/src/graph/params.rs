@@ -329,7 +329,7 @@ impl<'a> Graph<'a> {
         kernel: KernelName,
         params: &mut [*mut c_void],
     ) -> Result<(), Error> {
-        match crate::function::function_info(func).param_sizes(&self.ctx, func) {
+        match crate::launch::function::function_info(func).param_sizes(&self.ctx, func) {
             Some(sizes) if sizes.len() == params.len() => {
                 let mut records = self.records.borrow_mut();
                 let ptrs = records.add(node, sizes);

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
 
-use crate::device::ensure_driver;
+use crate::driver::device::ensure_driver;
 use crate::error::{Error, KernelName};
 use crate::nvrtc;
 use crate::ptx::{self, Unresolved};
@@ -221,8 +221,8 @@ fn module_for<'a>(
         return Ok(m.clone());
     }
     let module = match image()? {
-        Image::Ptx(path, text) => crate::link::load(ctx, path, text.to_owned(), kernel)?,
-        Image::Cubin(cubin) => crate::link::load_image(ctx, cubin.to_vec(), kernel)?,
+        Image::Ptx(path, text) => crate::nvrtc::link::load(ctx, path, text.to_owned(), kernel)?,
+        Image::Cubin(cubin) => crate::nvrtc::link::load_image(ctx, cubin.to_vec(), kernel)?,
     };
     lock(&MODULES).push((context, key, module.clone()));
     Ok(module)

@@ -1,3 +1,7 @@
+//! A `#[kernel]` declaration at run time: loading its module per context (`load`), its launch
+//! rules (`rules`), the trait it implements and its typed launch and graph updates (`typed`,
+//! `tuple`), its parameter types (`param`) and CUDA's vector types (`vec`).
+//!
 //! Kernel loading: one [`Kernel`] per declaration, caching its `CUfunction` per CUDA context.
 //!
 //! The hot path ([`Kernel::get`] after the first call in a context) scans a few `OnceLock`
@@ -9,19 +13,23 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::{CudaContext, CudaFunction, CudaStream};
 
+use crate::config::dim::Dim3;
 use crate::config::LaunchConfig;
-use crate::dim::Dim3;
 use crate::error::{Error, KernelName};
+use crate::launch::occupancy::{self, Occupancy};
 use crate::launch::Checked;
 use crate::nvrtc::{self, CudaProgram};
-use crate::occupancy::{self, Occupancy};
 use crate::ptx::{self, ParamSig};
 use chevron_cuda_rules::fit::KernelInfo;
 
 mod load;
+pub(crate) mod param;
 mod rules;
 #[cfg(test)]
 mod tests;
+pub(crate) mod tuple;
+pub(crate) mod typed;
+pub mod vec;
 
 pub use load::modules_loaded;
 pub use rules::LaunchRules;

@@ -1,6 +1,8 @@
 //! A kernel's launch rules against a config: the quick compares of a typed launch
 //! ([`LaunchRules`], folded at compile time) and every rule one by one ([`Kernel::check_launch`]).
 
+use crate::config::attr::{Attribute, Cooperative, ProgrammaticSerialization};
+use crate::config::dim::Dim3;
 use crate::config::{bit, LaunchConfig};
 use crate::error::{Error, KernelName};
 use chevron_cuda_rules::fit::{self, KernelInfo, LaunchFacts, Rule};
@@ -104,13 +106,13 @@ impl Kernel {
                 None => return Ok(()),
             }
         };
-        let arr = |d: crate::Dim3| [d.x, d.y, d.z];
+        let arr = |d: Dim3| [d.x, d.y, d.z];
         let facts = LaunchFacts {
             grid: Some(arr(config.grid())),
             block: Some(arr(config.block())),
             cluster: Some(config.cluster().map(arr)),
-            cooperative: Some(config.has::<crate::Cooperative>()),
-            programmatic_serialization: Some(config.has::<crate::ProgrammaticSerialization>()),
+            cooperative: Some(config.has::<Cooperative>()),
+            programmatic_serialization: Some(config.has::<ProgrammaticSerialization>()),
         };
         match info.check(&facts) {
             Ok(()) => Ok(()),
@@ -189,8 +191,8 @@ impl LaunchRules {
     /// ([`KernelInfo::check_cooperative`] and [`KernelInfo::check_serialization`], each asked
     /// with and without its kind), so that they cannot drift apart.
     pub const fn of(info: &'static KernelInfo) -> Self {
-        let cooperative = bit(<crate::Cooperative as crate::Attribute>::KIND.id);
-        let serialization = bit(<crate::ProgrammaticSerialization as crate::Attribute>::KIND.id);
+        let cooperative = bit(<Cooperative as Attribute>::KIND.id);
+        let serialization = bit(<ProgrammaticSerialization as Attribute>::KIND.id);
         let (mut refused, mut required) = (0, 0);
         if info.check_cooperative(true).is_err() {
             refused |= cooperative;

@@ -180,7 +180,9 @@ fn missing_nvrtc_is_a_typed_error() {
 /// break them.
 #[test]
 fn folded_rules_agree_with_every_rule() {
-    use crate::{ClusterDim, Cooperative, Dim3, LaunchConfig, ProgrammaticSerialization};
+    use crate::config::attr::{ClusterDim, Cooperative, ProgrammaticSerialization};
+    use crate::config::dim::Dim3;
+    use crate::config::LaunchConfig;
     use chevron_cuda_rules::fit::{read_info, CooperativeUse};
     const PTX: &str = ".version 9.0\n.target sm_90\n.address_size 64\n\
         .visible .entry plain() { ret; }\n\
@@ -265,8 +267,8 @@ fn folded_rules_agree_with_every_rule() {
     assert!(rules.quick);
     assert_eq!(
         rules.refused,
-        bit_of(<Cooperative as crate::Attribute>::KIND.id)
-            | bit_of(<ProgrammaticSerialization as crate::Attribute>::KIND.id)
+        bit_of(<Cooperative as crate::config::attr::Attribute>::KIND.id)
+            | bit_of(<ProgrammaticSerialization as crate::config::attr::Attribute>::KIND.id)
     );
     assert_eq!(rules.required, 0);
 }
@@ -275,7 +277,8 @@ fn folded_rules_agree_with_every_rule() {
 /// reads them there once read, as `check_launch` does.
 #[test]
 fn nvrtc_rules_are_checked_like_the_declared_ones() {
-    use crate::{Cooperative, LaunchConfig};
+    use crate::config::attr::Cooperative;
+    use crate::config::LaunchConfig;
     const BOUNDED: &str = ".version 8.0\n.target sm_90\n.address_size 64\n\
         .visible .entry histogram(\n\t.param .u64 histogram_param_0,\n\
         \t.param .u64 histogram_param_1,\n\t.param .u32 histogram_param_2\n)\n\
@@ -331,8 +334,9 @@ fn nvrtc_rules_are_checked_like_the_declared_ones() {
 
 #[test]
 fn invalid_extents_are_reported_before_any_kernel_rule() {
-    use crate::dim::Extent;
-    use crate::{Dim3, LaunchConfig};
+    use crate::config::dim::Dim3;
+    use crate::config::dim::Extent;
+    use crate::config::LaunchConfig;
     use chevron_cuda_rules::fit::read_info;
     use chevron_cuda_rules::limits::Violation;
     // Compiled-in clusters of 2 and `.reqntid 64`: the kernel rules that a placeholder grid
@@ -342,7 +346,7 @@ fn invalid_extents_are_reported_before_any_kernel_rule() {
     static K: Kernel = Kernel::ptx("k", "k", "/k/k.ptx", PTX);
     let entries = ptx::parse_entries(PTX).expect("parses");
     let info = read_info(&entries[0], "k", "k.ptx", false, fit::CooperativeUse::ByPtx).leak();
-    let dim = |x: Result<u32, crate::dim::ExtentError>| x.map(|x| Dim3::new(x, 1, 1));
+    let dim = |x: Result<u32, crate::config::dim::ExtentError>| x.map(|x| Dim3::new(x, 1, 1));
     let grid = LaunchConfig::__from_extents(dim(u64::MAX.extent()), dim(64u32.extent()));
     match K.check_launch(&info, &grid) {
         Err(Error::InvalidConfig { kernel, violation }) => {

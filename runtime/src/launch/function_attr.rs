@@ -7,7 +7,7 @@ use std::sync::Arc;
 use cudarc::driver::result as cu;
 use cudarc::driver::{CudaContext, CudaFunction};
 
-use crate::attr::{cuda, Reached, SharedMemoryMode};
+use crate::config::attr::{cuda, Reached, SharedMemoryMode};
 use crate::error::{Error, KernelName};
 use crate::sys;
 
@@ -193,7 +193,7 @@ mod tests {
     /// (`"AllowOversized" since cuda_13040`) from their version on.
     #[test]
     fn modes_are_the_rows_values_of_this_version() {
-        use crate::attr::Attribute;
+        use crate::config::attr::Attribute;
         use chevron_cuda_rules::kinds::{variant_since, ValueForm};
         let kind = <SharedMemoryMode as Attribute>::KIND;
         let ValueForm::Enum(variants) = kind.form else {
@@ -203,7 +203,8 @@ mod tests {
             .iter()
             .copied()
             .filter(|v| {
-                variant_since(kind.key, v).is_some_and(|s| s <= crate::CUDA_VERSION.max(kind.since))
+                variant_since(kind.key, v)
+                    .is_some_and(|s| s <= crate::config::attr::CUDA_VERSION.max(kind.since))
             })
             .collect();
         let have: Vec<String> = modes().iter().map(|m| format!("{m:?}")).collect();
@@ -224,8 +225,8 @@ mod tests {
         for (mode, want) in modes().into_iter().zip(want) {
             assert_eq!(FunctionSharedMemoryMode(mode).value(), want as i32);
             // The launch attribute carries the same number at offset 0.
-            use crate::attr::Attribute;
-            assert_eq!(crate::attr::u32_at(&mode.value(), 0), want as u32);
+            use crate::config::attr::Attribute;
+            assert_eq!(crate::config::attr::u32_at(&mode.value(), 0), want as u32);
         }
         assert_eq!(FunctionSharedMemoryMode::ID as u32, 17);
     }

@@ -1,3 +1,7 @@
+//! What a launch is made of, as values, with no driver call: [`Dim3`] and the extents a launch
+//! position accepts (`dim`), the launch-attribute kinds and where the driver accepts each one
+//! (`attr`), the kinds' test samples (`samples`), and here the config that holds them.
+//!
 //! [`LaunchConfig`]: grid, block, shared memory and attributes of a launch, as a reusable value.
 
 use core::fmt;
@@ -6,16 +10,20 @@ use core::mem::MaybeUninit;
 
 use cudarc::driver::CudaEvent;
 
-use crate::attr::{
+use crate::config::attr::{
     kind_info, u32_at, Attribute, ClusterDim, FlagAttribute, LaunchAttribute, PreferredClusterDim,
     Reached, SharedCarveout, StreamAttribute, KINDS,
 };
-use crate::dim::{Dim3, ExtentError};
+use crate::config::dim::{Dim3, ExtentError};
 use crate::sys;
 use chevron_cuda_rules::kinds::Position;
 use chevron_cuda_rules::limits::{
     check_launch, LaunchShape, Violation, MAX_BLOCK_DIM, MAX_BLOCK_THREADS, MAX_GRID_DIM,
 };
+
+pub(crate) mod attr;
+pub(crate) mod dim;
+mod samples;
 
 /// How many launch-attribute kinds this build knows: the capacity of a config's attribute array.
 /// Each kind appears at most once, so the array never overflows.

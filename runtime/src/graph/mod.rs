@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use cudarc::driver::{result as cu, CudaContext, CudaEvent, CudaStream};
 
-use crate::attr::{GraphAttribute, Reached};
+use crate::config::attr::{GraphAttribute, Reached};
 use crate::driver;
 use crate::error::{Error, KernelName};
 use crate::sys;
@@ -172,7 +172,7 @@ unsafe fn node_priority(node: sys::CUgraphNode) -> i32 {
     let id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PRIORITY;
     // SAFETY: forwarded from the caller.
     unsafe { driver::kernel_node_attribute(node, id) }
-        .map_or(0, |value| crate::attr::u32_at(&value, 0) as i32)
+        .map_or(0, |value| crate::config::attr::u32_at(&value, 0) as i32)
 }
 
 /// [`instantiate_flags`] of `graph`, from the priority attribute of its kernel nodes and of
@@ -316,7 +316,7 @@ impl<'a> Graph<'a> {
         // A priority set on a node of a conditional body is not seen by the walk of the graph:
         // from the first one on, the graph instantiates with node priorities.
         if A::ID == sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PRIORITY
-            && crate::attr::u32_at(&attr.value(), 0) != 0
+            && crate::config::attr::u32_at(&attr.value(), 0) != 0
         {
             self.body_priority = true;
         }

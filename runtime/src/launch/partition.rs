@@ -24,10 +24,10 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaContext, CudaFunction, CudaStream};
 
+use crate::config::dim::Dim3;
 use crate::config::LaunchConfig;
-use crate::dim::Dim3;
 use crate::error::{Error, KernelName};
-use crate::occupancy::Occupancy;
+use crate::launch::occupancy::Occupancy;
 use crate::sys;
 
 // Below CUDA 12.5 no partition can be made: what only a partition uses is unused.
@@ -182,7 +182,7 @@ impl Partition {
         func: &CudaFunction,
         config: &LaunchConfig<'_>,
     ) -> Result<Occupancy, Error> {
-        let device = crate::occupancy::occupancy(&self.ctx, func, config)?;
+        let device = crate::launch::occupancy::occupancy(&self.ctx, func, config)?;
         Ok(Occupancy {
             sms: self.sms,
             ..device
@@ -216,10 +216,10 @@ impl Partition {
         func: &CudaFunction,
         config: &LaunchConfig<'_>,
     ) -> Result<u32, Error> {
-        let device = crate::occupancy::max_active_clusters(&self.ctx, func, config)?;
+        let device = crate::launch::occupancy::max_active_clusters(&self.ctx, func, config)?;
         let by_stream = match self.streams.first() {
             Some(stream) => {
-                crate::occupancy::max_active_clusters_on(&self.ctx, func, config, stream)?
+                crate::launch::occupancy::max_active_clusters_on(&self.ctx, func, config, stream)?
             }
             None => device,
         };
@@ -241,7 +241,7 @@ impl Partition {
 fn split_impl(ctx: &Arc<CudaContext>, sms: u32) -> Result<(Partition, Partition), Error> {
     use crate::driver;
     let kernel = KernelName(None);
-    crate::device::ensure_driver()?;
+    crate::driver::device::ensure_driver()?;
     let version =
         driver::driver_version().map_err(|e| Error::driver("cuDriverGetVersion", kernel, e))?;
     if version < 12050 {
@@ -402,7 +402,7 @@ fn check_cooperative(
     kernel: KernelName,
     config: &LaunchConfig<'_>,
 ) -> Result<(), Error> {
-    if !config.has::<crate::Cooperative>() {
+    if !config.has::<crate::config::attr::Cooperative>() {
         return Ok(());
     }
     #[cfg(cuda_12050)]
@@ -429,7 +429,7 @@ pub(crate) fn cooperative_too_large(
     };
     let shared = config.shared_bytes();
     if shared > 0 {
-        crate::function::ensure_shared(stream.context(), func, shared, kernel, config)?;
+        crate::launch::function::ensure_shared(stream.context(), func, shared, kernel, config)?;
     }
     let per_sm = func
         .occupancy_max_active_blocks_per_multiprocessor(

@@ -37,7 +37,7 @@ use cudarc::driver::{
     SyncOnDrop,
 };
 
-use crate::args::ArgSlot;
+use crate::launch::args::ArgSlot;
 pub use chevron_cuda_rules::param::{
     check, check_param, mismatch, Class, CppParam, Facts, Message, Num, ParamForm, Texts,
 };

@@ -18,7 +18,7 @@
 
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 
-use crate::param::KnownType;
+use crate::kernel::param::KnownType;
 use chevron_cuda_rules::param::{Class, Num};
 
 macro_rules! vectors {

@@ -10,8 +10,8 @@ use cudarc::driver::result as cu;
 use cudarc::driver::{CudaContext, CudaFunction};
 
 use crate::config::LaunchConfig;
-use crate::current::bind;
 use crate::driver;
+use crate::driver::current::bind;
 use crate::error::{Error, KernelName};
 use crate::sys;
 
@@ -274,10 +274,12 @@ fn opt_in_shared(
             .max(0) as u32;
         #[cfg(cuda_13040)]
         if u64::from(static_bytes) + u64::from(shared) > u64::from(limit) {
-            let mode = config.launch_value(<crate::SharedMemoryMode as crate::Attribute>::KIND.id);
-            if crate::function_attr::oversized_allowed(
+            let mode = config.launch_value(
+                <crate::config::attr::SharedMemoryMode as crate::config::attr::Attribute>::KIND.id,
+            );
+            if crate::launch::function_attr::oversized_allowed(
                 func,
-                mode.map(|v| crate::attr::u32_at(v, 0)),
+                mode.map(|v| crate::config::attr::u32_at(v, 0)),
             ) {
                 use sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_OVERSIZED_SHARED_MEMORY_PER_BLOCK as OVERSIZED;
                 if let Ok(oversized) = ctx.attribute(OVERSIZED) {

@@ -10,12 +10,12 @@ use std::sync::Arc;
 use cudarc::driver::result as cu;
 use cudarc::driver::{CudaContext, CudaFunction};
 
+use crate::config::dim::Dim3;
 use crate::config::LaunchConfig;
-use crate::device::ensure_driver;
-use crate::dim::Dim3;
 use crate::driver;
+use crate::driver::device::ensure_driver;
 use crate::error::{Error, KernelName};
-use crate::function::ensure_shared;
+use crate::launch::function::ensure_shared;
 use crate::sys;
 
 use sys::CUdevice_attribute as A;

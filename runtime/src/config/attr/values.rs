@@ -2,7 +2,7 @@
 //! `SharedCarveout`, and the event kinds.
 
 use super::{bytes, empty, put, word, Samples};
-use crate::dim::Dim3;
+use crate::config::dim::Dim3;
 use crate::sys;
 use cudarc::driver::CudaEvent;
 

@@ -9,14 +9,14 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaContext, CudaFunction, CudaStream};
 
-use crate::attr::Cooperative;
 use crate::completion::{completion, Completion};
+use crate::config::attr::Cooperative;
 use crate::config::LaunchConfig;
-use crate::device::{context, ensure_driver};
+use crate::driver::device::{context, ensure_driver};
 use crate::error::driver_error;
 use crate::error::{Error, KernelName};
-use crate::function::ensure_shared;
-use crate::occupancy::{max_active_clusters_named, occupancy_named};
+use crate::launch::function::ensure_shared;
+use crate::launch::occupancy::{max_active_clusters_named, occupancy_named};
 
 // The set and its completions can move to other threads and be awaited there, unpinned.
 const _: () = {
@@ -68,7 +68,7 @@ impl Device {
 ///     "tick",
 ///     "tick",
 ///     concat!(env!("CARGO_MANIFEST_DIR"), "/../kernels/sync_policy.ptx"),
-///     include_str!("../../kernels/sync_policy.ptx"),
+///     include_str!("../../../kernels/sync_policy.ptx"),
 /// );
 /// let set = DeviceSet::all()?;
 /// let mut counts = set.map(|dev| Ok(dev.stream().alloc_zeros::<u32>(1)?))?;

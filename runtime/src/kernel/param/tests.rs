@@ -122,16 +122,16 @@ const _: () = {
     ));
     assert!(class_is(form_of!(&CudaView<'_, u32>), U32));
     assert!(class_is(
-        form_of!(&mut CudaSlice<crate::vec::Float4>),
+        form_of!(&mut CudaSlice<crate::kernel::vec::Float4>),
         Class::Vector(Num::Float(32), 4)
     ));
     assert!(class_is(form_of!(Affine), Class::Unknown));
     assert!(class_is(form_of!(&CudaSlice<Affine>), Class::Unknown));
     // Layouts: a value's, and an element's.
     assert!(form_of!(Affine).align == 8 && form_of!(Affine).bytes == 16);
-    assert!(form_of!(crate::vec::Float4).align == 16);
-    assert!(form_of!(&CudaSlice<crate::vec::Float3>).bytes == 12);
-    assert!(form_of!(&CudaSlice<crate::vec::Float3>).align == 4);
+    assert!(form_of!(crate::kernel::vec::Float4).align == 16);
+    assert!(form_of!(&CudaSlice<crate::kernel::vec::Float3>).bytes == 12);
+    assert!(form_of!(&CudaSlice<crate::kernel::vec::Float3>).align == 4);
     assert!(form_of!(u64).bytes == 8 && form_of!(u8).align == 1);
 };
 

@@ -8,13 +8,13 @@
 
 use core::ffi::c_void;
 
-use crate::args::ArgSlot;
 use crate::config::LaunchConfig;
 use crate::error::Error;
 use crate::graph::{Graph, GraphNode, OrderedPtr};
+use crate::kernel::param::KernelParam;
 use crate::kernel::{Kernel, LaunchRules};
+use crate::launch::args::ArgSlot;
 use crate::launch::Checked;
-use crate::param::KernelParam;
 use crate::sys;
 use cudarc::driver::{CudaFunction, CudaStream};
 

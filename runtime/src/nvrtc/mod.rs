@@ -1,7 +1,10 @@
+//! What needs the CUDA toolkit at run time: NVRTC (here, `program`, `toolkit`), its disk cache
+//! (`cache`), and linking PTX that calls the device runtime against `libcudadevrt.a` (`link`).
+//!
 //! NVRTC for `cuda = "…"` kernels: the program with its embedded headers, the declaration's
 //! options and a C++ name expression for a template instance; the CUDA toolkit's headers found
 //! at run time; the code compiled for the device's own architecture, and kept in the disk cache
-//! ([`crate::nvrtc_cache`]) so that a second start of the program skips NVRTC.
+//! ([`crate::nvrtc::cache`]) so that a second start of the program skips NVRTC.
 
 use std::ffi::c_int;
 use std::path::PathBuf;
@@ -13,8 +16,10 @@ use cudarc::driver::CudaContext;
 use cudarc::nvrtc::sys::{self as nv, nvrtcResult};
 
 use crate::error::{Error, KernelName};
-use crate::nvrtc_cache::{self, CacheKey, Entry};
+use cache::{CacheKey, Entry};
 
+pub(crate) mod cache;
+pub(crate) mod link;
 mod program;
 mod toolkit;
 
@@ -89,7 +94,7 @@ pub fn nvrtc_stats() -> NvrtcStats {
 /// written atomically (a temporary file renamed); one that does not read back whole is ignored
 /// and written again. Deleting the directory is always safe.
 pub fn nvrtc_cache_dir() -> Option<PathBuf> {
-    nvrtc_cache::dir()
+    cache::dir()
 }
 
 /// Whether the NVRTC library can be loaded; checked once per process.
@@ -206,8 +211,8 @@ pub(crate) fn compiled(
     if let Some((_, hit)) = lock(&IN_PROCESS).iter().find(|(k, _)| *k == key) {
         return Ok(hit.clone());
     }
-    let dir = nvrtc_cache::dir();
-    if let Some(entry) = dir.as_deref().and_then(|d| nvrtc_cache::load(d, &key)) {
+    let dir = cache::dir();
+    if let Some(entry) = dir.as_deref().and_then(|d| cache::load(d, &key)) {
         FROM_DISK.fetch_add(1, Ordering::Relaxed);
         let compiled = Arc::new(Compiled {
             ptx: entry.ptx,
@@ -225,7 +230,7 @@ pub(crate) fn compiled(
         Some(cubin) => cubin,
         None => {
             check_isa(&out.ptx, driver, kernel)?;
-            crate::link::cubin(ctx, path, &out.ptx, kernel)?
+            crate::nvrtc::link::cubin(ctx, path, &out.ptx, kernel)?
         }
     };
     let compiled = Arc::new(Compiled {
@@ -234,7 +239,7 @@ pub(crate) fn compiled(
         lowered: out.lowered,
     });
     if let Some(dir) = dir.as_deref() {
-        nvrtc_cache::store(
+        cache::store(
             dir,
             &key,
             &Entry {

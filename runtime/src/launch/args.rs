@@ -336,7 +336,7 @@ fn check_params<const N: usize>(
     slots: &ArgSlots<'_, '_, N>,
 ) -> Result<(), Error> {
     // A failure leaves the launch unchecked (the launch itself reports a broken context).
-    let sizes = crate::function::function_info(func).param_sizes(stream.context(), func);
+    let sizes = crate::launch::function::function_info(func).param_sizes(stream.context(), func);
     match sizes {
         Some(sizes) => match check_arg_sizes(sizes, slots) {
             Ok(()) => Ok(()),

@@ -1,3 +1,10 @@
+//! The launch path at run time, for typed and `dyn` launches alike: what the runtime learns and
+//! sets per `CUfunction` (`function`), function attributes (`function_attr`), occupancy
+//! (`occupancy`), SM partitions as a launch target (`partition`), stream attributes (`stream`),
+//! the arguments of `dyn` launches (`args`), what a failed launch means (`explain`), and here the
+//! call itself. What a launch is made of is in `config/`; a `#[kernel]`'s typed launch, which
+//! ends here, in `kernel/`.
+//!
 //! The launch call: the context check, stream attributes, then `cuLaunchKernelEx` with the
 //! attribute array.
 
@@ -6,14 +13,22 @@ use core::ffi::c_void;
 use cudarc::driver::{result::DriverError, CudaContext, CudaFunction, CudaStream};
 
 use crate::config::LaunchConfig;
-use crate::current::{bind, last_bound, remember};
 use crate::driver;
+use crate::driver::current::{bind, last_bound, remember};
 use crate::error::driver_error;
 use crate::error::{Error, KernelName};
-use crate::explain::{explain, stream_attribute_error};
-use crate::function::{allow_non_portable_cluster, ensure_shared};
+use crate::launch::explain::{explain, stream_attribute_error};
+use crate::launch::function::{allow_non_portable_cluster, ensure_shared};
 use crate::sys;
 use chevron_cuda_rules::limits::{volume, Violation, PORTABLE_CLUSTER_BLOCKS};
+
+pub(crate) mod args;
+pub(crate) mod explain;
+pub(crate) mod function;
+pub(crate) mod function_attr;
+pub(crate) mod occupancy;
+pub(crate) mod partition;
+pub(crate) mod stream;
 
 /// Launches `func` on `stream` with `config`: checks that the stream's context is current on
 /// this thread (binding it where needed), sets the config's stream attributes with
@@ -140,7 +155,7 @@ unsafe fn launch_valid(
         return Err(recorded_error(ctx, kernel, e));
     }
     // One relaxed load unless an SM partition exists (cooperative grids on partitions).
-    crate::partition::check_launch(stream, func, kernel, config)?;
+    crate::launch::partition::check_launch(stream, func, kernel, config)?;
     let raw = config.raw(stream.cu_stream());
     // SAFETY: `raw` points into `config`, alive for the call; `params` is the caller's promise.
     match unsafe { driver::launch_kernel_ex(&raw, func, params) } {
@@ -178,7 +193,7 @@ unsafe fn launch_general(
     let raw = config.raw(stream.cu_stream());
     let binding = bind_for_launch(stream, config, kernel)?;
     // One relaxed load unless an SM partition exists (cooperative grids on partitions).
-    crate::partition::check_launch(stream, func, kernel, config)?;
+    crate::launch::partition::check_launch(stream, func, kernel, config)?;
     // SAFETY: `raw` points into `config`, alive for the call; `params` is the caller's promise.
     match unsafe { enqueue(stream, func, kernel, config, &raw, params) } {
         Ok(()) => Ok(()),

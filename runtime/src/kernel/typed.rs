@@ -6,9 +6,11 @@ use core::marker::PhantomData;
 use crate::config::LaunchConfig;
 use crate::error::Error;
 use crate::graph::{Graph, GraphNode};
+use crate::kernel::tuple::{
+    typed_launch, typed_update, typed_update_ordered, typed_update_scalars,
+};
+use crate::kernel::tuple::{ArgTuple, OrderedArgs};
 use crate::kernel::{Kernel, LaunchRules};
-use crate::tuple::{typed_launch, typed_update, typed_update_ordered, typed_update_scalars};
-use crate::tuple::{ArgTuple, OrderedArgs};
 use chevron_cuda_rules::fit::{KernelInfo, LaunchFacts};
 use cudarc::driver::{CudaStream, CudaView, CudaViewMut};
 

@@ -2,10 +2,10 @@
 
 use cudarc::driver::CudaStream;
 
-use crate::attr::{Reached, StreamAttribute};
+use crate::config::attr::{Reached, StreamAttribute};
 use crate::driver;
 use crate::error::{Error, KernelName};
-use crate::explain::stream_attribute_error;
+use crate::launch::explain::stream_attribute_error;
 
 /// Sets a stream attribute with `cuStreamSetAttribute`. Only kinds the driver accepts on a
 /// stream compile:

@@ -11,8 +11,8 @@ use std::sync::{Arc, OnceLock};
 use cudarc::driver::{CudaContext, CudaModule};
 use cudarc::nvrtc::Ptx;
 
-use crate::device::ensure_driver;
 use crate::driver;
+use crate::driver::device::ensure_driver;
 use crate::error::{Error, KernelName};
 
 /// The environment variable naming `libcudadevrt.a` itself, checked first.

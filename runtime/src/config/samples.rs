@@ -3,7 +3,7 @@
 //! like the kinds' impls in `attr.rs`, from each type's `sample` (beside the type there): a kind
 //! whose type has none does not compile.
 
-use crate::attr::{Attribute, Samples};
+use crate::config::attr::{Attribute, Samples};
 use crate::config::LaunchConfig;
 use crate::sys;
 
@@ -27,7 +27,7 @@ macro_rules! samples {
             /// for an event kind without an event, or an id that is no kind.
             pub fn value(&self, id: u32) -> Option<sys::CUlaunchAttributeValue> {
                 match id {
-                    $($id => crate::attr::$ty::sample(self).map(|sample| sample.value()),)*
+                    $($id => crate::config::attr::$ty::sample(self).map(|sample| sample.value()),)*
                     _ => None,
                 }
             }
@@ -37,7 +37,7 @@ macro_rules! samples {
             pub fn fill(&self, mut config: LaunchConfig<'a>) -> LaunchConfig<'a> {
                 $(
                     #[cfg($since)]
-                    if let Some(sample) = crate::attr::$ty::sample(self) {
+                    if let Some(sample) = crate::config::attr::$ty::sample(self) {
                         $(fill!(config, sample, $position);)*
                     }
                 )*

@@ -4,12 +4,12 @@
 use cudarc::driver::result::{self as cu, DriverError};
 use cudarc::driver::{CudaContext, CudaFunction, CudaStream};
 
-use crate::attr::{
+use crate::config::attr::{
     kind_info, u32_at, Attribute, CompletionEvent, DeviceUpdatable, Priority, ProgrammaticEvent,
 };
 use crate::config::LaunchConfig;
-use crate::device::is_capturing;
 use crate::driver;
+use crate::driver::device::is_capturing;
 use crate::error::{is_sticky, Error, KernelName};
 use crate::sys;
 use chevron_cuda_rules::kinds::KINDS as SPEC_KINDS;
@@ -47,7 +47,7 @@ pub(crate) fn explain(
             // On an SM partition's stream: the partition's SMs, next to the device's.
             #[cfg(cuda_12050)]
             if let Ok(Some(e)) =
-                crate::partition::cooperative_too_large(stream, func, kernel, config)
+                crate::launch::partition::cooperative_too_large(stream, func, kernel, config)
             {
                 return e;
             }
@@ -70,7 +70,9 @@ pub(crate) fn explain(
             };
         }
         E::CUDA_ERROR_INVALID_CLUSTER_SIZE => {
-            let cluster = config.cluster().unwrap_or(crate::Dim3::new(1, 1, 1));
+            let cluster = config
+                .cluster()
+                .unwrap_or(crate::config::dim::Dim3::new(1, 1, 1));
             if config.validate().is_ok() && not_resident(stream, func, config) {
                 return cluster_not_resident(kernel, config, cluster);
             }
@@ -217,7 +219,7 @@ fn not_resident(stream: &CudaStream, func: &CudaFunction, config: &LaunchConfig<
 fn cluster_not_resident(
     kernel: KernelName,
     config: &LaunchConfig<'_>,
-    cluster: crate::Dim3,
+    cluster: crate::config::dim::Dim3,
 ) -> Error {
     Error::ClusterNotResident {
         kernel,
