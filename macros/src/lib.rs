@@ -14,6 +14,7 @@ mod krate;
 mod launch;
 mod report;
 mod tokens;
+mod version;
 mod warn;
 
 /// Declares a CUDA kernel with a typed Rust signature, checked against its PTX entry at compile

@@ -7,6 +7,7 @@ pub(crate) mod cuda;
 mod expand;
 pub(crate) mod nvcc;
 pub(crate) mod parse;
+mod run_time;
 pub(crate) mod source;
 
 #[cfg(test)]
@@ -115,7 +116,7 @@ pub(crate) fn nvcc_extra_of(
 }
 
 /// The warning of a `cuda = "…"` declaration checked only at run time (see
-/// [`crate::warn::run_time_only`]).
+/// [`run_time::run_time_only`]).
 fn run_time_only_warning(args: &ast::KernelArgs, decl: &ast::KernelDecl) -> TokenStream {
     let (
         ResolvedSource::Cuda {
@@ -143,7 +144,7 @@ fn run_time_only_warning(args: &ast::KernelArgs, decl: &ast::KernelDecl) -> Toke
             other => other,
         },
     };
-    crate::warn::run_time_only(&decl.ident, &lit.value(), lit.span(), outcome, &decl.attrs)
+    run_time::run_time_only(&decl.ident, &lit.value(), lit.span(), outcome, &decl.attrs)
 }
 
 #[cfg(test)]

@@ -14,19 +14,6 @@ pub const STREAM: &str = "stream";
 /// function attribute before the launch).
 pub const NON_PORTABLE_CLUSTER: &str = "non_portable_cluster";
 
-/// The CUDA version the user selected: the oldest `cuda-*` feature on (with two on, the runtime
-/// refuses to build anyway), or the newest version when none is (the macros on their own), as
-/// the build script read it.
-pub const fn selected_cuda() -> u32 {
-    let digits = env!("CHEVRON_CUDA_VERSION").as_bytes();
-    let (mut version, mut i) = (0, 0);
-    while i < digits.len() {
-        version = version * 10 + (digits[i] - b'0') as u32;
-        i += 1;
-    }
-    version
-}
-
 /// A place of `launch!`/`config!` where attributes are written: the launch list, and one group
 /// `KEYWORD(…)` for each other [`Position`] the grammar has. Checking, duplicates, messages and
 /// the generated builder call all follow the place; a position the DSL can write is one entry
@@ -110,17 +97,18 @@ impl Key {
 /// The key named `name`, if the selected CUDA version has it.
 pub fn lookup(name: &str) -> Option<Key> {
     let info = kinds::by_key(name)?;
-    info.in_version(selected_cuda()).then_some(Key {
-        info,
-        form: info.form,
-    })
+    info.in_version(crate::version::selected_cuda())
+        .then_some(Key {
+            info,
+            form: info.form,
+        })
 }
 
 /// For a key of a newer CUDA version than the selected one, the message that names the feature
 /// that has it: "`nvlink_centric` needs CUDA 13.0: use feature cuda-13000 or later".
 pub fn missing_in_version(name: &str) -> Option<String> {
     let info = kinds::by_key(name)?;
-    (!info.in_version(selected_cuda())).then(|| info.missing_message())
+    (!info.in_version(crate::version::selected_cuda())).then(|| info.missing_message())
 }
 
 /// For a value of an enum key that the selected CUDA version lacks (a later value of the kind),
@@ -128,7 +116,8 @@ pub fn missing_in_version(name: &str) -> Option<String> {
 /// use feature cuda-13040 or later".
 pub fn variant_missing_in_version(key: &str, variant: &str) -> Option<String> {
     let since = kinds::variant_since(key, variant)?;
-    (since > selected_cuda()).then(|| kinds::variant_missing_message(key, variant, since))
+    (since > crate::version::selected_cuda())
+        .then(|| kinds::variant_missing_message(key, variant, since))
 }
 
 /// The values of enum key `key` that the selected CUDA version has, for "expected one of".
@@ -167,7 +156,7 @@ pub fn valid_here(place: &Place) -> Vec<&'static str> {
     keys.extend(
         kinds::KINDS
             .iter()
-            .filter(|k| k.in_version(selected_cuda()))
+            .filter(|k| k.in_version(crate::version::selected_cuda()))
             .filter(|k| k.accepts(place.position))
             .map(|k| k.key),
     );
@@ -211,7 +200,7 @@ mod tests {
     #[test]
     fn keys_follow_the_selected_version() {
         // The tests build with the facade's default, cuda-13000.
-        assert_eq!(selected_cuda(), 13000);
+        assert_eq!(crate::version::selected_cuda(), 13000);
         assert!(lookup("nvlink_centric").is_some());
         assert!(lookup("shared_memory_mode").is_none());
         assert_eq!(

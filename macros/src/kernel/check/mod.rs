@@ -145,7 +145,7 @@ fn check_source(
                     .iter()
                     .zip(more.iter().map(|(_, t)| t.as_str())),
             );
-            variants::check_isa(&all, crate::launch::keys::selected_cuda(), cx);
+            variants::check_isa(&all, crate::version::selected_cuda(), cx);
             let (info, infos) = if more.is_empty() {
                 (info, Vec::new())
             } else {
