@@ -34,7 +34,7 @@ std::thread_local! {
     static CURRENT: RefCell<Option<(usize, usize, Arc<LineIndex>)>> = const { RefCell::new(None) };
 }
 
-/// Runs `f` with `index` (which must be `text`'s) used by [`line`] for `text`: `text` is
+/// Runs `f` with `index` (which must be `text`'s) used by [`line()`] for `text`: `text` is
 /// borrowed for the whole call, so it cannot change or go away meanwhile.
 pub fn with_index<R>(text: &str, index: &Arc<LineIndex>, f: impl FnOnce() -> R) -> R {
     let key = (text.as_ptr() as usize, text.len(), Arc::clone(index));
