@@ -6,6 +6,9 @@
 //!
 //! Run on a machine with a CUDA GPU: `cargo test --test cpp_names_gpu -- --include-ignored`.
 
+#[path = "common/gpu.rs"]
+mod gpu;
+
 use chevron::cudarc::driver::CudaSlice;
 use chevron::{kernel, launch};
 
@@ -90,7 +93,7 @@ fn wide40(
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn each_spelling_launches_its_own_instance() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let s = ctx.default_stream();
 
     let mut u = s.clone_htod(&[u32::MAX])?;
@@ -142,7 +145,7 @@ fn each_spelling_launches_its_own_instance() -> TestResult {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn forty_parameters_each_arrive() -> TestResult {
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let s = ctx.default_stream();
     let input = s.clone_htod(&[0.5f32])?;
     let mut out = s.clone_htod(&[f32::NAN])?;

@@ -4,6 +4,9 @@
 // The argument tuples, spelled out, are what each test asserts.
 #![allow(clippy::type_complexity)]
 
+#[path = "common/gpu.rs"]
+mod gpu;
+
 use chevron::cudarc::driver::{CudaSlice, DeviceRepr};
 use chevron::kernels;
 use chevron::vec::Float4;
@@ -115,7 +118,7 @@ fn a_codebase_is_declared_whole() {
 #[ignore = "needs a CUDA GPU"]
 fn generated_kernels_run_like_hand_declared_ones() -> Result<(), Box<dyn std::error::Error>> {
     use chevron::launch;
-    let ctx = chevron::context(0)?;
+    let ctx = gpu::context(0)?;
     let stream = ctx.default_stream();
     let n = 5_000usize;
     let inp_host: Vec<f32> = (0..n).map(|i| (i % 97) as f32 * 0.05 - 2.4).collect();

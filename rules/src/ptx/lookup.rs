@@ -212,19 +212,8 @@ pub fn find_entry_by<'a>(
 /// C++ entries whose names match it as parsed C++ names ([`CppName::matches`]: the source's,
 /// `c++filt`'s or the demangler's spelling of a template instance, with or without the
 /// compiler's internal namespaces, optionally with parameter types). More than one where the
-/// spelling does not tell them apart. `Err` says why `spelling` is not a C++ name.
-///
-/// ```
-/// # use chevron_cuda_rules::ptx::{match_entries, parse_entries};
-/// let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n\
-///            .visible .entry _Z2tuILj128EEvPj(.param .u64 p) { ret; }\n";
-/// let entries = parse_entries(ptx)?;
-/// for spelling in ["tu<128>", "tu<128u>", "tu<(unsigned int)128>", "tu"] {
-///     assert_eq!(match_entries(&entries, spelling)?.len(), 1);
-/// }
-/// assert!(match_entries(&entries, "tu<256>")?.is_empty());
-/// # Ok::<(), String>(())
-/// ```
+/// spelling does not tell them apart. `Err` says why `spelling` is not a C++ name: `tu<128>`,
+/// `tu<128u>`, `tu<(unsigned int)128>` and `tu` all name `_Z2tuILj128EEvPj`.
 pub fn match_entries<'a>(entries: &'a [Entry], spelling: &str) -> Result<Vec<&'a Entry>, String> {
     if let Some(e) = entries.iter().find(|e| e.name == spelling) {
         return Ok(vec![e]);

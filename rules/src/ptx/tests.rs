@@ -808,3 +808,22 @@ fn an_entry_prototype_is_not_a_second_entry() {
         .expect_err("duplicate")
         .contains("duplicate"));
 }
+
+#[test]
+fn match_entries_takes_every_spelling_of_an_instance() {
+    let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n\
+               .visible .entry _Z2tuILj128EEvPj(.param .u64 p) { ret; }\n";
+    let entries = parse_entries(ptx).expect("PTX");
+    for spelling in ["tu<128>", "tu<128u>", "tu<(unsigned int)128>", "tu"] {
+        assert_eq!(
+            crate::ptx::match_entries(&entries, spelling)
+                .expect(spelling)
+                .len(),
+            1,
+            "{spelling}"
+        );
+    }
+    assert!(crate::ptx::match_entries(&entries, "tu<256>")
+        .expect("a name")
+        .is_empty());
+}
