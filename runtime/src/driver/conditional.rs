@@ -6,16 +6,6 @@ use cudarc::driver::CudaStream;
 
 use crate::sys;
 
-#[cfg(cuda_12030)]
-/// `cuDriverGetVersion`: the CUDA version of the installed driver (`13000` for 13.0).
-pub(crate) fn driver_version() -> Result<i32, DriverError> {
-    let mut version = 0;
-    // SAFETY: a valid out-pointer.
-    unsafe { sys::cuDriverGetVersion(&mut version) }
-        .result()
-        .map(|()| version)
-}
-
 /// What a capturing stream records into: the capture's id, its graph (the root graph, or the
 /// body graph of a conditional node for `cuStreamBeginCaptureToGraph`) and the nodes its next
 /// work will depend on, with their edge data (empty when every edge is a plain dependency).

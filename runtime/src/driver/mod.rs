@@ -123,6 +123,15 @@ pub(crate) fn max_active_clusters(
         .map(|()| clusters)
 }
 
+/// `cuDriverGetVersion`: the CUDA version of the installed driver (`13000` for 13.0).
+pub(crate) fn driver_version() -> Result<i32, DriverError> {
+    let mut version = 0;
+    // SAFETY: a valid out-pointer.
+    unsafe { sys::cuDriverGetVersion(&mut version) }
+        .result()
+        .map(|()| version)
+}
+
 // The calls of graphs, the linker, conditional nodes and SM partitions, each in a file.
 mod graph;
 mod link;

@@ -1,3 +1,4 @@
+use super::body::{forbidden_node, BODY_TYPES};
 use super::*;
 
 #[test]
