@@ -118,13 +118,3 @@ fn not_ready_is_false(rc: sys::CUresult) -> Result<bool, DriverError> {
         other => other.result().map(|()| true),
     }
 }
-
-/// `cuDriverGetVersion`: the CUDA version of the driver, e.g. 13000 for 13.0.
-#[cfg(cuda_13020)]
-pub(crate) fn driver_version() -> Result<i32, DriverError> {
-    let mut version = 0;
-    // SAFETY: a valid out-pointer.
-    unsafe { sys::cuDriverGetVersion(&mut version) }
-        .result()
-        .map(|()| version)
-}

@@ -149,7 +149,7 @@ fn host_func_v2_available() -> Result<(), Error> {
     if driver::has_host_func_v2() {
         return Ok(());
     }
-    let version = driver::driver_version().unwrap_or(0);
+    let version = crate::driver::driver_version().unwrap_or(0);
     Err(Error::Unavailable {
         what: V2,
         why: format!(
