@@ -36,6 +36,18 @@ fn nvcc_or_skip(test: &str) -> bool {
     )
 }
 
+/// `PATH` with the directory of the nvcc found first (a probe crate's build runs it from there).
+fn path_with_nvcc() -> String {
+    let nvcc_dir = probe::nvcc()
+        .and_then(|n| n.parent().map(Path::to_path_buf))
+        .expect("nvcc_or_skip checked it");
+    let path = std::env::join_paths(std::iter::once(nvcc_dir).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .expect("PATH");
+    path.to_string_lossy().into_owned()
+}
+
 /// Every `.ptx` under `dir` (one level of subdirectories), relative to it.
 fn ptx_files(dir: &Path) -> Vec<String> {
     let mut out = Vec::new();
@@ -226,14 +238,7 @@ fn nvcc_checks_cuda_kernels_at_compile_time() {
             ("kernels/bounded.cu", BOUNDED_CU),
         ],
     );
-    let nvcc_dir = probe::nvcc()
-        .and_then(|n| n.parent().map(Path::to_path_buf))
-        .expect("checked above");
-    let path = std::env::join_paths(std::iter::once(nvcc_dir).chain(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
-    )))
-    .expect("PATH");
-    let path = path.to_string_lossy().into_owned();
+    let path = path_with_nvcc();
     let checked = p.build(&[("PATH", &path)]);
     let out = text(&checked);
     assert!(
@@ -285,14 +290,7 @@ fn nvcc_gets_the_declarations_options_and_name_expression() {
             ("inc/bounds.cuh", "#define SCALE 2.0f\n"),
         ],
     );
-    let nvcc_dir = probe::nvcc()
-        .and_then(|n| n.parent().map(Path::to_path_buf))
-        .expect("checked above");
-    let path = std::env::join_paths(std::iter::once(nvcc_dir).chain(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
-    )))
-    .expect("PATH");
-    let path = path.to_string_lossy().into_owned();
+    let path = path_with_nvcc();
     let checked = p.build(&[("PATH", &path)]);
     let out = text(&checked);
     assert!(
@@ -340,14 +338,7 @@ fn a_header_placed_earlier_on_the_include_path_invalidates_the_nvcc_cache() {
             ("inc2/bounds.cuh", "#define BLOCK 1024\n"),
         ],
     );
-    let nvcc_dir = probe::nvcc()
-        .and_then(|n| n.parent().map(Path::to_path_buf))
-        .expect("checked above");
-    let path = std::env::join_paths(std::iter::once(nvcc_dir).chain(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
-    )))
-    .expect("PATH");
-    let path = path.to_string_lossy().into_owned();
+    let path = path_with_nvcc();
     let first = p.build(&[("PATH", &path)]);
     assert!(first.status.success(), "{}", text(&first));
     // A header of the same name in the first directory: nvcc would now read it. Cargo does not

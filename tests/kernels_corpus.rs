@@ -6,10 +6,9 @@
 //! `std::integral_constant<bool, true>` its templates take. CPU only: the types are checked.
 #![allow(clippy::type_complexity)]
 
-use chevron::cudarc::driver::{CudaSlice, DeviceRepr};
+use chevron::cudarc::driver::DeviceRepr;
 use chevron::half::bf16;
 use chevron::kernels;
-use chevron::TypedKernel;
 
 /// C++'s `std::integral_constant<bool, true>`: an empty class, one byte by value.
 #[repr(C)]
@@ -62,12 +61,9 @@ pub mod dev_attention_forward {}
 #[kernels(ptx = "kernels/corpus/llmc/dev_fused_residual_forward.ptx")]
 pub mod dev_fused_residual_forward {}
 
-type R<T> = &'static CudaSlice<T>;
-type M<T> = &'static mut CudaSlice<T>;
-
-fn sig<K: TypedKernel>() -> fn(K::Args<'static, 'static>) {
-    |_| ()
-}
+#[path = "common/sig.rs"]
+mod sig;
+use sig::{sig, M, R};
 
 #[test]
 fn every_entry_of_the_codebase_is_declared() {

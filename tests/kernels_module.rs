@@ -7,10 +7,10 @@
 #[path = "common/gpu.rs"]
 mod gpu;
 
-use chevron::cudarc::driver::{CudaSlice, DeviceRepr};
+use chevron::cudarc::driver::DeviceRepr;
 use chevron::kernels;
 use chevron::vec::Float4;
-use chevron::{Typed, TypedKernel};
+use chevron::Typed;
 
 /// The header's `struct Affine { float scale; float bias; }`.
 #[repr(C)]
@@ -31,15 +31,9 @@ pub mod rows {}
 #[kernels(ptx = "kernels/port_hist.ptx")]
 pub mod hist {}
 
-/// A buffer read (`&`) and written (`&mut`), with the lifetime `sig` asks for.
-type R<T> = &'static CudaSlice<T>;
-type M<T> = &'static mut CudaSlice<T>;
-
-/// The argument tuple of `K` as a function type: `let _: fn((…)) = sig::<K>()` compiles only
-/// when `K`'s parameters are exactly those types (rustc's own check).
-fn sig<K: TypedKernel>() -> fn(K::Args<'static, 'static>) {
-    |_| ()
-}
+#[path = "common/sig.rs"]
+mod sig;
+use sig::{sig, M, R};
 
 #[test]
 fn every_entry_is_declared_with_its_cpp_types() {
