@@ -367,19 +367,6 @@ fn work_on_an_enclosing_capture_stream_inside_a_body_is_refused() -> TestResult 
     Ok(())
 }
 
-/// Whether `graph` was instantiated with `CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY`.
-fn uses_node_priority(graph: &Graph<'_>) -> Result<bool, Box<dyn std::error::Error>> {
-    use chevron::sys;
-    let mut flags: sys::cuuint64_t = 0;
-    // SAFETY: the graph's live executable; `flags` is a valid out-pointer.
-    let rc = unsafe { sys::cuGraphExecGetFlags(graph.cu_graph_exec(), &mut flags) };
-    if rc != sys::CUresult::CUDA_SUCCESS {
-        return Err(format!("cuGraphExecGetFlags: {rc:?}").into());
-    }
-    let flag = sys::CUgraphInstantiate_flags::CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
-    Ok(flags & flag.0 as u64 != 0)
-}
-
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_priority_inside_a_body_instantiates_with_node_priorities() -> TestResult {
@@ -406,7 +393,7 @@ fn a_priority_inside_a_body_instantiates_with_node_priorities() -> TestResult {
         }?
         .0;
         assert_eq!(
-            uses_node_priority(&graph)?,
+            gpu::uses_node_priority(&graph)?,
             prioritized,
             "priority in the body: {prioritized}"
         );

@@ -650,20 +650,6 @@ fn busy(done: &mut CudaSlice<u32>, ns: u64);
 #[kernel(ptx = "kernels/priority.ptx")]
 fn probe(out: &mut CudaSlice<u32>, value: u32);
 
-/// Whether `graph`'s executable was instantiated with `CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY`
-/// (`cuGraphExecGetFlags`).
-fn uses_node_priority(graph: &Graph<'_>) -> Result<bool, Box<dyn std::error::Error>> {
-    use chevron::sys;
-    let mut flags: sys::cuuint64_t = 0;
-    // SAFETY: the graph's live executable; `flags` is a valid out-pointer.
-    let rc = unsafe { sys::cuGraphExecGetFlags(graph.cu_graph_exec(), &mut flags) };
-    if rc != sys::CUresult::CUDA_SUCCESS {
-        return Err(format!("cuGraphExecGetFlags: {rc:?}").into());
-    }
-    let flag = sys::CUgraphInstantiate_flags::CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
-    Ok(flags & flag.0 as u64 != 0)
-}
-
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn node_priority_applies_at_replay() -> TestResult {
@@ -702,9 +688,9 @@ fn node_priority_applies_at_replay() -> TestResult {
             capture.last_node()
         })
     }?;
-    assert!(!uses_node_priority(&plain)?, "no node has a priority");
+    assert!(!gpu::uses_node_priority(&plain)?, "no node has a priority");
     assert!(
-        uses_node_priority(&prioritized)?,
+        gpu::uses_node_priority(&prioritized)?,
         "the probe node has priority {high}"
     );
     let node_priority = prioritized.node_attribute(&high_node, chevron::Priority::ID)?;

@@ -68,3 +68,17 @@ fn skip() -> ! {
     let _ = out.flush();
     std::process::exit(0)
 }
+
+/// Whether `graph`'s executable was instantiated with
+/// `CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY` (`cuGraphExecGetFlags`).
+pub fn uses_node_priority(graph: &chevron::Graph<'_>) -> Result<bool, Box<dyn std::error::Error>> {
+    use chevron::sys;
+    let mut flags: sys::cuuint64_t = 0;
+    // SAFETY: the graph's live executable; `flags` is a valid out-pointer.
+    let rc = unsafe { sys::cuGraphExecGetFlags(graph.cu_graph_exec(), &mut flags) };
+    if rc != sys::CUresult::CUDA_SUCCESS {
+        return Err(format!("cuGraphExecGetFlags: {rc:?}").into());
+    }
+    let flag = sys::CUgraphInstantiate_flags::CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
+    Ok(flags & flag.0 as u64 != 0)
+}

@@ -39,7 +39,18 @@ pub fn program_tokens(spec: &CudaSpec, p: &TokenStream) -> TokenStream {
 
 /// `options = ["-std=c++17", "-DN=128"]`.
 pub fn parse_options(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
-    let form = "`options` takes a list of NVRTC options: `options = [\"-std=c++17\", \"-DN=128\"]`";
+    parse_string_list(
+        meta,
+        "`options` takes a list of NVRTC options: `options = [\"-std=c++17\", \"-DN=128\"]`",
+    )
+}
+
+/// `KEY = ["…", …]`: the string literals of the list; `form` (how to write it) is the error for
+/// anything else.
+pub fn parse_string_list(
+    meta: &syn::meta::ParseNestedMeta<'_>,
+    form: &str,
+) -> syn::Result<Vec<LitStr>> {
     if !meta.input.peek(Token![=]) {
         return Err(meta.error(form));
     }

@@ -32,6 +32,18 @@ pub enum ReadError {
     NotUtf8(usize),
 }
 
+impl ReadError {
+    /// The message for a file the declaration names at `rel` (resolved to `abs`) that could not
+    /// be read.
+    pub fn message(&self, rel: &str, abs: &Path) -> String {
+        format!(
+            "cannot read `{rel}` (looked for {}): {self}; paths are relative to the crate root, \
+             the directory of its Cargo.toml",
+            abs.display()
+        )
+    }
+}
+
 impl fmt::Display for ReadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

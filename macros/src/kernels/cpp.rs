@@ -19,16 +19,12 @@ pub fn cpp_signature(sig: &Signature) -> String {
 
 /// The name without template arguments or scopes: `reduce4` of `ns::reduce4<int, 512>`.
 pub fn base_name(sig: &Signature) -> String {
-    last_component(sig.base()).to_string()
+    sig.unqualified_base().to_string()
 }
 
 /// The scopes before the name: `ns::detail` of `ns::detail::f<int>`; empty at the top level.
 pub fn scopes(sig: &Signature) -> String {
-    let base = sig.base();
-    let last = last_component(base);
-    base[..base.len() - last.len()]
-        .trim_end_matches(':')
-        .to_string()
+    sig.scopes().to_string()
 }
 
 /// The template arguments as written between the outermost `<…>` of the name: `int, 512` of
@@ -62,22 +58,6 @@ pub fn same_spelling(a: &str, b: &str) -> bool {
 /// `s` without whitespace.
 pub fn compact(s: &str) -> String {
     s.chars().filter(|c| !c.is_whitespace()).collect()
-}
-
-/// `scale` of `ns::scale`, `f<a::b>` of `ns::f<a::b>`.
-fn last_component(s: &str) -> &str {
-    let mut depth = 0i32;
-    let mut cut = 0;
-    let bytes = s.as_bytes();
-    for (i, ch) in s.char_indices() {
-        match ch {
-            '<' | '(' | '[' => depth += 1,
-            '>' | ')' | ']' => depth -= 1,
-            ':' if depth == 0 && bytes.get(i + 1) == Some(&b':') => cut = i + 2,
-            _ => {}
-        }
-    }
-    &s[cut..]
 }
 
 #[cfg(test)]

@@ -97,7 +97,10 @@ fn expand_module(args: &Args, module: syn::ItemMod, mut cx: Errors) -> TokenStre
         let out = report::into_tokens(cx.propagate().map(|()| TokenStream::new()));
         return quote!(#(#attrs)* #vis mod #ident { #out #(#items)* });
     };
-    let entries = read_entries(args, source, &mut cx);
+    let parsed_file = read_entries(args, source, &mut cx);
+    let entries: Option<&[Entry]> = parsed_file
+        .as_deref()
+        .and_then(|parsed| parsed.as_deref().ok());
     let mut body = TokenStream::new();
     // The file embedded once for the module, for the generated kernels and those declared in
     // its body: an `include_bytes!` per kernel costs rustc a read and a hash of the whole file
@@ -135,8 +138,7 @@ fn expand_module(args: &Args, module: syn::ItemMod, mut cx: Errors) -> TokenStre
         };
         body.extend(tokens);
         let found = entry.or_else(|| {
-            let all = entries.as_ref()?;
-            ptx::resolve_entry(all, &wanted, "")
+            ptx::resolve_entry(entries?, &wanted, "")
                 .ok()
                 .map(|e| e.name.clone())
         });
@@ -148,7 +150,7 @@ fn expand_module(args: &Args, module: syn::ItemMod, mut cx: Errors) -> TokenStre
     // Named over the whole file: which entries `only`, `skip` and the body's declarations
     // leave out never renames the others.
     let names = naming::rust_names(&entries.iter().collect::<Vec<_>>());
-    let chosen: Vec<(&Entry, &String)> = select(args, &entries, &hand_entries, &mut cx)
+    let chosen: Vec<(&Entry, &String)> = select(args, entries, &hand_entries, &mut cx)
         .into_iter()
         .map(|k| (&entries[k], &names[k]))
         .collect();
@@ -252,23 +254,21 @@ fn finish(
     }
 }
 
-/// The entries of the file: the PTX read once per compilation, or for `cuda = "…"` the
-/// compile-time nvcc's PTX. `None` after an error (in `cx`).
-fn read_entries(args: &Args, source: &SourceArg, cx: &mut Errors) -> Option<Vec<Entry>> {
+/// The entries of the file (always `Ok`): the PTX read and parsed once per compilation (shared
+/// with every declaration of the file, not copied), or for `cuda = "…"` the compile-time nvcc's
+/// PTX. `None` after an error (in `cx`).
+fn read_entries(
+    args: &Args,
+    source: &SourceArg,
+    cx: &mut Errors,
+) -> Option<std::sync::Arc<kernel::source::Parsed>> {
     let lit = &source.path;
     let rel = lit.value();
     let abs = kernel::resolve(&rel);
     let text = match kernel::source::read_cached(&abs) {
         Ok(text) => text,
         Err(e) => {
-            cx.error(
-                lit.span(),
-                format!(
-                    "cannot read `{rel}` (looked for {}): {e}; paths are relative to the crate \
-                     root, the directory of its Cargo.toml",
-                    abs.display()
-                ),
-            );
+            cx.error(lit.span(), e.message(&rel, &abs));
             return None;
         }
     };
@@ -305,13 +305,12 @@ fn read_entries(args: &Args, source: &SourceArg, cx: &mut Errors) -> Option<Vec<
             (&abs, &ptx_text)
         }
     };
-    match &*kernel::source::parse_ptx(path, text) {
-        Ok(entries) => Some(entries.clone()),
-        Err(e) => {
-            cx.error(lit.span(), format!("cannot read the PTX in `{rel}`: {e}"));
-            None
-        }
+    let parsed = kernel::source::parse_ptx(path, text);
+    if let Err(e) = &*parsed {
+        cx.error(lit.span(), format!("cannot read the PTX in `{rel}`: {e}"));
+        return None;
     }
+    Some(parsed)
 }
 
 /// A function declaration in the module's body, as a `#[kernel]` declaration of the module's
@@ -575,25 +574,10 @@ fn parse_args(args: TokenStream, cx: &mut Errors) -> Args {
 }
 
 fn string_list(meta: &syn::meta::ParseNestedMeta<'_>, key: &str) -> syn::Result<Vec<LitStr>> {
-    let form =
-        format!("`{key}` takes a list of kernel names: `{key} = [\"gemm<128>\", \"scale\"]`");
-    if !meta.input.peek(Token![=]) {
-        return Err(meta.error(form));
-    }
-    let expr: syn::Expr = meta.value()?.parse()?;
-    let syn::Expr::Array(list) = &expr else {
-        return Err(syn::Error::new_spanned(&expr, form));
-    };
-    list.elems
-        .iter()
-        .map(|e| match e {
-            syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(s),
-                ..
-            }) => Ok(s.clone()),
-            other => Err(syn::Error::new_spanned(other, &form)),
-        })
-        .collect()
+    kernel::cuda::parse_string_list(
+        meta,
+        &format!("`{key}` takes a list of kernel names: `{key} = [\"gemm<128>\", \"scale\"]`"),
+    )
 }
 
 fn parse_arg(
@@ -608,15 +592,10 @@ fn parse_arg(
         .unwrap_or_default();
     match key.as_str() {
         "ptx" | "cuda" => {
-            let kind = if key == "ptx" {
-                SourceKind::Ptx
+            let (kind, example) = if key == "ptx" {
+                (SourceKind::Ptx, "kernels/llmc.ptx")
             } else {
-                SourceKind::Cuda
-            };
-            let example = if key == "ptx" {
-                "kernels/llmc.ptx"
-            } else {
-                "kernels/llmc.cu"
+                (SourceKind::Cuda, "kernels/llmc.cu")
             };
             let path = kernel::parse::string_value(&meta, &key, example)?;
             if out.source.is_some() {

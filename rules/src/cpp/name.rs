@@ -109,30 +109,6 @@ fn is_ignored_word(w: &str) -> bool {
     )
 }
 
-/// Builtin words in canonical form: sorted, `int` implied or dropped as C++ does (`unsigned` is
-/// `unsigned int`, `long int` is `long`), `signed` dropped but for `signed char`.
-fn canonical_builtin(words: &[String]) -> String {
-    let mut w: Vec<&str> = words.iter().map(String::as_str).collect();
-    let integer = w.iter().all(|x| {
-        matches!(
-            *x,
-            "signed" | "unsigned" | "short" | "long" | "int" | "char"
-        )
-    });
-    if integer {
-        if w.iter().any(|x| matches!(*x, "short" | "long" | "char")) {
-            w.retain(|x| *x != "int");
-        } else if !w.contains(&"int") {
-            w.push("int");
-        }
-        if w.contains(&"signed") && !w.contains(&"char") {
-            w.retain(|x| *x != "signed");
-        }
-    }
-    w.sort_unstable();
-    w.join(" ")
-}
-
 /// Typedefs a symbol never spells (it has the type they stand for), which users write.
 fn typedef(name: &str) -> Option<Base> {
     let name = name.strip_prefix("std::").unwrap_or(name);
@@ -622,7 +598,7 @@ impl Parser {
                     None => Base::Named(n),
                 }
             }
-            None if !words.is_empty() => Base::Builtin(canonical_builtin(&words)),
+            None if !words.is_empty() => Base::Builtin(super::spelling::canonical_builtin(&words)),
             None => return None,
         };
         let mut t = Type {

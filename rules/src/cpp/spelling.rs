@@ -81,18 +81,7 @@ impl Spelled {
         // without whitespace inside its template arguments.
         let builtin = ["signed", "unsigned", "short", "long", "int", "char"];
         let base = if !words.is_empty() && words.iter().all(|w| builtin.contains(&w.as_str())) {
-            let mut w: Vec<&str> = words.iter().map(String::as_str).collect();
-            // `unsigned` alone is `unsigned int`; `long int` is `long`.
-            if w.iter().any(|x| matches!(*x, "short" | "long" | "char")) {
-                w.retain(|x| *x != "int");
-            } else if !w.contains(&"int") {
-                w.push("int");
-            }
-            if w.contains(&"signed") && !w.contains(&"char") {
-                w.retain(|x| *x != "signed");
-            }
-            w.sort_unstable();
-            w.join(" ")
+            canonical_builtin(&words)
         } else {
             compact(&words.join(" "))
         };
@@ -186,4 +175,28 @@ fn vector_class(name: &str) -> Option<Class> {
         _ => return None,
     };
     Some(Class::Vector(num, lanes))
+}
+
+/// Builtin words in canonical form: sorted, `int` implied or dropped as C++ does (`unsigned` is
+/// `unsigned int`, `long int` is `long`), `signed` dropped but for `signed char`.
+pub(super) fn canonical_builtin(words: &[String]) -> String {
+    let mut w: Vec<&str> = words.iter().map(String::as_str).collect();
+    let integer = w.iter().all(|x| {
+        matches!(
+            *x,
+            "signed" | "unsigned" | "short" | "long" | "int" | "char"
+        )
+    });
+    if integer {
+        if w.iter().any(|x| matches!(*x, "short" | "long" | "char")) {
+            w.retain(|x| *x != "int");
+        } else if !w.contains(&"int") {
+            w.push("int");
+        }
+        if w.contains(&"signed") && !w.contains(&"char") {
+            w.retain(|x| *x != "signed");
+        }
+    }
+    w.sort_unstable();
+    w.join(" ")
 }

@@ -30,6 +30,17 @@ impl Signature {
         }
     }
 
+    /// [`Self::base`] without its scopes: `reduce4` of `ns::reduce4<int, 512>`.
+    pub fn unqualified_base(&self) -> &str {
+        last_component(self.base())
+    }
+
+    /// The scopes before the name: `ns::detail` of `ns::detail::f<int>`; empty at the top level.
+    pub fn scopes(&self) -> &str {
+        let base = self.base();
+        base[..base.len() - last_component(base).len()].trim_end_matches(':')
+    }
+
     /// Each parameter's type, for the checks.
     pub fn types(&self) -> Vec<CppParam> {
         self.params.iter().map(|p| parse_type(p)).collect()

@@ -80,14 +80,7 @@ fn check_source(
     let text = match source::read_cached(&abs) {
         Ok(text) => text,
         Err(e @ source::ReadError::Io(_)) => {
-            cx.error(
-                lit.span(),
-                format!(
-                    "cannot read `{rel}` (looked for {}): {e}; paths are relative to the crate \
-                     root, the directory of its Cargo.toml",
-                    abs.display()
-                ),
-            );
+            cx.error(lit.span(), e.message(&rel, &abs));
             return None;
         }
         Err(e) => {

@@ -73,14 +73,7 @@ fn read(
     match source::read_source(&abs) {
         Ok(text) => Some((abs, text)),
         Err(e) => {
-            cx.error(
-                lit.span(),
-                format!(
-                    "cannot read `{rel}` (looked for {}): {e}; paths are relative to the crate \
-                     root, the directory of its Cargo.toml",
-                    abs.display()
-                ),
-            );
+            cx.error(lit.span(), e.message(&rel, &abs));
             None
         }
     }
