@@ -28,3 +28,57 @@ pub fn snippet(tokens: &impl ToTokens) -> String {
         .replace(" )", ")")
         .replace(" ,", ",")
 }
+
+/// The arguments (or parameter types) of a typed launch as the runtime's `ArgTuple` takes them:
+/// one tuple `(a, b, …,)` for up to `MAX_TUPLE_PARAMS`, otherwise an `ArgChain(first, rest)`
+/// of such tuples in chunks of 64, chained two by two (so that the nesting is logarithmic),
+/// with each chain's count written out. `chain` is the path of `ArgChain`; `value`: the items
+/// are expressions (`ArgChain::<_, _, N>(…)`), otherwise types (`ArgChain<…, N>`). The items
+/// stay in order, so expressions are evaluated as written.
+pub fn arg_list(items: Vec<TokenStream>, chain: &TokenStream, value: bool) -> TokenStream {
+    use chevron_cuda_rules::limits::MAX_TUPLE_PARAMS as CHUNK;
+    let n = items.len();
+    if n <= CHUNK {
+        return quote::quote!((#(#items,)*));
+    }
+    // The first half of the chunks (at least one), then the rest.
+    let chunks = n.div_ceil(CHUNK);
+    let mut first = items;
+    let rest = first.split_off(chunks / 2 * CHUNK);
+    let (a, b) = (arg_list(first, chain, value), arg_list(rest, chain, value));
+    let n = proc_macro2::Literal::usize_unsuffixed(n);
+    if value {
+        quote::quote!(#chain::<_, _, #n>(#a, #b))
+    } else {
+        quote::quote!(#chain<#a, #b, #n>)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(n: usize, value: bool) -> String {
+        let items = (0..n).map(|i| i.to_string().parse().unwrap()).collect();
+        arg_list(items, &quote::quote!(C), value).to_string()
+    }
+
+    #[test]
+    fn up_to_64_arguments_are_one_tuple() {
+        assert_eq!(list(0, true), "()");
+        assert_eq!(list(1, true), "(0 ,)");
+        assert!(list(64, false).starts_with("(0 , 1 ,"));
+    }
+
+    #[test]
+    fn more_are_chained_in_chunks_of_64_in_order() {
+        let s = list(66, true);
+        assert!(s.starts_with("C :: < _ , _ , 66 > ((0 , 1 ,"), "{s}");
+        assert!(s.ends_with("63 ,) , (64 , 65 ,))"), "{s}");
+        let s = list(200, false);
+        // 4 chunks: two chains of two (128 = 64 + 64, and 72 = 64 + 8).
+        assert!(s.starts_with("C < C < (0 ,"), "{s}");
+        assert!(s.contains(", 128 > , C < (128 ,"), "{s}");
+        assert!(s.ends_with("199 ,) , 72 > , 200 >"), "{s}");
+    }
+}

@@ -21,10 +21,11 @@ pub const MAX_CLUSTER_BLOCKS: u64 = 16;
 /// The largest shared-memory carveout, in percent.
 pub const MAX_SHARED_CARVEOUT: u32 = 100;
 
-/// The most parameters a `#[kernel]` declaration may have: the runtime's typed launch takes
-/// the arguments as one tuple, whose traits are implemented up to this arity (kernels of real
-/// codebases have up to 40 parameters). `launch!(dyn …)` takes any number.
-pub const MAX_KERNEL_PARAMS: usize = 64;
+/// The most arguments the runtime's typed launch takes as one tuple (its traits are
+/// implemented up to this arity; kernels of real codebases have up to 40 parameters). A kernel
+/// of more takes them as an `ArgChain` of such tuples, which `#[kernel]` and `launch!` write:
+/// the number of parameters is bounded only by the driver's [`MAX_PARAM_BYTES`].
+pub const MAX_TUPLE_PARAMS: usize = 64;
 /// The driver's limit on the bytes of a kernel's parameters, since CUDA 12.1 on Volta and
 /// newer GPUs.
 pub const MAX_PARAM_BYTES: u64 = 32_764;

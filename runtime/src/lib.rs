@@ -69,6 +69,7 @@ pub use graph::{
     OrderedBuffer, OrderedRead, SwitchNodes,
 };
 pub use graph::{DeviceGraph, DeviceGraphHandle, DeviceLaunchable};
+pub use kernel::tuple::ArgChain;
 pub use kernel::typed::{NoElementType, Typed, TypedKernel};
 pub use kernel::{Kernel, KernelSource, PtxVariant};
 pub use launch::function_attr::{

@@ -319,6 +319,10 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
                 }
                 _ => arg.to_token_stream(),
             });
+            // One tuple, or for more than 64 arguments a chain of tuples, as `#[kernel]`
+            // states the kernel's `Args`.
+            let args =
+                crate::tokens::arg_list(args.collect(), &quote!(#p::runtime::ArgChain), true);
             let fit = match plan.prebuilt {
                 Some(_) => None,
                 None => super::fit::fit_check(path, plan),
@@ -348,7 +352,7 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
                 #fit
                 #event
                 #(#lets)*
-                <#path>::#kernel().#launch(#stream, #config, (#(#args,)*))
+                <#path>::#kernel().#launch(#stream, #config, #args)
             })
         }
         Kernel::Dyn { dyn_span, .. } => {

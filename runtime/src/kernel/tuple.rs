@@ -21,7 +21,8 @@ use cudarc::driver::{CudaFunction, CudaStream};
 /// The arguments of a typed launch or graph update: a tuple of the kernel's parameter types,
 /// one per parameter, in order, each a [`KernelParam`] of the marker in its place in `M` (a
 /// tuple of markers, which rustc infers). Implemented for tuples of up to 64
-/// ([`MAX_KERNEL_PARAMS`](chevron_cuda_rules::limits::MAX_KERNEL_PARAMS)).
+/// ([`MAX_TUPLE_PARAMS`](chevron_cuda_rules::limits::MAX_TUPLE_PARAMS)), and for an
+/// [`ArgChain`] of two of them, which is how a kernel of more parameters takes its arguments.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` are no kernel arguments",
     label = "a parameter type of this kernel is no kernel parameter",
@@ -63,7 +64,7 @@ macro_rules! for_prefixes {
     };
 }
 
-/// `$m!` for the tuples of 0 to 64 elements (`MAX_KERNEL_PARAMS`, tested below), each element
+/// `$m!` for the tuples of 0 to 64 elements (`MAX_TUPLE_PARAMS`, tested below), each element
 /// `[Type Marker Pointer index]` (names for the element's type parameter, its marker (or
 /// slot) and its pointer, and its index in the tuple).
 macro_rules! tuples {
@@ -123,8 +124,9 @@ tuples!(arg_tuple);
 
 /// The ordered buffers of an `update_ordered`, in order: a tuple of references to
 /// [`OrderedBuffer`](crate::graph::OrderedBuffer)s, `B` of them. Implemented for tuples of up
-/// to [`MAX_KERNEL_PARAMS`](chevron_cuda_rules::limits::MAX_KERNEL_PARAMS).
-pub trait OrderedArgs<const B: usize> {
+/// to [`MAX_TUPLE_PARAMS`](chevron_cuda_rules::limits::MAX_TUPLE_PARAMS), and for an
+/// [`ArgChain`] of two of them.
+pub trait OrderedArgs<M, const B: usize> {
     /// Their pointers, each checked to be of `graph` (`Error::Graph` for the first that is
     /// not).
     fn __chevron_ptrs(&self, graph: &Graph<'_>) -> Result<[sys::CUdeviceptr; B], Error>;
@@ -132,7 +134,7 @@ pub trait OrderedArgs<const B: usize> {
 
 macro_rules! ordered_args {
     ($([$x:ident $s:ident $p:ident $i:tt])*) => {
-        impl<$($x: OrderedPtr + ?Sized,)*> OrderedArgs<{ 0 $(+ one!($i))* }> for ($(&$x,)*) {
+        impl<$($x: OrderedPtr + ?Sized,)*> OrderedArgs<(), { 0 $(+ one!($i))* }> for ($(&$x,)*) {
             #[inline(always)]
             #[allow(unused_variables)]
             fn __chevron_ptrs(
@@ -146,6 +148,80 @@ macro_rules! ordered_args {
 }
 
 tuples!(ordered_args);
+
+/// The arguments of a kernel of more than
+/// [`MAX_TUPLE_PARAMS`](chevron_cuda_rules::limits::MAX_TUPLE_PARAMS) parameters: the first
+/// ones (a tuple, or a chain) and the rest (a tuple, or a chain), `N` in all. `launch!` and
+/// `#[kernel]` write it (in chunks of 64, chained two by two); a direct call of
+/// [`Typed::launch`](crate::Typed::launch) or `update` for such a kernel writes it as the
+/// kernel's `Args` type states it, e.g. `ArgChain((a0, …, a63), (a64, a65))` for 66.
+///
+/// Its slots are made in order (the first part's, then the rest's) and kept to the end of
+/// the launch, as a tuple's are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ArgChain<A, B, const N: usize>(pub A, pub B);
+
+/// The slots of both parts of a chain, in order, as one array: `NA + NB` must be `N`, which
+/// the `const` block asserts when the chain's code is compiled (`launch!` and `#[kernel]`
+/// write `N` as the sum).
+#[inline(always)]
+fn chained<T, const NA: usize, const NB: usize, const N: usize>(a: [T; NA], b: [T; NB]) -> [T; N] {
+    const {
+        assert!(
+            NA + NB == N,
+            "an `ArgChain`'s `N` is the sum of its parts' counts"
+        )
+    };
+    let mut parts = a.into_iter().chain(b);
+    // Exactly `N` items, by the assertion above: the closure is called `N` times.
+    core::array::from_fn(|_| match parts.next() {
+        Some(item) => item,
+        None => unreachable!("`NA + NB == N` is asserted at compile time"),
+    })
+}
+
+// The markers name both parts' counts (`[(); NA]`, `[(); NB]`): a count of the trait's only
+// in its predicates would be unconstrained, and their sum cannot be written where `N` is.
+impl<A, B, MA, MB, const NA: usize, const NB: usize, const N: usize>
+    ArgTuple<(MA, MB, [(); NA], [(); NB]), N> for ArgChain<A, B, N>
+where
+    A: ArgTuple<MA, NA>,
+    B: ArgTuple<MB, NB>,
+{
+    #[inline(always)]
+    unsafe fn __chevron_launch(
+        mut self,
+        checked: Checked<'_>,
+        stream: &CudaStream,
+    ) -> Result<(), Error> {
+        let slots = self.__chevron_slots(stream);
+        let mut params = slot_params(&slots);
+        // SAFETY: forwarded from the caller; the slots live to the end of this function.
+        unsafe { checked.launch(&mut params) }
+    }
+
+    #[inline(always)]
+    fn __chevron_slots<'s>(&'s mut self, stream: &'s CudaStream) -> [ArgSlot<'s>; N] {
+        let a = self.0.__chevron_slots(stream);
+        let b = self.1.__chevron_slots(stream);
+        chained(a, b)
+    }
+}
+
+impl<A, B, MA, MB, const BA: usize, const BB: usize, const N: usize>
+    OrderedArgs<(MA, MB, [(); BA], [(); BB]), N> for ArgChain<A, B, N>
+where
+    A: OrderedArgs<MA, BA>,
+    B: OrderedArgs<MB, BB>,
+{
+    #[inline(always)]
+    fn __chevron_ptrs(&self, graph: &Graph<'_>) -> Result<[sys::CUdeviceptr; N], Error> {
+        Ok(chained(
+            self.0.__chevron_ptrs(graph)?,
+            self.1.__chevron_ptrs(graph)?,
+        ))
+    }
+}
 
 /// [`Typed::launch`](crate::Typed::launch): the function in the stream's context and the
 /// config's checks (with the kernel's `rules`, which `Typed::launch` folds at compile time),
@@ -255,9 +331,10 @@ pub(crate) unsafe fn typed_update_scalars<A: ArgTuple<M, S>, M, const S: usize, 
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(crate) unsafe fn typed_update_ordered<
-    O: OrderedArgs<B>,
+    O: OrderedArgs<MO, B>,
     A: ArgTuple<M, S>,
     M,
+    MO,
     const B: usize,
     const S: usize,
     const N: usize,
@@ -301,7 +378,7 @@ mod tests {
     }
 
     #[allow(clippy::extra_unused_type_parameters)]
-    fn ordered<O: OrderedArgs<B>, const B: usize>() -> usize {
+    fn ordered<O: OrderedArgs<M, B>, M, const B: usize>() -> usize {
         B
     }
 
@@ -317,8 +394,8 @@ mod tests {
         type O<'a> = &'a Ordered<'a, f32>;
         assert_eq!(args::<(), _, 0>(), 0);
         assert_eq!(args::<(A,), _, 1>(), 1);
-        assert_eq!(ordered::<(), 0>(), 0);
-        assert_eq!(ordered::<(O<'static>,), 1>(), 1);
+        assert_eq!(ordered::<(), _, 0>(), 0);
+        assert_eq!(ordered::<(O<'static>,), _, 1>(), 1);
         let n40 = args::<
             tuple!(A; x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x),
             _,
@@ -333,9 +410,30 @@ mod tests {
         let b64 = ordered::<
             tuple!(O<'static>; x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x
                                x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x),
+            _,
             64,
         >();
-        let max = chevron_cuda_rules::limits::MAX_KERNEL_PARAMS;
+        let max = chevron_cuda_rules::limits::MAX_TUPLE_PARAMS;
         assert_eq!((n40, n64, b64, max), (40, 64, 64, 64));
+    }
+
+    #[test]
+    fn chains_take_any_number_of_arguments() {
+        type A = u32;
+        type O<'a> = &'a Ordered<'a, f32>;
+        type T64 = tuple!(A; x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x
+                             x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x);
+        assert_eq!(args::<ArgChain<T64, (A, A), 66>, _, 66>(), 66);
+        assert_eq!(
+            args::<ArgChain<ArgChain<T64, T64, 128>, (A,), 129>, _, 129>(),
+            129
+        );
+        assert_eq!(ordered::<ArgChain<(O<'static>,), (), 1>, _, 1>(), 1);
+    }
+
+    #[test]
+    fn a_chain_keeps_the_order_of_its_parts() {
+        assert_eq!(chained::<_, 2, 3, 5>([1, 2], [3, 4, 5]), [1, 2, 3, 4, 5]);
+        assert_eq!(chained::<u8, 0, 0, 0>([], []), []);
     }
 }

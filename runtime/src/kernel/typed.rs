@@ -208,7 +208,7 @@ impl<K: TypedKernel> Typed<K> {
     /// # Errors
     /// As for `update`, and `Error::Graph` for an ordered buffer made by another graph.
     #[inline(always)]
-    pub unsafe fn update_ordered<'r, 'v, M, const S: usize, const B: usize, const N: usize>(
+    pub unsafe fn update_ordered<'r, 'v, M, MO, const S: usize, const B: usize, const N: usize>(
         &self,
         graph: &mut Graph<'_>,
         node: &GraphNode,
@@ -218,7 +218,7 @@ impl<K: TypedKernel> Typed<K> {
     where
         K: TypedKernel<Buffers = [bool; N]>,
         K::Scalars<'v>: ArgTuple<M, S>,
-        K::Ordered<'r>: OrderedArgs<B>,
+        K::Ordered<'r>: OrderedArgs<MO, B>,
     {
         // SAFETY: as for `launch`.
         unsafe { typed_update_ordered(graph, node, &self.kernel, buffers, scalars, &K::BUFFERS) }

@@ -12,9 +12,6 @@ use super::types::{hint, host_data, spelled, strip, type_text, wording};
 
 /// Rejects what a declaration cannot have: a body, generics, `async`, `const`, an ABI, `self`,
 /// variadics, a return type.
-/// The most parameters a declaration may have: the runtime's `ArgTuple` tuples (`tuple.rs`).
-pub const MAX_PARAMS: usize = chevron_cuda_rules::limits::MAX_KERNEL_PARAMS;
-
 pub(super) fn check_shape(item: &KernelItem, cx: &mut Errors) {
     let sig = &item.sig;
     for attr in item.attrs.iter().filter(|a| is_function_only(a)) {
@@ -37,22 +34,6 @@ pub(super) fn check_shape(item: &KernelItem, cx: &mut Errors) {
             ),
         };
         cx.push(syn::Error::new_spanned(attr, why));
-    }
-    // The runtime's generic launch takes the arguments as one tuple (`ArgTuple`), implemented
-    // for up to `MAX_PARAMS`.
-    if let Some(extra) = sig.inputs.iter().nth(MAX_PARAMS) {
-        cx.push(syn::Error::new_spanned(
-            extra,
-            format!(
-                "a `#[kernel]` declaration takes at most {MAX_PARAMS} parameters, and `{}` has \
-                 {}; pass the rest in a `#[repr(C)]` struct by value (a C++ `struct` parameter), \
-                 or launch the kernel with `launch!(dyn …)`, which takes any number up to the \
-                 driver's limit of {} bytes of parameters",
-                sig.ident,
-                sig.inputs.len(),
-                chevron_cuda_rules::limits::MAX_PARAM_BYTES
-            ),
-        ));
     }
     if let Some(body) = item.body {
         cx.error(

@@ -7,15 +7,19 @@ use proc_macro2::{Group, Ident, Punct, Spacing, Span, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
 
 use crate::kernel::ast::KernelParam;
+use crate::tokens::arg_list;
 
 /// The associated items of a declaration's `TypedKernel` impl that its parameters make.
 pub fn param_types(p: &TokenStream, params: &[KernelParam]) -> TokenStream {
     let (r, v) = (lifetime("r"), lifetime("v"));
+    let chain = quote!(#p::runtime::ArgChain);
     let args = params.iter().map(|q| with_lifetimes(&q.ty, &r, &v));
+    let args = arg_list(args.collect(), &chain, false);
     let scalars = params
         .iter()
         .filter(|q| !q.by_ref)
         .map(|q| with_lifetimes(&q.ty, &v, &v));
+    let scalars = arg_list(scalars.collect(), &chain, false);
     let ordered: Option<Vec<TokenStream>> = params
         .iter()
         .filter(|q| q.by_ref)
@@ -31,14 +35,14 @@ pub fn param_types(p: &TokenStream, params: &[KernelParam]) -> TokenStream {
         .collect();
     // A buffer type that names no element type (an alias): no `update_ordered`.
     let ordered = match ordered {
-        Some(o) => quote!((#(#o,)*)),
+        Some(o) => arg_list(o, &chain, false),
         None => quote!(#p::NoElementType),
     };
     let buffers = params.iter().map(|q| q.by_ref);
     let n = params.len();
     quote! {
-        type Args<'r, 'v> = (#(#args,)*) where 'v: 'r;
-        type Scalars<'v> = (#(#scalars,)*);
+        type Args<'r, 'v> = #args where 'v: 'r;
+        type Scalars<'v> = #scalars;
         type Ordered<'r> = #ordered;
         type Buffers = [bool; #n];
         const BUFFERS: [bool; #n] = [#(#buffers),*];
