@@ -3,18 +3,20 @@
 //! names it. Everything `#[kernels]` asks of C++ names goes through here, so that a better
 //! matcher (parsed names, `c++filt`'s spelling) replaces these few functions only.
 
-use chevron_cuda_rules::cpp::Signature;
+use chevron_cuda_rules::cpp::{Signature, Style};
 use chevron_cuda_rules::ptx::Entry;
 
-/// The kernel's C++ name with its template arguments, as docs and messages show it:
-/// `reduce4<int, 512>`, `ns::scale`.
+/// The kernel's C++ name with its template arguments, as docs and messages show it: the
+/// source's spelling (`reduce4<int, 512>`, `ns::scale`, `unary_op_kernel<&op_abs, float>`),
+/// without the compiler's internal namespaces, which no user can type.
 pub fn cpp_name(sig: &Signature) -> String {
-    sig.name.clone()
+    sig.render_name(Style::Source)
 }
 
-/// The whole C++ signature: `reduce4<int, 512>(int*, int const*, unsigned int)`.
+/// The whole C++ signature in the source's spelling:
+/// `reduce4<int, 512>(int*, int const*, unsigned int)`.
 pub fn cpp_signature(sig: &Signature) -> String {
-    sig.text()
+    sig.render(Style::Source)
 }
 
 /// The name without template arguments or scopes: `reduce4` of `ns::reduce4<int, 512>`.

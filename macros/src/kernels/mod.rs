@@ -470,6 +470,18 @@ fn generated_item(
                 );
                 return None;
             }
+            Mapped::NeedsF16(cpp_ty) => {
+                cx.error(
+                    lit.span(),
+                    format!(
+                        "{at} is `{cpp_ty}`, which maps to `chevron::half` with chevron's `f16` \
+                         feature; enable it (`chevron-cuda = {{ version = \"…\", features = \
+                         [\"f16\"] }}`), or {}",
+                        skip_fix(&cpp_name)
+                    ),
+                );
+                return None;
+            }
             Mapped::Unknown { cpp: cpp_ty, base } => {
                 // `vec4<float>::Type`: a member of a template instance, which the symbol
                 // keeps as written (what it stands for, `float4`, is in no symbol or PTX).

@@ -41,6 +41,9 @@ pub enum Mapped {
     },
     /// A struct, class or enum by value: its C++ spelling.
     ByValue(String),
+    /// `__half` or `__nv_bfloat16` (or a pointer to them) without chevron's `f16` feature: the
+    /// C++ spelling.
+    NeedsF16(String),
     /// A type chevron has no Rust type for: its C++ spelling, and the pointee's spelling (what
     /// `types(…)` would map).
     Unknown { cpp: String, base: String },
@@ -59,6 +62,15 @@ pub fn map_param(text: &str, writes: Option<&Seen>, types: &[UserType], p: &Toke
             (quote!(#rust), quote!(#rust).to_string())
         });
     let cpp = parse_type(text);
+    let half = |c: &Class| matches!(c, Class::Num(Num::F16 | Num::BF16));
+    let is_half = match &cpp {
+        CppParam::Value(c) => half(c),
+        CppParam::Pointer { pointee, .. } => pointers == 1 && half(pointee),
+        CppParam::Unknown => false,
+    };
+    if user.is_none() && is_half && !cfg!(feature = "f16") {
+        return Mapped::NeedsF16(text.to_string());
+    }
     if let (Some((ty, ty_text)), 0) = (&user, pointers) {
         return Mapped::Rust {
             ty: ty.clone(),
@@ -202,6 +214,7 @@ mod tests {
             }
             Mapped::ByValue(c) => format!("by value: {c}"),
             Mapped::Unknown { cpp, base } => format!("unknown: {cpp} ({base})"),
+            Mapped::NeedsF16(c) => format!("needs f16: {c}"),
         }
     }
 
@@ -212,7 +225,23 @@ mod tests {
         assert_eq!(rust("unsigned long", None), "u64");
         assert_eq!(rust("char", None), "i8");
         assert_eq!(rust("float4", None), "chevron::vec::Float4");
-        assert_eq!(rust("__half", None), "chevron::half::f16");
+        // The feature is the facade's `f16`, on in the workspace's tests (a dev-dependency),
+        // off in `cargo test -p chevron-cuda-macros`.
+        if cfg!(feature = "f16") {
+            assert_eq!(rust("__half", None), "chevron::half::f16");
+            assert_eq!(
+                rust("__nv_bfloat16 const*", None),
+                "&CudaSlice<chevron::half::bf16>"
+            );
+        } else {
+            assert_eq!(rust("__half", None), "needs f16: __half");
+            assert_eq!(
+                rust("__nv_bfloat16 const*", None),
+                "needs f16: __nv_bfloat16 const*"
+            );
+            // A pointer to pointers is a buffer of addresses, whatever they point at.
+            assert_eq!(rust("__half**", Some(&written)), "&mut CudaSlice<u64>");
+        }
         assert_eq!(rust("float const*", None), "&CudaSlice<f32>");
         let stored = Seen::Yes(chevron_cuda_rules::ptx::Site {
             line: 40,
