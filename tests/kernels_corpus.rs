@@ -3,7 +3,11 @@
 //! (`kernels/corpus/llmc/`: karpathy/llm.c at f1e2ace, MIT License, its LICENSE beside the
 //! PTX; `train_gpt2.cu`, `train_gpt2_fp32.cu` and `dev/cuda/NAME.cu` as `dev_NAME.ptx`, compiled by nvcc 13.0 with
 //! `-ptx -arch=sm_90`), declared in one line each, with one mapping for the by-value
-//! `std::integral_constant<bool, true>` its templates take. CPU only: the types are checked.
+//! `std::integral_constant<bool, true>` its templates take. And three files of ggml's CUDA
+//! backend (`kernels/corpus/ggml/`: ggml-org/ggml at d99724f2, MIT License): templates
+//! instantiated with function pointers to `static` functions and to template instances, `__half`
+//! parameters, and a struct by value mapped to its `#[repr(C)]` mirror. CPU only: the types are
+//! checked.
 #![allow(clippy::type_complexity)]
 
 use chevron::cudarc::driver::DeviceRepr;
@@ -61,6 +65,83 @@ pub mod dev_attention_forward {}
 #[kernels(ptx = "kernels/corpus/llmc/dev_fused_residual_forward.ptx")]
 pub mod dev_fused_residual_forward {}
 
+/// ggml's `struct soft_max_params` (softmax.cu), field for field: 120 bytes, align 8.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SoftMaxParams {
+    pub nheads: i64,
+    pub n_head_log2: u32,
+    pub ncols: i64,
+    pub nrows_x: i64,
+    pub nrows_y: i64,
+    pub ne00: i64,
+    pub ne01: i64,
+    pub ne02: i64,
+    pub ne03: i64,
+    pub nb11: i64,
+    pub nb12: i64,
+    pub nb13: i64,
+    pub ne12: i64,
+    pub ne13: i64,
+    pub scale: f32,
+    pub max_bias: f32,
+    pub m0: f32,
+    pub m1: f32,
+}
+// SAFETY: `#[repr(C)]` plain numbers, laid out as the C++ struct.
+unsafe impl DeviceRepr for SoftMaxParams {}
+
+#[kernels(ptx = "kernels/corpus/ggml/unary.ptx")]
+pub mod ggml_unary {}
+
+#[kernels(ptx = "kernels/corpus/ggml/cpy.ptx")]
+pub mod ggml_cpy {}
+
+#[kernels(
+    ptx = "kernels/corpus/ggml/softmax.ptx",
+    types("soft_max_params" = super::SoftMaxParams)
+)]
+pub mod ggml_softmax {}
+
+/// ggml's instances by the source's spelling of a function-pointer template argument, which
+/// nvcc puts in an `_INTERNAL_<hash>` namespace no user can type, and by `c++filt`'s spelling of
+/// a pointer to a template instance.
+pub mod ggml_by_name {
+    use chevron::cudarc::driver::CudaSlice;
+    use chevron::kernel;
+
+    #[kernel(
+        ptx = "kernels/corpus/ggml/unary.ptx",
+        name = "unary_op_kernel<&op_abs, float>"
+    )]
+    pub fn abs_f32(x: &CudaSlice<f32>, dst: &mut CudaSlice<f32>, k: i32);
+
+    #[kernel(
+        ptx = "kernels/corpus/ggml/cpy.ptx",
+        name = "cpy_q_f32<&(void cpy_blck_q_f32<&dequantize_q4_0, 32>(char const*, char*)), 32>"
+    )]
+    #[allow(clippy::too_many_arguments)]
+    pub fn q4_0_to_f32(
+        cx: &CudaSlice<i8>,
+        cdst: &mut CudaSlice<i8>,
+        ne: i64,
+        ne00: i64,
+        ne01: i64,
+        ne02: i64,
+        nb00: i64,
+        nb01: i64,
+        nb02: i64,
+        nb03: i64,
+        ne10: i64,
+        ne11: i64,
+        ne12: i64,
+        nb10: i64,
+        nb11: i64,
+        nb12: i64,
+        nb13: i64,
+    );
+}
+
 #[path = "common/sig.rs"]
 mod sig;
 use sig::{sig, M, R};
@@ -103,4 +184,21 @@ fn every_entry_of_the_codebase_is_declared() {
     let _: fn(Adam) = sig::<gpt2::adamw_kernel3>();
     // The fp32 program's kernels, in its own module.
     let _: fn((M<f32>, R<f32>, i32)) = sig::<gpt2_fp32::gelu_forward_kernel>();
+}
+
+#[test]
+fn every_entry_of_three_ggml_files_is_declared() {
+    use chevron::half::f16;
+    // unary_op_kernel<&op_abs, float>(float const*, float*, int), generated and by hand.
+    let _: fn((R<f32>, M<f32>, i32)) = sig::<ggml_unary::unary_op_kernel__op_abs_float>();
+    let _: fn((R<f32>, M<f32>, i32)) = sig::<ggml_by_name::abs_f32>();
+    let _: fn((R<f16>, M<f16>, i32)) = sig::<ggml_unary::unary_op_kernel__op_abs_half>();
+    // soft_max_f32<true, 64, 64, float>(float const*, float const*, float const*, float*,
+    //     soft_max_params): the struct by value as its mirror.
+    let _: fn((R<f32>, R<f32>, R<f32>, M<f32>, SoftMaxParams)) =
+        sig::<ggml_softmax::soft_max_f32__true_64_64_float>();
+    // 17 parameters, `char const*`/`char*` as bytes.
+    type L = i64;
+    type Cpy = (R<i8>, M<i8>, L, L, L, L, L, L, L, L, L, L, L, L, L, L, L);
+    let _: fn(Cpy) = sig::<ggml_by_name::q4_0_to_f32>();
 }

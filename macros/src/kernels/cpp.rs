@@ -29,11 +29,17 @@ pub fn scopes(sig: &Signature) -> String {
     sig.scopes().to_string()
 }
 
-/// The template arguments as written between the outermost `<…>` of the name: `int, 512` of
-/// `reduce4<int, 512>`; empty for a function that is no template instance.
+/// The template arguments as the source writes them between the outermost `<…>` of the name:
+/// `int, 512` of `reduce4<int, 512>`, `&op_abs, float` of `unary_op_kernel<&op_abs, float>`
+/// (no compiler-made namespace, whose hash would change with the file); empty for a function
+/// that is no template instance.
 pub fn template_args(sig: &Signature) -> String {
-    let base = sig.base();
-    sig.name[base.len()..]
+    let name = sig.render_name(Style::Source);
+    let open = match name.find('<') {
+        Some(at) => at,
+        None => return String::new(),
+    };
+    name[open..]
         .trim()
         .strip_prefix('<')
         .and_then(|s| s.strip_suffix('>'))

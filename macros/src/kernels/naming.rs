@@ -7,7 +7,9 @@
 //! 1. the C++ function's name without scopes or template arguments: `gemm` for `gemm<128>`,
 //!    `scale` for `ns::scale`; an `extern "C"` kernel's symbol as it is;
 //! 2. that name, two underscores and its template arguments: `scale__float`, `scale__double`
-//!    (`reduce4<int, 512>` is `reduce4__int_512`);
+//!    (`reduce4<int, 512>` is `reduce4__int_512`), spelled as the source writes them, without
+//!    nvcc's `_INTERNAL_<hash>` namespaces (`unary_op_kernel<&op_abs, float>` is
+//!    `unary_op_kernel__op_abs_float`), so that a name does not change with the file's hash;
 //! 3. that, two underscores and the parameter types: `axpy__float_p_float_const_p_float_int`
 //!    for the overload `axpy(float*, float const*, float, int)`;
 //! 4. its scopes in front: `ns__scale__float`;
