@@ -140,8 +140,9 @@ pub fn demangle(symbol: &str) -> Option<Signature> {
         .ok()?
         .demangle()
         .ok()?;
-    // An empty parameter pack is written as a stray `, >` (`packed<float, >`).
-    let text = text.replace(", >", ">");
+    // An empty parameter pack is written as a stray `, >` (`packed<float, >`), and its
+    // expansion in the parameter list as a stray `, )` (`f<float, >(float*, )`).
+    let text = text.replace(", >", ">").replace(", )", ")");
     // Templates carry their return type: `void softmax_kernel<128>(…)`.
     let text = text.strip_prefix("void ").unwrap_or(&text);
     let open = top_level(text, '(')?;

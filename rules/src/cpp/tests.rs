@@ -153,3 +153,19 @@ fn fixes_name_rust_types() {
         "a `#[repr(C, align(4))]` struct of 4 `i8`"
     );
 }
+
+/// An empty parameter pack, in the template arguments and expanded in the parameter list (ggml's
+/// `k_bin_bcast_unravel<op, T0, T1, T2, Args...>` with no `Args`, nvcc 13.0): the demangler
+/// writes `, >` and `, )`; the name still parses, so the source's and `c++filt`'s spellings
+/// find it.
+#[test]
+fn an_empty_parameter_pack_is_no_parameter() {
+    let s = sig("_Z19k_bin_bcast_unravelIXadL_ZN48_INTERNAL_c77ac404_11_binbcast_cu_e57b0fc3_107979op_repeatEffEEfffJEEvPKT0_PKT1_PT2_5uint3S9_S9_jS9_S9_S9_S9_S9_S9_jjjjjjjjjjjDpT3_");
+    assert!(s.cpp_name().is_some(), "{}", s.text());
+    assert_eq!(s.params.len(), 24);
+    assert!(s.matches("k_bin_bcast_unravel<&op_repeat, float, float, float>"));
+    assert!(s.matches(
+        "k_bin_bcast_unravel<&_INTERNAL_c77ac404_11_binbcast_cu_e57b0fc3_10797::op_repeat, float, float, float>"
+    ));
+    assert!(!s.matches("k_bin_bcast_unravel<&op_add, float, float, float>"));
+}
