@@ -4,14 +4,14 @@
 //! |---|---|---|
 //! | `int`, `unsigned`, `long`, `size_t`, `float`, `double`, `bool`, `char` | `i32`, `u32`, `i64`, `u64`, `f32`, `f64`, `bool`, `i8` | PTX width and class, C++ class and signedness |
 //! | `__half`, `__nv_bfloat16` | `chevron::half::f16`, `bf16` (feature `f16`) | as numbers |
-//! | `float4`, `int2`, `uint3`, `double2` … | `chevron::vec::Float4` … | lanes, element, size, alignment |
+//! | every vector type of `vector_types.h`: `char1` … `uchar4`, `short2`, `int2`, `uint3`, `longlong2`, `float4`, `double4` … | `chevron::vec::Char1` … `UChar4`, `Short2`, `Int2`, `UInt3`, `Long2`, `Float4`, `Double4` … | lanes, element, size, alignment |
 //! | `T const*` | `&CudaSlice<T>` (`&mut` where the PTX stores through it: a `const_cast`) | element type |
 //! | `T*` that the PTX provably never writes through | `#[read_only] &CudaSlice<T>` (two inputs may be one buffer) | element type, no store |
 //! | `T*` otherwise | `&mut CudaSlice<T>` | element type |
 //! | `void*`, `void const*` | `&mut CudaSlice<u8>`, `&CudaSlice<u8>` (bytes) | a device pointer |
 //! | `T**`, `T* const*` | `&mut CudaSlice<u64>`, `&CudaSlice<u64>` (device addresses) | a device pointer |
 //! | a type mapped with `types("C++ type" = RustType)` | `RustType` (by value) or `&(mut) CudaSlice<RustType>` | size (and alignment) against the PTX |
-//! | a struct, class or enum by value; `__half2`, `char4` and other types chevron has no Rust type for; dependent typedefs (`vec4<float>::Type*`, which the symbol spells so); references, function pointers | nothing: one error, whose fix is `types(…)`, a hand declaration in the module, or `skip` | |
+//! | a struct, class or enum by value; `__half2` and other types chevron has no Rust type for; dependent typedefs (`vec4<float>::Type*`, which the symbol spells so); references, function pointers | nothing: one error, whose fix is `types(…)`, a hand declaration in the module, or `skip` | |
 
 use proc_macro2::TokenStream;
 use quote::quote;

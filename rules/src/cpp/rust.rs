@@ -67,21 +67,21 @@ pub fn rust_for(text: &str) -> String {
 /// The name of chevron's vector type for `lanes` numbers of class `n` (`chevron::vec::Float4`).
 pub fn vector_rust(n: Num, lanes: u32) -> Option<String> {
     let elem = match n {
+        Num::Char => "Char",
+        Num::Int { bits, signed } => match (bits, signed) {
+            (8, true) => "Char",
+            (8, false) => "UChar",
+            (16, true) => "Short",
+            (16, false) => "UShort",
+            (32, true) => "Int",
+            (32, false) => "UInt",
+            (64, true) => "Long",
+            (64, false) => "ULong",
+            _ => return None,
+        },
         Num::Float(32) => "Float",
         Num::Float(64) => "Double",
-        Num::Int {
-            bits: 32,
-            signed: true,
-        } => "Int",
-        Num::Int {
-            bits: 32,
-            signed: false,
-        } => "UInt",
         _ => return None,
     };
-    let ok = match elem {
-        "Double" => lanes == 2,
-        _ => (2..=4).contains(&lanes),
-    };
-    ok.then(|| format!("{elem}{lanes}"))
+    (1..=4).contains(&lanes).then(|| format!("{elem}{lanes}"))
 }

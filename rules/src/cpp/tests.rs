@@ -148,9 +148,20 @@ fn fixes_name_rust_types() {
         "a `#[repr(C)]` type laid out like `ns::Params`"
     );
     assert_eq!(rust_for("CUgraphExec_st*"), "`chevron::DeviceGraphHandle`");
+    assert_eq!(rust_for("char4"), "`chevron::vec::Char4`");
     assert_eq!(
-        rust_for("char4"),
-        "a `#[repr(C, align(4))]` struct of 4 `i8`"
+        rust_for("uchar4*"),
+        "`&mut CudaSlice<chevron::vec::UChar4>`"
+    );
+    assert_eq!(rust_for("longlong2"), "`chevron::vec::Long2`");
+    assert_eq!(
+        rust_for("double4 const*"),
+        "`&CudaSlice<chevron::vec::Double4>`"
+    );
+    // A vector chevron has no type for: its layout.
+    assert_eq!(
+        rust_for("__half2"),
+        "a `#[repr(C, align(4))]` struct of 2 `f16`"
     );
 }
 
