@@ -3,7 +3,7 @@
 //! | C++ parameter (as the symbol spells it) | Rust parameter | checked |
 //! |---|---|---|
 //! | `int`, `unsigned`, `long`, `size_t`, `float`, `double`, `bool`, `char` | `i32`, `u32`, `i64`, `u64`, `f32`, `f64`, `bool`, `i8` | PTX width and class, C++ class and signedness |
-//! | `__half`, `__nv_bfloat16` | `chevron::half::f16`, `bf16` (feature `f16`) | as numbers |
+//! | `__half`, `__nv_bfloat16`, `__half2`, `__nv_bfloat162` | `chevron::half::f16`, `bf16`, `chevron::vec::Half2`, `BFloat162` (feature `f16`) | as numbers and vectors |
 //! | every vector type of `vector_types.h`: `char1` … `uchar4`, `short2`, `int2`, `uint3`, `longlong2`, `float4`, `double4` … | `chevron::vec::Char1` … `UChar4`, `Short2`, `Int2`, `UInt3`, `Long2`, `Float4`, `Double4` … | lanes, element, size, alignment |
 //! | `T const*` | `&CudaSlice<T>` (`&mut` where the PTX stores through it: a `const_cast`) | element type |
 //! | `T*` that the PTX provably never writes through | `#[read_only] &CudaSlice<T>` (two inputs may be one buffer) | element type, no store |
@@ -11,7 +11,7 @@
 //! | `void*`, `void const*` | `&mut CudaSlice<u8>`, `&CudaSlice<u8>` (bytes) | a device pointer |
 //! | `T**`, `T* const*` | `&mut CudaSlice<u64>`, `&CudaSlice<u64>` (device addresses) | a device pointer |
 //! | a type mapped with `types("C++ type" = RustType)` | `RustType` (by value) or `&(mut) CudaSlice<RustType>` | size (and alignment) against the PTX |
-//! | a struct, class or enum by value; `__half2` and other types chevron has no Rust type for; dependent typedefs (`vec4<float>::Type*`, which the symbol spells so); references, function pointers | nothing: one error, whose fix is `types(…)`, a hand declaration in the module, or `skip` | |
+//! | a struct, class or enum by value; types chevron has no Rust type for; dependent typedefs (`vec4<float>::Type*`, which the symbol spells so); references, function pointers | nothing: one error, whose fix is `types(…)`, a hand declaration in the module, or `skip` | |
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -62,7 +62,12 @@ pub fn map_param(text: &str, writes: Option<&Seen>, types: &[UserType], p: &Toke
             (quote!(#rust), quote!(#rust).to_string())
         });
     let cpp = parse_type(text);
-    let half = |c: &Class| matches!(c, Class::Num(Num::F16 | Num::BF16));
+    let half = |c: &Class| {
+        matches!(
+            c,
+            Class::Num(Num::F16 | Num::BF16) | Class::Vector(Num::F16 | Num::BF16, 2)
+        )
+    };
     let is_half = match &cpp {
         CppParam::Value(c) => half(c),
         CppParam::Pointer { pointee, .. } => pointers == 1 && half(pointee),
@@ -235,6 +240,7 @@ mod tests {
             );
         } else {
             assert_eq!(rust("__half", None), "needs f16: __half");
+            assert_eq!(rust("__half2 const*", None), "needs f16: __half2 const*");
             assert_eq!(
                 rust("__nv_bfloat16 const*", None),
                 "needs f16: __nv_bfloat16 const*"
@@ -264,7 +270,15 @@ mod tests {
         assert_eq!(rust("Affine", None), "by value: Affine");
         assert_eq!(
             rust("__half2*", Some(&written)),
-            "unknown: __half2* (__half2)"
+            if cfg!(feature = "f16") {
+                "&mut CudaSlice<chevron::vec::Half2>"
+            } else {
+                "needs f16: __half2*"
+            }
+        );
+        assert_eq!(
+            rust("uchar4 const*", None),
+            "&CudaSlice<chevron::vec::UChar4>"
         );
         assert_eq!(
             rust("vec4<float>::Type*", Some(&written)),

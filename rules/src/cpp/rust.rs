@@ -81,7 +81,14 @@ pub fn vector_rust(n: Num, lanes: u32) -> Option<String> {
         },
         Num::Float(32) => "Float",
         Num::Float(64) => "Double",
+        // `__half2`, `__nv_bfloat162` (feature `f16`); CUDA has no other lane counts of them.
+        Num::F16 => "Half",
+        Num::BF16 => "BFloat16",
         _ => return None,
     };
-    (1..=4).contains(&lanes).then(|| format!("{elem}{lanes}"))
+    let lanes_ok = match n {
+        Num::F16 | Num::BF16 => lanes == 2,
+        _ => (1..=4).contains(&lanes),
+    };
+    lanes_ok.then(|| format!("{elem}{lanes}"))
 }

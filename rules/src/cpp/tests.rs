@@ -158,11 +158,11 @@ fn fixes_name_rust_types() {
         rust_for("double4 const*"),
         "`&CudaSlice<chevron::vec::Double4>`"
     );
-    // A vector chevron has no type for: its layout.
     assert_eq!(
-        rust_for("__half2"),
-        "a `#[repr(C, align(4))]` struct of 2 `f16`"
+        rust_for("__half2 const*"),
+        "`&CudaSlice<chevron::vec::Half2>`"
     );
+    assert_eq!(rust_for("__nv_bfloat162"), "`chevron::vec::BFloat162`");
 }
 
 /// An empty parameter pack, in the template arguments and expanded in the parameter list (ggml's

@@ -15,7 +15,8 @@
 //!
 //! Every type of `vector_types.h` is here: `Char1` to `Double4` (`char`, `uchar`, `short`,
 //! `ushort`, `int`, `uint`, `long`, `ulong`, `float`, `double`; `longlong`/`ulonglong` are
-//! aliases of `Long`/`ULong`). `Float3` is 12 bytes aligned to 4, as CUDA's `float3`. Each type is `DeviceRepr` (a kernel
+//! aliases of `Long`/`ULong`), and with the `f16` feature `Half2` (`__half2`) and `BFloat162`
+//! (`__nv_bfloat162`). `Float3` is 12 bytes aligned to 4, as CUDA's `float3`. Each type is `DeviceRepr` (a kernel
 //! parameter by value, an element of `CudaSlice`) and `ValidAsZeroBits` (`alloc_zeros`).
 
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
@@ -193,6 +194,14 @@ vectors! {
     Double4(f64; F64; 16) { x, y, z, w }
 }
 
+#[cfg(feature = "f16")]
+vectors! {
+    /// CUDA's `__half2` (feature `f16`): 4 bytes, aligned to 4.
+    Half2(half::f16; Num::F16; 4) { x, y }
+    /// CUDA's `__nv_bfloat162` (feature `f16`): 4 bytes, aligned to 4.
+    BFloat162(half::bf16; Num::BF16; 4) { x, y }
+}
+
 /// CUDA's `longlong1`: [`Long1`], as on every 64-bit target CUDA supports.
 pub type LongLong1 = Long1;
 /// CUDA's `longlong2`: [`Long2`].
@@ -267,6 +276,11 @@ mod tests {
         assert_eq!(layout::<Double2>(), (16, 16, 16, 16));
         assert_eq!(layout::<Double3>(), (24, 8, 24, 8));
         assert_eq!(layout::<Double4>(), (32, 16, 32, 16));
+        #[cfg(feature = "f16")]
+        {
+            assert_eq!(layout::<Half2>(), (4, 4, 4, 4));
+            assert_eq!(layout::<BFloat162>(), (4, 4, 4, 4));
+        }
         let v = Int3::from([1, -2, 3]);
         assert_eq!((v.x, v.y, v.z), (1, -2, 3));
         assert_eq!(<[u32; 4]>::from(UInt4::new(1, 2, 3, 4)), [1, 2, 3, 4]);
