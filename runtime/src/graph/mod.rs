@@ -16,6 +16,7 @@ use crate::driver;
 use crate::error::{Error, KernelName};
 use crate::sys;
 
+mod build;
 mod capture;
 mod conditional;
 mod device;
@@ -23,6 +24,7 @@ mod node;
 mod params;
 mod replay;
 mod update;
+pub use build::{BuiltNode, GraphBuilder, KernelNodes, MemsetValue};
 pub use capture::Capture;
 pub use conditional::{ConditionalHandle, ConditionalNodes, SwitchNodes};
 pub use device::{DeviceGraph, DeviceGraphHandle, DeviceLaunchable};
