@@ -1,6 +1,7 @@
-//! Graphs built by hand: [`GraphBuilder`] adds nodes one at a time after explicit
-//! dependencies ([`BuiltNode`]s of the same builder) and instantiates into the [`Graph`] that
-//! capture makes, so that replays and the typed updates work unchanged.
+//! Graphs built by hand: [`Graph::build`]'s body adds nodes through a [`GraphBuilder`], one at
+//! a time, each after explicit dependencies ([`BuiltNode`]s of the same builder), and the graph
+//! is instantiated into the [`Graph`] that capture makes, so that replays and the typed updates
+//! work unchanged.
 //!
 //! How each kind of node is made: kernel nodes are captured, as in [`Graph::capture`], on the
 //! builder's stream into the builder's graph after the given nodes
@@ -103,77 +104,12 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(1 << 63);
 /// while the box moves into the graph.
 type HostFn<'a> = Box<dyn FnMut() + Send + 'a>;
 
-/// Builds a CUDA graph node by node, each after the nodes it depends on, then
-/// [`instantiate`](GraphBuilder::instantiate)s it into a [`Graph`]: replays, typed updates
-/// (`KERNEL::kernel().update(…)` on the [`GraphNode`] of a kernel node), node attributes and
-/// the rest work as for a captured graph.
+/// What [`Graph::build`]'s body adds nodes through: each node after the nodes it depends on
+/// (its `after` list, [`BuiltNode`]s this builder made), each method returning the new node.
+/// See [`Graph::build`] for an example and the rules.
 ///
-/// ```no_run
-/// use chevron::cudarc::driver::CudaSlice;
-/// use chevron::{kernel, launch, GraphBuilder};
-///
-/// /// y = y·a + b
-/// #[kernel(ptx = "kernels/chain.ptx")]
-/// fn chain(n: u32, a: f32, b: f32, y: &mut CudaSlice<f32>);
-///
-/// fn main() -> Result<(), chevron::Error> {
-///     let ctx = chevron::context(0)?;
-///     let stream = ctx.new_stream()?;
-///     let mut y = stream.alloc_zeros::<f32>(256)?;
-///     let mut z = stream.alloc_zeros::<f32>(256)?;
-///     let mut b = GraphBuilder::new(&ctx)?;
-///     let zero = b.memset(&[], &mut y, 1.0f32)?;
-///     // SAFETY: one block of 256 threads covers y's 256 elements.
-///     let (step, node) = b.kernel(&[zero], |c| {
-///         unsafe { launch!(chain<<<1, 256, c.stream()>>>(256, 0.5, 1.0, &mut y)) }?;
-///         c.last_node()
-///     })?;
-///     let _copy = b.memcpy(&[step], &mut z, &y)?;
-///     // SAFETY: `graph` is dropped, not leaked.
-///     let mut graph = unsafe { b.instantiate() }?;
-///     graph.replay(&stream)?;
-///     // SAFETY: the node is `chain`'s on 256 elements; it keeps its buffer.
-///     unsafe { chain::kernel().update_scalars(&mut graph, &node, (256, 2.0, 0.0)) }?;
-///     graph.replay(&stream)?;
-///     drop(graph); // waits for the last replay and ends the borrows of `y` and `z`
-///     assert_eq!(stream.clone_dtoh(&z)?[0], 2.0);
-///     Ok(())
-/// }
-/// ```
-///
-/// # The rules, and what enforces them
-///
-/// The builder keeps everything its nodes use and hands it to the graph, whose lifetime `'a` is
-/// the builder's, so the rules of [`Graph`] hold for every kind of node:
-///
-/// - **A kernel node's body is kept** (compiler): [`GraphBuilder::kernel`] takes the body as
-///   `F: … + 'a` and keeps it, as [`Graph::capture`] keeps its body, so every buffer it borrows
-///   stays borrowed (`&mut` for those it writes) until the graph is dropped.
-/// - **Memset and memcpy nodes borrow their buffers for `'a`** (compiler): the destination
-///   `&'a mut`, so the host can neither read, write nor free it while a replay may write it; a
-///   copy's source `&'a`, so nothing writes or frees it while a replay may read it. Dropping a
-///   buffer while the graph lives does not compile.
-/// - **Event nodes borrow their event for `'a`** (compiler): it is not destroyed while a replay
-///   may record or wait on it.
-/// - **A host node's function is owned by the graph** (compiler, run time): boxed, it lives
-///   until the graph is dropped, which waits for the last replay, so the driver never calls a
-///   freed function; what it borrows is borrowed for `'a`. It is `Send` (the driver calls it on
-///   a thread of its own) and `FnMut` only: replays are ordered with each other, so two calls
-///   never overlap. A panic is caught at the driver's boundary (unwinding into C is undefined
-///   behaviour): the panic hook reports it, the node ends, and later replays call the function
-///   again.
-/// - **A child graph's builder is consumed** (compiler): what its nodes keep moves into this
-///   builder; the driver copies its graph into the node.
-/// - **Dependencies are checked** (run time): a [`BuiltNode`] of another builder is `Error::Graph`;
-///   a node names only nodes made before it, so the graph has no cycle.
-/// - **Work enqueued before is finished before the graph runs** (run time):
-///   [`GraphBuilder::instantiate`] synchronizes the context, after every borrow began.
-/// - **The graph is dropped, never leaked** (the caller's promise:
-///   [`GraphBuilder::instantiate`] is `unsafe`, for the reason [`Graph::capture`] is).
-/// - **A failed node spoils the builder** (run time): a kernel body that failed or panicked
-///   may have left part of its work in the graph, so every later call is `Error::Graph`.
-///
-/// Not `Send`, as the graph.
+/// `'a` is the graph's lifetime: what a host node's function, a copy's source or an event node's
+/// event borrows stays borrowed until the graph is dropped. Not `Send`, as the graph.
 pub struct GraphBuilder<'a> {
     graph: sys::CUgraph,
     ctx: Arc<CudaContext>,
@@ -182,7 +118,7 @@ pub struct GraphBuilder<'a> {
     id: u64,
     /// What the captures of kernel bodies share (slots of their nodes, conditional bodies).
     shared: conditional::Shared,
-    /// Everything the nodes use: bodies, host functions, child builders' keeps.
+    /// Everything the nodes use: host functions, child builders' keeps.
     keep: Vec<Box<dyn Keep + 'a>>,
     /// Whether a node failed part way (see the rules).
     spoiled: bool,
@@ -305,7 +241,7 @@ impl<'a> GraphBuilder<'a> {
     /// An empty graph of context `ctx`, to add nodes to.
     ///
     /// `Error::Driver` naming the call that failed (`cuGraphCreate`, `cuStreamCreate`).
-    pub fn new(ctx: &Arc<CudaContext>) -> Result<Self, Error> {
+    fn new(ctx: &Arc<CudaContext>) -> Result<Self, Error> {
         ctx.bind_to_thread().map_err(graph_err("cuCtxSetCurrent"))?;
         let stream = ctx.new_stream().map_err(graph_err("cuStreamCreate"))?;
         let graph = driver::graph_create().map_err(graph_err("cuGraphCreate"))?;
@@ -361,21 +297,24 @@ impl<'a> GraphBuilder<'a> {
     /// Returns the node later nodes depend on (the last work `body` captured; an empty node
     /// joining it when that is more than one node) and what `body` returned.
     ///
-    /// `body` is kept until the graph is dropped, with everything it borrows, as
-    /// [`Graph::capture`]'s; cudarc's event tracking is paused while it runs (see [`Graph`]).
-    /// Compiles with CUDA 12.3 (feature `cuda-12030`) or later, and needs a CUDA 12.3 driver.
+    /// What `body` borrows is borrowed for the graph's life through [`Graph::build`]'s body,
+    /// which holds it (as for [`Graph::capture`]); cudarc's event tracking is paused while
+    /// `body` runs (see [`Graph`]). Compiles with CUDA 12.3 (feature `cuda-12030`) or later, and needs a CUDA 12.3 driver.
     ///
     /// `Error::Graph` for a dependency of another builder, a body that captured no work, or a
     /// driver older than 12.3; the body's own error when it fails; `Error::Driver` naming the
     /// call the driver refused. A body that fails or panics spoils the builder.
-    pub fn kernel<R, F>(&mut self, after: &[BuiltNode], mut body: F) -> Result<(BuiltNode, R), Error>
+    pub fn kernel<R, F>(&mut self, after: &[BuiltNode], body: F) -> Result<(BuiltNode, R), Error>
     where
-        F: FnMut(&mut Capture<'_>) -> Result<R, Error> + 'a,
+        F: FnOnce(&mut Capture<'_>) -> Result<R, Error>,
         F: KernelNodes,
     {
         let deps = self.after(after)?;
-        let (last, out) = self.capture_after(&deps, &mut body)?;
-        self.keep.push(Box::new(body));
+        let mut body = Some(body);
+        let (last, out) = self.capture_after(&deps, &mut |capture| match body.take() {
+            Some(body) => body(capture),
+            None => Err(graph_error("the kernel node's body ran twice".to_string())),
+        })?;
         Ok((self.node(last), out))
     }
 
@@ -455,13 +394,14 @@ impl<'a> GraphBuilder<'a> {
     }
 
     /// A memset node after `after`: sets every element of `dst` to `value`
-    /// (`cuGraphAddMemsetNode`), at each replay. `dst` (a `CudaSlice` or `CudaViewMut` of the
-    /// builder's context, of 1-, 2- or 4-byte elements) is borrowed mutably until the graph is
-    /// dropped.
+    /// (`cuGraphAddMemsetNode`), at each replay. `dst` is a `CudaSlice` or `CudaViewMut` of the
+    /// builder's context, of 1-, 2- or 4-byte elements, that [`Graph::build`]'s body borrows
+    /// mutably (so that other nodes can write it too: the body holds the borrow for the graph's
+    /// life); not one the body creates (see [`Graph::build`]).
     ///
     /// `Error::Graph` for a dependency of another builder, a buffer of another context or an
     /// empty buffer; `Error::Driver` when the driver refuses the node.
-    pub fn memset<T, B>(&mut self, after: &[BuiltNode], dst: &'a mut B, value: T) -> Result<BuiltNode, Error>
+    pub fn memset<T, B>(&mut self, after: &[BuiltNode], dst: &mut B, value: T) -> Result<BuiltNode, Error>
     where
         T: MemsetValue,
         B: DevicePtrMut<T> + DeviceSlice<T> + ?Sized,
@@ -476,7 +416,8 @@ impl<'a> GraphBuilder<'a> {
         }
         let ptr = self.pointer_mut(dst)?;
         // SAFETY: the graph is live, of `ctx`, and holds `deps`; `ptr` is `count` elements of
-        // `T` of `ctx`, borrowed mutably for `'a`, which the graph cannot outlive.
+        // `T` of `ctx`, which `Graph::build`'s body borrows mutably for the graph's life (the
+        // caller's promise of `Graph::build` for a buffer the body creates).
         let node = unsafe {
             driver::add_memset_node(
                 self.graph,
@@ -494,11 +435,12 @@ impl<'a> GraphBuilder<'a> {
 
     /// A memcpy node after `after`: copies `src` into `dst`, device to device
     /// (`cuGraphAddMemcpyNode`), at each replay. Both of the builder's context and of one
-    /// length; `dst` is borrowed mutably and `src` shared until the graph is dropped.
+    /// length, borrowed by [`Graph::build`]'s body as for [`GraphBuilder::memset`] (`src`
+    /// shared, or mutably where other nodes write it).
     ///
     /// `Error::Graph` for a dependency of another builder, a buffer of another context, lengths
     /// that differ or empty buffers; `Error::Driver` when the driver refuses the node.
-    pub fn memcpy<T, D, S>(&mut self, after: &[BuiltNode], dst: &'a mut D, src: &'a S) -> Result<BuiltNode, Error>
+    pub fn memcpy<T, D, S>(&mut self, after: &[BuiltNode], dst: &mut D, src: &S) -> Result<BuiltNode, Error>
     where
         D: DevicePtrMut<T> + DeviceSlice<T> + ?Sized,
         S: DevicePtr<T> + DeviceSlice<T> + ?Sized,
@@ -519,7 +461,7 @@ impl<'a> GraphBuilder<'a> {
         skip_record(guard);
         let to = self.pointer_mut(dst)?;
         // SAFETY: the graph is live, of `ctx`, and holds `deps`; both pointers are `bytes`
-        // bytes of `ctx`, borrowed for `'a`, which the graph cannot outlive.
+        // bytes of `ctx`, borrowed as in `memset`.
         let node = unsafe {
             driver::add_memcpy_node(self.graph, &deps, self.ctx.cu_ctx(), to, from, bytes)
         }
@@ -598,22 +540,26 @@ impl<'a> GraphBuilder<'a> {
         Ok(self.node(node))
     }
 
-    /// A child graph node after `after`: runs the graph `child` built, as one node
-    /// (`cuGraphAddChildGraphNode`, which copies it). `child` is consumed: what its nodes use
-    /// stays kept until this graph is dropped. Its [`BuiltNode`]s are not this builder's (depend on
-    /// the child node), and its kernel nodes cannot be updated through this graph.
+    /// A child graph node after `after`: `body` builds a graph of its own, through a builder
+    /// of its own, and this node runs it (`cuGraphAddChildGraphNode`, which copies it). What
+    /// the child's nodes keep moves into this graph. The child's [`BuiltNode`]s are not this
+    /// builder's (depend on the child node), and its kernel nodes cannot be updated through
+    /// this graph. Returns the node and what `body` returned.
     ///
-    /// `Error::Graph` for a dependency of another builder, a child of another context or a
-    /// spoiled child; `Error::Driver` when the driver refuses the node (a child holding
-    /// conditional nodes, for one).
-    pub fn child(&mut self, after: &[BuiltNode], mut child: GraphBuilder<'a>) -> Result<BuiltNode, Error> {
+    /// `Error::Graph` for a dependency of another builder or a spoiled child; `body`'s own
+    /// error; `Error::Driver` when the driver refuses the node (a child holding conditional
+    /// nodes, for one).
+    pub fn child<R, F>(&mut self, after: &[BuiltNode], body: F) -> Result<(BuiltNode, R), Error>
+    where
+        F: FnOnce(&mut GraphBuilder<'a>) -> Result<R, Error>,
+    {
         let deps = self.after(after)?;
-        same_context(&self.ctx, &child.ctx, "child graph")?;
-        if child.spoiled {
-            return Err(graph_error(
-                "the child graph's builder failed part way: build it again".to_string(),
-            ));
-        }
+        let mut child = GraphBuilder::new(&self.ctx)?;
+        let out = body(&mut child)?;
+        child.after(&[])?;
+        self.ctx
+            .bind_to_thread()
+            .map_err(graph_err("cuCtxSetCurrent"))?;
         // SAFETY: both graphs are live, of one context; the graph holds `deps`; what the
         // child's nodes use moves into `keep` below, for `'a`.
         let node = unsafe { driver::add_child_node(self.graph, &deps, child.graph) }
@@ -622,7 +568,7 @@ impl<'a> GraphBuilder<'a> {
         if child.shared.node_priority() {
             self.shared.mark_priority();
         }
-        Ok(self.node(node))
+        Ok((self.node(node), out))
     }
 
     /// An empty node after `after` (`cuGraphAddEmptyNode`): one node to depend on for many.
@@ -636,19 +582,11 @@ impl<'a> GraphBuilder<'a> {
         Ok(self.node(node))
     }
 
-    /// Instantiates the graph into a [`Graph`] that keeps everything the nodes use, first
-    /// synchronizing the context (work enqueued before, on the buffers the nodes borrow, is
-    /// done before the first replay). BuiltNode priorities apply as for [`Graph::capture`]. The
-    /// graph replays on any stream of the context; its kernel nodes' [`GraphNode`]s update it.
-    ///
-    /// `Error::Graph` for a spoiled builder; `Error::Driver` naming the call that failed
-    /// (`cuCtxSynchronize`, `cuGraphInstantiate`).
-    ///
-    /// # Safety
-    /// As [`Graph::capture`]: the graph is dropped, never leaked (`std::mem::forget`,
-    /// `ManuallyDrop`, `Box::leak`, an `Rc` cycle), while anything its nodes borrow may still be
-    /// freed or used: dropping it waits for its last replay before the borrows end.
-    pub unsafe fn instantiate(mut self) -> Result<Graph<'a>, Error> {
+    /// Instantiates the graph into a [`Graph`] that keeps everything the nodes use and
+    /// `body` (the build's body, with what it owns), first synchronizing the context (work
+    /// enqueued before, on the buffers the nodes use, is done before the first replay). Node
+    /// priorities apply as for [`Graph::capture`].
+    fn instantiate(mut self, body: Box<dyn Keep + 'a>) -> Result<Graph<'a>, Error> {
         self.after(&[])?;
         self.ctx
             .synchronize()
@@ -661,7 +599,8 @@ impl<'a> GraphBuilder<'a> {
         // SAFETY: the graph is live, its context current (bound by `after`).
         let exec = unsafe { super::instantiate(self.graph, body_priority) }?;
         let graph = core::mem::replace(&mut self.graph, core::ptr::null_mut());
-        let keep = core::mem::take(&mut self.keep);
+        let mut keep = core::mem::take(&mut self.keep);
+        keep.push(body);
         Ok(Graph {
             graph,
             exec,
@@ -678,12 +617,25 @@ impl<'a> GraphBuilder<'a> {
     }
 }
 
+impl<'a> Graph<'a> {
+    /// [`Graph::build`], whose entry in `graph/mod.rs` (where rustc names it plainly in a
+    /// bound's error) calls this.
+    pub(super) fn build_body<R, F>(ctx: &Arc<CudaContext>, mut body: F) -> Result<(Self, R), Error>
+    where
+        F: FnMut(&mut GraphBuilder<'a>) -> Result<R, Error> + 'a,
+    {
+        let mut builder = GraphBuilder::new(ctx)?;
+        let out = body(&mut builder)?;
+        let graph = builder.instantiate(Box::new(body))?;
+        Ok((graph, out))
+    }
+}
+
 impl Drop for GraphBuilder<'_> {
     fn drop(&mut self) {
         if !self.graph.is_null() {
             let _ = self.ctx.bind_to_thread();
-            // SAFETY: never instantiated (or its executable was not made); nothing else holds
-            // it (a child node holds a copy).
+            // SAFETY: never instantiated; nothing else holds it (a child node holds a copy).
             let _ = unsafe { driver::graph_destroy(core::ptr::null_mut(), self.graph) };
         }
     }
