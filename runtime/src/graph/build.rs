@@ -15,14 +15,12 @@ use core::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use cudarc::driver::{
-    CudaContext, CudaEvent, CudaStream, DevicePtr, DevicePtrMut, DeviceSlice,
-};
+use cudarc::driver::{CudaContext, CudaEvent, CudaStream, DevicePtr, DevicePtrMut, DeviceSlice};
 
 use super::update::skip_record;
-use super::{conditional, graph_err, Capture, Graph, Keep};
 #[cfg(doc)]
 use super::GraphNode;
+use super::{conditional, graph_err, Capture, Graph, Keep};
 use crate::driver;
 use crate::error::{Error, KernelName};
 use crate::sys;
@@ -108,8 +106,8 @@ type HostFn<'a> = Box<dyn FnMut() + Send + 'a>;
 /// (its `after` list, [`BuiltNode`]s this builder made), each method returning the new node.
 /// See [`Graph::build`] for an example and the rules.
 ///
-/// `'a` is the graph's lifetime: what a host node's function, a copy's source or an event node's
-/// event borrows stays borrowed until the graph is dropped. Not `Send`, as the graph.
+/// `'a` is the graph's lifetime: what a host node's function or an event node's event borrows
+/// stays borrowed until the graph is dropped. Not `Send`, as the graph.
 pub struct GraphBuilder<'a> {
     graph: sys::CUgraph,
     ctx: Arc<CudaContext>,
@@ -171,7 +169,7 @@ fn same_context(builder: &CudaContext, ctx: &CudaContext, what: &str) -> Result<
 }
 
 /// Calls a host node's function (a [`HostFn`] at `data`) on the driver's thread; a panic stops
-/// here (see the rules of [`GraphBuilder`]).
+/// here (see the rules of [`Graph::build`]).
 unsafe extern "C" fn call_host(data: *mut c_void) {
     let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         // SAFETY: `data` is the address of a `HostFn` the graph owns until it is dropped
@@ -354,8 +352,8 @@ impl<'a> GraphBuilder<'a> {
             shared: &self.shared,
         };
         let out = body(&mut capture)?;
-        let state = driver::capture_state(&self.stream)
-            .map_err(graph_err("cuStreamGetCaptureInfo"))?;
+        let state =
+            driver::capture_state(&self.stream).map_err(graph_err("cuStreamGetCaptureInfo"))?;
         guard.end().map_err(graph_err("cuStreamEndCapture"))?;
         let mut ends = state.deps;
         let same = ends.len() == deps.len() && ends.iter().all(|n| deps.contains(n));
@@ -401,7 +399,12 @@ impl<'a> GraphBuilder<'a> {
     ///
     /// `Error::Graph` for a dependency of another builder, a buffer of another context or an
     /// empty buffer; `Error::Driver` when the driver refuses the node.
-    pub fn memset<T, B>(&mut self, after: &[BuiltNode], dst: &mut B, value: T) -> Result<BuiltNode, Error>
+    pub fn memset<T, B>(
+        &mut self,
+        after: &[BuiltNode],
+        dst: &mut B,
+        value: T,
+    ) -> Result<BuiltNode, Error>
     where
         T: MemsetValue,
         B: DevicePtrMut<T> + DeviceSlice<T> + ?Sized,
@@ -440,7 +443,12 @@ impl<'a> GraphBuilder<'a> {
     ///
     /// `Error::Graph` for a dependency of another builder, a buffer of another context, lengths
     /// that differ or empty buffers; `Error::Driver` when the driver refuses the node.
-    pub fn memcpy<T, D, S>(&mut self, after: &[BuiltNode], dst: &mut D, src: &S) -> Result<BuiltNode, Error>
+    pub fn memcpy<T, D, S>(
+        &mut self,
+        after: &[BuiltNode],
+        dst: &mut D,
+        src: &S,
+    ) -> Result<BuiltNode, Error>
     where
         D: DevicePtrMut<T> + DeviceSlice<T> + ?Sized,
         S: DevicePtr<T> + DeviceSlice<T> + ?Sized,
@@ -489,7 +497,7 @@ impl<'a> GraphBuilder<'a> {
     /// once the dependencies are done; nodes after it wait for it to return
     /// (`cuGraphAddHostNode`). `f` is owned by the graph and dropped with it; it must not call
     /// CUDA (the driver forbids it in host nodes). A panic in `f` is caught (see the rules of
-    /// [`GraphBuilder`]).
+    /// [`Graph::build`]).
     ///
     /// `Error::Graph` for a dependency of another builder; `Error::Driver` when the driver
     /// refuses the node.
@@ -515,7 +523,11 @@ impl<'a> GraphBuilder<'a> {
     ///
     /// `Error::Graph` for a dependency of another builder or an event of another context;
     /// `Error::Driver` when the driver refuses the node.
-    pub fn record(&mut self, after: &[BuiltNode], event: &'a CudaEvent) -> Result<BuiltNode, Error> {
+    pub fn record(
+        &mut self,
+        after: &[BuiltNode],
+        event: &'a CudaEvent,
+    ) -> Result<BuiltNode, Error> {
         self.event(after, event, false)
     }
 
@@ -526,7 +538,12 @@ impl<'a> GraphBuilder<'a> {
         self.event(after, event, true)
     }
 
-    fn event(&mut self, after: &[BuiltNode], event: &'a CudaEvent, wait: bool) -> Result<BuiltNode, Error> {
+    fn event(
+        &mut self,
+        after: &[BuiltNode],
+        event: &'a CudaEvent,
+        wait: bool,
+    ) -> Result<BuiltNode, Error> {
         let deps = self.after(after)?;
         same_context(&self.ctx, event.context(), "event")?;
         // SAFETY: the graph is live and holds `deps`; the event is of its context, borrowed

@@ -18,9 +18,15 @@ fn message(e: Error) -> String {
 
 #[test]
 fn dependencies_keep_order_and_drop_repeats() {
-    assert_eq!(dependencies(7, &[]).unwrap(), Vec::<sys::CUgraphNode>::new());
-    let deps = dependencies(7, &[node(7, 0x30), node(7, 0x10), node(7, 0x30), node(7, 0x20)])
-        .unwrap();
+    assert_eq!(
+        dependencies(7, &[]).unwrap(),
+        Vec::<sys::CUgraphNode>::new()
+    );
+    let deps = dependencies(
+        7,
+        &[node(7, 0x30), node(7, 0x10), node(7, 0x30), node(7, 0x20)],
+    )
+    .unwrap();
     let raw: Vec<usize> = deps.into_iter().map(|n| n as usize).collect();
     assert_eq!(raw, [0x30, 0x10, 0x20]);
 }
@@ -29,7 +35,10 @@ fn dependencies_keep_order_and_drop_repeats() {
 fn a_node_of_another_builder_is_refused_with_its_position() {
     let e = dependencies(7, &[node(7, 0x10), node(8, 0x20)]).unwrap_err();
     let text = message(e);
-    assert!(text.starts_with("dependency 1 is a node of another graph builder"), "{text}");
+    assert!(
+        text.starts_with("dependency 1 is a node of another graph builder"),
+        "{text}"
+    );
     // Even a node whose handle this builder also has: the builder is what counts.
     assert!(dependencies(7, &[node(9, 0x10)]).is_err());
 }
