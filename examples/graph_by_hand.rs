@@ -42,7 +42,13 @@ fn main() -> ExitCode {
 /// The largest difference between `got` and `want` everywhere (NaN counts as infinite).
 fn worst(got: &[f32], want: f32) -> f32 {
     got.iter()
-        .map(|g| if g.is_nan() { f32::INFINITY } else { (g - want).abs() })
+        .map(|g| {
+            if g.is_nan() {
+                f32::INFINITY
+            } else {
+                (g - want).abs()
+            }
+        })
         .fold(0.0, f32::max)
 }
 
@@ -72,9 +78,10 @@ fn run() -> Result<(), Box<dyn Error>> {
                 launch!(chain_copy<<<blocks, 256, c.stream()>>>(n, 1.0, 0.5, &x, &mut y1))?;
                 c.last_node()
             })?;
-            let (k2, ()) = b.kernel(&[mx], |c| {
-                launch!(chain_copy<<<blocks, 256, c.stream()>>>(n, -2.0, -1.0, &x, &mut y2))
-            })?;
+            let (k2, ()) = b.kernel(
+                &[mx],
+                |c| launch!(chain_copy<<<blocks, 256, c.stream()>>>(n, -2.0, -1.0, &x, &mut y2)),
+            )?;
             let copy = b.memcpy(&[k1], &mut z, &y1)?;
             let counter = calls.clone();
             let host = b.host(&[k1, k2], move || {
@@ -100,14 +107,24 @@ fn run() -> Result<(), Box<dyn Error>> {
     done.synchronize()?;
     let host_calls = calls.load(Ordering::Relaxed);
     drop(graph); // waits for the last replay and ends the borrows of the buffers
-    println!("replayed {replays} times, the last with a = {a}; host node called {host_calls} times");
+    println!(
+        "replayed {replays} times, the last with a = {a}; host node called {host_calls} times"
+    );
     if host_calls != replays {
         return Err(format!("the host node ran {host_calls} times for {replays} replays").into());
     }
     let checks = [
         ("x (memset)", stream.clone_dtoh(&x)?, X),
-        ("y1 (kernel, updated)", stream.clone_dtoh(&y1)?, X.mul_add(a, 0.5)),
-        ("y2 (kernel)", stream.clone_dtoh(&y2)?, X.mul_add(-2.0, -1.0)),
+        (
+            "y1 (kernel, updated)",
+            stream.clone_dtoh(&y1)?,
+            X.mul_add(a, 0.5),
+        ),
+        (
+            "y2 (kernel)",
+            stream.clone_dtoh(&y2)?,
+            X.mul_add(-2.0, -1.0),
+        ),
         ("z (copy of y1)", stream.clone_dtoh(&z)?, X.mul_add(a, 0.5)),
     ];
     for (what, got, want) in &checks {

@@ -80,9 +80,10 @@ fn a_diamond_replays_in_dependency_order_and_updates() -> TestResult {
                     launch!(chain_copy<<<blocks, 256, c.stream()>>>(N, a1_first, B1, &x, &mut y1))?;
                     c.last_node()
                 })?;
-                let (k2, ()) = b.kernel(&[mx], |c| {
-                    launch!(chain_copy<<<blocks, 256, c.stream()>>>(N, A2, B2, &x, &mut y2))
-                })?;
+                let (k2, ()) = b.kernel(
+                    &[mx],
+                    |c| launch!(chain_copy<<<blocks, 256, c.stream()>>>(N, A2, B2, &x, &mut y2)),
+                )?;
                 let copy = b.memcpy(&[k1], &mut z, &y1)?;
                 let counter = calls.clone();
                 let host = b.host(&[k1, k2], move || {
@@ -139,7 +140,9 @@ fn a_diamond_replays_in_dependency_order_and_updates() -> TestResult {
         assert_all("y1 (updated kernel)", &stream.clone_dtoh(&y1)?, y1_want);
         assert_all("y2 (kernel)", &stream.clone_dtoh(&y2)?, X.mul_add(A2, B2));
         assert_all("z (copy of y1)", &stream.clone_dtoh(&z)?, y1_want);
-        println!("round {round}: {replays} replays, y1 = {y1_want}, host node called {replays} times");
+        println!(
+            "round {round}: {replays} replays, y1 = {y1_want}, host node called {replays} times"
+        );
     }
     Ok(())
 }
@@ -159,9 +162,10 @@ fn a_child_graph_runs_inside_its_node() -> TestResult {
             let counter = calls.clone();
             let (child, inner) = b.child(&[], |c| {
                 let set = c.memset(&[], &mut w, 3.0f32)?;
-                let (step, ()) = c.kernel(&[set], |cap| {
-                    launch!(chain<<<blocks, 256, cap.stream()>>>(N, 2.0, 1.0, &mut w))
-                })?;
+                let (step, ()) = c.kernel(
+                    &[set],
+                    |cap| launch!(chain<<<blocks, 256, cap.stream()>>>(N, 2.0, 1.0, &mut w)),
+                )?;
                 // A host node of the child: its function moves into the parent's graph.
                 c.host(&[step], move || {
                     counter.fetch_add(1, Ordering::Relaxed);
@@ -169,9 +173,10 @@ fn a_child_graph_runs_inside_its_node() -> TestResult {
                 Ok(step)
             })?;
             let copy = b.memcpy(&[child], &mut v, &w)?;
-            b.kernel(&[copy], |cap| {
-                launch!(chain<<<blocks, 256, cap.stream()>>>(N, 0.5, 0.0, &mut v))
-            })?;
+            b.kernel(
+                &[copy],
+                |cap| launch!(chain<<<blocks, 256, cap.stream()>>>(N, 0.5, 0.0, &mut v)),
+            )?;
             // A node of the child is not the parent's.
             let refused = b.empty(&[inner]).map(|_| ());
             let message = graph_message(refused.expect_err("a child's node"));
@@ -184,9 +189,17 @@ fn a_child_graph_runs_inside_its_node() -> TestResult {
         graph.replay(&stream)?;
     }
     graph.synchronize()?;
-    assert_eq!(calls.load(Ordering::Relaxed), 3, "the child's host node, once per replay");
+    assert_eq!(
+        calls.load(Ordering::Relaxed),
+        3,
+        "the child's host node, once per replay"
+    );
     drop(graph);
-    assert_all("w (child: memset 3, then ·2 + 1)", &stream.clone_dtoh(&w)?, 7.0);
+    assert_all(
+        "w (child: memset 3, then ·2 + 1)",
+        &stream.clone_dtoh(&w)?,
+        7.0,
+    );
     assert_all("v (copy of w, then ·0.5)", &stream.clone_dtoh(&v)?, 3.5);
     Ok(())
 }
@@ -205,7 +218,10 @@ fn misuse_is_a_typed_error() -> TestResult {
     drop(first);
     let e = unsafe { Graph::build(&ctx, |b| b.empty(&[node])) }.expect_err("a foreign node");
     let message = graph_message(e);
-    assert!(message.starts_with("dependency 0 is a node of another graph builder"), "{message}");
+    assert!(
+        message.starts_with("dependency 0 is a node of another graph builder"),
+        "{message}"
+    );
 
     // Copies of two lengths; an empty memset.
     let e = unsafe { Graph::build(&ctx, |b| b.memcpy(&[], &mut short, &y)) }.expect_err("lengths");
@@ -227,7 +243,10 @@ fn misuse_is_a_typed_error() -> TestResult {
                     message: "the body's own error".to_string(),
                 })
             });
-            assert_eq!(graph_message(failed.map(|_| ()).expect_err("body")), "the body's own error");
+            assert_eq!(
+                graph_message(failed.map(|_| ()).expect_err("body")),
+                "the body's own error"
+            );
             let after = b.empty(&[]).map(|_| ());
             assert!(graph_message(after.expect_err("spoiled")).contains("failed part way"));
             Ok(())
@@ -250,9 +269,10 @@ fn misuse_is_a_typed_error() -> TestResult {
     built.replay(&stream)?;
     let mut u = stream.clone_htod(&poison())?;
     let (mut captured, ()) = unsafe {
-        Graph::capture(&stream, |capture| {
-            launch!(chain<<<4, 256, capture.stream()>>>(N, 1.0, 0.0, &mut u))
-        })
+        Graph::capture(
+            &stream,
+            |capture| launch!(chain<<<4, 256, capture.stream()>>>(N, 1.0, 0.0, &mut u)),
+        )
     }?;
     let e = unsafe { chain::kernel().update_scalars(&mut captured, &built_node, (N, 2.0, 0.0)) }
         .expect_err("a built graph's node on a captured graph");

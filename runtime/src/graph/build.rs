@@ -184,11 +184,13 @@ unsafe extern "C" fn call_host(data: *mut c_void) {
 }
 
 /// Restores cudarc's event tracking when a kernel body ends or panics.
+#[cfg(cuda_12030)]
 struct Tracking<'c> {
     ctx: &'c CudaContext,
     was: bool,
 }
 
+#[cfg(cuda_12030)]
 impl<'c> Tracking<'c> {
     /// Pauses event tracking (a capturing stream cannot wait on events recorded outside it).
     fn pause(ctx: &'c CudaContext) -> Self {
@@ -199,6 +201,7 @@ impl<'c> Tracking<'c> {
     }
 }
 
+#[cfg(cuda_12030)]
 impl Drop for Tracking<'_> {
     fn drop(&mut self) {
         if self.was {
