@@ -37,9 +37,10 @@ pub use update::{Ordered, OrderedBuffer, OrderedPtr, OrderedRead};
 trait Keep {}
 impl<T: ?Sized> Keep for T {}
 
-/// An instantiated CUDA graph, captured from launches on a stream by [`Graph::capture`]: capture
-/// the launches made on a stream once, replay them at a fraction of the driver's per-launch cost,
-/// and change their arguments between replays without instantiating again.
+/// An instantiated CUDA graph, captured from launches on a stream by [`Graph::capture`] (or built
+/// node by node, with explicit dependencies, by [`Graph::build`]): capture the launches made on
+/// a stream once, replay them at a fraction of the driver's per-launch cost, and change their
+/// arguments between replays without instantiating again.
 ///
 /// ```no_run
 /// use chevron::cudarc::driver::CudaSlice;
