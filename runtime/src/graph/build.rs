@@ -300,7 +300,8 @@ impl<'a> GraphBuilder<'a> {
     ///
     /// What `body` borrows is borrowed for the graph's life through [`Graph::build`]'s body,
     /// which holds it (as for [`Graph::capture`]); cudarc's event tracking is paused while
-    /// `body` runs (see [`Graph`]). Compiles with CUDA 12.3 (feature `cuda-12030`) or later, and needs a CUDA 12.3 driver.
+    /// `body` runs (see [`Graph`]). Compiles with CUDA 12.3 (feature `cuda-12030`) or later,
+    /// and needs a CUDA 12.3 driver.
     ///
     /// `Error::Graph` for a dependency of another builder, a body that captured no work, or a
     /// driver older than 12.3; the body's own error when it fails; `Error::Driver` naming the

@@ -1,11 +1,11 @@
 //! CUDA graphs of typed launches: [`Graph`], its rules and its nodes.
 //!
 //! One concern per file: here the [`Graph`] itself, its rules, its public entries whose bounds
-//! rustc names in errors ([`Graph::capture`], [`Graph::set_node_attribute`]) and the context
-//! check of the hot calls; the capture in `capture.rs`, replays in `replay.rs`, kernel nodes in
-//! `node.rs`, graphs built by hand in `build.rs`, untyped argument updates and the record of updated arguments in `params.rs`,
-//! buffers ordered once for typed updates in `update.rs`, conditional nodes in
-//! `conditional.rs`.
+//! rustc names in errors ([`Graph::capture`], [`Graph::build`], [`Graph::set_node_attribute`])
+//! and the context check of the hot calls; the capture in `capture.rs`, graphs built by hand in
+//! `build.rs`, replays in `replay.rs`, kernel nodes in `node.rs`, untyped argument updates and
+//! the record of updated arguments in `params.rs`, buffers ordered once for typed updates in
+//! `update.rs`, conditional nodes in `conditional.rs`.
 
 use std::sync::Arc;
 
