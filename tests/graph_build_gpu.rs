@@ -230,8 +230,9 @@ fn misuse_is_a_typed_error() -> TestResult {
     let e = unsafe { Graph::build(&ctx, |b| b.memset(&[], &mut empty, 0u32)) }.expect_err("empty");
     assert!(graph_message(e).contains("is empty"));
 
-    // A kernel body that captured nothing leaves the builder usable; one that failed spoils it.
-    let (graph, ()) = unsafe {
+    // A kernel body that captured nothing leaves the builder usable; one that failed spoils it,
+    // and a build whose body went on regardless does not instantiate.
+    let spoiled = unsafe {
         Graph::build(&ctx, |b| {
             let nothing = b.kernel(&[], |_| Ok(())).map(|_| ());
             assert!(graph_message(nothing.expect_err("no work")).contains("captured no work"));
@@ -252,8 +253,9 @@ fn misuse_is_a_typed_error() -> TestResult {
             Ok(())
         })
     }
-    .unwrap_or_else(|e| panic!("the build itself went on: {e}"));
-    drop(graph);
+    .map(|_| ())
+    .expect_err("a spoiled builder instantiates nothing");
+    assert!(graph_message(spoiled).contains("failed part way"));
 
     // A kernel node of a built graph updates only that graph.
     let mut z = stream.clone_htod(&poison())?;
