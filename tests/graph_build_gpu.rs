@@ -226,7 +226,8 @@ fn misuse_is_a_typed_error() -> TestResult {
     // Copies of two lengths; an empty memset.
     let e = unsafe { Graph::build(&ctx, |b| b.memcpy(&[], &mut short, &y)) }.expect_err("lengths");
     assert!(graph_message(e).contains("copies 1000 elements into 10"));
-    let mut empty = stream.alloc_zeros::<u32>(0)?;
+    let mut flags = stream.alloc_zeros::<u32>(4)?;
+    let mut empty = flags.slice_mut(0..0);
     let e = unsafe { Graph::build(&ctx, |b| b.memset(&[], &mut empty, 0u32)) }.expect_err("empty");
     assert!(graph_message(e).contains("is empty"));
 
