@@ -258,6 +258,26 @@ fn misuse_is_a_typed_error() -> TestResult {
     .expect_err("a spoiled builder instantiates nothing");
     assert!(graph_message(spoiled).contains("failed part way"));
 
+    // A host function's panic is caught, the replay goes on, and `synchronize` reports it once.
+    let mut after_panic = stream.clone_htod(&[0u32])?;
+    let (mut panicking, ()) = unsafe {
+        Graph::build(&ctx, |b| {
+            let host = b.host(&[], || panic!("a host node's function panics"))?;
+            b.memset(&[host], &mut after_panic, 9u32)?;
+            Ok(())
+        })
+    }?;
+    panicking.replay(&stream)?;
+    let e = panicking.synchronize().expect_err("the panic is reported");
+    assert!(graph_message(e).contains("panicked (1 time since"));
+    panicking.synchronize()?; // reported once
+    drop(panicking);
+    assert_eq!(
+        stream.clone_dtoh(&after_panic)?,
+        [9],
+        "the node after it ran"
+    );
+
     // A kernel node of a built graph updates only that graph.
     let mut z = stream.clone_htod(&poison())?;
     let (mut built, built_node): (Graph<'_>, GraphNode) = unsafe {

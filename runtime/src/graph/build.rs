@@ -12,7 +12,7 @@
 
 use core::ffi::c_void;
 use core::marker::PhantomData;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use cudarc::driver::{CudaContext, CudaEvent, CudaStream, DevicePtr, DevicePtrMut, DeviceSlice};
@@ -98,9 +98,12 @@ memset_values! {
 /// nodes carry, counted up from 1), so that no node of a capture passes for a builder's.
 static NEXT_ID: AtomicU64 = AtomicU64::new(1 << 63);
 
-/// A host node's function, boxed once, so that its address (the node's `userData`) stays put
-/// while the box moves into the graph.
-type HostFn<'a> = Box<dyn FnMut() + Send + 'a>;
+/// A host node's function and the count of its graph's host functions' panics, boxed once, so
+/// that its address (the node's `userData`) stays put while the box moves into the graph.
+struct HostCall<'a> {
+    f: Box<dyn FnMut() + Send + 'a>,
+    panics: Arc<AtomicU32>,
+}
 
 /// What [`Graph::build`]'s body adds nodes through: each node after the nodes it depends on
 /// (its `after` list, [`BuiltNode`]s this builder made), each method returning the new node.
@@ -120,6 +123,9 @@ pub struct GraphBuilder<'a> {
     keep: Vec<Box<dyn Keep + 'a>>,
     /// Whether a node failed part way (see the rules).
     spoiled: bool,
+    /// How many times a host function of the graph (or of a child) panicked: shared with the
+    /// [`Graph`], whose `synchronize` reports them.
+    host_panics: Arc<AtomicU32>,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -168,16 +174,16 @@ fn same_context(builder: &CudaContext, ctx: &CudaContext, what: &str) -> Result<
     Ok(())
 }
 
-/// Calls a host node's function (a [`HostFn`] at `data`) on the driver's thread; a panic stops
-/// here (see the rules of [`Graph::build`]).
+/// Calls a host node's function (a [`HostCall`] at `data`) on the driver's thread; a panic stops
+/// here and is counted (see the rules of [`Graph::build`]).
 unsafe extern "C" fn call_host(data: *mut c_void) {
-    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        // SAFETY: `data` is the address of a `HostFn` the graph owns until it is dropped
-        // (after its last replay), called by one replay at a time (replays are ordered).
-        let f = unsafe { &mut *(data as *mut HostFn<'static>) };
-        f();
-    }));
+    // SAFETY: `data` is the address of a `HostCall` the graph owns until it is dropped (after
+    // its last replay), called by one replay at a time (replays are ordered).
+    let call = unsafe { &mut *(data as *mut HostCall<'static>) };
+    let f = &mut call.f;
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
     if let Err(payload) = caught {
+        call.panics.fetch_add(1, Ordering::Relaxed);
         // Dropping the payload may panic too: not here.
         core::mem::forget(payload);
     }
@@ -254,6 +260,7 @@ impl<'a> GraphBuilder<'a> {
             shared: conditional::Shared::new(ctx.clone()),
             keep: Vec::new(),
             spoiled: false,
+            host_panics: Arc::new(AtomicU32::new(0)),
             _not_send: PhantomData,
         })
     }
@@ -500,8 +507,8 @@ impl<'a> GraphBuilder<'a> {
     /// A host node after `after`: the driver calls `f` on a thread of its own at each replay,
     /// once the dependencies are done; nodes after it wait for it to return
     /// (`cuGraphAddHostNode`). `f` is owned by the graph and dropped with it; it must not call
-    /// CUDA (the driver forbids it in host nodes). A panic in `f` is caught (see the rules of
-    /// [`Graph::build`]).
+    /// CUDA (the driver forbids it in host nodes). A panic in `f` is caught, and reported by the
+    /// next [`Graph::synchronize`] (see the rules of [`Graph::build`]).
     ///
     /// `Error::Graph` for a dependency of another builder; `Error::Driver` when the driver
     /// refuses the node.
@@ -510,8 +517,11 @@ impl<'a> GraphBuilder<'a> {
         F: FnMut() + Send + 'a,
     {
         let deps = self.after(after)?;
-        let mut boxed: Box<HostFn<'a>> = Box::new(Box::new(f));
-        let data = &mut *boxed as *mut HostFn<'a> as *mut c_void;
+        let mut boxed = Box::new(HostCall {
+            f: Box::new(f),
+            panics: self.host_panics.clone(),
+        });
+        let data = &mut *boxed as *mut HostCall<'a> as *mut c_void;
         // SAFETY: the graph is live and holds `deps`; `data` is the address of the boxed
         // function, which moves into `keep` below and lives, unmoved, until the graph is
         // dropped (after its last replay); `call_host` calls it as such.
@@ -576,6 +586,7 @@ impl<'a> GraphBuilder<'a> {
     {
         let deps = self.after(after)?;
         let mut child = GraphBuilder::new(&self.ctx)?;
+        child.host_panics = self.host_panics.clone();
         let out = body(&mut child)?;
         child.after(&[])?;
         self.ctx
@@ -633,6 +644,7 @@ impl<'a> GraphBuilder<'a> {
             id: self.id,
             records: core::cell::RefCell::new(super::Records::new()),
             body_priority,
+            host_panics: Some(self.host_panics.clone()),
             _body: Box::new(keep),
         })
     }

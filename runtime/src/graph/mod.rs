@@ -140,6 +140,9 @@ pub struct Graph<'a> {
     /// Whether a kernel node that the walk of the graph does not reach (in a conditional body)
     /// has, or had, a priority other than 0: the graph then instantiates with node priorities.
     body_priority: bool,
+    /// Of a graph built by hand ([`Graph::build`]): how many times its host functions panicked
+    /// since [`Graph::synchronize`] last reported it.
+    host_panics: Option<Arc<core::sync::atomic::AtomicU32>>,
     _body: Box<dyn Keep + 'a>,
 }
 
@@ -344,7 +347,8 @@ impl<'a> Graph<'a> {
     ///   a freed function. It is `Send` (the driver calls it on a thread of its own) and
     ///   `FnMut` only: replays are ordered with each other, so two calls never overlap. A panic
     ///   is caught at the driver's boundary (unwinding into C is undefined behaviour): the
-    ///   panic hook reports it, the call ends, and later replays call the function again.
+    ///   panic hook prints it, the call ends, the nodes after it run, later replays call the
+    ///   function again, and the next [`Graph::synchronize`] returns `Error::Graph`.
     /// - **Dependencies are checked** (run time): a [`BuiltNode`] of another builder (a child
     ///   graph's, another build's) is `Error::Graph`; a node can name only nodes made before
     ///   it, so the graph has no cycle.

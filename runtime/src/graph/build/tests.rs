@@ -61,20 +61,25 @@ fn memset_values_are_their_bits_in_the_low_bytes() {
 }
 
 #[test]
-fn a_host_call_runs_the_function_and_stops_its_panic() {
+fn a_host_call_runs_the_function_and_counts_its_panic() {
     let mut calls = 0u32;
+    let panics = Arc::new(AtomicU32::new(0));
     {
-        let mut f: HostFn<'_> = Box::new(|| {
-            calls += 1;
-            if calls == 2 {
-                panic!("the second call panics");
-            }
-        });
-        let data = &mut f as *mut HostFn<'_> as *mut c_void;
+        let mut call = HostCall {
+            f: Box::new(|| {
+                calls += 1;
+                if calls == 2 {
+                    panic!("the second call panics");
+                }
+            }),
+            panics: panics.clone(),
+        };
+        let data = &mut call as *mut HostCall<'_> as *mut c_void;
         for _ in 0..3 {
-            // SAFETY: `data` is a live `HostFn`, called from one thread at a time.
+            // SAFETY: `data` is a live `HostCall`, called from one thread at a time.
             unsafe { call_host(data) };
         }
     }
     assert_eq!(calls, 3, "called again after the panic");
+    assert_eq!(panics.load(Ordering::Relaxed), 1);
 }
