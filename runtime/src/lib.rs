@@ -65,8 +65,9 @@ pub use devices::{Completions, Device, DeviceSet};
 pub use driver::device::{context, driver_present, ensure_driver, is_capturing};
 pub use error::{Error, KernelName, Result};
 pub use graph::{
-    Capture, ConditionalHandle, ConditionalNodes, DeviceNode, Graph, GraphEdge, GraphNode, Ordered,
-    OrderedBuffer, OrderedRead, SwitchNodes,
+    BuiltNode, Capture, ConditionalHandle, ConditionalNodes, DeviceNode, Graph, GraphBuilder,
+    GraphEdge, GraphNode, KernelNodes, MemsetValue, Ordered, OrderedBuffer, OrderedRead,
+    SwitchNodes,
 };
 pub use graph::{DeviceGraph, DeviceGraphHandle, DeviceLaunchable};
 pub use kernel::tuple::ArgChain;

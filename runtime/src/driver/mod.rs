@@ -133,8 +133,10 @@ pub(crate) fn driver_version() -> Result<i32, DriverError> {
 }
 
 // The calls of graphs, the linker, conditional nodes and SM partitions, each in a file.
+mod build;
 mod graph;
 mod link;
+pub(crate) use build::*;
 pub(crate) use graph::*;
 pub(crate) use link::*;
 #[cfg(cuda_12030)]

@@ -193,6 +193,7 @@ impl<'a> Graph<'a> {
                 id,
                 records: core::cell::RefCell::new(super::Records::new()),
                 body_priority,
+                host_panics: None,
                 _body: Box::new(body),
             },
             out,

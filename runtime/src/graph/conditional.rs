@@ -116,6 +116,12 @@ impl Shared {
         self.priority.get()
     }
 
+    /// Marks that a kernel node the walk of the graph does not reach has a priority other
+    /// than 0 (a child graph's conditional body, for a graph built by hand).
+    pub(crate) fn mark_priority(&self) {
+        self.priority.set(true);
+    }
+
     /// The slot of `node`: the same for every `last_node` of one node, the next free one for a
     /// new node.
     pub(crate) fn slot(&self, node: crate::sys::CUgraphNode) -> u32 {

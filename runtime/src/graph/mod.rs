@@ -1,11 +1,11 @@
 //! CUDA graphs of typed launches: [`Graph`], its rules and its nodes.
 //!
 //! One concern per file: here the [`Graph`] itself, its rules, its public entries whose bounds
-//! rustc names in errors ([`Graph::capture`], [`Graph::set_node_attribute`]) and the context
-//! check of the hot calls; the capture in `capture.rs`, replays in `replay.rs`, kernel nodes in
-//! `node.rs`, untyped argument updates and the record of updated arguments in `params.rs`,
-//! buffers ordered once for typed updates in `update.rs`, conditional nodes in
-//! `conditional.rs`.
+//! rustc names in errors ([`Graph::capture`], [`Graph::build`], [`Graph::set_node_attribute`])
+//! and the context check of the hot calls; the capture in `capture.rs`, graphs built by hand in
+//! `build.rs`, replays in `replay.rs`, kernel nodes in `node.rs`, untyped argument updates and
+//! the record of updated arguments in `params.rs`, buffers ordered once for typed updates in
+//! `update.rs`, conditional nodes in `conditional.rs`.
 
 use std::sync::Arc;
 
@@ -16,6 +16,7 @@ use crate::driver;
 use crate::error::{Error, KernelName};
 use crate::sys;
 
+mod build;
 mod capture;
 mod conditional;
 mod device;
@@ -23,6 +24,7 @@ mod node;
 mod params;
 mod replay;
 mod update;
+pub use build::{BuiltNode, GraphBuilder, KernelNodes, MemsetValue};
 pub use capture::Capture;
 pub use conditional::{ConditionalHandle, ConditionalNodes, SwitchNodes};
 pub use device::{DeviceGraph, DeviceGraphHandle, DeviceLaunchable};
@@ -35,9 +37,10 @@ pub use update::{Ordered, OrderedBuffer, OrderedPtr, OrderedRead};
 trait Keep {}
 impl<T: ?Sized> Keep for T {}
 
-/// An instantiated CUDA graph, captured from launches on a stream by [`Graph::capture`]: capture
-/// the launches made on a stream once, replay them at a fraction of the driver's per-launch cost,
-/// and change their arguments between replays without instantiating again.
+/// An instantiated CUDA graph, captured from launches on a stream by [`Graph::capture`] (or built
+/// node by node, with explicit dependencies, by [`Graph::build`]): capture the launches made on
+/// a stream once, replay them at a fraction of the driver's per-launch cost, and change their
+/// arguments between replays without instantiating again.
 ///
 /// ```no_run
 /// use chevron::cudarc::driver::CudaSlice;
@@ -137,6 +140,9 @@ pub struct Graph<'a> {
     /// Whether a kernel node that the walk of the graph does not reach (in a conditional body)
     /// has, or had, a priority other than 0: the graph then instantiates with node priorities.
     body_priority: bool,
+    /// Of a graph built by hand ([`Graph::build`]): how many times its host functions panicked
+    /// since [`Graph::synchronize`] last reported it.
+    host_panics: Option<Arc<core::sync::atomic::AtomicU32>>,
     _body: Box<dyn Keep + 'a>,
 }
 
@@ -277,6 +283,98 @@ impl<'a> Graph<'a> {
         F: FnMut(&mut Capture<'_>) -> Result<R, Error> + 'a,
     {
         Self::capture_body(stream, body)
+    }
+
+    /// Builds a graph node by node, each after the nodes it depends on: `body` adds them
+    /// through the [`GraphBuilder`] it is given (kernel launches, memsets, copies, host
+    /// functions, event records and waits, child graphs, empty nodes; every method takes the
+    /// new node's dependencies as a list of [`BuiltNode`]s and returns the new node), then the
+    /// graph is instantiated into a [`Graph`] like a captured one: replays, typed updates (on
+    /// the [`GraphNode`] of a kernel node, from `last_node`), node attributes and the rest
+    /// work unchanged. Returns the graph and what `body` returned.
+    ///
+    /// ```no_run
+    /// use chevron::cudarc::driver::CudaSlice;
+    /// use chevron::{kernel, launch, Graph};
+    ///
+    /// /// y = y·a + b
+    /// #[kernel(ptx = "kernels/chain.ptx")]
+    /// fn chain(n: u32, a: f32, b: f32, y: &mut CudaSlice<f32>);
+    ///
+    /// fn main() -> Result<(), chevron::Error> {
+    ///     let ctx = chevron::context(0)?;
+    ///     let stream = ctx.new_stream()?;
+    ///     let mut y = stream.alloc_zeros::<f32>(256)?;
+    ///     let mut z = stream.alloc_zeros::<f32>(256)?;
+    ///     // SAFETY: `graph` is dropped, not leaked; one block of 256 threads covers y's 256
+    ///     // elements.
+    ///     let (mut graph, node) = unsafe {
+    ///         Graph::build(&ctx, |b| {
+    ///             let ones = b.memset(&[], &mut y, 1.0f32)?;
+    ///             let (step, node) = b.kernel(&[ones], |c| {
+    ///                 launch!(chain<<<1, 256, c.stream()>>>(256, 0.5, 1.0, &mut y))?;
+    ///                 c.last_node()
+    ///             })?;
+    ///             b.memcpy(&[step], &mut z, &y)?;
+    ///             Ok(node)
+    ///         })
+    ///     }?;
+    ///     graph.replay(&stream)?; // z = 1·0.5 + 1
+    ///     // SAFETY: the node is `chain`'s on 256 elements; it keeps its buffer.
+    ///     unsafe { chain::kernel().update_scalars(&mut graph, &node, (256, 2.0, 0.0)) }?;
+    ///     graph.replay(&stream)?; // z = 1·2 + 0
+    ///     drop(graph); // waits for the last replay and ends the borrows of `y` and `z`
+    ///     assert_eq!(stream.clone_dtoh(&z)?[0], 2.0);
+    ///     Ok(())
+    /// }
+    /// ```
+    ///
+    /// # The rules, and what enforces them
+    ///
+    /// Those of [`Graph`], for every kind of node:
+    ///
+    /// - **Everything the body borrows stays borrowed** (compiler): `body` is kept in the graph,
+    ///   as [`Graph::capture`]'s, so the buffers its nodes write (memset and copy destinations,
+    ///   kernel arguments) stay borrowed `&mut` until the graph is dropped, and those they only
+    ///   read stay borrowed shared. The body holds each borrow once, for every node that uses
+    ///   the buffer; a kernel node's own body ([`GraphBuilder::kernel`]) runs at once, inside it.
+    /// - **What outlives the body is borrowed for the graph's life** (compiler): an event
+    ///   node's event and what a host node's function borrows are borrowed for `'a`, the
+    ///   graph's lifetime, so one the body creates (and would drop at its end) does not
+    ///   compile.
+    /// - **A host node's function is owned by the graph** (compiler, run time): boxed, it lives
+    ///   until the graph is dropped, which waits for the last replay, so the driver never calls
+    ///   a freed function. It is `Send` (the driver calls it on a thread of its own) and
+    ///   `FnMut` only: replays are ordered with each other, so two calls never overlap. A panic
+    ///   is caught at the driver's boundary (unwinding into C is undefined behaviour): the
+    ///   panic hook prints it, the call ends, the nodes after it run, later replays call the
+    ///   function again, and the next [`Graph::synchronize`] returns `Error::Graph`.
+    /// - **Dependencies are checked** (run time): a [`BuiltNode`] of another builder (a child
+    ///   graph's, another build's) is `Error::Graph`; a node can name only nodes made before
+    ///   it, so the graph has no cycle.
+    /// - **Work enqueued before is finished before the graph runs** (run time): the context is
+    ///   synchronized once the body returns, before instantiating.
+    /// - **A failed kernel node spoils the builder** (run time): a kernel body that failed or
+    ///   panicked may have left part of its work in the graph, so every later call is
+    ///   `Error::Graph`.
+    /// - **Not enforced**, as for [`Graph::capture`]: a buffer of a memset, a copy or a kernel
+    ///   that the body creates and drops inside itself (create buffers outside the body: the
+    ///   body then borrows them, once, for every node); and what the kernels do with their
+    ///   arguments (`launch!` stays `unsafe`).
+    ///
+    /// `Error::Driver` naming the call the driver refused (`cuGraphCreate`, a `cuGraphAdd…`
+    /// call, `cuCtxSynchronize`, `cuGraphInstantiate`); the body's own error when it fails.
+    ///
+    /// # Safety
+    /// As [`Graph::capture`]: the graph is dropped, never leaked (`std::mem::forget`,
+    /// `ManuallyDrop`, `Box::leak`, an `Rc` cycle), while anything its nodes use may still be
+    /// freed or used: dropping it waits for its last replay before the borrows end. (The
+    /// launches in kernel nodes are `unsafe` on their own, for what the kernels do.)
+    pub unsafe fn build<R, F>(ctx: &Arc<CudaContext>, body: F) -> Result<(Self, R), Error>
+    where
+        F: FnMut(&mut GraphBuilder<'a>) -> Result<R, Error> + 'a,
+    {
+        Self::build_body(ctx, body)
     }
 
     /// Sets launch attribute `attr` on kernel node `node` (`cuGraphKernelNodeSetAttribute`) and

@@ -77,12 +77,22 @@ impl<'a> Graph<'a> {
     }
 
     /// Waits until the last replay is done.
+    ///
+    /// `Error::Graph` when a host function of a graph built by hand ([`Graph::build`]) panicked
+    /// since the last call (each panic is caught where the driver calls the function, and
+    /// reported once, here).
     pub fn synchronize(&mut self) -> Result<(), Error> {
         if self.pending {
             self.last
                 .synchronize()
                 .map_err(graph_err("cuStreamSynchronize"))?;
             self.pending = false;
+        }
+        if let Some(panics) = &self.host_panics {
+            let n = panics.swap(0, core::sync::atomic::Ordering::Relaxed);
+            if n > 0 {
+                return Err(host_panicked(n));
+            }
         }
         Ok(())
     }
@@ -96,6 +106,20 @@ impl<'a> Graph<'a> {
         // after a synchronize.
         self.waits_on_last.set(true);
         &self.last
+    }
+}
+
+/// The error of host functions that panicked `n` times.
+#[cold]
+fn host_panicked(n: u32) -> Error {
+    Error::Graph {
+        kernel: KernelName(None),
+        message: format!(
+            "a host node's function panicked ({n} time{} since the last `synchronize`; the \
+             panic hook printed each): the panic was caught at the driver's boundary and the \
+             nodes after it ran; fix the function, or catch its panics in it",
+            if n == 1 { "" } else { "s" }
+        ),
     }
 }
 

@@ -72,7 +72,7 @@ impl<T> OrderedRead<'_, T> {
 /// Drops the guard cudarc returns with a pointer without recording this use on the buffer's
 /// event: the graph uses the buffer later, when it replays (see `__private::skip_record`).
 #[inline]
-fn skip_record(mut guard: SyncOnDrop<'_>) {
+pub(super) fn skip_record(mut guard: SyncOnDrop<'_>) {
     if let SyncOnDrop::Record(target) = &mut guard {
         *target = None;
     }
