@@ -1,0 +1,16 @@
+// Built with `--no-default-features --features cuda-12000`: `_` (the kernel's own block shape,
+// CU_LAUNCH_KERNEL_REQUIRED_BLOCK_DIM) names the feature that has it (CUDA 12.9).
+use chevron::cudarc::driver::{CudaSlice, CudaStream};
+use chevron::{config, kernel, launch};
+
+#[kernel(ptx = "kernels/block_size.ptx")]
+fn block_size_rank(out: &mut CudaSlice<u32>);
+
+fn run(s: &CudaStream, out: &mut CudaSlice<u32>) -> Result<(), chevron::Error> {
+    let _cfg = config!(<<<3, _>>>);
+    unsafe { launch!(block_size_rank<<<3, _, s>>>(out)) }
+}
+
+fn main() {
+    let _ = run;
+}
