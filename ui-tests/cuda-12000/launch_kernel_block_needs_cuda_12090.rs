@@ -3,12 +3,13 @@
 use chevron::cudarc::driver::{CudaSlice, CudaStream};
 use chevron::{config, kernel, launch};
 
-#[kernel(ptx = "kernels/block_size.ptx")]
-fn block_size_rank(out: &mut CudaSlice<u32>);
+// `.reqntid 128, 1, 1`, PTX ISA 8.0 (a CUDA 12.0 driver loads it).
+#[kernel(ptx = "ui-tests/fixtures/fit_reqntid.ptx")]
+fn exact_block(out: &mut CudaSlice<u32>);
 
 fn run(s: &CudaStream, out: &mut CudaSlice<u32>) -> Result<(), chevron::Error> {
     let _cfg = config!(<<<3, _>>>);
-    unsafe { launch!(block_size_rank<<<3, _, s>>>(out)) }
+    unsafe { launch!(exact_block<<<3, _, s>>>(out)) }
 }
 
 fn main() {
