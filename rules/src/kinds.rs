@@ -13,12 +13,15 @@
 //! The `graph` column (accepted by `cuGraphKernelNodeSetAttribute` on a kernel node captured
 //! from a launch) was measured the same way on the same H200 (CUDA 13.0 driver) and is re-checked
 //! by `graph_node_placement_matches_the_driver`; the CUDA 13.2 kinds' `graph` entries are
-//! declared, not yet measured.
+//! declared, not yet measured. A fourth column, what a launch on a capturing stream does with
+//! each kind, is [`CAPTURE`] (documented where not measured yet).
 
+mod capture;
 mod docs;
 #[cfg(test)]
 mod tests;
 
+pub use capture::{capture_row, CaptureRow, Captured, Evidence, CAPTURE};
 pub use docs::{attributes_table, markdown_table, TABLE_BEGIN, TABLE_END};
 
 /// Calls `$callback! { … }` with every CUDA version chevron (through cudarc) supports, oldest
