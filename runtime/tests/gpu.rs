@@ -777,8 +777,8 @@ struct CaptureMeasure {
     /// `cuGraphKernelNodeGetAttribute` on the node, and whether it reads back the value set.
     read_back: Option<(sys::CUresult, bool)>,
     /// `(from_port, type)` of the edges into the node from the kernel before it (for
-    /// `programmatic_serialization`) or into the kernel after it that waited on the event (for
-    /// the event kinds).
+    /// `programmatic_serialization`) or out of it (for the event kinds, whose event a kernel on
+    /// another stream of the capture waited on).
     edges: Vec<(u8, u8)>,
 }
 
@@ -820,20 +820,25 @@ fn significant(value: &sys::CUlaunchAttributeValue) -> &[u8] {
     &all[..len]
 }
 
-/// The incoming edges of `node`: `(from_port, type)` of each.
-fn incoming_edges(node: sys::CUgraphNode) -> Vec<(u8, u8)> {
-    let mut deps = [std::ptr::null_mut(); 8];
+/// The edges into `node` (`incoming`) or out of it: `(from_port, type)` of each.
+fn edges_of(node: sys::CUgraphNode, incoming: bool) -> Vec<(u8, u8)> {
+    let mut nodes = [std::ptr::null_mut(); 8];
     let mut edges = [sys::CUgraphEdgeData {
         from_port: 0,
         to_port: 0,
         type_: 0,
         reserved: [0; 5],
     }; 8];
-    let mut n = deps.len();
+    let mut n = nodes.len();
+    let (nodes, data) = (nodes.as_mut_ptr(), edges.as_mut_ptr());
     let rc = unsafe {
-        sys::cuGraphNodeGetDependencies_v2(node, deps.as_mut_ptr(), edges.as_mut_ptr(), &mut n)
+        if incoming {
+            sys::cuGraphNodeGetDependencies_v2(node, nodes, data, &mut n)
+        } else {
+            sys::cuGraphNodeGetDependentNodes_v2(node, nodes, data, &mut n)
+        }
     };
-    assert_eq!(rc, sys::cudaError_enum::CUDA_SUCCESS, "cuGraphNodeGetDependencies");
+    assert_eq!(rc, sys::cudaError_enum::CUDA_SUCCESS, "the node's edges");
     edges[..n.min(8)]
         .iter()
         .map(|e| (e.from_port, e.type_))
@@ -843,8 +848,9 @@ fn incoming_edges(node: sys::CUgraphNode) -> Vec<(u8, u8)> {
 /// The fourth position, measured: each kind in the attribute array of a `cuLaunchKernelEx` on a
 /// capturing stream (the raw call, after a plain launch of the same kernel), then what the
 /// captured graph holds: the node's attribute read back (`cuGraphKernelNodeGetAttribute`), the
-/// edge into it (`programmatic_serialization`), or the edge into a kernel that waited on the
-/// event (`programmatic_event`, `completion_event`). Prints each kind's row as measured, in
+/// edge into it (`programmatic_serialization`), or the edges out of it (`programmatic_event`,
+/// `completion_event`: a kernel on a second stream of the capture waits on the event, then
+/// the capture joins back). Prints each kind's row as measured, in
 /// the form of `chevron_cuda_rules::kinds::CAPTURE` (to paste there with
 /// `Evidence::Measured`), and fails where a documented row is contradicted. Priority and
 /// memory-sync domain take values other than the default, so that a dropped value shows.
@@ -855,6 +861,7 @@ fn capture_column_matches_the_driver() -> TestResult {
     let _serial = gpu::serial();
     let ctx = ctx();
     let event = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))?;
+    let join = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))?;
     let f = function(&ctx, SAXPY, "saxpy");
     let buf = ctx.default_stream().alloc_zeros::<f32>(1024)?;
     let window = AccessPolicyWindow::over(&buf, &ctx.default_stream());
@@ -865,6 +872,7 @@ fn capture_column_matches_the_driver() -> TestResult {
     let driver = driver_version();
     println!("driver CUDA version {driver}, built for {CUDA_VERSION}");
     let (_, greatest) = priority_range();
+    let side = ctx.new_stream()?;
     let mut mismatches = Vec::new();
     let mut rows = Vec::new();
     for kind in KINDS {
@@ -924,18 +932,22 @@ fn capture_column_matches_the_driver() -> TestResult {
                 );
                 launch_rc.set(rc);
                 if rc != sys::cudaError_enum::CUDA_SUCCESS {
-                    return Ok((None, None));
+                    return Ok(None);
                 }
                 let node = capture.last_node()?.raw();
-                let waiter = if is_event {
-                    let rc = sys::cuStreamWaitEvent(s.cu_stream(), event.cu_event(), 0);
-                    assert_eq!(rc, sys::cudaError_enum::CUDA_SUCCESS, "wait in capture");
-                    launch_function(s, &f, &plain, &mut params())?;
-                    Some(capture.last_node()?.raw())
-                } else {
-                    None
-                };
-                Ok((Some(node), waiter))
+                if is_event {
+                    // A second stream joins the capture by waiting on the event, launches,
+                    // and joins back: its kernel depends on the node through the event.
+                    let ok = sys::cudaError_enum::CUDA_SUCCESS;
+                    let rc = sys::cuStreamWaitEvent(side.cu_stream(), event.cu_event(), 0);
+                    assert_eq!(rc, ok, "the side stream waits on the event");
+                    launch_function(&side, &f, &plain, &mut params())?;
+                    let rc = sys::cuEventRecord(join.cu_event(), side.cu_stream());
+                    assert_eq!(rc, ok, "the side stream records its end");
+                    let rc = sys::cuStreamWaitEvent(s.cu_stream(), join.cu_event(), 0);
+                    assert_eq!(rc, ok, "the capture joins the side stream");
+                }
+                Ok(Some(node))
             })
         };
         let measure = match captured {
@@ -945,7 +957,7 @@ fn capture_column_matches_the_driver() -> TestResult {
                 read_back: None,
                 edges: Vec::new(),
             },
-            Ok((graph, (node, waiter))) => {
+            Ok((graph, node)) => {
                 ctx.bind_to_thread()?;
                 let read_back = node.map(|node| {
                     let mut out: sys::CUlaunchAttributeValue = unsafe { std::mem::zeroed() };
@@ -956,10 +968,10 @@ fn capture_column_matches_the_driver() -> TestResult {
                     let same = bytes(&out)[..want.len()] == *want;
                     (rc, rc == sys::cudaError_enum::CUDA_SUCCESS && same)
                 });
-                let edges = match (waiter, node) {
-                    (Some(waiter), _) => incoming_edges(waiter),
-                    (None, Some(node)) if kind.key == "programmatic_serialization" => {
-                        incoming_edges(node)
+                let edges = match node {
+                    Some(node) if is_event => edges_of(node, false),
+                    Some(node) if kind.key == "programmatic_serialization" => {
+                        edges_of(node, true)
                     }
                     _ => Vec::new(),
                 };
