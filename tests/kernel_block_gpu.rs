@@ -65,7 +65,9 @@ fn check(
             };
             let got = out[b * THREADS + t];
             if got != want {
-                return Err(format!("{label}: out[{b} * 128 + {t}] = {got}, want {want}"));
+                return Err(format!(
+                    "{label}: out[{b} * 128 + {t}] = {got}, want {want}"
+                ));
             }
         }
     }
@@ -110,12 +112,21 @@ fn kernel_block_runs_three_clusters_of_two_blocks_of_the_compiled_shape() -> Tes
     let clusters: u32 = std::hint::black_box(3);
     for (label, cfg) in [
         ("config!(<<<clusters, _>>>)", config!(<<<clusters, _>>>)),
-        ("LaunchConfig::kernel_block", LaunchConfig::kernel_block(clusters)),
+        (
+            "LaunchConfig::kernel_block",
+            LaunchConfig::kernel_block(clusters),
+        ),
     ] {
         assert!(cfg.uses_kernel_block());
         let (mut out, mut meta) = buffers(&stream)?;
         unsafe { own_shape_clusters::kernel().launch(&stream, &cfg, (&mut out, &mut meta)) }?;
-        check(label, &stream.clone_dtoh(&out)?, &stream.clone_dtoh(&meta)?, 6, 2)?;
+        check(
+            label,
+            &stream.clone_dtoh(&out)?,
+            &stream.clone_dtoh(&meta)?,
+            6,
+            2,
+        )?;
     }
     println!(
         "own_shape_clusters<<<3, _>>>: 6 blocks of (32, 4, 1) in clusters of 2, {} values \

@@ -970,9 +970,7 @@ fn capture_column_matches_the_driver() -> TestResult {
                 });
                 let edges = match node {
                     Some(node) if is_event => edges_of(node, false),
-                    Some(node) if kind.key == "programmatic_serialization" => {
-                        edges_of(node, true)
-                    }
+                    Some(node) if kind.key == "programmatic_serialization" => edges_of(node, true),
                     _ => Vec::new(),
                 };
                 drop(graph);

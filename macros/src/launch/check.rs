@@ -165,7 +165,11 @@ pub const KERNEL_BLOCK_SINCE: u32 = 12090;
 /// `_`, the kernel's own block shape, in the block position: its span, where the selected CUDA
 /// `version` has it. `_` anywhere else among the positions (the grid, the stream, an extent of a
 /// dim) is reported: it stands for the whole block only.
-pub(super) fn check_underscores(positions: &[&Expr], version: u32, cx: &mut Errors) -> Option<Span> {
+pub(super) fn check_underscores(
+    positions: &[&Expr],
+    version: u32,
+    cx: &mut Errors,
+) -> Option<Span> {
     let mut kernel_block = None;
     for (i, expr) in positions.iter().enumerate() {
         match (i, unparen(expr)) {

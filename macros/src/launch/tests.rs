@@ -784,23 +784,31 @@ fn underscore_block_is_the_kernels_own() {
 fn underscore_elsewhere_is_refused() {
     assert_eq!(
         errors(try_config(quote!(<<<_, 64>>>))),
-        ["`_` stands for the kernel's own block shape, in the block position only; write the \
-          grid: `<<<GRID, _, &stream>>>`"]
+        [
+            "`_` stands for the kernel's own block shape, in the block position only; write the \
+          grid: `<<<GRID, _, &stream>>>`"
+        ]
     );
     assert_eq!(
         errors(try_launch(quote!(k<<<3, _, _>>>(x)))),
-        ["`_` stands for the kernel's own block shape, in the block position only; write the \
-          stream: `<<<GRID, _, &stream>>>`"]
+        [
+            "`_` stands for the kernel's own block shape, in the block position only; write the \
+          stream: `<<<GRID, _, &stream>>>`"
+        ]
     );
     assert_eq!(
         errors(try_config(quote!(<<<3, (_, 2)>>>))),
-        ["an extent of the block cannot be `_`: `_` stands for the kernel's whole block shape, \
-          written alone in the block position (`<<<GRID, _, …>>>`)"]
+        [
+            "an extent of the block cannot be `_`: `_` stands for the kernel's whole block shape, \
+          written alone in the block position (`<<<GRID, _, …>>>`)"
+        ]
     );
     assert_eq!(
         errors(try_config(quote!(<<<(4, _), _>>>))),
-        ["an extent of the grid cannot be `_`: `_` stands for the kernel's whole block shape, \
-          written alone in the block position (`<<<GRID, _, …>>>`)"]
+        [
+            "an extent of the grid cannot be `_`: `_` stands for the kernel's whole block shape, \
+          written alone in the block position (`<<<GRID, _, …>>>`)"
+        ]
     );
     // The version gate, under the CUDA 12.8 feature.
     let mut cx = crate::report::Errors::default();
@@ -813,8 +821,10 @@ fn underscore_elsewhere_is_refused() {
     };
     assert_eq!(
         errs,
-        ["`_` launches in the kernel's own block shape (CU_LAUNCH_KERNEL_REQUIRED_BLOCK_DIM), \
-          which needs CUDA 12.9: use feature cuda-12090 or later, or write the block"]
+        [
+            "`_` launches in the kernel's own block shape (CU_LAUNCH_KERNEL_REQUIRED_BLOCK_DIM), \
+          which needs CUDA 12.9: use feature cuda-12090 or later, or write the block"
+        ]
     );
     let mut cx = crate::report::Errors::default();
     assert!(super::check::check_underscores(&[&grid, &block], 12090, &mut cx).is_some());

@@ -165,7 +165,13 @@ fn kernel_block_needs_reqntid() {
         Some("the kernel's own block shape (`_`)")
     );
     // A given block is no own block; unknown PTX refuses nothing.
-    assert_eq!(bounded.check(&LaunchFacts { kernel_block: false, ..own }), Ok(()));
+    assert_eq!(
+        bounded.check(&LaunchFacts {
+            kernel_block: false,
+            ..own
+        }),
+        Ok(())
+    );
     assert_eq!(KernelInfo::UNKNOWN.check(&own), Ok(()));
 }
 

@@ -182,7 +182,10 @@ fn the_capture_column_has_a_row_per_kind() {
     // The cells say how each row is known.
     let cell = |key| capture_row(key).expect("a row").cell();
     assert_eq!(cell("priority"), "on the node (documented, not measured)");
-    assert_eq!(cell("completion_event"), "an edge (documented, not measured)");
+    assert_eq!(
+        cell("completion_event"),
+        "an edge (documented, not measured)"
+    );
     assert_eq!(cell("sync"), "refused (documented, not measured)");
     assert_eq!(cell("preferred_cluster"), "not measured");
     let measured = CaptureRow {

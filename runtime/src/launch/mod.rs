@@ -428,7 +428,10 @@ mod tests {
             assert!(kernel_block_available(Some(12090)).is_ok());
             assert!(kernel_block_available(Some(13000)).is_ok());
             let unknown = kernel_block_available(None).expect_err("no version");
-            assert!(unknown.to_string().contains("cuDriverGetVersion failed"), "{unknown}");
+            assert!(
+                unknown.to_string().contains("cuDriverGetVersion failed"),
+                "{unknown}"
+            );
         }
         #[cfg(not(cuda_12090))]
         {
