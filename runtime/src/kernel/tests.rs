@@ -190,6 +190,7 @@ fn folded_rules_agree_with_every_rule() {
         .visible .entry syncs() { mov.u32 %r1, %envreg1;\n\
           atom.add.release.gpu.u32 %r2, [%rd1], 1; ret; }\n\
         .visible .entry req() .reqntid 64, 1, 1 { ret; }\n\
+        .visible .entry one() .reqntid 1, 1, 1 { ret; }\n\
         .visible .entry max() .maxntid 128, 1, 1 { ret; }\n\
         .visible .entry cl() .reqnctapercluster 2, 1, 1 { ret; }\n\
         .visible .entry expl() .explicitcluster { ret; }\n\
@@ -214,22 +215,27 @@ fn folded_rules_agree_with_every_rule() {
         Dim3::new(8, 8, 1),
     ] {
         for grid in [1u32, 2, 3, 4, 6] {
-            let base = LaunchConfig::new(grid, block);
-            for cluster in [
-                None,
-                Some(ClusterDim::new(2, 1, 1)),
-                Some(ClusterDim::new(4, 1, 1)),
+            // The block given, then the kernel's own (`_`), which only `.reqntid` kernels have.
+            for base in [
+                LaunchConfig::new(grid, block),
+                LaunchConfig::kernel_block(grid),
             ] {
-                for (cooperative, serialized) in
-                    [(false, false), (true, false), (false, true), (true, true)]
-                {
-                    let mut c = base;
-                    if let Some(cl) = cluster {
-                        c = c.with(cl);
+                for cluster in [
+                    None,
+                    Some(ClusterDim::new(2, 1, 1)),
+                    Some(ClusterDim::new(4, 1, 1)),
+                ] {
+                    for (cooperative, serialized) in
+                        [(false, false), (true, false), (false, true), (true, true)]
+                    {
+                        let mut c = base;
+                        if let Some(cl) = cluster {
+                            c = c.with(cl);
+                        }
+                        c = c.with_flag(Cooperative, cooperative);
+                        c = c.with_flag(ProgrammaticSerialization, serialized);
+                        configs.push(c);
                     }
-                    c = c.with_flag(Cooperative, cooperative);
-                    c = c.with_flag(ProgrammaticSerialization, serialized);
-                    configs.push(c);
                 }
             }
         }
