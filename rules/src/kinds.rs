@@ -70,6 +70,11 @@ for_each_cuda_version!(versions);
 /// The CUDA version chevron selects when no feature says otherwise (feature `cuda-13000`).
 pub const DEFAULT_CUDA_VERSION: u32 = 13000;
 
+/// The CUDA version that has `CU_LAUNCH_KERNEL_REQUIRED_BLOCK_DIM`, the block of a launch in the
+/// kernel's own block shape (`_` in `launch!`, `LaunchConfig::kernel_block`): 12.9. The macros
+/// refuse `_` under an older feature, the runtime such a launch on an older driver.
+pub const KERNEL_BLOCK_SINCE: u32 = cuda::cuda_12090;
+
 /// `13000` as `"13.0"`.
 pub fn version_name(version: u32) -> String {
     format!("{}.{}", version / 1000, version % 1000 / 10)

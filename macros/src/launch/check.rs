@@ -3,7 +3,7 @@
 //! attribute is checked by [`super::setting`]. Every problem is recorded; nothing stops at the
 //! first one.
 
-use chevron_cuda_rules::kinds::{feature_name, version_name};
+use chevron_cuda_rules::kinds::{feature_name, version_name, KERNEL_BLOCK_SINCE};
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::Expr;
@@ -157,10 +157,6 @@ fn check_prebuilt(ch: &Chevrons, config: &Attr, cx: &mut Errors) -> Option<Plan>
         prebuilt: Some(value.clone()),
     })
 }
-
-/// The CUDA version that has `CU_LAUNCH_KERNEL_REQUIRED_BLOCK_DIM`, the block of a launch in the
-/// kernel's own shape: 12.9.
-pub const KERNEL_BLOCK_SINCE: u32 = 12090;
 
 /// `_`, the kernel's own block shape, in the block position: its span, where the selected CUDA
 /// `version` has it. `_` anywhere else among the positions (the grid, the stream, an extent of a

@@ -332,13 +332,13 @@ const KERNEL_BLOCK: &str =
     "a launch in the kernel's own block shape (`_`, CU_LAUNCH_KERNEL_REQUIRED_BLOCK_DIM)";
 
 /// The CUDA version that has `CU_LAUNCH_KERNEL_REQUIRED_BLOCK_DIM`: 12.9.
-const KERNEL_BLOCK_SINCE: i32 = 12090;
+const KERNEL_BLOCK_SINCE: i32 = chevron_cuda_rules::kinds::KERNEL_BLOCK_SINCE as i32;
 
 /// `Ok` where this build (feature `cuda-12090` or later) and the driver (`driver`, its
 /// `cuDriverGetVersion`: CUDA 12.9 or later) take a launch in the kernel's own block shape
 /// ([`LaunchConfig::kernel_block`]); an older driver would read the block as `(1, 1, 1)`.
 fn kernel_block_available(driver: Option<i32>) -> Result<(), Error> {
-    let version = |v: i32| format!("{}.{}", v / 1000, v % 1000 / 10);
+    let version = |v: i32| chevron_cuda_rules::kinds::version_name(v.max(0) as u32);
     if crate::config::attr::CUDA_VERSION < KERNEL_BLOCK_SINCE as u32 {
         return Err(Error::Unavailable {
             what: KERNEL_BLOCK,
