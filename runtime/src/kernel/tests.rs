@@ -464,3 +464,41 @@ fn the_loaded_variants_rules_are_checked() {
     let first_only = LaunchRules::of(leak(info("sm75.ptx", SM75)));
     assert!(k.__check_config(first_only, &plain).is_ok());
 }
+
+/// A config in the kernel's own block shape against the kernel's rules at run time: a
+/// `__block_size__` kernel (`.reqntid`, `.blocksareclusters`) takes it whatever its grid, which
+/// counts clusters; a kernel without `.reqntid` refuses it with `Error::KernelConstraint`, whose
+/// message names the entry and says what the launch held. The `(1, 1, 1)` the driver receives
+/// is no block the `.reqntid` rule looks at.
+#[test]
+fn kernel_block_configs_are_checked_against_reqntid() {
+    use crate::config::LaunchConfig;
+    use chevron_cuda_rules::fit::read_info;
+    const PTX: &str = ".version 9.0\n.target sm_90\n.address_size 64\n\
+        .visible .entry sized() .blocksareclusters .reqntid 32, 4, 1 .reqnctapercluster 2, 1, 1 \
+        { ret; }\n\
+        .visible .entry bounded() .maxntid 128, 1, 1 { ret; }\n";
+    static K: Kernel = Kernel::ptx("k", "k", "/k/k.ptx", PTX);
+    let entries = ptx::parse_entries(PTX).expect("parses");
+    let info = |i: usize| {
+        let e = &entries[i];
+        read_info(e, &e.name, "k.ptx", false, fit::CooperativeUse::ByPtx).leak()
+    };
+    let (sized, bounded) = (info(0), info(1));
+    for grid in [1u32, 3, 7] {
+        let cfg = LaunchConfig::kernel_block(grid);
+        assert!(K.check_launch(&sized, &cfg).is_ok(), "grid {grid}");
+        let err = K.check_launch(&bounded, &cfg).expect_err("no `.reqntid`");
+        let text = err.to_string();
+        assert!(matches!(err, Error::KernelConstraint { .. }), "{err:?}");
+        assert!(
+            text.contains("kernel `bounded` has no compiled-in block dimensions")
+                && text.ends_with("(this launch: the kernel's own block shape (`_`))"),
+            "{text}"
+        );
+    }
+    // The block written out is checked as before: (1, 1, 1) breaks `.reqntid 32, 4, 1`.
+    let one = LaunchConfig::new(3u32, 1u32);
+    assert!(K.check_launch(&sized, &one).is_err());
+    assert!(K.check_launch(&bounded, &one).is_ok());
+}
