@@ -88,7 +88,7 @@ fn check(
 
 /// `<<<3, _>>>` of a `__block_size__((32, 4, 1), (2, 1, 1))` kernel: 3 clusters of 2 blocks of
 /// 32 x 4 threads, the same as the launch that writes the block out; also through `config!` and
-/// `LaunchConfig::kernel_block` with a grid known only at run time.
+/// `LaunchConfig::kernel_block` with a grid known only at run time, and untyped (`dyn`).
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn kernel_block_runs_three_clusters_of_two_blocks_of_the_compiled_shape() -> TestResult {
@@ -128,6 +128,17 @@ fn kernel_block_runs_three_clusters_of_two_blocks_of_the_compiled_shape() -> Tes
             2,
         )?;
     }
+    // Untyped: `dyn` takes `_` too (no PTX facts: the driver takes the block from the kernel).
+    let f = own_shape_clusters::kernel().function(&ctx)?;
+    let (mut out, mut meta) = buffers(&stream)?;
+    unsafe { launch!(dyn f<<<3, _, &stream>>>(&mut out, &mut meta)) }?;
+    check(
+        "dyn <<<3, _>>>",
+        &stream.clone_dtoh(&out)?,
+        &stream.clone_dtoh(&meta)?,
+        6,
+        2,
+    )?;
     println!(
         "own_shape_clusters<<<3, _>>>: 6 blocks of (32, 4, 1) in clusters of 2, {} values \
          match the host and the written-block launch; gridDim.x seen by the kernel: {grid_seen}",
