@@ -852,7 +852,8 @@ fn edges_of(node: sys::CUgraphNode, incoming: bool) -> Vec<(u8, u8)> {
 /// `completion_event`: a kernel on a second stream of the capture waits on the event, then
 /// the capture joins back). Prints each kind's row as measured, in
 /// the form of `chevron_cuda_rules::kinds::CAPTURE` (to paste there with
-/// `Evidence::Measured`), and fails where a documented row is contradicted. Priority and
+/// `Evidence::Measured`; also to the file `CHEVRON_CAPTURE_COLUMN` names, if set), and fails
+/// where a documented row is contradicted. Priority and
 /// memory-sync domain take values other than the default, so that a dropped value shows.
 #[test]
 #[ignore = "needs a CUDA GPU"]
@@ -1017,6 +1018,11 @@ fn capture_column_matches_the_driver() -> TestResult {
         }
     }
     println!("the capture column as measured:\n{}", rows.join("\n"));
+    // For a GPU run that keeps files (`scripts/device-run.sh`): the rows, to paste into
+    // `kinds::CAPTURE`.
+    if let Some(path) = std::env::var_os("CHEVRON_CAPTURE_COLUMN") {
+        std::fs::write(&path, rows.join("\n") + "\n")?;
+    }
     assert!(mismatches.is_empty(), "{mismatches:#?}");
     Ok(())
 }
