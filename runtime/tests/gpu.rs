@@ -849,12 +849,12 @@ fn edges_of(node: sys::CUgraphNode, incoming: bool) -> Vec<(u8, u8)> {
 /// capturing stream (the raw call, after a plain launch of the same kernel), then what the
 /// captured graph holds: the node's attribute read back (`cuGraphKernelNodeGetAttribute`), the
 /// edge into it (`programmatic_serialization`), or the edges out of it (`programmatic_event`,
-/// `completion_event`: a kernel on a second stream of the capture waits on the event, then
-/// the capture joins back). Prints each kind's row as measured, in
-/// the form of `chevron_cuda_rules::kinds::CAPTURE` (to paste there with
-/// `Evidence::Measured`; also to the file `CHEVRON_CAPTURE_COLUMN` names, if set), and fails
-/// where a documented row is contradicted. Priority and
-/// memory-sync domain take values other than the default, so that a dropped value shows.
+/// `completion_event`: a kernel on a second stream of the capture waits on the event, then the
+/// capture joins back). Prints each kind's row as measured, in the form of
+/// `chevron_cuda_rules::kinds::CAPTURE` (to paste there with `Evidence::Measured`; also written
+/// to the file `CHEVRON_CAPTURE_COLUMN` names, if set), and fails where a documented row is
+/// contradicted. Priority and memory-sync domain take values other than the default, so that a
+/// dropped value shows.
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn capture_column_matches_the_driver() -> TestResult {
