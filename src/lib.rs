@@ -56,6 +56,8 @@ pub use chevron_cuda_macros::{kernel, kernels};
 ///         | dyn IDENT | dyn ( EXPR )         a &CudaFunction or CudaFunction; untyped arguments
 /// GRID, BLOCK := a dim: an extent, a tuple of two or three extents, or a `Dim3`
 ///                (an extent is a u32, or a usize, u64 or i32 checked when launching)
+/// BLOCK  := … | _                            the kernel's own block shape (`__block_size__`,
+///                                            CU_LAUNCH_KERNEL_REQUIRED_BLOCK_DIM, CUDA 12.9)
 /// STREAM := a `&CudaStream` expression (an `&Arc<CudaStream>` works too)
 /// CONFIG := a `LaunchConfig` or `&LaunchConfig` built beforehand (e.g. with `config!`)
 /// ITEM   := shared = EXPR                    dynamic shared memory per block, in bytes (an extent)
@@ -196,8 +198,9 @@ pub use chevron_cuda_macros::{kernel, kernels};
 /// over `.maxclusterrank`, no `cluster` for a kernel compiled with `__cluster_dims__()`, a
 /// literal grid that is not a whole number of compiled-in clusters (unless the grid counts
 /// clusters, `.blocksareclusters`), `programmatic_serialization` on a kernel that never executes
-/// `griddepcontrol.wait`, a grid-syncing (or `co_resident`) kernel without `cooperative` and
-/// `cooperative` on one that never syncs the grid.
+/// `griddepcontrol.wait`, a grid-syncing (or `co_resident`) kernel without `cooperative`,
+/// `cooperative` on one that never syncs the grid, and `_` (the kernel's own block shape) for a
+/// kernel without compiled-in block dimensions (no `.reqntid`).
 /// Each is a compile error at the launch naming the directive and the PTX line; run-time values
 /// get the same check as `Error::KernelConstraint`.
 ///

@@ -19,6 +19,7 @@ fuzz_target!(|data: &[u8]| {
             let facts = LaunchFacts {
                 grid: Some([3, 1, 1]),
                 block: Some([256, 1, 1]),
+                kernel_block: false,
                 cluster: Some(None),
                 cooperative: Some(cooperative),
                 programmatic_serialization: Some(true),

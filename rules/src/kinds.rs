@@ -13,12 +13,15 @@
 //! The `graph` column (accepted by `cuGraphKernelNodeSetAttribute` on a kernel node captured
 //! from a launch) was measured the same way on the same H200 (CUDA 13.0 driver) and is re-checked
 //! by `graph_node_placement_matches_the_driver`; the CUDA 13.2 kinds' `graph` entries are
-//! declared, not yet measured.
+//! declared, not yet measured. A fourth column, what a launch on a capturing stream does with
+//! each kind, is [`CAPTURE`] (documented where not measured yet).
 
+mod capture;
 mod docs;
 #[cfg(test)]
 mod tests;
 
+pub use capture::{capture_row, CaptureRow, Captured, Evidence, CAPTURE};
 pub use docs::{attributes_table, markdown_table, TABLE_BEGIN, TABLE_END};
 
 /// Calls `$callback! { … }` with every CUDA version chevron (through cudarc) supports, oldest
@@ -66,6 +69,11 @@ for_each_cuda_version!(versions);
 
 /// The CUDA version chevron selects when no feature says otherwise (feature `cuda-13000`).
 pub const DEFAULT_CUDA_VERSION: u32 = 13000;
+
+/// The CUDA version that has `CU_LAUNCH_KERNEL_REQUIRED_BLOCK_DIM`, the block of a launch in the
+/// kernel's own block shape (`_` in `launch!`, `LaunchConfig::kernel_block`): 12.9. The macros
+/// refuse `_` under an older feature, the runtime such a launch on an older driver.
+pub const KERNEL_BLOCK_SINCE: u32 = cuda::cuda_12090;
 
 /// `13000` as `"13.0"`.
 pub fn version_name(version: u32) -> String {

@@ -3,7 +3,7 @@
 //! graph, three-valued. The `.cu` sources are next to the `.ptx` (kernels/ and
 //! rules/tests/fixtures/); kernels/build.sh regenerates both.
 
-use chevron_cuda_rules::fit::{read_info, CooperativeUse, KernelInfo, Rule};
+use chevron_cuda_rules::fit::{read_info, CooperativeUse, KernelInfo, LaunchFacts, Rule};
 use chevron_cuda_rules::ptx::{self, Callee, Entry, Fact, Seen};
 
 fn read(path: &str) -> (String, Vec<Entry>) {
@@ -245,6 +245,33 @@ fn cuda_13_cluster_directives() {
     assert_eq!(i.check_cluster(Some([2, 1, 1])), Ok(()));
     assert!(i.message(Rule::Unclustered).starts_with(
         "kernel `explicit_rank` is compiled with `.explicitcluster` (kernels/block_size.ptx:"
+    ));
+}
+
+/// nvcc 13.0's `__block_size__` kernels (kernels/kernel_block.cu): the two-tuple form and the
+/// one-tuple form both give `.blocksareclusters` and `.reqntid`, so both launch in their own
+/// block shape (`_`); a kernel without `.reqntid` does not.
+#[test]
+fn block_size_kernels_launch_in_their_own_shape() {
+    let own = LaunchFacts {
+        grid: Some([3, 1, 1]),
+        kernel_block: true,
+        cluster: Some(None),
+        ..LaunchFacts::UNKNOWN
+    };
+    let i = info("kernels/kernel_block.ptx", "own_shape_clusters");
+    assert!(i.blocks_are_clusters);
+    assert_eq!((i.reqntid, i.cluster), (Some([32, 4, 1]), Some([2, 1, 1])));
+    assert_eq!(i.check(&own), Ok(()));
+    let i = info("kernels/kernel_block.ptx", "own_shape");
+    assert!(i.blocks_are_clusters);
+    assert_eq!((i.reqntid, i.cluster), (Some([32, 4, 1]), Some([1, 1, 1])));
+    assert_eq!(i.check(&own), Ok(()));
+    let i = info("kernels/block_size.ptx", "explicit_rank");
+    assert_eq!(i.check_kernel_block(), Err(Rule::NoKernelBlock));
+    assert!(i.message(Rule::NoKernelBlock).starts_with(
+        "kernel `explicit_rank` has no compiled-in block dimensions (no `.reqntid` in \
+         kernels/block_size.ptx, entry at line"
     ));
 }
 

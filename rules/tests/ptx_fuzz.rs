@@ -125,6 +125,7 @@ fn exercise(src: &str, what: &dyn Fn() -> String) -> Duration {
                 let facts = LaunchFacts {
                     grid: Some([3, 1, 1]),
                     block: Some([256, 1, 1]),
+                    kernel_block: false,
                     cluster: Some(None),
                     cooperative: Some(false),
                     programmatic_serialization: Some(true),

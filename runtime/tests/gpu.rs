@@ -767,3 +767,262 @@ fn partition_placement_matches_the_device_streams() -> TestResult {
     assert!(mismatches.is_empty(), "{mismatches:#?}");
     Ok(())
 }
+
+/// What one kind measured under capture: the launch's answer, the capture's end, the node's
+/// attribute read back and the edges the launch left.
+struct CaptureMeasure {
+    launch: sys::CUresult,
+    /// `Graph::capture`'s error (ending or instantiating the capture), if any.
+    capture: Option<String>,
+    /// `cuGraphKernelNodeGetAttribute` on the node, and whether it reads back the value set.
+    read_back: Option<(sys::CUresult, bool)>,
+    /// `(from_port, type)` of the edges into the node from the kernel before it (for
+    /// `programmatic_serialization`) or out of it (for the event kinds, whose event a kernel on
+    /// another stream of the capture waited on).
+    edges: Vec<(u8, u8)>,
+}
+
+impl CaptureMeasure {
+    /// The capture column's answer.
+    fn captured(&self) -> chevron_cuda_rules::kinds::Captured {
+        use chevron_cuda_rules::kinds::Captured;
+        if self.launch != sys::cudaError_enum::CUDA_SUCCESS {
+            return Captured::Refused;
+        }
+        // A programmatic (type 1) or launch-order edge, or one from a non-default port.
+        if self.edges.iter().any(|&(port, ty)| port != 0 || ty != 0) {
+            return Captured::Edge;
+        }
+        match self.read_back {
+            Some((sys::cudaError_enum::CUDA_SUCCESS, true)) => Captured::OnNode,
+            _ => Captured::Dropped,
+        }
+    }
+}
+
+/// The bytes of a value union.
+fn bytes(value: &sys::CUlaunchAttributeValue) -> &[u8] {
+    // SAFETY: a plain-old-data union, read as bytes.
+    unsafe {
+        std::slice::from_raw_parts(
+            (value as *const sys::CUlaunchAttributeValue).cast::<u8>(),
+            size_of::<sys::CUlaunchAttributeValue>(),
+        )
+    }
+}
+
+/// The bytes of `value` up to its last non-zero one: what a read-back must hold in place (the
+/// rest of the union is padding, or fields the driver fills in, such as a device-updatable
+/// node's handle). Empty for an all-zero value, which a read-back cannot tell from the default.
+fn significant(value: &sys::CUlaunchAttributeValue) -> &[u8] {
+    let all = bytes(value);
+    let len = all.iter().rposition(|b| *b != 0).map_or(0, |i| i + 1);
+    &all[..len]
+}
+
+/// The edges into `node` (`incoming`) or out of it: `(from_port, type)` of each.
+fn edges_of(node: sys::CUgraphNode, incoming: bool) -> Vec<(u8, u8)> {
+    let mut nodes = [std::ptr::null_mut(); 8];
+    let mut edges = [sys::CUgraphEdgeData {
+        from_port: 0,
+        to_port: 0,
+        type_: 0,
+        reserved: [0; 5],
+    }; 8];
+    let mut n = nodes.len();
+    let (nodes, data) = (nodes.as_mut_ptr(), edges.as_mut_ptr());
+    let rc = unsafe {
+        if incoming {
+            sys::cuGraphNodeGetDependencies_v2(node, nodes, data, &mut n)
+        } else {
+            sys::cuGraphNodeGetDependentNodes_v2(node, nodes, data, &mut n)
+        }
+    };
+    assert_eq!(rc, sys::cudaError_enum::CUDA_SUCCESS, "the node's edges");
+    edges[..n.min(8)]
+        .iter()
+        .map(|e| (e.from_port, e.type_))
+        .collect()
+}
+
+/// The fourth position, measured: each kind in the attribute array of a `cuLaunchKernelEx` on a
+/// capturing stream (the raw call, after a plain launch of the same kernel), then what the
+/// captured graph holds: the node's attribute read back (`cuGraphKernelNodeGetAttribute`), the
+/// edge into it (`programmatic_serialization`), or the edges out of it (`programmatic_event`,
+/// `completion_event`: a kernel on a second stream of the capture waits on the event, then the
+/// capture joins back). Prints each kind's row as measured, in the form of
+/// `chevron_cuda_rules::kinds::CAPTURE` (to paste there with `Evidence::Measured`; also written
+/// to the file `CHEVRON_CAPTURE_COLUMN` names, if set), and fails where a documented row is
+/// contradicted. Priority and memory-sync domain take values other than the default, so that a
+/// dropped value shows.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn capture_column_matches_the_driver() -> TestResult {
+    use chevron_cuda_rules::kinds::{capture_row, Captured, Evidence};
+    let _serial = gpu::serial();
+    let ctx = ctx();
+    let event = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))?;
+    let join = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))?;
+    let f = function(&ctx, SAXPY, "saxpy");
+    let buf = ctx.default_stream().alloc_zeros::<f32>(1024)?;
+    let window = AccessPolicyWindow::over(&buf, &ctx.default_stream());
+    let samples = Samples {
+        event: Some(&event),
+        window: (window.base, window.num_bytes),
+    };
+    let driver = driver_version();
+    println!("driver CUDA version {driver}, built for {CUDA_VERSION}");
+    let (_, greatest) = priority_range();
+    let side = ctx.new_stream()?;
+    let mut mismatches = Vec::new();
+    let mut rows = Vec::new();
+    for kind in KINDS {
+        let value = match kind.key {
+            "priority" => Priority(greatest).value(),
+            "mem_sync_domain" => MemSyncDomain::Remote.value(),
+            _ => sample(kind, &samples),
+        };
+        let id = raw_id(kind.id).expect("every kind of KINDS has an id in this build");
+        let is_event = matches!(kind.key, "programmatic_event" | "completion_event");
+        let stream = ctx.new_stream()?;
+        let plain = LaunchConfig::new(8, 32);
+        let (n, a, null) = (0u32, 1.0f32, 0u64);
+        let params = || {
+            [
+                &n as *const u32 as *mut _,
+                &a as *const f32 as *mut _,
+                &null as *const u64 as *mut _,
+                &null as *const u64 as *mut _,
+            ]
+        };
+        let launch_rc = std::cell::Cell::new(sys::cudaError_enum::CUDA_SUCCESS);
+        let captured = unsafe {
+            Graph::capture(&stream, |capture| {
+                let s = capture.stream();
+                launch_function(s, &f, &plain, &mut params())?;
+                let mut attrs = vec![sys::CUlaunchAttribute {
+                    id,
+                    pad: [0; 4],
+                    value,
+                }];
+                if kind.key == "preferred_cluster" {
+                    attrs.push(sys::CUlaunchAttribute {
+                        id: ClusterDim::ID,
+                        pad: [0; 4],
+                        value: ClusterDim::new(2, 1, 1).value(),
+                    });
+                }
+                let raw = sys::CUlaunchConfig {
+                    gridDimX: 8,
+                    gridDimY: 1,
+                    gridDimZ: 1,
+                    blockDimX: 32,
+                    blockDimY: 1,
+                    blockDimZ: 1,
+                    sharedMemBytes: 0,
+                    hStream: s.cu_stream(),
+                    attrs: attrs.as_mut_ptr(),
+                    numAttrs: attrs.len() as u32,
+                };
+                let mut p = params();
+                let rc = sys::cuLaunchKernelEx(
+                    &raw,
+                    f.cu_function(),
+                    p.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                );
+                launch_rc.set(rc);
+                if rc != sys::cudaError_enum::CUDA_SUCCESS {
+                    return Ok(None);
+                }
+                let node = capture.last_node()?.raw();
+                if is_event {
+                    // A second stream joins the capture by waiting on the event, launches,
+                    // and joins back: its kernel depends on the node through the event.
+                    let ok = sys::cudaError_enum::CUDA_SUCCESS;
+                    let rc = sys::cuStreamWaitEvent(side.cu_stream(), event.cu_event(), 0);
+                    assert_eq!(rc, ok, "the side stream waits on the event");
+                    launch_function(&side, &f, &plain, &mut params())?;
+                    let rc = sys::cuEventRecord(join.cu_event(), side.cu_stream());
+                    assert_eq!(rc, ok, "the side stream records its end");
+                    let rc = sys::cuStreamWaitEvent(s.cu_stream(), join.cu_event(), 0);
+                    assert_eq!(rc, ok, "the capture joins the side stream");
+                }
+                Ok(Some(node))
+            })
+        };
+        let measure = match captured {
+            Err(e) => CaptureMeasure {
+                launch: launch_rc.get(),
+                capture: Some(e.to_string()),
+                read_back: None,
+                edges: Vec::new(),
+            },
+            Ok((graph, node)) => {
+                ctx.bind_to_thread()?;
+                let read_back = node.map(|node| {
+                    let mut out: sys::CUlaunchAttributeValue = unsafe { std::mem::zeroed() };
+                    let rc = unsafe { sys::cuGraphKernelNodeGetAttribute(node, id, &mut out) };
+                    // The value's bytes, read back in place (the driver may fill in more: a
+                    // device-updatable node's handle).
+                    let want = significant(&value);
+                    let same = bytes(&out)[..want.len()] == *want;
+                    (rc, rc == sys::cudaError_enum::CUDA_SUCCESS && same)
+                });
+                let edges = match node {
+                    Some(node) if is_event => edges_of(node, false),
+                    Some(node) if kind.key == "programmatic_serialization" => edges_of(node, true),
+                    _ => Vec::new(),
+                };
+                drop(graph);
+                CaptureMeasure {
+                    launch: launch_rc.get(),
+                    capture: None,
+                    read_back,
+                    edges,
+                }
+            }
+        };
+        let answer = measure.captured();
+        println!(
+            "measured {:<28} capture: {:<9} launch {:?}, read back {:?}, edges {:?}{}",
+            kind.key,
+            answer.words(),
+            measure.launch,
+            measure.read_back,
+            measure.edges,
+            measure
+                .capture
+                .as_deref()
+                .map_or(String::new(), |e| format!(", capture: {e}"))
+        );
+        rows.push(format!(
+            "    CaptureRow {{ key: {:?}, captured: Captured::{answer:?}, evidence: \
+             Evidence::Measured({driver}), source: \"capture_column_matches_the_driver\" }},",
+            kind.key
+        ));
+        // A driver older than the kind does not know it; an unknown row is only measured.
+        let row = capture_row(kind.key).expect("a capture row per kind");
+        let checked = kind.since <= driver && row.captured != Captured::Unknown;
+        if checked && row.captured != answer {
+            mismatches.push(format!(
+                "{}: the table says {} ({:?}), the driver {}",
+                kind.key,
+                row.captured.words(),
+                row.evidence,
+                answer.words()
+            ));
+        }
+        if let Evidence::Measured(on) = row.evidence {
+            println!("  (row measured on a CUDA {on} driver)");
+        }
+    }
+    println!("the capture column as measured:\n{}", rows.join("\n"));
+    // For a GPU run that keeps files (`scripts/device-run.sh`): the rows, to paste into
+    // `kinds::CAPTURE`.
+    if let Some(path) = std::env::var_os("CHEVRON_CAPTURE_COLUMN") {
+        std::fs::write(&path, rows.join("\n") + "\n")?;
+    }
+    assert!(mismatches.is_empty(), "{mismatches:#?}");
+    Ok(())
+}

@@ -85,8 +85,11 @@ pub struct Group {
 pub struct Plan {
     /// The grid expression.
     pub grid: Expr,
-    /// The block expression.
+    /// The block expression (`_` for the kernel's own block shape).
     pub block: Expr,
+    /// `_` in the block position, where it is written: the kernel's own block shape
+    /// (`CU_LAUNCH_KERNEL_REQUIRED_BLOCK_DIM`), the grid handed over as written.
+    pub kernel_block: Option<Span>,
     /// The stream expression (`launch!` only).
     pub stream: Option<Expr>,
     /// `shared = EXPR`.

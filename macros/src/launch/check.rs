@@ -3,6 +3,7 @@
 //! attribute is checked by [`super::setting`]. Every problem is recorded; nothing stops at the
 //! first one.
 
+use chevron_cuda_rules::kinds::{feature_name, version_name, KERNEL_BLOCK_SINCE};
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::Expr;
@@ -74,9 +75,11 @@ pub fn check_chevrons(ch: &Chevrons, mode: Mode, cx: &mut Errors) -> Option<Plan
             .get(i)
             .map_or_else(|| placeholder.clone(), |e| (*e).clone())
     };
+    let kernel_block = check_underscores(&positions, crate::version::selected_cuda(), cx);
     let mut plan = Plan {
         grid: position(0),
         block: position(1),
+        kernel_block,
         stream: (mode == Mode::Launch).then(|| position(2)),
         shared: None,
         settings: Vec::new(),
@@ -85,8 +88,10 @@ pub fn check_chevrons(ch: &Chevrons, mode: Mode, cx: &mut Errors) -> Option<Plan
         prebuilt: None,
     };
     let grid = lit_dim(&plan.grid, "grid", cx);
-    let block = lit_dim(&plan.block, "block", cx);
-    check_block(&block, plan.block.span(), cx);
+    if plan.kernel_block.is_none() {
+        let block = lit_dim(&plan.block, "block", cx);
+        check_block(&block, plan.block.span(), cx);
+    }
     check_grid(&grid, cx);
 
     check_items(items, &mut plan, cx);
@@ -143,6 +148,7 @@ fn check_prebuilt(ch: &Chevrons, config: &Attr, cx: &mut Errors) -> Option<Plan>
     (ok && stream.is_some()).then(|| Plan {
         grid: one.clone(),
         block: one,
+        kernel_block: None,
         stream,
         shared: None,
         settings: Vec::new(),
@@ -150,6 +156,61 @@ fn check_prebuilt(ch: &Chevrons, config: &Attr, cx: &mut Errors) -> Option<Plan>
         order: Vec::new(),
         prebuilt: Some(value.clone()),
     })
+}
+
+/// `_`, the kernel's own block shape, in the block position: its span, where the selected CUDA
+/// `version` has it. `_` anywhere else among the positions (the grid, the stream, an extent of a
+/// dim) is reported: it stands for the whole block only.
+pub(super) fn check_underscores(
+    positions: &[&Expr],
+    version: u32,
+    cx: &mut Errors,
+) -> Option<Span> {
+    let mut kernel_block = None;
+    for (i, expr) in positions.iter().enumerate() {
+        match (i, unparen(expr)) {
+            (1, Expr::Infer(u)) => {
+                if version < KERNEL_BLOCK_SINCE {
+                    cx.error(
+                        u.span(),
+                        format!(
+                            "`_` launches in the kernel's own block shape \
+                             (CU_LAUNCH_KERNEL_REQUIRED_BLOCK_DIM), which needs CUDA {}: use \
+                             feature {} or later, or write the block",
+                            version_name(KERNEL_BLOCK_SINCE),
+                            feature_name(KERNEL_BLOCK_SINCE)
+                        ),
+                    );
+                }
+                kernel_block = Some(u.span());
+            }
+            (0 | 2, Expr::Infer(u)) => cx.error(
+                u.span(),
+                format!(
+                    "`_` stands for the kernel's own block shape, in the block position only; \
+                     write the {}: `<<<GRID, _, &stream>>>`",
+                    if i == 0 { "grid" } else { "stream" }
+                ),
+            ),
+            (0 | 1, Expr::Tuple(t)) => {
+                for e in &t.elems {
+                    if let Expr::Infer(u) = unparen(e) {
+                        cx.error(
+                            u.span(),
+                            format!(
+                                "an extent of the {} cannot be `_`: `_` stands for the kernel's \
+                                 whole block shape, written alone in the block position \
+                                 (`<<<GRID, _, …>>>`)",
+                                if i == 0 { "grid" } else { "block" }
+                            ),
+                        );
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    kernel_block
 }
 
 /// Leading positional entries, then the items; a positional entry after an item is an error.

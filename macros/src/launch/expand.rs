@@ -94,10 +94,13 @@ impl Lets {
     }
 }
 
-/// Binds the grid and block.
+/// Binds the grid and block (no block for `_`, the kernel's own).
 fn bind_dims(plan: &Plan, lets: &mut Lets) -> (TokenStream, TokenStream) {
     let grid = lets.bind("__chevron_grid", &plan.grid, dim_tokens(&plan.grid));
-    let block = lets.bind("__chevron_block", &plan.block, dim_tokens(&plan.block));
+    let block = match plan.kernel_block {
+        Some(_) => TokenStream::new(),
+        None => lets.bind("__chevron_block", &plan.block, dim_tokens(&plan.block)),
+    };
     (grid, block)
 }
 
@@ -137,7 +140,14 @@ fn bind_items(
     let (gs, bs) = (plan.grid.span(), plan.block.span());
     // Each extent converts where it is written, so a wrong type is reported there.
     let grid = extents(&p, &plan.grid, grid, gs);
-    let block = extents(&p, &plan.block, block, bs);
+    let init = match plan.kernel_block {
+        // `_`: `CU_LAUNCH_KERNEL_REQUIRED_BLOCK_DIM` in the driver's block.
+        Some(span) => quote_spanned!(span=> #p::LaunchConfig::__from_grid_kernel_block(#grid)),
+        None => {
+            let block = extents(&p, &plan.block, block, bs);
+            quote!(#p::LaunchConfig::__from_extents(#grid, #block))
+        }
+    };
     let mut shared = None;
     let mut settings = vec![TokenStream::new(); plan.settings.len()];
     for slot in &plan.order {
@@ -166,7 +176,7 @@ fn bind_items(
             .map(|(_, tokens)| tokens.clone())
     });
     ConfigBuild {
-        init: quote!(#p::LaunchConfig::__from_extents(#grid, #block)),
+        init,
         steps: shared
             .into_iter()
             .chain(non_portable)

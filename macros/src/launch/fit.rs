@@ -1,5 +1,6 @@
 //! The kernel's launch rules on a typed launch's literals: one fact set per launch
-//! ([`LaunchFacts`], from the literal grid, block, `cluster` and flags) and one `const` item
+//! ([`LaunchFacts`], from the literal grid, block (or `_`, the kernel's own), `cluster` and
+//! flags) and one `const` item
 //! that calls the rules crate's check on it ([`KernelInfo::check`], through `refusal`), against the
 //! `KernelInfo` `#[kernel]` emitted. The rules themselves are the rules crate's table: a new rule over
 //! these facts needs nothing here; a new fact (a field of `LaunchFacts`, a `Subject`) is named
@@ -72,7 +73,11 @@ fn setting<'a>(plan: &'a Plan, key: &str) -> Option<&'a Setting> {
 fn facts(plan: &Plan) -> LaunchFacts {
     LaunchFacts {
         grid: literal_dims(&plan.grid),
-        block: literal_dims(&plan.block),
+        block: match plan.kernel_block {
+            Some(_) => None,
+            None => literal_dims(&plan.block),
+        },
+        kernel_block: plan.kernel_block.is_some(),
         cluster: match setting(plan, "cluster") {
             // No `cluster`: a kernel compiled with `.explicitcluster` alone cannot launch.
             None => Some(None),
@@ -118,6 +123,7 @@ fn facts_tokens(p: &TokenStream, facts: &LaunchFacts) -> TokenStream {
     let LaunchFacts {
         grid,
         block,
+        kernel_block,
         cluster,
         cooperative,
         programmatic_serialization,
@@ -134,6 +140,7 @@ fn facts_tokens(p: &TokenStream, facts: &LaunchFacts) -> TokenStream {
     quote!(#p::LaunchFacts {
         grid: #grid,
         block: #block,
+        kernel_block: #kernel_block,
         cluster: #cluster,
         cooperative: #cooperative,
         programmatic_serialization: #serialization,

@@ -740,3 +740,93 @@ fn literal_values_are_checked_against_the_kernels_rules_in_one_const_block() {
     let all = text(&launch(quote!(dyn f<<<1, 1024, s>>>(&x))));
     assert!(!all.contains("refusal"), "{all}");
 }
+
+/// `_` in the block position: the kernel's own block shape. The config is built on the grid
+/// alone (`__from_grid_kernel_block`, no block bound), and the kernel's rules see the own block
+/// (bit 5) and no block: a kernel without `.reqntid` is refused at the `_`, the block's place.
+#[test]
+fn underscore_block_is_the_kernels_own() {
+    let e = expr(try_config(quote!(<<<3, _>>>)).unwrap());
+    assert_eq!(
+        path_text(&e),
+        "::chevron::__private::LaunchConfig::__from_grid_kernel_block(::chevron::__private::Result::Ok(::chevron::__private::Dim3::new(3u32,1u32,1u32)))"
+    );
+    // With expressions: the grid bound, no block; attributes as usual.
+    let stmts = block(try_config(quote!(<<<g, _, cooperative>>>)).unwrap());
+    let names: Vec<String> = lets(&stmts).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, ["__chevron_grid", "mut__chevron_config"]);
+    assert!(
+        path_text(let_init(&stmts, "__chevron_config"))
+            .starts_with("::chevron::__private::LaunchConfig::__from_grid_kernel_block("),
+        "{stmts:?}"
+    );
+    // A typed launch: grid 3 (literal), block unknown, no cluster (bit 0), the flags known and
+    // false (bits 1 and 3), the kernel's own block (bit 5); block and grid written.
+    let stmts = launch(quote!(k<<<3, _, s>>>(x)));
+    let all = quote!(#(#stmts)*).to_string();
+    assert!(
+        all.contains(
+            "refusal_literal :: < __ChevronKernel > ([3u32 , 1u32 , 1u32] , [0u32 , 0u32 , \
+             0u32] , [0u32 , 0u32 , 0u32] , 43u8 , 5u8) ;"
+        ),
+        "{all}"
+    );
+    assert!(all.contains("__from_grid_kernel_block"), "{all}");
+    // `dyn` launches take it too (the driver checks the kernel).
+    let stmts = launch(quote!(dyn f<<<3, _, s>>>(&x)));
+    let all = quote!(#(#stmts)*).to_string();
+    assert!(all.contains("__from_grid_kernel_block"), "{all}");
+}
+
+/// `_` stands for the whole block: in the grid or the stream position, or as one extent of a
+/// dim, it is refused with where it belongs; below CUDA 12.9 the block `_` names the feature.
+#[test]
+fn underscore_elsewhere_is_refused() {
+    assert_eq!(
+        errors(try_config(quote!(<<<_, 64>>>))),
+        [
+            "`_` stands for the kernel's own block shape, in the block position only; write the \
+          grid: `<<<GRID, _, &stream>>>`"
+        ]
+    );
+    assert_eq!(
+        errors(try_launch(quote!(k<<<3, _, _>>>(x)))),
+        [
+            "`_` stands for the kernel's own block shape, in the block position only; write the \
+          stream: `<<<GRID, _, &stream>>>`"
+        ]
+    );
+    assert_eq!(
+        errors(try_config(quote!(<<<3, (_, 2)>>>))),
+        [
+            "an extent of the block cannot be `_`: `_` stands for the kernel's whole block shape, \
+          written alone in the block position (`<<<GRID, _, …>>>`)"
+        ]
+    );
+    assert_eq!(
+        errors(try_config(quote!(<<<(4, _), _>>>))),
+        [
+            "an extent of the grid cannot be `_`: `_` stands for the kernel's whole block shape, \
+          written alone in the block position (`<<<GRID, _, …>>>`)"
+        ]
+    );
+    // The version gate, under the CUDA 12.8 feature.
+    let mut cx = crate::report::Errors::default();
+    let (grid, block): (Expr, Expr) = (syn::parse_quote!(3), syn::parse_quote!(_));
+    let span = super::check::check_underscores(&[&grid, &block], 12080, &mut cx);
+    assert!(span.is_some());
+    let errs: Vec<String> = match cx.finish() {
+        Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
+        Ok(()) => panic!("no error under CUDA 12.8"),
+    };
+    assert_eq!(
+        errs,
+        [
+            "`_` launches in the kernel's own block shape (CU_LAUNCH_KERNEL_REQUIRED_BLOCK_DIM), \
+          which needs CUDA 12.9: use feature cuda-12090 or later, or write the block"
+        ]
+    );
+    let mut cx = crate::report::Errors::default();
+    assert!(super::check::check_underscores(&[&grid, &block], 12090, &mut cx).is_some());
+    assert!(cx.finish().is_ok());
+}

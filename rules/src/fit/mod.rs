@@ -47,6 +47,8 @@ pub enum CooperativeUse {
 pub struct Messages {
     /// The block breaks `.reqntid` or `.maxntid`.
     pub block: &'static str,
+    /// A launch in the kernel's own block shape (`_`) of a kernel without `.reqntid`.
+    pub no_kernel_block: &'static str,
     /// A `cluster` attribute that differs from `.reqnctapercluster`.
     pub cluster: &'static str,
     /// A cluster over `.maxclusterrank` blocks.
@@ -70,6 +72,7 @@ impl Messages {
     /// No messages: for a kernel whose PTX is not known yet.
     pub const NONE: Messages = Messages {
         block: "",
+        no_kernel_block: "",
         cluster: "",
         cluster_rank: "",
         unclustered: "",
@@ -122,8 +125,13 @@ pub struct KernelInfo {
 pub struct LaunchFacts {
     /// The grid.
     pub grid: Option<[u32; 3]>,
-    /// The block.
+    /// The block. `None` also for a launch in the kernel's own block shape
+    /// ([`Self::kernel_block`]).
     pub block: Option<[u32; 3]>,
+    /// The launch takes the kernel's own block shape, its compiled-in `.reqntid`, instead of a
+    /// block (`_` in `launch!`, `LaunchConfig::kernel_block`: `CU_LAUNCH_KERNEL_REQUIRED_BLOCK_DIM`
+    /// in the driver's block); `false` where a block is given (or not known).
+    pub kernel_block: bool,
     /// The `cluster` attribute: `Some(None)` when there is none.
     pub cluster: Option<Option<[u32; 3]>>,
     /// `cooperative`.
@@ -140,7 +148,7 @@ impl LaunchFacts {
     /// names no `Option`: a dim whose `x` is `0` is not known (no extent is 0); `known` has
     /// bit 0 when the `cluster` attribute is known (then `cluster` with `x` 0 is none), bit 1
     /// when `cooperative` is (bit 2: its value), bit 3 when `programmatic_serialization` is
-    /// (bit 4: its value).
+    /// (bit 4: its value), bit 5 for [`Self::kernel_block`].
     pub const fn literal(grid: [u32; 3], block: [u32; 3], cluster: [u32; 3], known: u8) -> Self {
         const fn dim(d: [u32; 3]) -> Option<[u32; 3]> {
             if d[0] == 0 {
@@ -164,6 +172,7 @@ impl LaunchFacts {
             } else {
                 Some(dim(cluster))
             },
+            kernel_block: known & (1 << 5) != 0,
             cooperative: flag(known, 1),
             programmatic_serialization: flag(known, 3),
         }
@@ -196,7 +205,10 @@ impl LaunchFacts {
                 None => return None,
             },
         };
-        let known = known | flag(self.cooperative, 1) | flag(self.programmatic_serialization, 3);
+        let known = known
+            | flag(self.cooperative, 1)
+            | flag(self.programmatic_serialization, 3)
+            | if self.kernel_block { 1 << 5 } else { 0 };
         Some((grid, block, cluster, known))
     }
 
@@ -204,6 +216,7 @@ impl LaunchFacts {
     pub const UNKNOWN: LaunchFacts = LaunchFacts {
         grid: None,
         block: None,
+        kernel_block: false,
         cluster: None,
         cooperative: None,
         programmatic_serialization: None,

@@ -51,6 +51,9 @@ impl Subject {
             })
         };
         match self {
+            Subject::Block if facts.kernel_block => {
+                Some("the kernel's own block shape (`_`)".into())
+            }
             Subject::Block => facts.block.map(|b| format!("block {}", dims(b))),
             Subject::Grid => facts.grid.map(|g| format!("grid {}", dims(g))),
             Subject::Cluster => facts.cluster.map(|c| match c {
@@ -71,7 +74,7 @@ impl LaunchFacts {
     #[inline(always)]
     pub const fn knows(&self, subject: Subject) -> bool {
         match subject {
-            Subject::Block => self.block.is_some(),
+            Subject::Block => self.block.is_some() | self.kernel_block,
             Subject::Cluster => self.cluster.is_some(),
             Subject::Grid => self.grid.is_some(),
             Subject::SerializationFlag => self.programmatic_serialization.is_some(),
@@ -169,6 +172,9 @@ rules! {
         },
         None => false,
     };
+    /// A launch in the kernel's own block shape (`_`, `CU_LAUNCH_KERNEL_REQUIRED_BLOCK_DIM`) of
+    /// a kernel without one (no `.reqntid`).
+    NoKernelBlock on Block => |k, l| l.kernel_block && k.known && k.reqntid.is_none();
     /// A `cluster` attribute that differs from `.reqnctapercluster`.
     Cluster on Cluster => |k, l| match (k.cluster, l.cluster) {
         (Some(fixed), Some(Some(given))) => !same(fixed, given),
@@ -243,6 +249,7 @@ impl Messages {
     pub const fn get(&self, rule: Rule) -> &'static str {
         match rule {
             Rule::Block => self.block,
+            Rule::NoKernelBlock => self.no_kernel_block,
             Rule::Cluster => self.cluster,
             Rule::ClusterRank => self.cluster_rank,
             Rule::Unclustered => self.unclustered,
@@ -265,6 +272,7 @@ impl Messages {
             let text = texts[i];
             match Rule::ALL[i] {
                 Rule::Block => m.block = text,
+                Rule::NoKernelBlock => m.no_kernel_block = text,
                 Rule::Cluster => m.cluster = text,
                 Rule::ClusterRank => m.cluster_rank = text,
                 Rule::Unclustered => m.unclustered = text,
@@ -306,14 +314,15 @@ impl KernelInfo {
     }
 
     /// Whether a launch whose facts are literals (`known`: [`LaunchFacts::literal`]'s flags)
-    /// may break a rule of this kernel: `false` only when the launch turns no flag on and the
-    /// kernel fixes nothing about its block, cluster and grid (no `.reqntid`, `.maxntid` or
-    /// cluster directive) and needs no `cooperative` (it does not sync the grid, and is not
-    /// declared `co_resident`), where [`Self::refusal`] is `None` whatever the extents. A few
+    /// may break a rule of this kernel: `false` only when the launch turns no flag on and gives
+    /// a block (not the kernel's own), and the kernel fixes nothing about its block, cluster and
+    /// grid (no `.reqntid`, `.maxntid` or cluster directive) and needs no `cooperative` (it does
+    /// not sync the grid, and is not declared `co_resident`), where [`Self::refusal`] is `None` whatever the extents. A few
     /// field reads: `launch!`'s `const` item asks it first, since evaluating every rule at
     /// compile time costs rustc some two million instructions per launch.
     pub const fn may_refuse_literal(&self, known: u8) -> bool {
-        let flag_on = known & (1 << 2 | 1 << 4) != 0;
+        // Bits 2 and 4: a flag on; bit 5: the kernel's own block, refused without `.reqntid`.
+        let flag_on = known & (1 << 2 | 1 << 4 | 1 << 5) != 0;
         flag_on
             || self.reqntid.is_some()
             || self.maxntid.is_some()
@@ -348,6 +357,15 @@ impl KernelInfo {
     pub const fn check_block(&self, block: [u32; 3]) -> Result<(), Rule> {
         self.check(&LaunchFacts {
             block: Some(block),
+            ..LaunchFacts::UNKNOWN
+        })
+    }
+
+    /// The rules on a launch in the kernel's own block shape (`_`): refused without `.reqntid`.
+    #[inline]
+    pub const fn check_kernel_block(&self) -> Result<(), Rule> {
+        self.check(&LaunchFacts {
+            kernel_block: true,
             ..LaunchFacts::UNKNOWN
         })
     }

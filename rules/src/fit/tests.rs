@@ -118,6 +118,7 @@ fn check_takes_the_first_broken_rule_in_written_order() {
     let l = LaunchFacts {
         grid: Some([3, 1, 1]),
         block: Some([128, 1, 1]),
+        kernel_block: false,
         cluster: Some(None),
         cooperative: Some(true),
         programmatic_serialization: Some(true),
@@ -130,6 +131,48 @@ fn check_takes_the_first_broken_rule_in_written_order() {
     const I: KernelInfo = KernelInfo::UNKNOWN;
     const V: Result<(), Rule> = I.check_block([2048, 1, 1]);
     assert_eq!(V, Ok(()));
+}
+
+/// `_` (the kernel's own block shape) needs a kernel with compiled-in block dimensions: a
+/// `__block_size__` kernel passes whatever its grid (which counts clusters), a kernel without
+/// `.reqntid` (even with `.maxntid`) is refused, with a message naming the entry.
+#[test]
+fn kernel_block_needs_reqntid() {
+    let own = LaunchFacts {
+        grid: Some([3, 1, 1]),
+        kernel_block: true,
+        cluster: Some(None),
+        ..LaunchFacts::UNKNOWN
+    };
+    let sized = info(
+        ".entry k() .blocksareclusters .reqntid 64, 1, 1 .reqnctapercluster 2, 1, 1 { ret; }",
+        0,
+    );
+    assert_eq!(sized.check(&own), Ok(()));
+    assert_eq!(sized.check_kernel_block(), Ok(()));
+    assert_eq!(sized.message(Rule::NoKernelBlock), "");
+    let bounded = info(".entry k()\n.maxntid 64, 1, 1\n{ ret; }", 0);
+    assert_eq!(bounded.check(&own), Err(Rule::NoKernelBlock));
+    assert_eq!(bounded.check_kernel_block(), Err(Rule::NoKernelBlock));
+    assert_eq!(
+        bounded.message(Rule::NoKernelBlock),
+        "kernel `k` has no compiled-in block dimensions (no `.reqntid` in k.ptx, entry at line \
+         1): `_` launches a kernel in its own block shape, which only a kernel compiled with \
+         `__block_size__` (or `.reqntid`) has; write the block"
+    );
+    assert_eq!(
+        Rule::NoKernelBlock.subject().describe(&own).as_deref(),
+        Some("the kernel's own block shape (`_`)")
+    );
+    // A given block is no own block; unknown PTX refuses nothing.
+    assert_eq!(
+        bounded.check(&LaunchFacts {
+            kernel_block: false,
+            ..own
+        }),
+        Ok(())
+    );
+    assert_eq!(KernelInfo::UNKNOWN.check(&own), Ok(()));
 }
 
 /// A kernel whose PTX fixes nothing about clusters passes the cluster and grid rules
@@ -301,12 +344,21 @@ fn every_rule_in_the_table_has_a_message_and_a_case() {
     let full = LaunchFacts {
         grid: Some([4, 1, 1]),
         block: Some([64, 1, 1]),
+        kernel_block: false,
         cluster: Some(None),
         cooperative: Some(false),
         programmatic_serialization: Some(false),
     };
-    let cases: [(&str, LaunchFacts); 8] = [
+    let cases: [(&str, LaunchFacts); 9] = [
         (".entry k() .reqntid 32 { griddepcontrol.wait; ret; }", full),
+        (
+            ".entry k() .maxntid 64 { griddepcontrol.wait; ret; }",
+            LaunchFacts {
+                block: None,
+                kernel_block: true,
+                ..full
+            },
+        ),
         (
             ".entry k() .reqnctapercluster 2 { griddepcontrol.wait; ret; }",
             LaunchFacts {
@@ -424,6 +476,7 @@ const fn facts(
     LaunchFacts {
         grid,
         block,
+        kernel_block: false,
         cluster,
         cooperative,
         programmatic_serialization,
@@ -432,7 +485,23 @@ const fn facts(
 
 /// (kernel, launch, the first broken rule): literal launches as `launch!` sees them (`None`
 /// where a value is an expression) and full ones as the runtime sees them.
-const CASES: [(KernelInfo, LaunchFacts, Option<Rule>); 14] = [
+const CASES: [(KernelInfo, LaunchFacts, Option<Rule>); 16] = [
+    (
+        REQ,
+        LaunchFacts {
+            kernel_block: true,
+            ..facts(Some([4, 1, 1]), None, Some(None), Some(false), Some(false))
+        },
+        None,
+    ),
+    (
+        CLUSTERED,
+        LaunchFacts {
+            kernel_block: true,
+            ..facts(Some([7, 1, 1]), None, Some(None), Some(true), Some(false))
+        },
+        Some(Rule::NoKernelBlock),
+    ),
     (
         REQ,
         facts(
@@ -561,6 +630,7 @@ fn the_const_check_and_the_runtime_check_agree() {
         // Each subject alone: the rules on it, in the table's order.
         let alone = [
             launch.block.map(|b| info.check_block(b)),
+            launch.kernel_block.then(|| info.check_kernel_block()),
             launch.cluster.map(|c| info.check_cluster(c)),
             launch.grid.map(|g| info.check_grid(g)),
             launch
@@ -584,13 +654,16 @@ fn literal_facts_round_trip_and_split_refusals_agree_with_refusal() {
             for cluster in clusters {
                 for cooperative in flags {
                     for programmatic_serialization in flags {
-                        all.push(LaunchFacts {
-                            grid,
-                            block,
-                            cluster,
-                            cooperative,
-                            programmatic_serialization,
-                        });
+                        for kernel_block in [false, true] {
+                            all.push(LaunchFacts {
+                                grid,
+                                block,
+                                kernel_block,
+                                cluster,
+                                cooperative,
+                                programmatic_serialization,
+                            });
+                        }
                     }
                 }
             }
@@ -612,6 +685,7 @@ fn literal_facts_round_trip_and_split_refusals_agree_with_refusal() {
         info(".entry k() .reqntid 128, 1, 1 { ret; }", 0),
         info(".entry k() .reqnctapercluster 4, 1, 1 { ret; }", 0),
         info(".entry k() .explicitcluster { ret; }", 0),
+        info(".entry k() { ret; }", 0),
     ];
     let mut refused = 0;
     for i in &kernels {
@@ -679,7 +753,7 @@ fn may_refuse_literal_clears_only_launches_no_rule_refuses() {
         for grid in dims {
             for block in dims {
                 for cluster in dims {
-                    for known in 0u8..32 {
+                    for known in 0u8..64 {
                         let facts = LaunchFacts::literal(grid, block, cluster, known);
                         if k.refusal(&facts).is_some() {
                             refused += 1;

@@ -112,6 +112,15 @@ fn message(
             }
             (None, None) => String::new(),
         },
+        Rule::NoKernelBlock => match d.reqntid {
+            Some(_) => String::new(),
+            None => format!(
+                "kernel `{name}` has no compiled-in block dimensions (no `.reqntid` in {file}, \
+                 entry at line {}): `_` launches a kernel in its own block shape, which only a \
+                 kernel compiled with `__block_size__` (or `.reqntid`) has; write the block",
+                entry.line
+            ),
+        },
         Rule::Cluster => d.reqnctapercluster.map_or(String::new(), |c| {
             let [x, y, z] = c.dims;
             let text = dims_text(c.dims);

@@ -1,7 +1,7 @@
 //! The Markdown tables generated from the rows: the key table of the guide
 //! (`guide/src/launch.md`) and the `launch!` docs, and the reference table of `ATTRIBUTES.md`.
 
-use super::{version_name, Kind, Position, KINDS};
+use super::{capture_row, version_name, Kind, Position, KINDS};
 
 /// The marker that opens the generated key table in a Markdown file.
 pub const TABLE_BEGIN: &str = "<!-- kinds:begin -->";
@@ -80,25 +80,28 @@ pub fn markdown_table() -> Vec<String> {
 
 /// The reference table of `ATTRIBUTES.md`, as Markdown lines (without its markers): every kind's
 /// key, runtime type, `CU_LAUNCH_ATTRIBUTE_*` name and id, where the driver accepts it (launch
-/// list, `cuStreamSetAttribute`, `cuGraphKernelNodeSetAttribute`), its value,
-/// the CUDA version that introduced it and the compute capability it needs. A test in this crate
-/// checks the file against it.
+/// list, `cuStreamSetAttribute`, `cuGraphKernelNodeSetAttribute`), what a launch on a
+/// capturing stream does with it ([`super::CAPTURE`]), its value, the CUDA version that
+/// introduced it and the compute capability it needs. A test in this crate checks the file
+/// against it.
 pub fn attributes_table() -> Vec<String> {
     let mut lines = header(
         &["key", "Rust type", "`CU_LAUNCH_ATTRIBUTE_…` (id)"],
         Position::title,
-        &["value", "CUDA", "compute capability"],
+        &["capture", "value", "CUDA", "compute capability"],
     )
     .to_vec();
     for k in KINDS {
+        let capture = capture_row(k.key).map_or_else(|| "not measured".to_string(), |r| r.cell());
         lines.push(format!(
-            "| [`{}`](#{}) | `{}` | `{}` ({}) | {} | {} | {}+ | {} |",
+            "| [`{}`](#{}) | `{}` | `{}` ({}) | {} | {} | {} | {}+ | {} |",
             k.key,
             k.key,
             k.type_name,
             k.cuda_name.trim_start_matches("CU_LAUNCH_ATTRIBUTE_"),
             k.id,
             position_cells(k, "no"),
+            capture,
             k.value,
             version_name(k.since),
             cc_cell(k)

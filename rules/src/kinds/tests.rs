@@ -158,3 +158,39 @@ fn the_table_has_a_line_per_kind() {
         .iter()
         .any(|l| l.contains("`sync`") && l.contains("| **no** | yes | no | 12.0+ | any |")));
 }
+
+/// The capture column has one row per kind, in the table's order, each with its source; a kind
+/// the driver refuses in the launch list is refused under capture too (the same call), and the
+/// kinds that become edges are the launch-only ones with a graph port of their own.
+#[test]
+fn the_capture_column_has_a_row_per_kind() {
+    let keys: Vec<&str> = CAPTURE.iter().map(|r| r.key).collect();
+    let kinds: Vec<&str> = KINDS.iter().map(|k| k.key).collect();
+    assert_eq!(keys, kinds, "one capture row per kind, in KINDS' order");
+    for row in CAPTURE {
+        let kind = by_key(row.key).expect("a kind");
+        assert!(!row.source.is_empty(), "{}", row.key);
+        if !kind.accepts(Position::Launch) {
+            assert_eq!(row.captured, Captured::Refused, "{}", row.key);
+        }
+        if row.captured == Captured::Edge {
+            assert!(!kind.accepts(Position::GraphNode), "{}", row.key);
+        }
+        assert_eq!(capture_row(row.key), Some(row));
+    }
+    assert_eq!(capture_row("shared"), None);
+    // The cells say how each row is known.
+    let cell = |key| capture_row(key).expect("a row").cell();
+    assert_eq!(cell("priority"), "on the node (documented, not measured)");
+    assert_eq!(
+        cell("completion_event"),
+        "an edge (documented, not measured)"
+    );
+    assert_eq!(cell("sync"), "refused (documented, not measured)");
+    assert_eq!(cell("preferred_cluster"), "not measured");
+    let measured = CaptureRow {
+        evidence: Evidence::Measured(13000),
+        ..*capture_row("priority").expect("a row")
+    };
+    assert_eq!(measured.cell(), "on the node (measured, CUDA 13.0 driver)");
+}

@@ -72,6 +72,15 @@ const fn count_kinds(position: Position) -> usize {
     n
 }
 
+/// The block a launch in the kernel's own block shape hands the driver as `blockDimX` (with
+/// `blockDimY = blockDimZ = 1`): `CU_LAUNCH_KERNEL_REQUIRED_BLOCK_DIM` (CUDA 12.9, `cuda.h`:
+/// "Launch with the required block dimension"). Written out so that the config builds under
+/// every CUDA feature; a launch with it is refused below CUDA 12.9 before it reaches the driver.
+pub(crate) const REQUIRED_BLOCK_DIM: u32 = 1;
+
+#[cfg(cuda_12090)]
+const _: () = assert!(REQUIRED_BLOCK_DIM == sys::CU_LAUNCH_KERNEL_REQUIRED_BLOCK_DIM);
+
 /// One stream attribute: what `cuStreamSetAttribute` takes.
 type StreamEntry = (sys::CUstreamAttrID, sys::CUstreamAttrValue);
 
@@ -128,6 +137,9 @@ pub struct LaunchConfig<'a> {
     stream_attrs: [MaybeUninit<StreamEntry>; MAX_STREAM_ATTRIBUTES],
     n_stream_attrs: usize,
     non_portable_cluster: bool,
+    /// The block is the kernel's own ([`Self::kernel_block`]): `block` holds the driver's
+    /// sentinel, [`REQUIRED_BLOCK_DIM`].
+    kernel_block: bool,
     /// An extent given as another integer type that did not fit `u32` (see [`Self::validate`]).
     invalid: Option<(&'static str, ExtentError)>,
     /// No such extent, and the grid and block within their limits: decided when the config is
@@ -158,10 +170,52 @@ impl<'a> LaunchConfig<'a> {
             stream_attrs: [const { MaybeUninit::uninit() }; MAX_STREAM_ATTRIBUTES],
             n_stream_attrs: 0,
             non_portable_cluster: false,
+            kernel_block: false,
             invalid: None,
             extents_plain: extents_within_limits(grid, block),
             _events: PhantomData,
         }
+    }
+
+    /// A launch of `grid` in the kernel's own block shape: the block the kernel was compiled
+    /// with (`.reqntid`, from CUDA 13's `__block_size__`), which the driver takes from the
+    /// kernel (`CU_LAUNCH_KERNEL_REQUIRED_BLOCK_DIM` in place of the block). For a kernel
+    /// compiled with `__block_size__((x, y, z), (cx, cy, cz))` (`.blocksareclusters`) the grid
+    /// counts clusters of `(cx, cy, cz)` blocks. `_` in the block position of `launch!` and
+    /// `config!`.
+    ///
+    /// A typed launch refuses it for a kernel without compiled-in block dimensions
+    /// ([`crate::Error::KernelConstraint`]; `launch!` at compile time). The launch needs CUDA
+    /// 12.9 (feature `cuda-12090`) and a CUDA 12.9 driver, else [`crate::Error::Unavailable`].
+    /// [`Self::block`] is then `(1, 1, 1)`, what the driver receives.
+    ///
+    /// ```
+    /// use chevron::LaunchConfig;
+    /// let cfg = LaunchConfig::kernel_block(3);
+    /// assert!(cfg.uses_kernel_block());
+    /// assert_eq!(cfg.grid().x, 3);
+    /// ```
+    #[inline(always)]
+    pub fn kernel_block(grid: impl Into<Dim3>) -> Self {
+        let mut config = Self::new(grid, Dim3::new(REQUIRED_BLOCK_DIM, 1, 1));
+        config.kernel_block = true;
+        config
+    }
+
+    /// What `launch!`/`config!` build on for `<<<GRID, _>>>`: [`Self::kernel_block`] with the
+    /// grid converted from any integer type, an out-of-range one kept for [`Self::validate`].
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn __from_grid_kernel_block(grid: Result<Dim3, ExtentError>) -> Self {
+        let mut config = Self::__from_extents(grid, Ok(Dim3::new(REQUIRED_BLOCK_DIM, 1, 1)));
+        config.kernel_block = true;
+        config
+    }
+
+    /// Whether the launch takes the kernel's own block shape ([`Self::kernel_block`]).
+    #[inline(always)]
+    pub fn uses_kernel_block(&self) -> bool {
+        self.kernel_block
     }
 
     /// What `launch!`/`config!` build on: extents converted from any integer type, an
@@ -242,10 +296,13 @@ impl<'a> LaunchConfig<'a> {
 
     /// Whether a launch with this config needs nothing besides `cuLaunchKernelEx`: no dynamic
     /// shared memory (whose opt-in is looked up per function), no non-portable cluster, no
-    /// stream attribute.
+    /// stream attribute, not the kernel's own block (whose driver version is checked first).
     #[inline(always)]
     pub(crate) fn is_plain(&self) -> bool {
-        (self.shared == 0) & !self.non_portable_cluster & (self.n_stream_attrs == 0)
+        (self.shared == 0)
+            & !self.non_portable_cluster
+            & (self.n_stream_attrs == 0)
+            & !self.kernel_block
     }
 
     /// Whether [`Self::non_portable_cluster`] was set.
@@ -373,7 +430,8 @@ impl<'a> LaunchConfig<'a> {
         self.grid
     }
 
-    /// The block, in threads.
+    /// The block, in threads; `(1, 1, 1)`, what the driver receives, for a launch in the
+    /// kernel's own block shape ([`Self::uses_kernel_block`]).
     #[inline]
     pub fn block(&self) -> Dim3 {
         self.block
@@ -387,7 +445,8 @@ impl<'a> LaunchConfig<'a> {
 
     /// The driver's `CUlaunchConfig` for `stream`: grid, block, dynamic shared memory and the
     /// attribute array, which it points into (valid while `self` is, and not to be changed
-    /// through: the driver only reads it).
+    /// through: the driver only reads it). For the kernel's own block shape the block is already
+    /// `(CU_LAUNCH_KERNEL_REQUIRED_BLOCK_DIM, 1, 1)`.
     #[inline]
     pub(crate) fn raw(&self, stream: sys::CUstream) -> sys::CUlaunchConfig {
         let attrs = self.launch_attributes();
@@ -575,6 +634,7 @@ impl fmt::Debug for LaunchConfig<'_> {
         f.debug_struct("LaunchConfig")
             .field("grid", &self.grid)
             .field("block", &self.block)
+            .field("kernel_block", &self.kernel_block)
             .field("shared", &self.shared)
             .field(
                 "attributes",

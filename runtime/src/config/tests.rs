@@ -91,3 +91,46 @@ fn the_quick_check_agrees_with_every_rule() {
     assert_eq!(huge.validate(), huge.validate_all());
     assert!(huge.validate().is_err());
 }
+
+/// A launch in the kernel's own block shape lowers to the driver's form: the block is
+/// `(CU_LAUNCH_KERNEL_REQUIRED_BLOCK_DIM, 1, 1)` and the grid is handed over as given (it counts
+/// clusters for a `.blocksareclusters` kernel); the attributes and shared memory are kept; the
+/// launch leaves the quick path (its driver version is checked first).
+#[test]
+fn kernel_block_lowers_to_the_required_block_dim() {
+    let cfg = LaunchConfig::kernel_block((4, 2, 1))
+        .shared(512)
+        .with(ClusterDim::new(2, 1, 1));
+    assert!(cfg.uses_kernel_block());
+    let raw = cfg.raw(core::ptr::null_mut());
+    assert_eq!((raw.gridDimX, raw.gridDimY, raw.gridDimZ), (4, 2, 1));
+    assert_eq!(
+        (raw.blockDimX, raw.blockDimY, raw.blockDimZ),
+        (REQUIRED_BLOCK_DIM, 1, 1)
+    );
+    assert_eq!(raw.sharedMemBytes, 512);
+    assert_eq!(raw.numAttrs, 1);
+    #[cfg(cuda_12090)]
+    assert_eq!(REQUIRED_BLOCK_DIM, sys::CU_LAUNCH_KERNEL_REQUIRED_BLOCK_DIM);
+    assert!(!cfg.is_plain());
+    assert!(cfg.validate().is_ok());
+    assert!(format!("{cfg:?}").contains("kernel_block: true"), "{cfg:?}");
+    // The grid's limits still apply; the block has none of its own to break.
+    let bad = LaunchConfig::kernel_block((1, 65536, 1));
+    assert!(bad.validate().is_err());
+    // What `launch!`/`config!` build on: an extent that did not fit is kept for `validate`.
+    let negative = ExtentError {
+        value: -1,
+        axis: Some(0),
+    };
+    let from_macro = LaunchConfig::__from_grid_kernel_block(Err(negative));
+    assert!(from_macro.uses_kernel_block());
+    assert!(from_macro.validate().is_err());
+    let ok = LaunchConfig::__from_grid_kernel_block(Ok(Dim3::new(3, 1, 1)));
+    assert_eq!(ok.grid(), Dim3::new(3, 1, 1));
+    assert!(ok.validate().is_ok());
+    // A plain config gives its block.
+    let plain = LaunchConfig::new(3, 64);
+    assert!(!plain.uses_kernel_block());
+    assert_eq!(plain.raw(core::ptr::null_mut()).blockDimX, 64);
+}

@@ -132,6 +132,13 @@ pub(crate) fn driver_version() -> Result<i32, DriverError> {
         .map(|()| version)
 }
 
+/// [`driver_version`] asked once per process (`None` if the call fails): for checks on a launch
+/// path, where a second call would cost every launch.
+pub(crate) fn driver_version_once() -> Option<i32> {
+    static VERSION: std::sync::OnceLock<Option<i32>> = std::sync::OnceLock::new();
+    *VERSION.get_or_init(|| driver_version().ok())
+}
+
 // The calls of graphs, the linker, conditional nodes and SM partitions, each in a file.
 mod build;
 mod graph;

@@ -107,9 +107,12 @@ impl Kernel {
             }
         };
         let arr = |d: Dim3| [d.x, d.y, d.z];
+        let kernel_block = config.uses_kernel_block();
         let facts = LaunchFacts {
             grid: Some(arr(config.grid())),
-            block: Some(arr(config.block())),
+            // The kernel's own block is no block the rules on `.reqntid`/`.maxntid` look at.
+            block: (!kernel_block).then(|| arr(config.block())),
+            kernel_block,
             cluster: Some(config.cluster().map(arr)),
             cooperative: Some(config.has::<Cooperative>()),
             programmatic_serialization: Some(config.has::<ProgrammaticSerialization>()),
@@ -216,12 +219,14 @@ impl LaunchRules {
     }
 
     /// Whether `config` keeps every rule, decided on its block and the kinds present; `false`
-    /// also where the clusters or the grid would have to be looked at.
+    /// also where the clusters or the grid would have to be looked at, and for the kernel's own
+    /// block shape (checked rule by rule).
     #[inline(always)]
     fn pass(&self, config: &LaunchConfig<'_>) -> bool {
         let present = config.present();
         let b = config.block();
         self.quick
+            & !config.uses_kernel_block()
             & self.info.check_block([b.x, b.y, b.z]).is_ok()
             & (present & self.refused == 0)
             & (present & self.required == self.required)

@@ -190,6 +190,7 @@ fn folded_rules_agree_with_every_rule() {
         .visible .entry syncs() { mov.u32 %r1, %envreg1;\n\
           atom.add.release.gpu.u32 %r2, [%rd1], 1; ret; }\n\
         .visible .entry req() .reqntid 64, 1, 1 { ret; }\n\
+        .visible .entry one() .reqntid 1, 1, 1 { ret; }\n\
         .visible .entry max() .maxntid 128, 1, 1 { ret; }\n\
         .visible .entry cl() .reqnctapercluster 2, 1, 1 { ret; }\n\
         .visible .entry expl() .explicitcluster { ret; }\n\
@@ -214,22 +215,27 @@ fn folded_rules_agree_with_every_rule() {
         Dim3::new(8, 8, 1),
     ] {
         for grid in [1u32, 2, 3, 4, 6] {
-            let base = LaunchConfig::new(grid, block);
-            for cluster in [
-                None,
-                Some(ClusterDim::new(2, 1, 1)),
-                Some(ClusterDim::new(4, 1, 1)),
+            // The block given, then the kernel's own (`_`), which only `.reqntid` kernels have.
+            for base in [
+                LaunchConfig::new(grid, block),
+                LaunchConfig::kernel_block(grid),
             ] {
-                for (cooperative, serialized) in
-                    [(false, false), (true, false), (false, true), (true, true)]
-                {
-                    let mut c = base;
-                    if let Some(cl) = cluster {
-                        c = c.with(cl);
+                for cluster in [
+                    None,
+                    Some(ClusterDim::new(2, 1, 1)),
+                    Some(ClusterDim::new(4, 1, 1)),
+                ] {
+                    for (cooperative, serialized) in
+                        [(false, false), (true, false), (false, true), (true, true)]
+                    {
+                        let mut c = base;
+                        if let Some(cl) = cluster {
+                            c = c.with(cl);
+                        }
+                        c = c.with_flag(Cooperative, cooperative);
+                        c = c.with_flag(ProgrammaticSerialization, serialized);
+                        configs.push(c);
                     }
-                    c = c.with_flag(Cooperative, cooperative);
-                    c = c.with_flag(ProgrammaticSerialization, serialized);
-                    configs.push(c);
                 }
             }
         }
@@ -457,4 +463,42 @@ fn the_loaded_variants_rules_are_checked() {
     // launch on the sm_90 variant.
     let first_only = LaunchRules::of(leak(info("sm75.ptx", SM75)));
     assert!(k.__check_config(first_only, &plain).is_ok());
+}
+
+/// A config in the kernel's own block shape against the kernel's rules at run time: a
+/// `__block_size__` kernel (`.reqntid`, `.blocksareclusters`) takes it whatever its grid, which
+/// counts clusters; a kernel without `.reqntid` refuses it with `Error::KernelConstraint`, whose
+/// message names the entry and says what the launch held. The `(1, 1, 1)` the driver receives
+/// is no block the `.reqntid` rule looks at.
+#[test]
+fn kernel_block_configs_are_checked_against_reqntid() {
+    use crate::config::LaunchConfig;
+    use chevron_cuda_rules::fit::read_info;
+    const PTX: &str = ".version 9.0\n.target sm_90\n.address_size 64\n\
+        .visible .entry sized() .blocksareclusters .reqntid 32, 4, 1 .reqnctapercluster 2, 1, 1 \
+        { ret; }\n\
+        .visible .entry bounded() .maxntid 128, 1, 1 { ret; }\n";
+    static K: Kernel = Kernel::ptx("k", "k", "/k/k.ptx", PTX);
+    let entries = ptx::parse_entries(PTX).expect("parses");
+    let info = |i: usize| {
+        let e = &entries[i];
+        read_info(e, &e.name, "k.ptx", false, fit::CooperativeUse::ByPtx).leak()
+    };
+    let (sized, bounded) = (info(0), info(1));
+    for grid in [1u32, 3, 7] {
+        let cfg = LaunchConfig::kernel_block(grid);
+        assert!(K.check_launch(&sized, &cfg).is_ok(), "grid {grid}");
+        let err = K.check_launch(&bounded, &cfg).expect_err("no `.reqntid`");
+        let text = err.to_string();
+        assert!(matches!(err, Error::KernelConstraint { .. }), "{err:?}");
+        assert!(
+            text.contains("kernel `bounded` has no compiled-in block dimensions")
+                && text.ends_with("(this launch: the kernel's own block shape (`_`))"),
+            "{text}"
+        );
+    }
+    // The block written out is checked as before: (1, 1, 1) breaks `.reqntid 32, 4, 1`.
+    let one = LaunchConfig::new(3u32, 1u32);
+    assert!(K.check_launch(&sized, &one).is_err());
+    assert!(K.check_launch(&bounded, &one).is_ok());
 }

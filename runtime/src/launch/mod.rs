@@ -299,6 +299,9 @@ unsafe fn enqueue(
     raw: &sys::CUlaunchConfig,
     params: &mut [*mut c_void],
 ) -> Result<(), Failure> {
+    if config.uses_kernel_block() {
+        kernel_block_available(driver::driver_version_once()).map_err(Failure::Step)?;
+    }
     let shared = config.shared_bytes();
     if shared > 0 {
         ensure_shared(stream.context(), func, shared, kernel, config).map_err(Failure::Step)?;
@@ -322,6 +325,46 @@ unsafe fn enqueue(
     }
     // SAFETY: forwarded from the caller.
     unsafe { driver::launch_kernel_ex(raw, func, params) }.map_err(Failure::Launch)
+}
+
+/// What [`Error::Unavailable`] names for a launch in the kernel's own block shape.
+const KERNEL_BLOCK: &str =
+    "a launch in the kernel's own block shape (`_`, CU_LAUNCH_KERNEL_REQUIRED_BLOCK_DIM)";
+
+/// The CUDA version that has `CU_LAUNCH_KERNEL_REQUIRED_BLOCK_DIM`: 12.9.
+const KERNEL_BLOCK_SINCE: i32 = chevron_cuda_rules::kinds::KERNEL_BLOCK_SINCE as i32;
+
+/// `Ok` where this build (feature `cuda-12090` or later) and the driver (`driver`, its
+/// `cuDriverGetVersion`: CUDA 12.9 or later) take a launch in the kernel's own block shape
+/// ([`LaunchConfig::kernel_block`]); an older driver would read the block as `(1, 1, 1)`.
+fn kernel_block_available(driver: Option<i32>) -> Result<(), Error> {
+    let version = |v: i32| chevron_cuda_rules::kinds::version_name(v.max(0) as u32);
+    if crate::config::attr::CUDA_VERSION < KERNEL_BLOCK_SINCE as u32 {
+        return Err(Error::Unavailable {
+            what: KERNEL_BLOCK,
+            why: format!(
+                "this build selects CUDA {} (its `cuda-*` feature); it needs CUDA {}",
+                version(crate::config::attr::CUDA_VERSION as i32),
+                version(KERNEL_BLOCK_SINCE)
+            ),
+            fix: "use feature cuda-12090 or later, or give the launch its block",
+        });
+    }
+    match driver {
+        Some(v) if v >= KERNEL_BLOCK_SINCE => Ok(()),
+        v => Err(Error::Unavailable {
+            what: KERNEL_BLOCK,
+            why: match v {
+                Some(v) => format!(
+                    "the driver supports CUDA {} (cuDriverGetVersion); it needs a CUDA {} driver",
+                    version(v),
+                    version(KERNEL_BLOCK_SINCE)
+                ),
+                None => "cuDriverGetVersion failed".to_string(),
+            },
+            fix: "update the NVIDIA driver, or give the launch its block",
+        }),
+    }
 }
 
 /// A failed launch: when the context was assumed current and is not (other code bound another
@@ -358,5 +401,42 @@ unsafe fn after_failure(
     match failure {
         Failure::Step(e) => Err(e),
         Failure::Launch(source) => Err(explain(stream, func, kernel, config, source)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A launch in the kernel's own block shape is refused by a driver older than CUDA 12.9
+    /// (or a driver whose version cannot be read) with `Error::Unavailable`, naming both
+    /// versions; a CUDA 12.9 or later driver takes it (under a `cuda-12090` or later feature).
+    #[test]
+    fn kernel_block_needs_a_cuda_12_9_driver() {
+        let old = kernel_block_available(Some(12080)).expect_err("a CUDA 12.8 driver");
+        let text = old.to_string();
+        assert!(matches!(old, Error::Unavailable { .. }), "{old:?}");
+        #[cfg(cuda_12090)]
+        {
+            assert_eq!(
+                text,
+                "a launch in the kernel's own block shape (`_`, \
+                 CU_LAUNCH_KERNEL_REQUIRED_BLOCK_DIM) is not available: the driver supports \
+                 CUDA 12.8 (cuDriverGetVersion); it needs a CUDA 12.9 driver; update the NVIDIA \
+                 driver, or give the launch its block"
+            );
+            assert!(kernel_block_available(Some(12090)).is_ok());
+            assert!(kernel_block_available(Some(13000)).is_ok());
+            let unknown = kernel_block_available(None).expect_err("no version");
+            assert!(
+                unknown.to_string().contains("cuDriverGetVersion failed"),
+                "{unknown}"
+            );
+        }
+        #[cfg(not(cuda_12090))]
+        {
+            assert!(text.contains("use feature cuda-12090 or later"), "{text}");
+            assert!(kernel_block_available(Some(13000)).is_err());
+        }
     }
 }

@@ -79,7 +79,7 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
     let unseen = decl
         .info
         .as_ref()
-        .map(|t| &t.messages[8])
+        .map(|t| &t.messages[chevron_cuda_rules::fit::Rule::COUNT])
         .filter(|m| !m.is_empty())
         .map(|m| format!("\n\n Not checked: {m}."))
         .unwrap_or_default();
