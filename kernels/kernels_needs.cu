@@ -1,6 +1,7 @@
 // Kernels `#[kernels]` cannot type without the user (ui-tests/fail/kernels_*.rs): an
 // `extern "C"` kernel (its PTX has only widths), a struct by value, a type chevron has no Rust
-// type for (`__half2`), a dependent typedef (`vec4<float>::Type*`, which is `float4*`).
+// type for (`Pixel*`, a pointer to a struct), a dependent typedef (`vec4<float>::Type*`, which is
+// `float4*`). `__half2*` is `chevron::vec::Half2` (feature `f16`).
 #include <cuda_fp16.h>
 
 struct Affine { float scale; float bias; };
@@ -17,6 +18,14 @@ __global__ void affine(float* x, Affine a, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) x[i] = x[i] * a.scale + a.bias;
+}
+
+struct Pixel { unsigned char r, g, b, a; };
+
+__global__ void pixels(Pixel* p, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) p[i].a = 255;
 }
 
 __global__ void half2_scale(__half2* x, int n)

@@ -1,5 +1,5 @@
-// `half2_scale(__half2*, int)`: chevron has no Rust type for `__half2`.
-#[chevron::kernels(ptx = "kernels/kernels_needs.ptx", only = ["half2_scale"])]
+// `pixels(Pixel*, int)`: chevron has no Rust type for a pointer to the struct `Pixel`.
+#[chevron::kernels(ptx = "kernels/kernels_needs.ptx", only = ["pixels"])]
 mod k {}
 
 fn main() {}
