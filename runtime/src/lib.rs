@@ -69,7 +69,9 @@ pub use graph::{
     OrderedBuffer, OrderedRead, SwitchNodes,
 };
 pub use graph::{DeviceGraph, DeviceGraphHandle, DeviceLaunchable};
-pub use kernel::typed::{NoElementType, Typed, TypedKernel};
+pub use kernel::typed::{
+    AcceptsProgrammaticSerialization, NeedsCooperative, NoElementType, Typed, TypedKernel,
+};
 pub use kernel::{Kernel, KernelSource, PtxVariant};
 pub use launch::function_attr::{
     function_attribute, set_function_attribute, FunctionAttribute, FunctionSharedMemoryMode,
@@ -114,7 +116,7 @@ pub mod __private {
         TypedKernel, ViewArg,
     };
     pub use crate::kernel::typed::{
-        raise, refusal, refusal_literal, NoElementType, Stub, StubOf, Typed,
+        refusal, refusal_literal, Accepted, Never, NoElementType, Refusal, Stub, StubOf, Typed,
     };
     pub use crate::kernel::{embedded_text, modules_loaded, Kernel, LaunchRules, PtxVariant};
     pub use crate::launch::args::{
@@ -126,7 +128,7 @@ pub mod __private {
     pub use crate::nvrtc::CudaProgram;
     pub use crate::ptx::{Expected, ParamSig};
     pub use chevron_cuda_rules::fit::{
-        CooperativeUse, Fact, KernelInfo, LaunchFacts, Messages, Subject,
+        refused_rule_at, CooperativeUse, Fact, KernelInfo, LaunchFacts, Messages, Subject,
     };
     pub use cudarc::driver::{
         CudaContext, CudaFunction, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,

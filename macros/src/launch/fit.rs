@@ -143,9 +143,10 @@ fn facts_tokens(p: &TokenStream, facts: &LaunchFacts) -> TokenStream {
 /// The one `const` item checking the launch's literal values against the kernel's rules
 /// (`KERNEL::INFO`, from `#[kernel]`): it fails compilation with the message of the first
 /// broken rule, located at the value the rule is about (at the kernel's name where the launch
-/// leaves that value out): the refusal evaluated once, then one call of the runtime's `raise`
-/// per place, each at that place's span (`#[track_caller]`: rustc reports a const panic at the
-/// call). `None` when no literal fixes anything.
+/// leaves that value out): the refusal evaluated once, then at each place a coercion of `&K`
+/// to the trait object the runtime's `Refusal` picks for the rule refused there, spanned at
+/// that place (an E0277 whose message `#[kernel]` wrote, not a const panic). `None` when no
+/// literal fixes anything.
 pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<TokenStream> {
     let facts = facts(plan);
     if facts == LaunchFacts::UNKNOWN {
@@ -193,10 +194,19 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<TokenStream> {
             quote!(#p::refusal::<#info>(&#facts, #written))
         }
     };
-    let refusal_local = Ident::new("__chevron_refusal", Span::mixed_site());
+    let refusal_const = Ident::new("__CHEVRON_REFUSAL", Span::mixed_site());
+    // At each place, `&K` coerced to the trait object of the rule refused there: none, `dyn
+    // Accepted`; a broken rule, the trait `#[kernel]` emitted with the rule's words for this
+    // kernel, which it does not implement (rustc's E0277 in chevron's words, at the value).
     let raises = places.iter().enumerate().map(|(at, &span)| {
         let p = crate::krate::private_at(span);
-        quote_spanned!(span=> #p::raise(#refusal_local, #at);)
+        // The alias again, at the place: the error points at the value, with no note that it
+        // comes from a macro (an item's name resolves from the call site).
+        let kernel = Ident::new("__ChevronKernel", span);
+        quote_spanned! {span=>
+            let _: &<#info as #p::Refusal<{ #p::refused_rule_at(#refusal_const, #at) }>>::Dyn =
+                &#kernel {};
+        }
     });
     // An item, not a `const { … }` block: rustc evaluates a const item when it checks the
     // crate (`cargo check`, rust-analyzer), an inline const only when it builds the function
@@ -204,7 +214,7 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<TokenStream> {
     Some(quote! {
         const _: () = {
             #alias
-            let #refusal_local = #refusal;
+            const #refusal_const: (#p::primitive::usize, #p::primitive::usize) = #refusal;
             #(#raises)*
         };
     })

@@ -687,20 +687,27 @@ fn literal_values_are_checked_against_the_kernels_rules_in_one_const_block() {
     // 3 and 4); every subject written (bits 0 to 4, in `Subject::ALL`'s order).
     // The kernel as a type alias (a function in its place is "expected type", not a const).
     let refusal = format!(
-        "type __ChevronKernel = k ; let __chevron_refusal = {p} refusal_literal :: < \
-         __ChevronKernel > ([6u32 , 1u32 , 1u32] , [512u32 , 1u32 , 1u32] , [2u32 , 1u32 , \
-         1u32] , 27u8 , 31u8) ;"
+        "type __ChevronKernel = k ; const __CHEVRON_REFUSAL : ({p} primitive :: usize , {p} \
+         primitive :: usize) = {p} refusal_literal :: < __ChevronKernel > ([6u32 , 1u32 , \
+         1u32] , [512u32 , 1u32 , 1u32] , [2u32 , 1u32 , 1u32] , 27u8 , 31u8) ;"
     );
     assert_eq!(all.matches("const _ : () = {").count(), 1, "{all}");
-    // The rules evaluated once, against the subjects the launch writes; then raised at each
-    // one's value, in `Subject::ALL`'s order (block, cluster, grid, the flags).
+    // The rules evaluated once, against the subjects the launch writes; then reported at each
+    // one's value, in `Subject::ALL`'s order (block, cluster, grid, the flags), by coercing
+    // `&k` to the trait object of the rule refused there (an E0277 in the kernel's words).
     assert_eq!(all.matches("refusal_literal").count(), 1, "{all}");
     assert!(
         all.contains(&format!("const _ : () = {{ {refusal}")),
         "{refusal} missing in {all}"
     );
+    let raise = |i: usize| {
+        format!(
+            "let _ : & < __ChevronKernel as {p} Refusal < {{ {p} refused_rule_at \
+             (__CHEVRON_REFUSAL , {i}usize) }} > > :: Dyn = & __ChevronKernel {{ }} ;"
+        )
+    };
     let raises = (0..5)
-        .map(|i| format!("{p} raise (__chevron_refusal , {i}usize) ;"))
+        .map(raise)
         .collect::<Vec<_>>()
         .join(" ");
     assert!(
@@ -708,7 +715,7 @@ fn literal_values_are_checked_against_the_kernels_rules_in_one_const_block() {
         "{raises} in {all}"
     );
     assert!(
-        !all.contains("__chevron_refusal , 5usize"),
+        !all.contains("__CHEVRON_REFUSAL , 5usize"),
         "no catch-all when every subject is written: {all}"
     );
     // Run-time values are checked at run time only: with every fact an expression, no block.
@@ -725,9 +732,9 @@ fn literal_values_are_checked_against_the_kernels_rules_in_one_const_block() {
     // `programmatic_serialization` known and false (bits 1 and 3); none written.
     assert!(
         all.contains(&format!(
-            "type __ChevronKernel = k ; let __chevron_refusal = {p} refusal_literal :: < \
-             __ChevronKernel > ([0u32 , 0u32 , 0u32] , [0u32 , 0u32 , 0u32] , [0u32 , 0u32 , \
-             0u32] , 11u8 , 0u8) ; {p} raise (__chevron_refusal , 0usize) ; }} ;"
+            "= {p} refusal_literal :: < __ChevronKernel > ([0u32 , 0u32 , 0u32] , [0u32 , \
+             0u32 , 0u32] , [0u32 , 0u32 , 0u32] , 11u8 , 0u8) ; {} }} ;",
+            raise(0)
         )),
         "{all}"
     );

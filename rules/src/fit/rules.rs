@@ -288,6 +288,16 @@ const _: () = {
     }
 };
 
+/// The rule `launch!` reports at place `at` of a refusal from [`KernelInfo::refusal_at`]:
+/// `rule as usize` when the refusal is at `at`, else `usize::MAX` (nothing refused there).
+pub const fn refused_rule_at(refusal: (usize, usize), at: usize) -> usize {
+    if refusal.0 == at {
+        refusal.1
+    } else {
+        usize::MAX
+    }
+}
+
 impl KernelInfo {
     /// For `launch!`'s `const` block: the first rule `launch` breaks, with its message, where
     /// the message says something (a kernel whose PTX is not known has none).
@@ -324,23 +334,52 @@ impl KernelInfo {
             || matches!(self.cooperative, CooperativeUse::CoResident)
     }
 
-    /// For `launch!`'s `const` item: the first rule `launch` breaks, as `(i, message)` where
-    /// `i` is the place of its subject among the subjects the launch writes (`written`, a
-    /// mask of `1 << subject as u8`, in [`Subject::ALL`]'s order), or their count when the
-    /// launch does not write it; `(usize::MAX, "")` when no rule with a message is broken. One
-    /// evaluation of the rules per raise, so that each message can be raised at the value its
-    /// rule is about.
-    pub const fn refusal_at(&self, launch: &LaunchFacts, written: u8) -> (usize, &'static str) {
-        let Some((s, message)) = self.refusal(launch) else {
-            return (usize::MAX, "");
+    /// For `launch!`'s `const` item: the first rule `launch` breaks, as `(i, rule)` where `i`
+    /// is the place of its subject among the subjects the launch writes (`written`, a mask of
+    /// `1 << subject as u8`, in [`Subject::ALL`]'s order), or their count when the launch does
+    /// not write it, and `rule` is `rule as usize`; `(usize::MAX, usize::MAX)` when no rule
+    /// with a message is broken. One evaluation of the rules for every place, so that the
+    /// refusal can be reported at the value its rule is about ([`refused_rule_at`]).
+    pub const fn refusal_at(&self, launch: &LaunchFacts, written: u8) -> (usize, usize) {
+        let rule = match self.check(launch) {
+            Err(rule) if !self.message(rule).is_empty() => rule,
+            _ => return (usize::MAX, usize::MAX),
         };
-        let bit = 1u8 << s as u8;
+        let bit = 1u8 << rule.subject() as u8;
         let below = if written & bit != 0 {
             written & (bit - 1)
         } else {
             written
         };
-        (below.count_ones() as usize, message)
+        (below.count_ones() as usize, rule as usize)
+    }
+
+    /// Whether some launch may break `rule` on this kernel: what `#[kernel]` asks to emit the
+    /// words of the rule's refusal (`launch!` names them through the kernel's type). Never
+    /// `false` where [`Self::check`] can return the rule (tested against every rule).
+    pub const fn may_break(&self, rule: Rule) -> bool {
+        match rule {
+            Rule::Block => self.reqntid.is_some() || self.maxntid.is_some(),
+            Rule::Cluster => self.cluster.is_some(),
+            Rule::ClusterRank => self.max_cluster_rank.is_some(),
+            Rule::Unclustered => self.explicit_cluster && self.cluster.is_none(),
+            Rule::Grid => self.cluster.is_some() && !self.blocks_are_clusters,
+            Rule::PdlWait => self.known && self.waits.is_no() && !self.no_upstream_reads,
+            Rule::NotCooperative => {
+                self.known
+                    && matches!(
+                        (self.grid_sync, self.cooperative),
+                        (Fact::Yes, CooperativeUse::ByPtx) | (_, CooperativeUse::CoResident)
+                    )
+            }
+            Rule::NeedlessCooperative => {
+                self.known
+                    && matches!(
+                        (self.grid_sync, self.cooperative),
+                        (Fact::No, CooperativeUse::ByPtx | CooperativeUse::Optional)
+                    )
+            }
+        }
     }
 
     /// The rules on the block alone ([`Rule::Block`]: `.reqntid`, `.maxntid`).

@@ -188,6 +188,48 @@ fn message(
     }
 }
 
+impl Rule {
+    /// The name of the trait `#[kernel]` emits for the rule's refusal (its message is the
+    /// rule's, with the kernel's directive, file and line), which a kernel that refuses the
+    /// launch does not implement: rustc's help line reads "the trait `AcceptsThisBlock` is not
+    /// implemented for `k`".
+    pub const fn refusal_trait(self) -> &'static str {
+        match self {
+            Rule::Block => "AcceptsThisBlock",
+            Rule::Cluster => "AcceptsThisCluster",
+            Rule::ClusterRank => "AcceptsThisClusterSize",
+            Rule::Unclustered => "LaunchesWithoutCluster",
+            Rule::Grid => "AcceptsThisGrid",
+            Rule::PdlWait => "AcceptsProgrammaticSerialization",
+            Rule::NotCooperative => "LaunchesWithoutCooperative",
+            Rule::NeedlessCooperative => "NeedsCooperative",
+        }
+    }
+
+    /// Whether the rule's refusal is said in words for every kernel at once (the runtime's
+    /// `Refusal` impls, naming the kernel but not its file and line) rather than by a trait
+    /// `#[kernel]` emits: the rules that most kernels may break (most never wait, most never
+    /// sync the grid), where a trait per declaration would cost every declaration.
+    pub const fn for_every_kernel(self) -> bool {
+        matches!(self, Rule::PdlWait | Rule::NeedlessCooperative)
+    }
+
+    /// The label under the value the rule is about (or the kernel's name, where the launch
+    /// leaves that value out).
+    pub const fn refusal_label(self) -> &'static str {
+        match self {
+            Rule::Block => "a block this kernel does not launch with",
+            Rule::Cluster => "a cluster other than the kernel's",
+            Rule::ClusterRank => "a cluster larger than the kernel's `.maxclusterrank`",
+            Rule::Unclustered => "launched without a `cluster`",
+            Rule::Grid => "not a whole number of the kernel's clusters",
+            Rule::PdlWait => "the kernel never waits for the previous one",
+            Rule::NotCooperative => "launched without `cooperative`",
+            Rule::NeedlessCooperative => "the kernel never syncs the grid",
+        }
+    }
+}
+
 /// What the entry calls that the file does not hold, and the checks it leaves out: only where
 /// a fact a rule rests on (the grid barrier, `griddepcontrol.wait`) is unknown.
 fn unseen_text(entry: &Entry, name: &str, file: &str) -> String {

@@ -11,7 +11,7 @@ use crate::kernel::tuple::{
 };
 use crate::kernel::tuple::{ArgTuple, OrderedArgs};
 use crate::kernel::{Kernel, LaunchRules};
-use chevron_cuda_rules::fit::{KernelInfo, LaunchFacts};
+use chevron_cuda_rules::fit::{KernelInfo, LaunchFacts, Rule};
 use cudarc::driver::{CudaStream, CudaView, CudaViewMut};
 
 /// Implemented by the type `#[kernel]` makes of each declaration: what the kernel's PTX fixes
@@ -227,8 +227,8 @@ impl<K: TypedKernel> Typed<K> {
 
 /// `launch!`'s check of a launch whose grid, block and cluster are literals (0 where not
 /// written; `known`: `LaunchFacts::literal`'s flags) against `K`'s rules, in a `const` item:
-/// the first broken rule, as [`KernelInfo::refusal_at`] gives it for the subjects the launch
-/// writes (`written`), for [`raise`].
+/// the first broken rule and where it is reported, as [`KernelInfo::refusal_at`] gives it for
+/// the subjects the launch writes (`written`).
 #[inline]
 pub const fn refusal_literal<K: TypedKernel>(
     grid: [u32; 3],
@@ -236,29 +236,102 @@ pub const fn refusal_literal<K: TypedKernel>(
     cluster: [u32; 3],
     known: u8,
     written: u8,
-) -> (usize, &'static str) {
+) -> (usize, usize) {
     if !K::INFO.may_refuse_literal(known) {
-        return (usize::MAX, "");
+        return (usize::MAX, usize::MAX);
     }
     K::INFO.refusal_at(&LaunchFacts::literal(grid, block, cluster, known), written)
 }
 
 /// [`refusal_literal`] for facts that are not all integers.
 #[inline]
-pub const fn refusal<K: TypedKernel>(facts: &LaunchFacts, written: u8) -> (usize, &'static str) {
+pub const fn refusal<K: TypedKernel>(facts: &LaunchFacts, written: u8) -> (usize, usize) {
     K::INFO.refusal_at(facts, written)
 }
 
-/// Fails compilation (in a `const` item) with the refusal's message when it is to be raised at
-/// place `at`: `launch!` calls it once per place a message can be raised, each call at that
-/// place's span (rustc reports a panic of a `#[track_caller]` function at its caller).
-#[track_caller]
-#[inline]
-pub const fn raise(refusal: (usize, &'static str), at: usize) {
-    if refusal.0 == at {
-        panic!("{}", refusal.1)
-    }
+/// How `launch!` reports a refused launch as an error in chevron's words (not a const panic):
+/// at each place a refusal can be reported, the launch coerces `&K` to
+/// `&<K as Refusal<RULE>>::Dyn`, `RULE` being [`refused_rule_at`] of the refusal there. Every
+/// type has `Refusal<{ usize::MAX }>` (nothing refused there: `dyn Accepted`, which every
+/// type implements); for each rule a launch may break (but the two said for every kernel,
+/// [`Rule::for_every_kernel`], implemented below), `#[kernel]` implements `Refusal<RULE>`
+/// for the kernel with a trait object of its own trait, which the kernel does not implement
+/// and whose `#[diagnostic::on_unimplemented]` message is the rule's message for this kernel
+/// (directive, PTX file and line, the fix): rustc's E0277 at the launch's value says it.
+///
+/// [`refused_rule_at`]: chevron_cuda_rules::fit::refused_rule_at
+#[diagnostic::on_unimplemented(
+    message = "kernel `{Self}` refuses this launch (rule {RULE} of chevron's launch rules)",
+    label = "refused by the kernel's PTX"
+)]
+pub trait Refusal<const RULE: usize> {
+    /// The trait object `&K` is coerced to.
+    type Dyn: ?Sized;
 }
+
+/// Implemented by every type: a launch that breaks no rule coerces `&K` to `&dyn Accepted`.
+pub trait Accepted {}
+
+impl<T> Accepted for T {}
+
+impl<K> Refusal<{ usize::MAX }> for K {
+    type Dyn = dyn Accepted;
+}
+
+// The two rules that most kernels may break (most never wait, most never sync the grid), said
+// for every kernel at once: one impl each here costs nothing per declaration, where a trait
+// per kernel would (their words are `rules::fit::text`'s without the file and line).
+impl<K> Refusal<{ Rule::PdlWait as usize }> for K {
+    type Dyn = dyn AcceptsProgrammaticSerialization;
+}
+
+impl<K> Refusal<{ Rule::NeedlessCooperative as usize }> for K {
+    type Dyn = dyn NeedsCooperative;
+}
+
+/// What a kernel that never executes `griddepcontrol.wait` (nor does any function it calls)
+/// does not implement: `launch!`'s error for `programmatic_serialization` on such a kernel
+/// names it. No kernel implements it; it exists for that error's words.
+///
+/// ```compile_fail,E0277
+/// # use chevron::{cudarc::driver::{CudaSlice, CudaStream}, kernel, launch};
+/// #[kernel(ptx = "kernels/saxpy.ptx")] // saxpy never waits for the kernel before it
+/// fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
+/// fn run(s: &CudaStream, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>) -> chevron::Result<()> {
+///     unsafe { launch!(saxpy<<<4, 256, s, programmatic_serialization>>>(1024, 2.0, x, y)) }
+/// }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "kernel `{Self}` never executes `griddepcontrol.wait`, nor does any function it \
+               calls: with `programmatic_serialization` it can start before the previous kernel \
+               has finished and read that kernel's output before it is written; call \
+               `cudaGridDependencySynchronize()` before reading it, or, if the kernel reads \
+               nothing the previous kernel writes, declare it with \
+               `#[kernel(…, pdl = \"no_upstream_reads\")]`",
+    label = "the kernel never waits for the previous one"
+)]
+pub trait AcceptsProgrammaticSerialization {}
+
+/// What a kernel that never syncs the whole grid (nor does any function it calls) does not
+/// implement: `launch!`'s error for `cooperative` on such a kernel names it. No kernel
+/// implements it; it exists for that error's words.
+#[diagnostic::on_unimplemented(
+    message = "kernel `{Self}` never syncs the whole grid, nor does any function it calls: \
+               `cooperative` only limits its grid to what fits on the GPU at once; remove \
+               `cooperative`, or, if the kernel relies on all its blocks being resident \
+               together, declare it with `#[kernel(…, cooperative = \"co_resident\")]`",
+    label = "the kernel never syncs the grid"
+)]
+pub trait NeedsCooperative {}
+
+impl AcceptsProgrammaticSerialization for Never {}
+impl NeedsCooperative for Never {}
+
+/// Implements each refusal trait `#[kernel]` emits, so that rustc does not suggest adding an
+/// implementation (it lists none of a `#[doc(hidden)]` type).
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum Never {}
 
 /// What `KERNEL::kernel()` returns for a declaration `#[kernel]` rejected: functions of the names
 /// of [`Typed`]'s that take any arguments, so that call sites type-check and only the

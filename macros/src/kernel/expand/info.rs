@@ -1,10 +1,10 @@
 //! The kernel's launch rules as a const, for `launch!`'s compile-time checks and the runtime's.
 
 use proc_macro2::{Span, TokenStream};
-use quote::quote;
+use quote::{quote, quote_spanned};
 use syn::Ident;
 
-use chevron_cuda_rules::fit::{CooperativeUse, Fact, InfoText};
+use chevron_cuda_rules::fit::{CooperativeUse, Fact, InfoText, KernelInfo, Rule};
 
 /// The kernel's launch rules for `launch!`'s compile-time checks and the runtime's: the value
 /// of `TypedKernel::INFO`.
@@ -80,4 +80,64 @@ pub fn event_lint(info: Option<&InfoText>) -> TokenStream {
         no_trigger.is_some(),
         no_trigger.unwrap_or_default(),
     )
+}
+
+/// The words of each rule a launch may break on this kernel, for `launch!`'s check: per rule, a
+/// trait whose `#[diagnostic::on_unimplemented]` message is the rule's message (the directive,
+/// the PTX file and line, the fix), which the kernel does not implement, and the runtime's
+/// `Refusal<RULE>` for the kernel naming its trait object. A launch that breaks the rule
+/// coerces `&KERNEL` to it: rustc's error is the message, at the launch's value. In an
+/// anonymous `const` (no name shared with the user's), under the declaration's attributes;
+/// nothing for the rules no launch can break, nor for those the runtime says for every kernel
+/// (`Rule::for_every_kernel`): most declarations emit nothing.
+pub fn refusal_items(
+    info: Option<&InfoText>,
+    no_upstream_reads: bool,
+    cooperative: CooperativeUse,
+    ident: &Ident,
+    attrs: &[&syn::Attribute],
+) -> TokenStream {
+    let Some(text) = info else {
+        return TokenStream::new();
+    };
+    let kernel = KernelInfo {
+        no_upstream_reads,
+        cooperative,
+        ..text.info
+    };
+    let p = crate::krate::private();
+    let items: Vec<TokenStream> = Rule::ALL
+        .iter()
+        .filter(|&&rule| {
+            kernel.may_break(rule)
+                && !rule.for_every_kernel()
+                && !text.messages[rule as usize].is_empty()
+        })
+        .map(|&rule| {
+            // `{` and `}` are the format's: a message's own are doubled.
+            let escape = |t: &str| t.replace('{', "{{").replace('}', "}}");
+            let message = syn::LitStr::new(&escape(&text.messages[rule as usize]), ident.span());
+            let label = syn::LitStr::new(rule.refusal_label(), ident.span());
+            let name = Ident::new(rule.refusal_trait(), ident.span());
+            let index = rule as usize;
+            // At the kernel's name: rustc's help on the trait points there.
+            quote_spanned! {ident.span()=>
+                #[diagnostic::on_unimplemented(message = #message, label = #label)]
+                pub trait #name {}
+                impl #name for #p::Never {}
+                impl #p::Refusal<#index> for #ident {
+                    type Dyn = dyn #name;
+                }
+            }
+        })
+        .collect();
+    if items.is_empty() {
+        return TokenStream::new();
+    }
+    quote! {
+        #(#attrs)*
+        const _: () = {
+            #(#items)*
+        };
+    }
 }
