@@ -69,9 +69,8 @@ pub use graph::{
     OrderedBuffer, OrderedRead, SwitchNodes,
 };
 pub use graph::{DeviceGraph, DeviceGraphHandle, DeviceLaunchable};
-pub use kernel::typed::{
-    AcceptsProgrammaticSerialization, NeedsCooperative, NoElementType, Typed, TypedKernel,
-};
+pub use kernel::refusals;
+pub use kernel::typed::{NoElementType, Typed, TypedKernel};
 pub use kernel::{Kernel, KernelSource, PtxVariant};
 pub use launch::function_attr::{
     function_attribute, set_function_attribute, FunctionAttribute, FunctionSharedMemoryMode,
@@ -116,9 +115,11 @@ pub mod __private {
         TypedKernel, ViewArg,
     };
     pub use crate::kernel::typed::{
-        refusal, refusal_literal, Accepted, Never, NoElementType, Refusal, Stub, StubOf, Typed,
+        refusal, refusal_literal, Accepted, NoElementType, Refusal, Stub, StubOf, Typed,
     };
-    pub use crate::kernel::{embedded_text, modules_loaded, Kernel, LaunchRules, PtxVariant};
+    pub use crate::kernel::{
+        embedded_text, modules_loaded, refusals, Kernel, LaunchRules, PtxVariant,
+    };
     pub use crate::launch::args::{
         check_arg_sizes, launch_args, ArgSlot, ArgSlots, ArgStorage, DeviceArg, Probe, RefFallback,
         ValueArg, ValueFallback,

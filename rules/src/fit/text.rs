@@ -188,45 +188,46 @@ fn message(
     }
 }
 
-impl Rule {
-    /// The name of the trait `#[kernel]` emits for the rule's refusal (its message is the
-    /// rule's, with the kernel's directive, file and line), which a kernel that refuses the
-    /// launch does not implement: rustc's help line reads "the trait `AcceptsThisBlock` is not
-    /// implemented for `k`".
-    pub const fn refusal_trait(self) -> &'static str {
-        match self {
-            Rule::Block => "AcceptsThisBlock",
-            Rule::Cluster => "AcceptsThisCluster",
-            Rule::ClusterRank => "AcceptsThisClusterSize",
-            Rule::Unclustered => "LaunchesWithoutCluster",
-            Rule::Grid => "AcceptsThisGrid",
-            Rule::PdlWait => "AcceptsProgrammaticSerialization",
-            Rule::NotCooperative => "LaunchesWithoutCooperative",
-            Rule::NeedlessCooperative => "NeedsCooperative",
+impl KernelInfo {
+    /// The trait of chevron's `refusals` module that says `rule`'s refusal for this kernel, and
+    /// its const parameters (the kernel's numbers): `#[kernel]` names it for each rule a launch
+    /// may break ([`KernelInfo::may_break`]); `None` for a rule it cannot break, or whose words
+    /// are said for every kernel at once ([`Rule::for_every_kernel`]).
+    pub fn refusal_trait(&self, rule: Rule) -> Option<(&'static str, Vec<u64>)> {
+        if !self.may_break(rule) || rule.for_every_kernel() {
+            return None;
         }
+        let dims = |[x, y, z]: [u32; 3]| vec![u64::from(x), u64::from(y), u64::from(z)];
+        Some(match rule {
+            Rule::Block => match (self.reqntid, self.maxntid) {
+                (Some(r), _) => ("BlockOf", dims(r)),
+                (None, Some(m)) => {
+                    let mut params = dims(m);
+                    params.push(params.iter().product());
+                    ("BlockWithin", params)
+                }
+                (None, None) => return None,
+            },
+            Rule::Cluster => ("ClusterOf", dims(self.cluster?)),
+            Rule::ClusterRank => ("ClusterOfAtMost", vec![u64::from(self.max_cluster_rank?)]),
+            Rule::Unclustered => ("InClusters", Vec::new()),
+            Rule::Grid => ("GridOfClusters", dims(self.cluster?)),
+            Rule::NotCooperative => match self.cooperative {
+                CooperativeUse::CoResident => ("CoResident", Vec::new()),
+                _ => ("SyncsTheGrid", Vec::new()),
+            },
+            Rule::PdlWait | Rule::NeedlessCooperative => return None,
+        })
     }
+}
 
-    /// Whether the rule's refusal is said in words for every kernel at once (the runtime's
-    /// `Refusal` impls, naming the kernel but not its file and line) rather than by a trait
-    /// `#[kernel]` emits: the rules that most kernels may break (most never wait, most never
-    /// sync the grid), where a trait per declaration would cost every declaration.
+impl Rule {
+    /// Whether the rule's refusal is said for every kernel at once (the runtime's `Refusal`
+    /// impls for any type) rather than by an impl `#[kernel]` emits for the kernel: the rules
+    /// that most kernels may break (most never wait, most never sync the grid), where an impl
+    /// per declaration would cost every declaration.
     pub const fn for_every_kernel(self) -> bool {
         matches!(self, Rule::PdlWait | Rule::NeedlessCooperative)
-    }
-
-    /// The label under the value the rule is about (or the kernel's name, where the launch
-    /// leaves that value out).
-    pub const fn refusal_label(self) -> &'static str {
-        match self {
-            Rule::Block => "a block this kernel does not launch with",
-            Rule::Cluster => "a cluster other than the kernel's",
-            Rule::ClusterRank => "a cluster larger than the kernel's `.maxclusterrank`",
-            Rule::Unclustered => "launched without a `cluster`",
-            Rule::Grid => "not a whole number of the kernel's clusters",
-            Rule::PdlWait => "the kernel never waits for the previous one",
-            Rule::NotCooperative => "launched without `cooperative`",
-            Rule::NeedlessCooperative => "the kernel never syncs the grid",
-        }
     }
 }
 

@@ -11,6 +11,7 @@ use crate::kernel::tuple::{
 };
 use crate::kernel::tuple::{ArgTuple, OrderedArgs};
 use crate::kernel::{Kernel, LaunchRules};
+use crate::kernel::refusals::{AcceptsProgrammaticSerialization, NeedsCooperative};
 use chevron_cuda_rules::fit::{KernelInfo, LaunchFacts, Rule};
 use cudarc::driver::{CudaStream, CudaView, CudaViewMut};
 
@@ -255,9 +256,9 @@ pub const fn refusal<K: TypedKernel>(facts: &LaunchFacts, written: u8) -> (usize
 /// type has `Refusal<{ usize::MAX }>` (nothing refused there: `dyn Accepted`, which every
 /// type implements); for each rule a launch may break (but the two said for every kernel,
 /// [`Rule::for_every_kernel`], implemented below), `#[kernel]` implements `Refusal<RULE>`
-/// for the kernel with a trait object of its own trait, which the kernel does not implement
-/// and whose `#[diagnostic::on_unimplemented]` message is the rule's message for this kernel
-/// (directive, PTX file and line, the fix): rustc's E0277 at the launch's value says it.
+/// for the kernel with a trait object of the rule's trait in [`crate::refusals`], with the
+/// kernel's numbers: the kernel does not implement it, and the trait's
+/// `#[diagnostic::on_unimplemented]` message is rustc's E0277 at the launch's value.
 ///
 /// [`refused_rule_at`]: chevron_cuda_rules::fit::refused_rule_at
 #[diagnostic::on_unimplemented(
@@ -289,49 +290,6 @@ impl<K> Refusal<{ Rule::NeedlessCooperative as usize }> for K {
     type Dyn = dyn NeedsCooperative;
 }
 
-/// What a kernel that never executes `griddepcontrol.wait` (nor does any function it calls)
-/// does not implement: `launch!`'s error for `programmatic_serialization` on such a kernel
-/// names it. No kernel implements it; it exists for that error's words.
-///
-/// ```compile_fail,E0277
-/// # use chevron::{cudarc::driver::{CudaSlice, CudaStream}, kernel, launch};
-/// #[kernel(ptx = "kernels/saxpy.ptx")] // saxpy never waits for the kernel before it
-/// fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
-/// fn run(s: &CudaStream, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>) -> chevron::Result<()> {
-///     unsafe { launch!(saxpy<<<4, 256, s, programmatic_serialization>>>(1024, 2.0, x, y)) }
-/// }
-/// ```
-#[diagnostic::on_unimplemented(
-    message = "kernel `{Self}` never executes `griddepcontrol.wait`, nor does any function it \
-               calls: with `programmatic_serialization` it can start before the previous kernel \
-               has finished and read that kernel's output before it is written; call \
-               `cudaGridDependencySynchronize()` before reading it, or, if the kernel reads \
-               nothing the previous kernel writes, declare it with \
-               `#[kernel(…, pdl = \"no_upstream_reads\")]`",
-    label = "the kernel never waits for the previous one"
-)]
-pub trait AcceptsProgrammaticSerialization {}
-
-/// What a kernel that never syncs the whole grid (nor does any function it calls) does not
-/// implement: `launch!`'s error for `cooperative` on such a kernel names it. No kernel
-/// implements it; it exists for that error's words.
-#[diagnostic::on_unimplemented(
-    message = "kernel `{Self}` never syncs the whole grid, nor does any function it calls: \
-               `cooperative` only limits its grid to what fits on the GPU at once; remove \
-               `cooperative`, or, if the kernel relies on all its blocks being resident \
-               together, declare it with `#[kernel(…, cooperative = \"co_resident\")]`",
-    label = "the kernel never syncs the grid"
-)]
-pub trait NeedsCooperative {}
-
-impl AcceptsProgrammaticSerialization for Never {}
-impl NeedsCooperative for Never {}
-
-/// Implements each refusal trait `#[kernel]` emits, so that rustc does not suggest adding an
-/// implementation (it lists none of a `#[doc(hidden)]` type).
-#[doc(hidden)]
-#[derive(Debug)]
-pub enum Never {}
 
 /// What `KERNEL::kernel()` returns for a declaration `#[kernel]` rejected: functions of the names
 /// of [`Typed`]'s that take any arguments, so that call sites type-check and only the

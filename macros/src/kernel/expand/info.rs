@@ -1,7 +1,7 @@
 //! The kernel's launch rules as a const, for `launch!`'s compile-time checks and the runtime's.
 
-use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned};
+use proc_macro2::{Literal, Span, TokenStream};
+use quote::quote;
 use syn::Ident;
 
 use chevron_cuda_rules::fit::{CooperativeUse, Fact, InfoText, KernelInfo, Rule};
@@ -82,12 +82,11 @@ pub fn event_lint(info: Option<&InfoText>) -> TokenStream {
     )
 }
 
-/// The words of each rule a launch may break on this kernel, for `launch!`'s check: per rule, a
-/// trait whose `#[diagnostic::on_unimplemented]` message is the rule's message (the directive,
-/// the PTX file and line, the fix), which the kernel does not implement, and the runtime's
-/// `Refusal<RULE>` for the kernel naming its trait object. A launch that breaks the rule
-/// coerces `&KERNEL` to it: rustc's error is the message, at the launch's value. In an
-/// anonymous `const` (no name shared with the user's), under the declaration's attributes;
+/// The words of each rule a launch may break on this kernel, for `launch!`'s check: per rule,
+/// the runtime's `Refusal<RULE>` for the kernel naming the trait of chevron's `refusals` that
+/// says the rule, with the kernel's numbers (`dyn BlockWithin<256, 1, 1, 256>`), which the
+/// kernel does not implement. A launch that breaks the rule coerces `&KERNEL` to it: rustc's
+/// error is the trait's message, at the launch's value. Under the declaration's attributes;
 /// nothing for the rules no launch can break, nor for those the runtime says for every kernel
 /// (`Rule::for_every_kernel`): most declarations emit nothing.
 pub fn refusal_items(
@@ -106,38 +105,20 @@ pub fn refusal_items(
         ..text.info
     };
     let p = crate::krate::private();
-    let items: Vec<TokenStream> = Rule::ALL
+    Rule::ALL
         .iter()
-        .filter(|&&rule| {
-            kernel.may_break(rule)
-                && !rule.for_every_kernel()
-                && !text.messages[rule as usize].is_empty()
-        })
-        .map(|&rule| {
-            // `{` and `}` are the format's: a message's own are doubled.
-            let escape = |t: &str| t.replace('{', "{{").replace('}', "}}");
-            let message = syn::LitStr::new(&escape(&text.messages[rule as usize]), ident.span());
-            let label = syn::LitStr::new(rule.refusal_label(), ident.span());
-            let name = Ident::new(rule.refusal_trait(), ident.span());
+        .filter(|&&rule| !text.messages[rule as usize].is_empty())
+        .filter_map(|&rule| {
+            let (name, params) = kernel.refusal_trait(rule)?;
+            let name = Ident::new(name, Span::call_site());
+            let params = params.into_iter().map(Literal::u64_unsuffixed);
             let index = rule as usize;
-            // At the kernel's name: rustc's help on the trait points there.
-            quote_spanned! {ident.span()=>
-                #[diagnostic::on_unimplemented(message = #message, label = #label)]
-                pub trait #name {}
-                impl #name for #p::Never {}
+            Some(quote! {
+                #(#attrs)*
                 impl #p::Refusal<#index> for #ident {
-                    type Dyn = dyn #name;
+                    type Dyn = dyn #p::refusals::#name<#(#params),*>;
                 }
-            }
+            })
         })
-        .collect();
-    if items.is_empty() {
-        return TokenStream::new();
-    }
-    quote! {
-        #(#attrs)*
-        const _: () = {
-            #(#items)*
-        };
-    }
+        .collect()
 }
