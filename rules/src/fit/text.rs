@@ -213,7 +213,7 @@ impl KernelInfo {
             Rule::Unclustered => ("InClusters", Vec::new()),
             Rule::Grid => ("GridOfClusters", dims(self.cluster?)),
             Rule::NotCooperative => match self.cooperative {
-                CooperativeUse::CoResident => ("CoResident", Vec::new()),
+                CooperativeUse::CoResident => ("DeclaredCoResident", Vec::new()),
                 _ => ("SyncsTheGrid", Vec::new()),
             },
             Rule::PdlWait | Rule::NeedlessCooperative => return None,

@@ -101,7 +101,7 @@ pub trait SyncsTheGrid: sealed::Never {}
                `cooperative = \"co_resident\"` if it does not rely on that",
     label = "launched without `cooperative`"
 )]
-pub trait CoResident: sealed::Never {}
+pub trait DeclaredCoResident: sealed::Never {}
 
 /// A kernel that never executes `griddepcontrol.wait` (nor does any function it calls) does
 /// not implement it: with `programmatic_serialization` it could read the previous kernel's

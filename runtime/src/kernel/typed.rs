@@ -116,7 +116,7 @@ impl<K: TypedKernel> Typed<K> {
     /// `Error::NoNvrtc`, `Error::Compile`, `Error::Signature`), an invalid configuration
     /// (`Error::InvalidConfig`) or a failed launch (`Error::Driver` and the specific variants
     /// for cooperative and cluster launches).
-    #[must_use = "a kernel launch can fail: handle its error with `?` (or `match` on it); `let _ =` would hide a failed launch"]
+    // Not `#[must_use]` itself: its `Result` is, and one unused launch is one warning.
     #[inline(always)]
     pub unsafe fn launch<'r, 'v, M, const N: usize>(
         &self,
@@ -583,10 +583,9 @@ impl<X> ParamFrom<X> for X {
     }
 }
 
-/// What `launch!(dyn …)` returns: the launch's result, unchanged. `#[must_use]` with chevron's
-/// message, next to rustc's own for an unused `Result` (a typed launch's [`Typed::launch`] has
-/// the same).
-#[must_use = "a kernel launch can fail: handle its error with `?` (or `match` on it); `let _ =` would hide a failed launch"]
+/// What `launch!(dyn …)` returns: the launch's result, unchanged. Not `#[must_use]` itself: an
+/// unused launch result is rustc's one warning for an unused `Result` (a second, of this
+/// function, named it by its hidden path).
 #[inline(always)]
 pub fn launched<T, E>(result: Result<T, E>) -> Result<T, E> {
     result
