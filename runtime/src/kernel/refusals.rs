@@ -12,14 +12,9 @@
 //! (`chevron_cuda_rules::fit::read_info`); these name the kernel's declaration instead, which
 //! rustc's help points at.
 //!
-//! ```compile_fail,E0277
-//! # use chevron::{cudarc::driver::{CudaSlice, CudaStream}, kernel, launch};
-//! #[kernel(ptx = "kernels/saxpy.ptx")] // saxpy never waits for the kernel before it
-//! fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
-//! fn run(s: &CudaStream, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>) -> chevron::Result<()> {
-//!     unsafe { launch!(saxpy<<<4, 256, s, programmatic_serialization>>>(1024, 2.0, x, y)) }
-//! }
-//! ```
+//! For example, `launch!(saxpy<<<4, 256, s, programmatic_serialization>>>(…))` of a `saxpy`
+//! that never executes `griddepcontrol.wait` is refused with [`AcceptsProgrammaticSerialization`]'s
+//! message at `programmatic_serialization` (`ui-tests/fail/launch_pdl_without_wait.rs`).
 
 /// A kernel compiled with `.maxntid X, Y, Z` (`__launch_bounds__`) does not implement it: a
 /// block of more than `THREADS` (`X·Y·Z`) threads cannot launch it.
