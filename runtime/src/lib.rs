@@ -129,7 +129,7 @@ pub mod __private {
     pub use crate::nvrtc::CudaProgram;
     pub use crate::ptx::{Expected, ParamSig};
     pub use chevron_cuda_rules::fit::{
-        refused_rule_at, CooperativeUse, Fact, KernelInfo, LaunchFacts, Messages, Subject,
+        CooperativeUse, Fact, KernelInfo, LaunchFacts, Messages, Subject,
     };
     pub use cudarc::driver::{
         CudaContext, CudaFunction, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,

@@ -1281,7 +1281,10 @@ fn spelled_numbers_and_buffers_are_checked_by_the_macro_which_reports_a_mismatch
         c.contains("compile_error") && c.contains(text) && !c.contains("check_param")
     };
     assert!(
-        own_error(&all[0], "`a: u32` is a 32-bit integer, but the kernel takes a 32-bit float"),
+        own_error(
+            &all[0],
+            "`a: u32` is a 32-bit integer, but the kernel takes a 32-bit float"
+        ),
         "{}",
         all[0]
     );
@@ -1291,7 +1294,10 @@ fn spelled_numbers_and_buffers_are_checked_by_the_macro_which_reports_a_mismatch
         all[1]
     );
     assert!(
-        own_error(&all[2], "`y: &CudaSlice<f32>` is read-only (`&`), but the kernel writes through it"),
+        own_error(
+            &all[2],
+            "`y: &CudaSlice<f32>` is read-only (`&`), but the kernel writes through it"
+        ),
         "{}",
         all[2]
     );

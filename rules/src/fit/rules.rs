@@ -288,16 +288,6 @@ const _: () = {
     }
 };
 
-/// The rule `launch!` reports at place `at` of a refusal from [`KernelInfo::refusal_at`]:
-/// `rule as usize` when the refusal is at `at`, else `usize::MAX` (nothing refused there).
-pub const fn refused_rule_at(refusal: (usize, usize), at: usize) -> usize {
-    if refusal.0 == at {
-        refusal.1
-    } else {
-        usize::MAX
-    }
-}
-
 impl KernelInfo {
     /// For `launch!`'s `const` block: the first rule `launch` breaks, with its message, where
     /// the message says something (a kernel whose PTX is not known has none).
@@ -334,24 +324,14 @@ impl KernelInfo {
             || matches!(self.cooperative, CooperativeUse::CoResident)
     }
 
-    /// For `launch!`'s `const` item: the first rule `launch` breaks, as `(i, rule)` where `i`
-    /// is the place of its subject among the subjects the launch writes (`written`, a mask of
-    /// `1 << subject as u8`, in [`Subject::ALL`]'s order), or their count when the launch does
-    /// not write it, and `rule` is `rule as usize`; `(usize::MAX, usize::MAX)` when no rule
-    /// with a message is broken. One evaluation of the rules for every place, so that the
-    /// refusal can be reported at the value its rule is about ([`refused_rule_at`]).
-    pub const fn refusal_at(&self, launch: &LaunchFacts, written: u8) -> (usize, usize) {
-        let rule = match self.check(launch) {
-            Err(rule) if !self.message(rule).is_empty() => rule,
-            _ => return (usize::MAX, usize::MAX),
-        };
-        let bit = 1u8 << rule.subject() as u8;
-        let below = if written & bit != 0 {
-            written & (bit - 1)
-        } else {
-            written
-        };
-        (below.count_ones() as usize, rule as usize)
+    /// For `launch!`'s `const` item: the first rule `launch` breaks that has a message, as
+    /// `rule as usize`; `usize::MAX` when none is broken. `launch!` picks the refusal's words
+    /// by it (the runtime's `Refusal<RULE>`).
+    pub const fn refused_rule(&self, launch: &LaunchFacts) -> usize {
+        match self.check(launch) {
+            Err(rule) if !self.message(rule).is_empty() => rule as usize,
+            _ => usize::MAX,
+        }
     }
 
     /// Whether some launch may break `rule` on this kernel: what `#[kernel]` asks to emit the

@@ -24,7 +24,10 @@
                use a smaller block, or raise the kernel's bound",
     label = "more than {THREADS} threads"
 )]
-pub trait BlockWithin<const X: u32, const Y: u32, const Z: u32, const THREADS: u64>: sealed::Never {}
+pub trait BlockWithin<const X: u32, const Y: u32, const Z: u32, const THREADS: u64>:
+    sealed::Never
+{
+}
 
 /// A kernel compiled with `.reqntid X, Y, Z` does not implement it: it launches only with a
 /// block of exactly `(X, Y, Z)`.

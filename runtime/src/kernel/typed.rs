@@ -6,12 +6,12 @@ use core::marker::PhantomData;
 use crate::config::LaunchConfig;
 use crate::error::Error;
 use crate::graph::{Graph, GraphNode};
+use crate::kernel::refusals::{AcceptsProgrammaticSerialization, NeedsCooperative};
 use crate::kernel::tuple::{
     typed_launch, typed_update, typed_update_ordered, typed_update_scalars,
 };
 use crate::kernel::tuple::{ArgTuple, OrderedArgs};
 use crate::kernel::{Kernel, LaunchRules};
-use crate::kernel::refusals::{AcceptsProgrammaticSerialization, NeedsCooperative};
 use chevron_cuda_rules::fit::{KernelInfo, LaunchFacts, Rule};
 use cudarc::driver::{CudaStream, CudaView, CudaViewMut};
 
@@ -228,39 +228,35 @@ impl<K: TypedKernel> Typed<K> {
 
 /// `launch!`'s check of a launch whose grid, block and cluster are literals (0 where not
 /// written; `known`: `LaunchFacts::literal`'s flags) against `K`'s rules, in a `const` item:
-/// the first broken rule and where it is reported, as [`KernelInfo::refusal_at`] gives it for
-/// the subjects the launch writes (`written`).
+/// the first broken rule, as [`KernelInfo::refused_rule`] gives it (`usize::MAX`: none).
 #[inline]
 pub const fn refusal_literal<K: TypedKernel>(
     grid: [u32; 3],
     block: [u32; 3],
     cluster: [u32; 3],
     known: u8,
-    written: u8,
-) -> (usize, usize) {
+) -> usize {
     if !K::INFO.may_refuse_literal(known) {
-        return (usize::MAX, usize::MAX);
+        return usize::MAX;
     }
-    K::INFO.refusal_at(&LaunchFacts::literal(grid, block, cluster, known), written)
+    K::INFO.refused_rule(&LaunchFacts::literal(grid, block, cluster, known))
 }
 
 /// [`refusal_literal`] for facts that are not all integers.
 #[inline]
-pub const fn refusal<K: TypedKernel>(facts: &LaunchFacts, written: u8) -> (usize, usize) {
-    K::INFO.refusal_at(facts, written)
+pub const fn refusal<K: TypedKernel>(facts: &LaunchFacts) -> usize {
+    K::INFO.refused_rule(facts)
 }
 
 /// How `launch!` reports a refused launch as an error in chevron's words (not a const panic):
-/// at each place a refusal can be reported, the launch coerces `&K` to
-/// `&<K as Refusal<RULE>>::Dyn`, `RULE` being [`refused_rule_at`] of the refusal there. Every
+/// the launch coerces `&K` to `&<K as Refusal<RULE>>::Dyn`, `RULE` being [`refusal_literal`]'s
+/// (or [`refusal`]'s) rule. Every
 /// type has `Refusal<{ usize::MAX }>` (nothing refused there: `dyn Accepted`, which every
 /// type implements); for each rule a launch may break (but the two said for every kernel,
 /// [`Rule::for_every_kernel`], implemented below), `#[kernel]` implements `Refusal<RULE>`
 /// for the kernel with a trait object of the rule's trait in [`crate::refusals`], with the
 /// kernel's numbers: the kernel does not implement it, and the trait's
 /// `#[diagnostic::on_unimplemented]` message is rustc's E0277 at the launch's value.
-///
-/// [`refused_rule_at`]: chevron_cuda_rules::fit::refused_rule_at
 #[diagnostic::on_unimplemented(
     message = "kernel `{Self}` refuses this launch (rule {RULE} of chevron's launch rules)",
     label = "refused by the kernel's PTX"
@@ -289,7 +285,6 @@ impl<K> Refusal<{ Rule::PdlWait as usize }> for K {
 impl<K> Refusal<{ Rule::NeedlessCooperative as usize }> for K {
     type Dyn = dyn NeedsCooperative;
 }
-
 
 /// What `KERNEL::kernel()` returns for a declaration `#[kernel]` rejected: functions of the names
 /// of [`Typed`]'s that take any arguments, so that call sites type-check and only the
