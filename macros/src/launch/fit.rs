@@ -160,9 +160,9 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<TokenStream> {
     // The last value written of a subject the literals know: the error's span ends there.
     let last = Subject::ALL
         .into_iter()
+        .rev()
         .filter(|&s| facts.knows(s))
-        .filter_map(|s| written_at(plan, s))
-        .last()
+        .find_map(|s| written_at(plan, s))
         .unwrap_or_else(|| path.span());
     let p = crate::krate::private();
     // The kernel as a type alias: a function or a value in its place is rustc's "expected type"
