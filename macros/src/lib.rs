@@ -181,9 +181,11 @@ mod warn;
 ///
 /// Types are checked as rustc resolves them: an alias (`type Scale = f32`), a path
 /// (`std::primitive::f32`) or a renamed import (`use cudarc::driver::CudaSlice as DevBuf`) is the
-/// type it names. Each parameter expands to a const assertion of its type's PTX form against the
-/// PTX parameter in its place: a mismatch is a const-evaluation error over the parameter, with the
-/// PTX line and the fix.
+/// type it names. A parameter written as a number or a buffer of numbers (`u32`,
+/// `&mut CudaSlice<f32>`) is checked by the macro itself: a mismatch is its error over the
+/// parameter, with the PTX line and the fix. Any other type expands to a const assertion of its
+/// PTX form against the PTX parameter in its place, which rustc reports over the parameter with
+/// the same words (after rustc's `evaluation panicked:`).
 ///
 /// Host data (`&[T]`, `Vec<T>`, `&T` of a value) is rejected with the fix: copy it to the
 /// device (`stream.clone_htod(&v)?` gives a `CudaSlice<T>`) and take a buffer.

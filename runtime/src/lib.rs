@@ -70,6 +70,7 @@ pub use graph::{
     SwitchNodes,
 };
 pub use graph::{DeviceGraph, DeviceGraphHandle, DeviceLaunchable};
+pub use kernel::refusals;
 pub use kernel::tuple::ArgChain;
 pub use kernel::typed::{NoElementType, Typed, TypedKernel};
 pub use kernel::{Kernel, KernelSource, PtxVariant};
@@ -116,9 +117,11 @@ pub mod __private {
         TypedKernel, ViewArg,
     };
     pub use crate::kernel::typed::{
-        raise, refusal, refusal_literal, NoElementType, Stub, StubOf, Typed,
+        refusal, refusal_literal, Accepted, NoElementType, Refusal, Stub, StubOf, Typed,
     };
-    pub use crate::kernel::{embedded_text, modules_loaded, Kernel, LaunchRules, PtxVariant};
+    pub use crate::kernel::{
+        embedded_text, modules_loaded, refusals, Kernel, LaunchRules, PtxVariant,
+    };
     pub use crate::launch::args::{
         check_arg_sizes, launch_args, ArgSlot, ArgSlots, ArgStorage, DeviceArg, Probe, RefFallback,
         ValueArg, ValueFallback,

@@ -1,5 +1,5 @@
-//! A launch whose `Result` is dropped (no `?`): next to rustc's warning for an unused `Result`,
-//! chevron's says to handle the error with `?`.
+//! A launch whose `Result` is dropped (no `?`): one warning each, rustc's for an unused
+//! `Result` (no second one of chevron's launch function, which named its hidden path).
 #![deny(unused_must_use)]
 
 use chevron::cudarc::driver::{CudaFunction, CudaSlice, CudaStream};

@@ -84,11 +84,11 @@ fn expand_resolved(
             (out, entry)
         }
         Err(params) => {
-            let mut out = expand::expand_stub(parsed, &params);
+            // The declaration's own errors first, then the parameters' (source order: `async`
+            // and the like come before the parameters).
+            let mut out = report::into_tokens(cx.propagate().map(|()| TokenStream::new()));
+            out.extend(expand::expand_stub(parsed, &params));
             out.extend(expand::stub_checks(parsed, &params));
-            out.extend(report::into_tokens(
-                cx.propagate().map(|()| TokenStream::new()),
-            ));
             (out, None)
         }
     }

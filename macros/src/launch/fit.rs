@@ -10,7 +10,7 @@
 
 use chevron_cuda_rules::fit::{LaunchFacts, Subject};
 use chevron_cuda_rules::kinds::Position;
-use proc_macro2::{Ident, Span, TokenStream};
+use proc_macro2::{Delimiter, Group, Ident, Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Expr, Lit};
@@ -148,11 +148,11 @@ fn facts_tokens(p: &TokenStream, facts: &LaunchFacts) -> TokenStream {
 }
 
 /// The one `const` item checking the launch's literal values against the kernel's rules
-/// (`KERNEL::INFO`, from `#[kernel]`): it fails compilation with the message of the first
-/// broken rule, located at the value the rule is about (at the kernel's name where the launch
-/// leaves that value out): the refusal evaluated once, then one call of the runtime's `raise`
-/// per place, each at that place's span (`#[track_caller]`: rustc reports a const panic at the
-/// call). `None` when no literal fixes anything.
+/// (`KERNEL::INFO`, from `#[kernel]`): it fails compilation with the words of the first broken
+/// rule, over the launch from the kernel's name to the last value a rule looks at: a coercion
+/// of `&K` to the trait object the runtime's `Refusal` picks for the rule (an E0277 whose
+/// message is a trait of `chevron::refusals`, not a const panic). `None` when no literal fixes
+/// anything.
 pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<TokenStream> {
     let facts = facts(plan);
     if facts == LaunchFacts::UNKNOWN {
@@ -164,22 +164,13 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<TokenStream> {
     // a few field reads, for a kernel that fixes nothing). In a few integers where they say it
     // all (`LaunchFacts::literal`): rustc checks less.
     let literal = facts.literal_args();
-    // The subjects the literals know and the launch writes, each raised at its value; the rest
-    // at the name.
-    let mut places: Vec<Span> = Vec::new();
-    let mut written = 0u8;
-    for s in Subject::ALL {
-        if !facts.knows(s) {
-            continue;
-        }
-        if let Some(span) = written_at(plan, s) {
-            written |= 1 << s as u8;
-            places.push(span);
-        }
-    }
-    if places.len() < Subject::ALL.len() {
-        places.push(path.span());
-    }
+    // The last value written of a subject the literals know: the error's span ends there.
+    let last = Subject::ALL
+        .into_iter()
+        .rev()
+        .filter(|&s| facts.knows(s))
+        .find_map(|s| written_at(plan, s))
+        .unwrap_or_else(|| path.span());
     let p = crate::krate::private();
     // The kernel as a type alias: a function or a value in its place is rustc's "expected type"
     // (a generic argument would read it as a constant), a type that is no kernel gets
@@ -193,26 +184,34 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<TokenStream> {
         Some((grid, block, cluster, known)) => {
             let dims = |[x, y, z]: [u32; 3]| quote!([#x, #y, #z]);
             let (grid, block, cluster) = (dims(grid), dims(block), dims(cluster));
-            quote!(#p::refusal_literal::<#info>(#grid, #block, #cluster, #known, #written))
+            quote!(#p::refusal_literal::<#info>(#grid, #block, #cluster, #known))
         }
         None => {
             let facts = facts_tokens(&p, &facts);
-            quote!(#p::refusal::<#info>(&#facts, #written))
+            quote!(#p::refusal::<#info>(&#facts))
         }
     };
-    let refusal_local = Ident::new("__chevron_refusal", Span::mixed_site());
-    let raises = places.iter().enumerate().map(|(at, &span)| {
-        let p = crate::krate::private_at(span);
-        quote_spanned!(span=> #p::raise(#refusal_local, #at);)
-    });
+    // `&K` coerced to the trait object of the rule refused: none, `dyn Accepted`; a broken
+    // rule, the trait of `chevron::refusals` `#[kernel]` named with the kernel's numbers,
+    // which the kernel does not implement (rustc's E0277 in chevron's words). One coercion
+    // per launch, over the kernel's name to the last value a rule looks at (`&` and the name
+    // at the name, the braces at that value: rustc joins them): one per value would point at
+    // the value alone, but each costs rustc a const argument to evaluate and a coercion to
+    // check (about 0.15 ms per launch, `scripts/compile_bench.sh`).
+    let kernel = Ident::new("__ChevronKernel", path.span());
+    let mut braces = Group::new(Delimiter::Brace, TokenStream::new());
+    braces.set_span(last);
+    let p_at = crate::krate::private_at(path.span());
+    let check = quote_spanned! {path.span()=>
+        let _: &<#info as #p_at::Refusal<{ #refusal }>>::Dyn = &#kernel #braces;
+    };
     // An item, not a `const { … }` block: rustc evaluates a const item when it checks the
     // crate (`cargo check`, rust-analyzer), an inline const only when it builds the function
     // (`tests/launch_rules_in_check.rs`).
     Some(quote! {
         const _: () = {
             #alias
-            let #refusal_local = #refusal;
-            #(#raises)*
+            #check
         };
     })
 }

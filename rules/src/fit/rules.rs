@@ -333,23 +333,42 @@ impl KernelInfo {
             || matches!(self.cooperative, CooperativeUse::CoResident)
     }
 
-    /// For `launch!`'s `const` item: the first rule `launch` breaks, as `(i, message)` where
-    /// `i` is the place of its subject among the subjects the launch writes (`written`, a
-    /// mask of `1 << subject as u8`, in [`Subject::ALL`]'s order), or their count when the
-    /// launch does not write it; `(usize::MAX, "")` when no rule with a message is broken. One
-    /// evaluation of the rules per raise, so that each message can be raised at the value its
-    /// rule is about.
-    pub const fn refusal_at(&self, launch: &LaunchFacts, written: u8) -> (usize, &'static str) {
-        let Some((s, message)) = self.refusal(launch) else {
-            return (usize::MAX, "");
-        };
-        let bit = 1u8 << s as u8;
-        let below = if written & bit != 0 {
-            written & (bit - 1)
-        } else {
-            written
-        };
-        (below.count_ones() as usize, message)
+    /// For `launch!`'s `const` item: the first rule `launch` breaks that has a message, as
+    /// `rule as usize`; `usize::MAX` when none is broken. `launch!` picks the refusal's words
+    /// by it (the runtime's `Refusal<RULE>`).
+    pub const fn refused_rule(&self, launch: &LaunchFacts) -> usize {
+        match self.check(launch) {
+            Err(rule) if !self.message(rule).is_empty() => rule as usize,
+            _ => usize::MAX,
+        }
+    }
+
+    /// Whether some launch may break `rule` on this kernel: what `#[kernel]` asks to emit the
+    /// words of the rule's refusal (`launch!` names them through the kernel's type). Never
+    /// `false` where [`Self::check`] can return the rule (tested against every rule).
+    pub const fn may_break(&self, rule: Rule) -> bool {
+        match rule {
+            Rule::Block => self.reqntid.is_some() || self.maxntid.is_some(),
+            Rule::Cluster => self.cluster.is_some(),
+            Rule::ClusterRank => self.max_cluster_rank.is_some(),
+            Rule::Unclustered => self.explicit_cluster && self.cluster.is_none(),
+            Rule::Grid => self.cluster.is_some() && !self.blocks_are_clusters,
+            Rule::PdlWait => self.known && self.waits.is_no() && !self.no_upstream_reads,
+            Rule::NotCooperative => {
+                self.known
+                    && matches!(
+                        (self.grid_sync, self.cooperative),
+                        (Fact::Yes, CooperativeUse::ByPtx) | (_, CooperativeUse::CoResident)
+                    )
+            }
+            Rule::NeedlessCooperative => {
+                self.known
+                    && matches!(
+                        (self.grid_sync, self.cooperative),
+                        (Fact::No, CooperativeUse::ByPtx | CooperativeUse::Optional)
+                    )
+            }
+        }
     }
 
     /// The rules on the block alone ([`Rule::Block`]: `.reqntid`, `.maxntid`).

@@ -644,7 +644,7 @@ fn the_const_check_and_the_runtime_check_agree() {
 }
 
 #[test]
-fn literal_facts_round_trip_and_split_refusals_agree_with_refusal() {
+fn literal_facts_round_trip_and_refused_rule_agrees_with_refusal() {
     let dims = [None, Some([6, 1, 1]), Some([512, 2, 1])];
     let flags = [None, Some(false), Some(true)];
     let clusters = [None, Some(None), Some(Some([2, 1, 1]))];
@@ -679,8 +679,7 @@ fn literal_facts_round_trip_and_split_refusals_agree_with_refusal() {
         ..LaunchFacts::UNKNOWN
     };
     assert_eq!(zero.literal_args(), None);
-    // Each launch's refusal is raised exactly once: at its subject when written, else with the
-    // rest.
+    // The refused rule is the one `refusal` names, with its message.
     let kernels = [
         info(".entry k() .reqntid 128, 1, 1 { ret; }", 0),
         info(".entry k() .reqnctapercluster 4, 1, 1 { ret; }", 0),
@@ -690,28 +689,22 @@ fn literal_facts_round_trip_and_split_refusals_agree_with_refusal() {
     let mut refused = 0;
     for i in &kernels {
         for facts in &all {
-            for written in [&[][..], &[Subject::Block], &Subject::ALL[..]] {
-                let mask = written.iter().fold(0u8, |m, s| m | 1 << *s as u8);
-                let (at, message) = i.refusal_at(facts, mask);
-                match i.refusal(facts) {
-                    None => assert_eq!((at, message), (usize::MAX, "")),
-                    Some((subject, m)) => {
-                        assert_eq!(message, m);
-                        match written.iter().position(|w| *w == subject) {
-                            Some(k) => assert_eq!(at, k),
-                            None => assert_eq!(at, written.len()),
-                        }
-                        refused += 1;
-                    }
+            let rule = i.refused_rule(facts);
+            match i.refusal(facts) {
+                None => assert_eq!(rule, usize::MAX),
+                Some((subject, m)) => {
+                    assert_eq!(m, i.message(Rule::ALL[rule]));
+                    assert_eq!(subject, Rule::ALL[rule].subject());
+                    refused += 1;
                 }
             }
         }
     }
-    assert!(refused > 100, "{refused}");
+    assert!(refused > 30, "{refused}");
 }
 
-/// `may_refuse_literal`'s `false` is never wrong: for kernels with and without each directive
-/// and fact, and every literal launch, a launch it clears is refused by no rule.
+/// `may_refuse_literal`'s and `may_break`'s `false` is never wrong: for kernels with and
+/// without each directive and fact, and every literal launch, a launch it clears is refused by no rule.
 #[test]
 fn may_refuse_literal_clears_only_launches_no_rule_refuses() {
     let sources = [
@@ -749,12 +742,18 @@ fn may_refuse_literal_clears_only_launches_no_rule_refuses() {
         [3, 1, 1],
     ];
     let (mut cleared, mut refused) = (0, 0);
+    let mut broken = [false; Rule::COUNT];
     for k in &kernels {
         for grid in dims {
             for block in dims {
                 for cluster in dims {
                     for known in 0u8..64 {
                         let facts = LaunchFacts::literal(grid, block, cluster, known);
+                        if let Err(rule) = k.check(&facts) {
+                            // `#[kernel]` emits the words of every rule a launch may break.
+                            assert!(k.may_break(rule), "{rule:?} {k:?} {facts:?}");
+                            broken[rule as usize] = true;
+                        }
                         if k.refusal(&facts).is_some() {
                             refused += 1;
                             assert!(k.may_refuse_literal(known), "{k:?} {facts:?}");
@@ -767,6 +766,22 @@ fn may_refuse_literal_clears_only_launches_no_rule_refuses() {
         }
     }
     assert!(cleared > 1000 && refused > 1000, "{cleared} {refused}");
+    assert!(
+        broken.iter().all(|b| *b),
+        "a rule no case breaks: {broken:?}"
+    );
+    // And `may_break` is `false` where nothing can break the rule: a plain kernel that never
+    // syncs the grid and waits may only refuse `cooperative`.
+    let plain = KernelInfo {
+        waits: Fact::Yes,
+        ..info(sources[0], 0)
+    };
+    let may: Vec<Rule> = Rule::ALL
+        .iter()
+        .copied()
+        .filter(|r| plain.may_break(*r))
+        .collect();
+    assert_eq!(may, [Rule::NeedlessCooperative]);
 }
 
 /// `ptx = [...]` at compile time: what every variant accepts, each message from the variant

@@ -197,6 +197,49 @@ fn message(
     }
 }
 
+impl KernelInfo {
+    /// The trait of chevron's `refusals` module that says `rule`'s refusal for this kernel, and
+    /// its const parameters (the kernel's numbers): `#[kernel]` names it for each rule a launch
+    /// may break ([`KernelInfo::may_break`]); `None` for a rule it cannot break, or whose words
+    /// are said for every kernel at once ([`Rule::for_every_kernel`]).
+    pub fn refusal_trait(&self, rule: Rule) -> Option<(&'static str, Vec<u64>)> {
+        if !self.may_break(rule) || rule.for_every_kernel() {
+            return None;
+        }
+        let dims = |[x, y, z]: [u32; 3]| vec![u64::from(x), u64::from(y), u64::from(z)];
+        Some(match rule {
+            Rule::Block => match (self.reqntid, self.maxntid) {
+                (Some(r), _) => ("BlockOf", dims(r)),
+                (None, Some(m)) => {
+                    let mut params = dims(m);
+                    params.push(params.iter().product());
+                    ("BlockWithin", params)
+                }
+                (None, None) => return None,
+            },
+            Rule::Cluster => ("ClusterOf", dims(self.cluster?)),
+            Rule::ClusterRank => ("ClusterOfAtMost", vec![u64::from(self.max_cluster_rank?)]),
+            Rule::Unclustered => ("InClusters", Vec::new()),
+            Rule::Grid => ("GridOfClusters", dims(self.cluster?)),
+            Rule::NotCooperative => match self.cooperative {
+                CooperativeUse::CoResident => ("DeclaredCoResident", Vec::new()),
+                _ => ("SyncsTheGrid", Vec::new()),
+            },
+            Rule::PdlWait | Rule::NeedlessCooperative => return None,
+        })
+    }
+}
+
+impl Rule {
+    /// Whether the rule's refusal is said for every kernel at once (the runtime's `Refusal`
+    /// impls for any type) rather than by an impl `#[kernel]` emits for the kernel: the rules
+    /// that most kernels may break (most never wait, most never sync the grid), where an impl
+    /// per declaration would cost every declaration.
+    pub const fn for_every_kernel(self) -> bool {
+        matches!(self, Rule::PdlWait | Rule::NeedlessCooperative)
+    }
+}
+
 /// What the entry calls that the file does not hold, and the checks it leaves out: only where
 /// a fact a rule rests on (the grid barrier, `griddepcontrol.wait`) is unknown.
 fn unseen_text(entry: &Entry, name: &str, file: &str) -> String {

@@ -24,6 +24,7 @@ use chevron_cuda_rules::fit::KernelInfo;
 
 mod load;
 pub(crate) mod param;
+pub mod refusals;
 mod rules;
 #[cfg(test)]
 mod tests;

@@ -6,12 +6,13 @@ use core::marker::PhantomData;
 use crate::config::LaunchConfig;
 use crate::error::Error;
 use crate::graph::{Graph, GraphNode};
+use crate::kernel::refusals::{AcceptsProgrammaticSerialization, NeedsCooperative};
 use crate::kernel::tuple::{
     typed_launch, typed_update, typed_update_ordered, typed_update_scalars,
 };
 use crate::kernel::tuple::{ArgTuple, OrderedArgs};
 use crate::kernel::{Kernel, LaunchRules};
-use chevron_cuda_rules::fit::{KernelInfo, LaunchFacts};
+use chevron_cuda_rules::fit::{KernelInfo, LaunchFacts, Rule};
 use cudarc::driver::{CudaStream, CudaView, CudaViewMut};
 
 /// Implemented by the type `#[kernel]` makes of each declaration: what the kernel's PTX fixes
@@ -115,7 +116,7 @@ impl<K: TypedKernel> Typed<K> {
     /// `Error::NoNvrtc`, `Error::Compile`, `Error::Signature`), an invalid configuration
     /// (`Error::InvalidConfig`) or a failed launch (`Error::Driver` and the specific variants
     /// for cooperative and cluster launches).
-    #[must_use = "a kernel launch can fail: handle its error with `?` (or `match` on it); `let _ =` would hide a failed launch"]
+    // Not `#[must_use]` itself: its `Result` is, and one unused launch is one warning.
     #[inline(always)]
     pub unsafe fn launch<'r, 'v, M, const N: usize>(
         &self,
@@ -227,37 +228,62 @@ impl<K: TypedKernel> Typed<K> {
 
 /// `launch!`'s check of a launch whose grid, block and cluster are literals (0 where not
 /// written; `known`: `LaunchFacts::literal`'s flags) against `K`'s rules, in a `const` item:
-/// the first broken rule, as [`KernelInfo::refusal_at`] gives it for the subjects the launch
-/// writes (`written`), for [`raise`].
+/// the first broken rule, as [`KernelInfo::refused_rule`] gives it (`usize::MAX`: none).
 #[inline]
 pub const fn refusal_literal<K: TypedKernel>(
     grid: [u32; 3],
     block: [u32; 3],
     cluster: [u32; 3],
     known: u8,
-    written: u8,
-) -> (usize, &'static str) {
+) -> usize {
     if !K::INFO.may_refuse_literal(known) {
-        return (usize::MAX, "");
+        return usize::MAX;
     }
-    K::INFO.refusal_at(&LaunchFacts::literal(grid, block, cluster, known), written)
+    K::INFO.refused_rule(&LaunchFacts::literal(grid, block, cluster, known))
 }
 
 /// [`refusal_literal`] for facts that are not all integers.
 #[inline]
-pub const fn refusal<K: TypedKernel>(facts: &LaunchFacts, written: u8) -> (usize, &'static str) {
-    K::INFO.refusal_at(facts, written)
+pub const fn refusal<K: TypedKernel>(facts: &LaunchFacts) -> usize {
+    K::INFO.refused_rule(facts)
 }
 
-/// Fails compilation (in a `const` item) with the refusal's message when it is to be raised at
-/// place `at`: `launch!` calls it once per place a message can be raised, each call at that
-/// place's span (rustc reports a panic of a `#[track_caller]` function at its caller).
-#[track_caller]
-#[inline]
-pub const fn raise(refusal: (usize, &'static str), at: usize) {
-    if refusal.0 == at {
-        panic!("{}", refusal.1)
-    }
+/// How `launch!` reports a refused launch as an error in chevron's words (not a const panic):
+/// the launch coerces `&K` to `&<K as Refusal<RULE>>::Dyn`, `RULE` being [`refusal_literal`]'s
+/// (or [`refusal`]'s) rule. Every
+/// type has `Refusal<{ usize::MAX }>` (nothing refused there: `dyn Accepted`, which every
+/// type implements); for each rule a launch may break (but the two said for every kernel,
+/// [`Rule::for_every_kernel`], implemented below), `#[kernel]` implements `Refusal<RULE>`
+/// for the kernel with a trait object of the rule's trait in [`crate::refusals`], with the
+/// kernel's numbers: the kernel does not implement it, and the trait's
+/// `#[diagnostic::on_unimplemented]` message is rustc's E0277 at the launch's value.
+#[diagnostic::on_unimplemented(
+    message = "kernel `{Self}` refuses this launch (rule {RULE} of chevron's launch rules)",
+    label = "refused by the kernel's PTX"
+)]
+pub trait Refusal<const RULE: usize> {
+    /// The trait object `&K` is coerced to.
+    type Dyn: ?Sized;
+}
+
+/// Implemented by every type: a launch that breaks no rule coerces `&K` to `&dyn Accepted`.
+pub trait Accepted {}
+
+impl<T> Accepted for T {}
+
+impl<K> Refusal<{ usize::MAX }> for K {
+    type Dyn = dyn Accepted;
+}
+
+// The two rules that most kernels may break (most never wait, most never sync the grid), said
+// for every kernel at once: one impl each here costs nothing per declaration, where a trait
+// per kernel would (their words are `rules::fit::text`'s without the file and line).
+impl<K> Refusal<{ Rule::PdlWait as usize }> for K {
+    type Dyn = dyn AcceptsProgrammaticSerialization;
+}
+
+impl<K> Refusal<{ Rule::NeedlessCooperative as usize }> for K {
+    type Dyn = dyn NeedsCooperative;
 }
 
 /// What `KERNEL::kernel()` returns for a declaration `#[kernel]` rejected: functions of the names
@@ -552,10 +578,9 @@ impl<X> ParamFrom<X> for X {
     }
 }
 
-/// What `launch!(dyn …)` returns: the launch's result, unchanged. `#[must_use]` with chevron's
-/// message, next to rustc's own for an unused `Result` (a typed launch's [`Typed::launch`] has
-/// the same).
-#[must_use = "a kernel launch can fail: handle its error with `?` (or `match` on it); `let _ =` would hide a failed launch"]
+/// What `launch!(dyn …)` returns: the launch's result, unchanged. Not `#[must_use]` itself: an
+/// unused launch result is rustc's one warning for an unused `Result` (a second, of this
+/// function, named it by its hidden path).
 #[inline(always)]
 pub fn launched<T, E>(result: Result<T, E>) -> Result<T, E> {
     result

@@ -1,10 +1,10 @@
 //! The kernel's launch rules as a const, for `launch!`'s compile-time checks and the runtime's.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Literal, Span, TokenStream};
 use quote::quote;
 use syn::Ident;
 
-use chevron_cuda_rules::fit::{CooperativeUse, Fact, InfoText};
+use chevron_cuda_rules::fit::{CooperativeUse, Fact, InfoText, KernelInfo, Rule};
 
 /// The kernel's launch rules for `launch!`'s compile-time checks and the runtime's: the value
 /// of `TypedKernel::INFO`.
@@ -80,4 +80,45 @@ pub fn event_lint(info: Option<&InfoText>) -> TokenStream {
         no_trigger.is_some(),
         no_trigger.unwrap_or_default(),
     )
+}
+
+/// The words of each rule a launch may break on this kernel, for `launch!`'s check: per rule,
+/// the runtime's `Refusal<RULE>` for the kernel naming the trait of chevron's `refusals` that
+/// says the rule, with the kernel's numbers (`dyn BlockWithin<256, 1, 1, 256>`), which the
+/// kernel does not implement. A launch that breaks the rule coerces `&KERNEL` to it: rustc's
+/// error is the trait's message, at the launch's value. Under the declaration's attributes;
+/// nothing for the rules no launch can break, nor for those the runtime says for every kernel
+/// (`Rule::for_every_kernel`): most declarations emit nothing.
+pub fn refusal_items(
+    info: Option<&InfoText>,
+    no_upstream_reads: bool,
+    cooperative: CooperativeUse,
+    ident: &Ident,
+    attrs: &[&syn::Attribute],
+) -> TokenStream {
+    let Some(text) = info else {
+        return TokenStream::new();
+    };
+    let kernel = KernelInfo {
+        no_upstream_reads,
+        cooperative,
+        ..text.info
+    };
+    let p = crate::krate::private();
+    Rule::ALL
+        .iter()
+        .filter(|&&rule| !text.messages[rule as usize].is_empty())
+        .filter_map(|&rule| {
+            let (name, params) = kernel.refusal_trait(rule)?;
+            let name = Ident::new(name, Span::call_site());
+            let params = params.into_iter().map(Literal::u64_unsuffixed);
+            let index = rule as usize;
+            Some(quote! {
+                #(#attrs)*
+                impl #p::Refusal<#index> for #ident {
+                    type Dyn = dyn #p::refusals::#name<#(#params),*>;
+                }
+            })
+        })
+        .collect()
 }

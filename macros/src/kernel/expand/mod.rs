@@ -26,7 +26,7 @@ use quote::quote;
 use syn::{Attribute, Ident, LitStr, Visibility};
 
 use super::ast::{KernelDecl, ResolvedSource};
-use info::{event_lint, info_value};
+use info::{event_lint, info_value, refusal_items};
 #[cfg(test)]
 pub use params::rustc_checks_all;
 use params::{param_check, signature_entry, spelling_guard, spelling_guard_statement};
@@ -181,6 +181,13 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
     };
     let mut out = kernel_items(&p, ty, impl_attrs, ident, info, types, kernel_fn, lint);
     out.extend(asserts);
+    out.extend(refusal_items(
+        decl.info.as_ref(),
+        decl.no_upstream_reads,
+        decl.cooperative,
+        ident,
+        impl_attrs,
+    ));
     out
 }
 

@@ -119,9 +119,10 @@ pub fn param_check(q: &KernelParam, attrs: &[&Attribute]) -> TokenStream {
             ];
             // Classes matter only against a C++ type (`check`'s rule 3).
             let classes = !matches!(facts.cpp, CppParam::Unknown);
-            // Where the spelling decides the form, the macro applies the rule itself and leaves
-            // rustc only the assertions that fail (whose const panic is the error, as for any
-            // other type); `spelling_guard` asserts that the spelling means what it says.
+            let (first, last) = type_spans(&q.ty);
+            // Where the spelling decides the form, the macro applies the rule itself: a
+            // mismatch is its own spanned error, in rustc's voice (no const panic);
+            // `spelling_guard` asserts that the spelling means what it says.
             if let Some((form, _)) = known_form(q, classes) {
                 let (cpp, written, align) = (facts.cpp, facts.written, facts.ptx_align);
                 let message = check_param(
@@ -137,8 +138,8 @@ pub fn param_check(q: &KernelParam, attrs: &[&Attribute]) -> TokenStream {
                 if message.is_empty() {
                     return None;
                 }
+                return Some(mismatch_error(q, message.as_str(), attrs));
             }
-            let (first, last) = type_spans(&q.ty);
             let p = crate::krate::private_at(first);
             let form = form_expr(q, classes);
             let variant = Ident::new(&format!("{:?}", ptx.ty), first);
@@ -174,6 +175,18 @@ pub fn param_check(q: &KernelParam, attrs: &[&Attribute]) -> TokenStream {
             })
         })
         .collect()
+}
+
+/// The error for a parameter whose spelling the macro read and found not to fit the PTX
+/// parameter, over the whole parameter (`a: u64`), under the declaration's attributes (a
+/// `#[cfg]`'d-out declaration reports nothing).
+fn mismatch_error(q: &KernelParam, message: &str, attrs: &[&Attribute]) -> TokenStream {
+    let (ident, ty) = (&q.ident, &q.ty);
+    let error = syn::Error::new_spanned(quote!(#ident: #ty), message).to_compile_error();
+    quote! {
+        #(#attrs)*
+        const _: () = { #error };
+    }
 }
 
 /// The primitive number `ty` spells: a bare name (`f32`) or its path in `core`/`std`
