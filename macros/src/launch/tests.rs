@@ -758,7 +758,7 @@ fn underscore_block_is_the_kernels_own() {
     assert!(
         all.contains(
             "refusal_literal :: < __ChevronKernel > ([3u32 , 1u32 , 1u32] , [0u32 , 0u32 , \
-             0u32] , [0u32 , 0u32 , 0u32] , 43u8 , 5u8) ;"
+             0u32] , [0u32 , 0u32 , 0u32] , 43u8) }"
         ),
         "{all}"
     );

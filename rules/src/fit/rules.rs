@@ -349,6 +349,7 @@ impl KernelInfo {
     pub const fn may_break(&self, rule: Rule) -> bool {
         match rule {
             Rule::Block => self.reqntid.is_some() || self.maxntid.is_some(),
+            Rule::NoKernelBlock => self.known && self.reqntid.is_none(),
             Rule::Cluster => self.cluster.is_some(),
             Rule::ClusterRank => self.max_cluster_rank.is_some(),
             Rule::Unclustered => self.explicit_cluster && self.cluster.is_none(),

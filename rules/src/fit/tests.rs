@@ -771,7 +771,7 @@ fn may_refuse_literal_clears_only_launches_no_rule_refuses() {
         "a rule no case breaks: {broken:?}"
     );
     // And `may_break` is `false` where nothing can break the rule: a plain kernel that never
-    // syncs the grid and waits may only refuse `cooperative`.
+    // syncs the grid and waits may only refuse `cooperative`, and `_` (it has no `.reqntid`).
     let plain = KernelInfo {
         waits: Fact::Yes,
         ..info(sources[0], 0)
@@ -781,7 +781,7 @@ fn may_refuse_literal_clears_only_launches_no_rule_refuses() {
         .copied()
         .filter(|r| plain.may_break(*r))
         .collect();
-    assert_eq!(may, [Rule::NeedlessCooperative]);
+    assert_eq!(may, [Rule::NoKernelBlock, Rule::NeedlessCooperative]);
 }
 
 /// `ptx = [...]` at compile time: what every variant accepts, each message from the variant

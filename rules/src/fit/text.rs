@@ -225,7 +225,7 @@ impl KernelInfo {
                 CooperativeUse::CoResident => ("DeclaredCoResident", Vec::new()),
                 _ => ("SyncsTheGrid", Vec::new()),
             },
-            Rule::PdlWait | Rule::NeedlessCooperative => return None,
+            Rule::PdlWait | Rule::NeedlessCooperative | Rule::NoKernelBlock => return None,
         })
     }
 }
@@ -233,10 +233,13 @@ impl KernelInfo {
 impl Rule {
     /// Whether the rule's refusal is said for every kernel at once (the runtime's `Refusal`
     /// impls for any type) rather than by an impl `#[kernel]` emits for the kernel: the rules
-    /// that most kernels may break (most never wait, most never sync the grid), where an impl
-    /// per declaration would cost every declaration.
+    /// that most kernels may break (most never wait, most never sync the grid, most have no
+    /// compiled-in block for `_`), where an impl per declaration would cost every declaration.
     pub const fn for_every_kernel(self) -> bool {
-        matches!(self, Rule::PdlWait | Rule::NeedlessCooperative)
+        matches!(
+            self,
+            Rule::PdlWait | Rule::NeedlessCooperative | Rule::NoKernelBlock
+        )
     }
 }
 

@@ -126,6 +126,16 @@ pub trait AcceptsProgrammaticSerialization: sealed::Never {}
 )]
 pub trait NeedsCooperative: sealed::Never {}
 
+/// A kernel without compiled-in block dimensions (no `.reqntid`) does not implement it: `_` in
+/// the block position launches a kernel in its own block shape, which it does not have.
+#[diagnostic::on_unimplemented(
+    message = "kernel `{Self}` has no compiled-in block dimensions (no `.reqntid`): `_` launches \
+               a kernel in its own block shape, which only a kernel compiled with \
+               `__block_size__` (or `.reqntid`) has; write the block",
+    label = "the kernel has no block shape of its own"
+)]
+pub trait HasOwnBlock: sealed::Never {}
+
 mod sealed {
     /// Implemented by no type: a refusal trait cannot be implemented outside chevron, so that
     /// no impl can make a refused launch compile.

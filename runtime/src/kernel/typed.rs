@@ -6,7 +6,7 @@ use core::marker::PhantomData;
 use crate::config::LaunchConfig;
 use crate::error::Error;
 use crate::graph::{Graph, GraphNode};
-use crate::kernel::refusals::{AcceptsProgrammaticSerialization, NeedsCooperative};
+use crate::kernel::refusals::{AcceptsProgrammaticSerialization, HasOwnBlock, NeedsCooperative};
 use crate::kernel::tuple::{
     typed_launch, typed_update, typed_update_ordered, typed_update_scalars,
 };
@@ -252,7 +252,7 @@ pub const fn refusal<K: TypedKernel>(facts: &LaunchFacts) -> usize {
 /// the launch coerces `&K` to `&<K as Refusal<RULE>>::Dyn`, `RULE` being [`refusal_literal`]'s
 /// (or [`refusal`]'s) rule. Every
 /// type has `Refusal<{ usize::MAX }>` (nothing refused there: `dyn Accepted`, which every
-/// type implements); for each rule a launch may break (but the two said for every kernel,
+/// type implements); for each rule a launch may break (but the three said for every kernel,
 /// [`Rule::for_every_kernel`], implemented below), `#[kernel]` implements `Refusal<RULE>`
 /// for the kernel with a trait object of the rule's trait in [`crate::refusals`], with the
 /// kernel's numbers: the kernel does not implement it, and the trait's
@@ -275,8 +275,8 @@ impl<K> Refusal<{ usize::MAX }> for K {
     type Dyn = dyn Accepted;
 }
 
-// The two rules that most kernels may break (most never wait, most never sync the grid), said
-// for every kernel at once: one impl each here costs nothing per declaration, where a trait
+// The three rules that most kernels may break (most never wait, most never sync the grid, most
+// have no compiled-in block for `_`), said for every kernel at once: one impl each here costs nothing per declaration, where a trait
 // per kernel would (their words are `rules::fit::text`'s without the file and line).
 impl<K> Refusal<{ Rule::PdlWait as usize }> for K {
     type Dyn = dyn AcceptsProgrammaticSerialization;
@@ -284,6 +284,10 @@ impl<K> Refusal<{ Rule::PdlWait as usize }> for K {
 
 impl<K> Refusal<{ Rule::NeedlessCooperative as usize }> for K {
     type Dyn = dyn NeedsCooperative;
+}
+
+impl<K> Refusal<{ Rule::NoKernelBlock as usize }> for K {
+    type Dyn = dyn HasOwnBlock;
 }
 
 /// What `KERNEL::kernel()` returns for a declaration `#[kernel]` rejected: functions of the names
