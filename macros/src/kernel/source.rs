@@ -130,6 +130,8 @@ struct File_ {
     parsed: Option<Arc<Parsed>>,
     /// Where each line starts, for quoting lines in messages.
     lines: Option<Arc<ptx::LineIndex>>,
+    /// Its top-level statements, for cutting one entry's module out of it.
+    module: Option<Arc<ptx::ModuleIndex>>,
 }
 
 /// The files read in this process, by path: read, and parsed, once per compilation however
@@ -170,6 +172,7 @@ pub fn read_cached(path: &Path) -> Result<Arc<str>, ReadError> {
             text: Arc::clone(&text),
             parsed: None,
             lines: None,
+            module: None,
         },
     );
     Ok(text)
@@ -187,6 +190,43 @@ pub fn line_index(path: &Path, text: &str) -> Option<Arc<ptx::LineIndex>> {
         file.lines
             .get_or_insert_with(|| Arc::new(ptx::LineIndex::new(text))),
     ))
+}
+
+/// The module `entry` needs, cut out of the PTX `text` of the file at `path`
+/// ([`ptx::ModuleIndex::cut`]; the file's statements read once for the text [`read_cached`]
+/// gave), or `None` where the entry must be loaded with the whole file.
+pub fn cut_module(path: &Path, text: &str, entry: &str) -> Option<String> {
+    let cached = {
+        let mut guard = FILES.lock().unwrap_or_else(PoisonError::into_inner);
+        guard
+            .as_mut()
+            .and_then(|files| files.get_mut(path))
+            .filter(|f| std::ptr::eq(f.text.as_ptr(), text.as_ptr()) && f.text.len() == text.len())
+            .map(|f| {
+                Arc::clone(
+                    f.module
+                        .get_or_insert_with(|| Arc::new(ptx::ModuleIndex::new(text))),
+                )
+            })
+    };
+    let index = cached.unwrap_or_else(|| Arc::new(ptx::ModuleIndex::new(text)));
+    index.cut(text, entry).ok()
+}
+
+/// The files whose whole text an expansion of this compilation embedded with `include_bytes!`.
+static EMBEDDED: Mutex<Option<std::collections::HashSet<PathBuf>>> = Mutex::new(None);
+
+/// Whether no expansion of this compilation has embedded the whole file at `path` yet; marks
+/// it embedded. A declaration that embeds only its entry's module still names the file once
+/// per compilation with `include_bytes!`: rustc lists the files it includes in the crate's
+/// dependencies (`.d`), so that cargo checks the crate again when the file changes; once per
+/// crate is enough for that, and every further `include_bytes!` of a large file costs a read
+/// and a hash of it.
+pub fn first_embedding(path: &Path) -> bool {
+    let mut guard = EMBEDDED.lock().unwrap_or_else(PoisonError::into_inner);
+    guard
+        .get_or_insert_with(Default::default)
+        .insert(path.to_path_buf())
 }
 
 struct Cached {

@@ -109,6 +109,7 @@ fn expand_module(args: &Args, module: syn::ItemMod, mut cx: Errors) -> TokenStre
     let rel = source.path.value();
     let abs = kernel::resolve(&rel).to_string_lossy().into_owned();
     if entries.is_some() {
+        kernel::source::first_embedding(Path::new(&abs));
         let abs_lit = LitStr::new(&abs, Span::call_site());
         body.extend(quote! {
             #[doc(hidden)]
