@@ -130,8 +130,12 @@ struct File_ {
     parsed: Option<Arc<Parsed>>,
     /// Where each line starts, for quoting lines in messages.
     lines: Option<Arc<ptx::LineIndex>>,
-    /// Its top-level statements, for cutting one entry's module out of it.
+    /// Its top-level statements, for cutting one entry's module out of it, and the modules
+    /// cut so far, by entry (`None`: the entry keeps the whole file).
     module: Option<Arc<ptx::ModuleIndex>>,
+    cuts: HashMap<String, Option<Arc<str>>>,
+    /// Whether the text was found to be PTX (`ptx_check`'s `not_ptx`, which scans it all).
+    plainly_ptx: bool,
 }
 
 /// The files read in this process, by path: read, and parsed, once per compilation however
@@ -173,6 +177,8 @@ pub fn read_cached(path: &Path) -> Result<Arc<str>, ReadError> {
             parsed: None,
             lines: None,
             module: None,
+            cuts: HashMap::new(),
+            plainly_ptx: false,
         },
     );
     Ok(text)
@@ -193,24 +199,53 @@ pub fn line_index(path: &Path, text: &str) -> Option<Arc<ptx::LineIndex>> {
 }
 
 /// The module `entry` needs, cut out of the PTX `text` of the file at `path`
-/// ([`ptx::ModuleIndex::cut`]; the file's statements read once for the text [`read_cached`]
-/// gave), or `None` where the entry must be loaded with the whole file.
-pub fn cut_module(path: &Path, text: &str, entry: &str) -> Option<String> {
-    let cached = {
-        let mut guard = FILES.lock().unwrap_or_else(PoisonError::into_inner);
-        guard
-            .as_mut()
-            .and_then(|files| files.get_mut(path))
-            .filter(|f| std::ptr::eq(f.text.as_ptr(), text.as_ptr()) && f.text.len() == text.len())
-            .map(|f| {
-                Arc::clone(
-                    f.module
-                        .get_or_insert_with(|| Arc::new(ptx::ModuleIndex::new(text))),
-                )
-            })
+/// ([`ptx::ModuleIndex::cut`]), or `None` where the entry must be loaded with the whole file.
+/// For the text [`read_cached`] gave, the file's statements are read once, and each entry's
+/// module cut once (100 declarations of one kernel cut it once).
+pub fn cut_module(path: &Path, text: &str, entry: &str) -> Option<Arc<str>> {
+    let mut guard = FILES.lock().unwrap_or_else(PoisonError::into_inner);
+    let Some(file) = guard
+        .as_mut()
+        .and_then(|files| files.get_mut(path))
+        .filter(|f| std::ptr::eq(f.text.as_ptr(), text.as_ptr()) && f.text.len() == text.len())
+    else {
+        drop(guard);
+        return ptx::ModuleIndex::new(text)
+            .cut(text, entry)
+            .ok()
+            .map(Arc::from);
     };
-    let index = cached.unwrap_or_else(|| Arc::new(ptx::ModuleIndex::new(text)));
-    index.cut(text, entry).ok()
+    if let Some(cut) = file.cuts.get(entry) {
+        return cut.clone();
+    }
+    let index = file
+        .module
+        .get_or_insert_with(|| Arc::new(ptx::ModuleIndex::new(text)));
+    let cut = index.cut(text, entry).ok().map(Arc::from);
+    file.cuts.insert(entry.to_string(), cut.clone());
+    cut
+}
+
+/// Whether `check` (a scan of the whole text, true for PTX) holds for the text [`read_cached`]
+/// gave for `path`: run once per file and content, not once per declaration (200 declarations
+/// on an 8 MB file would scan 1.6 GB); for any other text, run each time.
+pub fn plainly_ptx(path: &Path, text: &str, check: impl FnOnce() -> bool) -> bool {
+    let mut guard = FILES.lock().unwrap_or_else(PoisonError::into_inner);
+    let file = guard
+        .as_mut()
+        .and_then(|files| files.get_mut(path))
+        .filter(|f| std::ptr::eq(f.text.as_ptr(), text.as_ptr()) && f.text.len() == text.len());
+    match file {
+        Some(f) if f.plainly_ptx => true,
+        Some(f) => {
+            f.plainly_ptx = check();
+            f.plainly_ptx
+        }
+        None => {
+            drop(guard);
+            check()
+        }
+    }
 }
 
 /// The files whose whole text an expansion of this compilation embedded with `include_bytes!`.
