@@ -50,7 +50,11 @@ fn kernels_sharing_a_device_variable_share_it_and_cut_kernels_run_exactly() -> T
         "count_launch saw {:#x}, want 64..128",
         seen[0]
     );
-    assert_eq!(count, [128], "read_count does not see count_launch's counter");
+    assert_eq!(
+        count,
+        [128],
+        "read_count does not see count_launch's counter"
+    );
 
     let n = 1000i32;
     let host: Vec<f32> = (0..n + 24).map(|i| i as f32 - 7.5).collect();

@@ -104,7 +104,8 @@ fn expand_module(args: &Args, module: syn::ItemMod, mut cx: Errors) -> TokenStre
     let mut body = TokenStream::new();
     // The file embedded once for the module, for the generated kernels and those declared in
     // its body: an `include_bytes!` per kernel costs rustc a read and a hash of the whole file
-    // each (`scripts/ptx_scale_bench.sh`).
+    // each (`scripts/ptx_scale_bench.sh`). A static, not a `const`: rustc writes a constant's
+    // value into the crate's metadata (60 ms for an 8 MB file), and a static's it does not.
     let p = crate::krate::private();
     let rel = source.path.value();
     let abs = kernel::resolve(&rel).to_string_lossy().into_owned();
@@ -114,7 +115,7 @@ fn expand_module(args: &Args, module: syn::ItemMod, mut cx: Errors) -> TokenStre
         body.extend(quote! {
             #[doc(hidden)]
             #[allow(dead_code)]
-            const __CHEVRON_KERNELS_TEXT: &str = #p::embedded_text(#p::include_bytes!(#abs_lit));
+            static __CHEVRON_KERNELS_TEXT: &str = #p::embedded_text(#p::include_bytes!(#abs_lit));
         });
     }
     let shared = quote!(self::__CHEVRON_KERNELS_TEXT);
