@@ -21,7 +21,9 @@
 # are the kernels in nvrtc/. Kernels that call the CUDA device runtime (listed in RDC) are
 # relocatable code (-rdc=true): chevron links them with libcudadevrt.a when their module loads.
 # Kernels listed in DEBUG are built a second time with -G, as NAME_debug.ptx: debug builds call a
-# `.func` for nearly every intrinsic, which chevron's checks must follow. Sources are compiled
+# `.func` for nearly every intrinsic, which chevron's checks must follow. Kernels listed in
+# LINEINFO are also built with -lineinfo, as NAME_lineinfo.ptx (`.loc` lines and a `.debug_str`
+# section, which the module cut for one entry keeps). Sources are compiled
 # from their own directory, so that -G's `.file` lines name them relatively.
 #
 # variants/ holds saxpy compiled for several targets, for `ptx = [...]` variant selection tests,
@@ -42,7 +44,8 @@ mkdir -p "$out/variants" "$fixtures_out"
 NVCC="${NVCC:-nvcc}"
 PTXAS="${PTXAS:-$(dirname "$(command -v "$NVCC")")/ptxas}"
 RDC=" device_update calls conditional jacobi writes stores device_graph "
-DEBUG=" grid_helpers pdl_helpers calls grid_forms writes stores "
+DEBUG=" grid_helpers pdl_helpers calls grid_forms writes stores module_state "
+LINEINFO=" module_state "
 ISAS="8.0 8.1 8.2 8.3 8.4 8.5 8.6 8.7 8.8 9.0"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
@@ -101,6 +104,9 @@ build() {
         compile "$src" "$to/$name.ptx" -arch="$arch" "${flags[@]}"
         if [[ "$DEBUG" == *" $name "* ]]; then
             compile "$src" "$to/${name}_debug.ptx" -arch="$arch" "${flags[@]}" -G
+        fi
+        if [[ "$LINEINFO" == *" $name "* ]]; then
+            compile "$src" "$to/${name}_lineinfo.ptx" -arch="$arch" "${flags[@]}" -lineinfo
         fi
     done
 }

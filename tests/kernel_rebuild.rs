@@ -2,8 +2,10 @@
 //! temporary directory against this workspace (same target directory and profile, so no
 //! dependency is compiled again), its `.ptx` is edited so that the declaration no longer
 //! matches, and the next build must fail with the macro's error about the new PTX; restored, it
-//! builds again. The macro embeds the file with `include_bytes!`, so rustc lists it in the crate's
-//! dep-info and cargo rebuilds when it changes; this test checks that chain end to end.
+//! builds again. Each declaration embeds only its kernel's module, and the first declaration of
+//! the file in a compilation names the whole file with `include_bytes!`, so rustc lists it in
+//! the crate's dep-info and cargo rebuilds when it changes; this test checks that chain end to
+//! end, with two declarations of the file (the second names it with no `include_bytes!`).
 
 use std::time::Instant;
 
@@ -18,6 +20,10 @@ use chevron::cudarc::driver::CudaSlice;
 /// y = a·x + y
 #[chevron::kernel(ptx = "k.ptx")]
 pub fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
+
+/// The same kernel, declared again.
+#[chevron::kernel(ptx = "k.ptx", name = "saxpy")]
+pub fn saxpy_again(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
 "#;
 
 #[test]

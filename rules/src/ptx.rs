@@ -10,6 +10,7 @@ mod lex;
 mod lines;
 mod lookup;
 mod message;
+mod module;
 mod parse;
 pub(crate) mod rule;
 mod signature;
@@ -26,6 +27,7 @@ pub use lookup::{
     find_entry, find_entry_by, match_entries, resolve_entry, resolve_entry_by, Lookup, Unresolved,
 };
 pub use message::{capped_list, name_list, LIST_CAP};
+pub use module::{ModuleIndex, WholeFile};
 pub use parse::{device_runtime_calls, parse_entries};
 pub use signature::{check_cpp, check_param, check_signature, ParamSig};
 pub use writes::WriteDoubt;

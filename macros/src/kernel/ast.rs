@@ -145,6 +145,9 @@ pub enum ResolvedSource {
     /// of `ptx = [...]` (checked the same way), after the first.
     Ptx {
         abs_path: String,
+        /// The file's text, as read for the check (the expansion cuts the entry's module out
+        /// of it).
+        text: std::sync::Arc<str>,
         entry: String,
         variants: Vec<String>,
         /// With `variants`: each variant's own launch rules (the first's included), for the

@@ -130,6 +130,12 @@ struct File_ {
     parsed: Option<Arc<Parsed>>,
     /// Where each line starts, for quoting lines in messages.
     lines: Option<Arc<ptx::LineIndex>>,
+    /// Its top-level statements, for cutting one entry's module out of it, and the modules
+    /// cut so far, by entry (`None`: the entry keeps the whole file).
+    module: Option<Arc<ptx::ModuleIndex>>,
+    cuts: HashMap<String, Option<Arc<str>>>,
+    /// Whether the text was found to be PTX (`ptx_check`'s `not_ptx`, which scans it all).
+    plainly_ptx: bool,
 }
 
 /// The files read in this process, by path: read, and parsed, once per compilation however
@@ -170,6 +176,9 @@ pub fn read_cached(path: &Path) -> Result<Arc<str>, ReadError> {
             text: Arc::clone(&text),
             parsed: None,
             lines: None,
+            module: None,
+            cuts: HashMap::new(),
+            plainly_ptx: false,
         },
     );
     Ok(text)
@@ -187,6 +196,72 @@ pub fn line_index(path: &Path, text: &str) -> Option<Arc<ptx::LineIndex>> {
         file.lines
             .get_or_insert_with(|| Arc::new(ptx::LineIndex::new(text))),
     ))
+}
+
+/// The module `entry` needs, cut out of the PTX `text` of the file at `path`
+/// ([`ptx::ModuleIndex::cut`]), or `None` where the entry must be loaded with the whole file.
+/// For the text [`read_cached`] gave, the file's statements are read once, and each entry's
+/// module cut once (100 declarations of one kernel cut it once).
+pub fn cut_module(path: &Path, text: &str, entry: &str) -> Option<Arc<str>> {
+    let mut guard = FILES.lock().unwrap_or_else(PoisonError::into_inner);
+    let Some(file) = guard
+        .as_mut()
+        .and_then(|files| files.get_mut(path))
+        .filter(|f| std::ptr::eq(f.text.as_ptr(), text.as_ptr()) && f.text.len() == text.len())
+    else {
+        drop(guard);
+        return ptx::ModuleIndex::new(text)
+            .cut(text, entry)
+            .ok()
+            .map(Arc::from);
+    };
+    if let Some(cut) = file.cuts.get(entry) {
+        return cut.clone();
+    }
+    let index = file
+        .module
+        .get_or_insert_with(|| Arc::new(ptx::ModuleIndex::new(text)));
+    let cut = index.cut(text, entry).ok().map(Arc::from);
+    file.cuts.insert(entry.to_string(), cut.clone());
+    cut
+}
+
+/// Whether `check` (a scan of the whole text, true for PTX) holds for the text [`read_cached`]
+/// gave for `path`: run once per file and content, not once per declaration (200 declarations
+/// on an 8 MB file would scan 1.6 GB); for any other text, run each time.
+pub fn plainly_ptx(path: &Path, text: &str, check: impl FnOnce() -> bool) -> bool {
+    let mut guard = FILES.lock().unwrap_or_else(PoisonError::into_inner);
+    let file = guard
+        .as_mut()
+        .and_then(|files| files.get_mut(path))
+        .filter(|f| std::ptr::eq(f.text.as_ptr(), text.as_ptr()) && f.text.len() == text.len());
+    match file {
+        Some(f) if f.plainly_ptx => true,
+        Some(f) => {
+            f.plainly_ptx = check();
+            f.plainly_ptx
+        }
+        None => {
+            drop(guard);
+            check()
+        }
+    }
+}
+
+/// The files whose whole text an expansion of this compilation embedded with `include_bytes!`.
+static EMBEDDED: Mutex<Option<std::collections::HashSet<PathBuf>>> = Mutex::new(None);
+
+/// Whether no expansion of this compilation has embedded the whole file at `path` yet; marks
+/// it embedded. A declaration that embeds only its entry's module still names the file once
+/// per compilation with `include_bytes!`: rustc lists the files it includes in the crate's
+/// dependencies (`.d`), so that cargo checks the crate again when the file changes; once per
+/// crate is enough for that, and every further `include_bytes!` of a large file costs a read
+/// and a hash of it.
+pub fn first_embedding(path: &Path) -> bool {
+    let mut guard = EMBEDDED.lock().unwrap_or_else(PoisonError::into_inner);
+    guard
+        .get_or_insert_with(Default::default)
+        .insert(path.to_path_buf())
 }
 
 struct Cached {

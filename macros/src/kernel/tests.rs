@@ -58,8 +58,14 @@ fn kernel(file: &File) -> Expansion<'_> {
         .iter()
         .filter_map(|i| match i {
             // Not the warning of a `cuda = "…"` kernel checked only at run time (`crate::warn`),
-            // which depends on the machine having nvcc.
-            Item::Const(c) if !text(&c.expr).contains("cuda_kernel_checked_at_run_time") => Some(c),
+            // which depends on the machine having nvcc, nor the file's `include_bytes!` that the
+            // first declaration of a file in the process makes (`a_file_is_included_once…`).
+            Item::Const(c)
+                if !text(&c.expr).contains("cuda_kernel_checked_at_run_time")
+                    && !text(&c.expr).contains("include_bytes") =>
+            {
+                Some(c)
+            }
             _ => None,
         })
         .collect();
@@ -348,16 +354,21 @@ fn saxpy_expands_to_a_type_its_parameter_types_and_its_kernel() {
         "-> & 'static :: chevron :: __private :: Typed < saxpy >"
     );
     // The untyped kernel's static (its module loads at the first use in a context), and its
-    // `Typed` view; no spelling guard, since every check went to rustc here.
+    // `Typed` view; no spelling guard, since every check went to rustc here. The PTX is the
+    // module of the entry alone, cut out of the file, as a string literal.
     let path = std::fs::canonicalize(kpath("saxpy.ptx").value()).expect("saxpy.ptx");
     let path = path.to_str().expect("a UTF-8 path");
+    let file = std::fs::read_to_string(path).expect("saxpy.ptx");
+    let module = chevron_cuda_rules::ptx::ModuleIndex::new(&file)
+        .cut(&file, "saxpy")
+        .expect("saxpy's module");
+    let module = proc_macro2::Literal::string(&module);
     assert_eq!(
         kernel_body(&m),
         [
             format!(
                 "static KERNEL : :: chevron :: __private :: Kernel = :: chevron :: __private :: \
-                 Kernel :: ptx (\"saxpy\" , \"saxpy\" , {path:?} , :: chevron :: __private :: \
-                 embedded_text (:: chevron :: __private :: include_bytes ! ({path:?}))) ;"
+                 Kernel :: ptx (\"saxpy\" , \"saxpy\" , {path:?} , {module}) ;"
             ),
             ":: chevron :: __private :: Typed :: __of (& KERNEL)".to_string()
         ]
@@ -376,6 +387,112 @@ fn saxpy_expands_to_a_type_its_parameter_types_and_its_kernel() {
     // The generated code names only `<chevron>::__private`.
     let all = text(&file);
     assert!(!all.contains("core ::") && !all.contains("std ::"), "{all}");
+}
+
+/// The `include_bytes!` items of an expansion.
+fn includes(file: &File) -> Vec<String> {
+    file.items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Const(c) if text(&c.expr).contains("include_bytes") => Some(text(c)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The text a declaration's `Kernel::ptx` embeds, as written in the expansion.
+fn embedded_ptx(file: &File) -> String {
+    let body = kernel_body(&kernel(file)).remove(0);
+    let at = body.find("Kernel :: ptx (").expect("Kernel::ptx");
+    body[at..].to_string()
+}
+
+#[test]
+fn a_file_is_included_once_per_compilation_and_each_kernel_embeds_its_module() {
+    // A copy of a file no other test names: this test's declarations are the first to see it.
+    let dir = std::env::temp_dir().join(format!("chevron-include-once-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("grid_helpers.ptx");
+    let original = format!("{}/../kernels/grid_helpers.ptx", env!("CARGO_MANIFEST_DIR"));
+    std::fs::copy(&original, &path).expect("copy");
+    let path = path.to_str().expect("UTF-8").to_string();
+    let rotate = quote!(
+        fn helper_rotate(
+            i: &CudaSlice<i32>,
+            t: &mut CudaSlice<i32>,
+            o: &mut CudaSlice<i32>,
+            n: u32,
+        );
+    );
+    let first = expand(quote!(ptx = #path), rotate.clone());
+    let second = expand(
+        quote!(ptx = #path),
+        quote!(
+            fn grid_index(out: &mut CudaSlice<u32>, n: u32);
+        ),
+    );
+    let again = expand(quote!(ptx = #path), rotate);
+    for f in [&first, &second, &again] {
+        assert!(errors(f).is_empty(), "{:?}", errors(f));
+    }
+    // rustc lists an `include_bytes!`'d file among the crate's inputs, so that cargo checks the
+    // crate again when the file changes: once per compilation is enough.
+    assert_eq!(
+        includes(&first),
+        [format!(
+            "const _ : () = {{ # [allow (dead_code)] static FILE : & [u8] = :: chevron :: \
+             __private :: include_bytes ! ({path:?}) ; }} ;"
+        )]
+    );
+    assert!(includes(&second).is_empty(), "{:?}", includes(&second));
+    assert!(includes(&again).is_empty());
+    // Each kernel embeds its own module: a string literal holding its entry and callees, not
+    // the other entry.
+    let (a, b) = (embedded_ptx(&first), embedded_ptx(&second));
+    assert!(
+        !a.contains("include_bytes") && !b.contains("include_bytes"),
+        "{a}"
+    );
+    assert!(a.contains(".entry helper_rotate") && !a.contains(".entry grid_index"));
+    assert!(b.contains(".entry grid_index") && !b.contains(".entry helper_rotate"));
+    assert!(a.contains("_Z12grid_barrierv"), "the helper it calls: {a}");
+    assert_eq!(embedded_ptx(&again), a);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn kernels_that_share_module_state_embed_the_whole_file() {
+    let path = format!(
+        "{}/../rules/tests/fixtures/module_state.ptx",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let path = std::fs::canonicalize(path).expect("module_state.ptx");
+    let path = path.to_str().expect("UTF-8");
+    let declare = |item: TokenStream| embedded_ptx(&expand(quote!(ptx = #path), item));
+    // A `__device__` counter two kernels share, and a `__constant__` table the host writes:
+    // the kernel loads the whole file's module, which every such kernel shares.
+    let whole = format!(
+        "Kernel :: ptx (\"count_launch\" , \"count_launch\" , {path:?} , :: chevron :: \
+         __private :: embedded_text (:: chevron :: __private :: include_bytes ! ({path:?}))) ;"
+    );
+    assert_eq!(
+        declare(quote!(
+            fn count_launch(out: &mut CudaSlice<u32>);
+        )),
+        whole
+    );
+    assert!(declare(quote!(
+        fn weigh(x: &CudaSlice<f32>, y: &mut CudaSlice<f32>, n: i32);
+    ))
+    .contains("include_bytes"));
+    // `printf`'s strings are copied into the kernel's own module.
+    let say = declare(quote!(
+        fn say(n: i32);
+    ));
+    assert!(
+        !say.contains("include_bytes") && say.contains("vprintf"),
+        "{say}"
+    );
 }
 
 #[test]

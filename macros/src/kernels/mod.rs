@@ -104,16 +104,18 @@ fn expand_module(args: &Args, module: syn::ItemMod, mut cx: Errors) -> TokenStre
     let mut body = TokenStream::new();
     // The file embedded once for the module, for the generated kernels and those declared in
     // its body: an `include_bytes!` per kernel costs rustc a read and a hash of the whole file
-    // each (`scripts/ptx_scale_bench.sh`).
+    // each (`scripts/ptx_scale_bench.sh`). A static, not a `const`: rustc writes a constant's
+    // value into the crate's metadata (60 ms for an 8 MB file), and a static's it does not.
     let p = crate::krate::private();
     let rel = source.path.value();
     let abs = kernel::resolve(&rel).to_string_lossy().into_owned();
     if entries.is_some() {
+        kernel::source::first_embedding(Path::new(&abs));
         let abs_lit = LitStr::new(&abs, Span::call_site());
         body.extend(quote! {
             #[doc(hidden)]
             #[allow(dead_code)]
-            const __CHEVRON_KERNELS_TEXT: &str = #p::embedded_text(#p::include_bytes!(#abs_lit));
+            static __CHEVRON_KERNELS_TEXT: &str = #p::embedded_text(#p::include_bytes!(#abs_lit));
         });
     }
     let shared = quote!(self::__CHEVRON_KERNELS_TEXT);
@@ -534,16 +536,39 @@ fn generated_item(
     let ident = naming::ident(name);
     let vis = &args.vis;
     let tokens = quote! {
-        #[doc = #doc]
         #[doc(alias(#(#aliases),*))]
         #vis fn #ident(#(#params),*);
     };
     match kernel::parse::parse_item(tokens) {
-        Ok(item) => Some(item),
+        Ok(mut item) => {
+            // The docs joined after parsing: syn reads a string literal it parses in full
+            // (about 150,000 instructions for these, in the unoptimised build cargo makes of
+            // proc macros), once per generated kernel.
+            item.attrs.insert(0, doc_attribute(&doc));
+            Some(item)
+        }
         Err(e) => {
             cx.error(lit.span(), format!("cannot declare `{sig_text}`: {e}"));
             None
         }
+    }
+}
+
+/// `#[doc = "…"]` with `text`, made without parsing it.
+fn doc_attribute(text: &str) -> syn::Attribute {
+    let span = Span::call_site();
+    syn::Attribute {
+        pound_token: Token![#](span),
+        style: syn::AttrStyle::Outer,
+        bracket_token: syn::token::Bracket(span),
+        meta: syn::Meta::NameValue(syn::MetaNameValue {
+            path: syn::Ident::new("doc", span).into(),
+            eq_token: Token![=](span),
+            value: syn::Expr::Lit(syn::ExprLit {
+                attrs: Vec::new(),
+                lit: syn::Lit::Str(LitStr::new(text, span)),
+            }),
+        }),
     }
 }
 

@@ -76,7 +76,10 @@ impl Kernel {
                 let entry = self.check_nvrtc_output(&compiled.ptx, compiled.lowered.as_deref())?;
                 // One module per compiled program: declarations of one file with other
                 // options or template instances have their own.
-                let key = (path, Arc::as_ptr(&compiled) as usize);
+                let key = ModuleKey::Program {
+                    path,
+                    program: Arc::as_ptr(&compiled) as usize,
+                };
                 let module = module_for(ctx, key, kernel, || Ok(Image::Cubin(&compiled.image)))?;
                 return module
                     .load_function(&entry)
@@ -105,7 +108,11 @@ impl Kernel {
             .position(|v| std::ptr::eq(v, variant))
             .unwrap_or(0);
         let entry = self.entry.unwrap_or(self.name);
-        let module = module_for(ctx, (variant.path, 0), kernel, || {
+        let key = ModuleKey::Ptx {
+            path: variant.path,
+            text: variant.text,
+        };
+        let module = module_for(ctx, key, kernel, || {
             Ok(Image::Ptx(variant.path, variant.text))
         })?;
         module
@@ -195,10 +202,51 @@ enum Image<'a> {
     Cubin(&'a [u8]),
 }
 
-/// A module's key besides its context: its file, and for CUDA C the compiled program.
-type ModuleKey = (&'static str, usize);
+/// A module's key besides its context: its file, and what of it was loaded.
+#[derive(Clone, Copy)]
+enum ModuleKey {
+    /// PTX text: the whole file, or the module `#[kernel]` cut out of it for one entry (see
+    /// `chevron_cuda_rules::ptx::ModuleIndex`). Equal texts are one module: the declarations
+    /// that embed the whole file share it (and, with it, the file's `__device__` variables),
+    /// as do those of one entry.
+    Ptx {
+        path: &'static str,
+        text: &'static str,
+    },
+    /// CUDA C: the program NVRTC compiled for the declaration.
+    Program { path: &'static str, program: usize },
+}
 
-/// Modules per (context, file): declarations naming the same file share one module.
+impl ModuleKey {
+    fn path(&self) -> &'static str {
+        match self {
+            ModuleKey::Ptx { path, .. } | ModuleKey::Program { path, .. } => path,
+        }
+    }
+}
+
+impl PartialEq for ModuleKey {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (ModuleKey::Ptx { path, text }, ModuleKey::Ptx { path: p, text: t }) => {
+                // The same embedded bytes are equal at once; else compared (on the cold path,
+                // once per kernel and context).
+                path == p && (std::ptr::eq(*text, *t) || text == t)
+            }
+            (
+                ModuleKey::Program { path, program },
+                ModuleKey::Program {
+                    path: p,
+                    program: q,
+                },
+            ) => path == p && program == q,
+            _ => false,
+        }
+    }
+}
+
+/// Modules per (context, key): declarations that embed the same text of a file share one
+/// module.
 static MODULES: Mutex<Vec<(usize, ModuleKey, Arc<CudaModule>)>> = Mutex::new(Vec::new());
 
 /// A panic elsewhere while a cache was locked leaves it consistent (entries are only pushed),
@@ -267,6 +315,6 @@ pub fn modules_loaded(ctx: &Arc<CudaContext>, path: &str) -> usize {
     let key = ctx.cu_ctx() as usize;
     lock(&MODULES)
         .iter()
-        .filter(|(c, (p, _), _)| *c == key && p.ends_with(path))
+        .filter(|(c, k, _)| *c == key && k.path().ends_with(path))
         .count()
 }

@@ -44,9 +44,12 @@ const SLOTS: usize = 4;
 pub enum KernelSource {
     /// PTX text, e.g. `include_str!` of a file produced by `nvcc -ptx`.
     Ptx {
-        /// The file, as an absolute path: the key under which the module is shared.
+        /// The file, as an absolute path: with the text, the key under which the module is
+        /// shared.
         path: &'static str,
-        /// The PTX text.
+        /// The PTX text: the whole file, or (what `#[kernel]` embeds where nothing but its
+        /// kernel can tell) the module of the entry alone, cut out of the file. Kernels whose
+        /// texts are equal share one module per context.
         text: &'static str,
     },
     /// The same kernel compiled several times (for several GPU generations, or PTX ISA
@@ -186,8 +189,8 @@ impl core::fmt::Debug for Kernel {
 
 impl Kernel {
     /// A kernel in PTX text whose `.entry` is `entry` (already resolved, e.g. a mangled name).
-    /// `name` is what messages call it; `path` keys the module shared with other kernels of the
-    /// same file.
+    /// `name` is what messages call it; `path` and `text` key the module shared with the other
+    /// kernels of the same file and text.
     pub const fn ptx(
         name: &'static str,
         entry: &'static str,

@@ -146,6 +146,7 @@ fn check_source(
             };
             let resolved = ResolvedSource::Ptx {
                 abs_path,
+                text: std::sync::Arc::clone(&text),
                 entry,
                 variants: more.into_iter().map(|(abs, _)| abs).collect(),
                 infos,

@@ -52,13 +52,49 @@ pub fn with_shared_text<R>(abs_path: String, text: TokenStream, f: impl FnOnce()
 
 /// The expression of the embedded text of the file at `path` (a string literal).
 fn embedded(p: &TokenStream, path: &LitStr) -> TokenStream {
-    let shared = SHARED_TEXT.with(|s| {
+    shared_text(path).unwrap_or_else(|| {
+        super::source::first_embedding(std::path::Path::new(&path.value()));
+        quote!(#p::embedded_text(#p::include_bytes!(#path)))
+    })
+}
+
+/// The expression an enclosing `#[kernels]` gave for the text of the file at `path`.
+fn shared_text(path: &LitStr) -> Option<TokenStream> {
+    SHARED_TEXT.with(|s| {
         s.borrow()
             .as_ref()
             .filter(|(abs, _)| *abs == path.value())
             .map(|(_, text)| text.clone())
+    })
+}
+
+/// The PTX text a declaration of `entry` in the file at `path` (whose text is `text`) embeds,
+/// and the items that go with it: the module cut out of the file for the entry, as a string
+/// literal (rustc's cost follows the kernel's size, not the file's; see
+/// `chevron_cuda_rules::ptx::ModuleIndex`), with an `include_bytes!` of the file in the first
+/// declaration of the compilation that names it, so that cargo still sees the file as an input
+/// of the crate; the whole file where the entry must be loaded with it (module state, calls
+/// through pointers, debug builds), or where an enclosing `#[kernels]` embedded it already.
+fn ptx_text(p: &TokenStream, path: &LitStr, text: &str, entry: &str) -> (TokenStream, TokenStream) {
+    if let Some(shared) = shared_text(path) {
+        return (shared, TokenStream::new());
+    }
+    let abs = path.value();
+    let Some(module) = super::source::cut_module(std::path::Path::new(&abs), text, entry) else {
+        return (embedded(p, path), TokenStream::new());
+    };
+    // A static in a block, not a `const` of the bytes: rustc writes a constant's value into
+    // the crate's metadata (60 ms for an 8 MB file), and a static's it does not.
+    let track = super::source::first_embedding(std::path::Path::new(&abs)).then(|| {
+        quote! {
+            const _: () = {
+                #[allow(dead_code)]
+                static FILE: &[u8] = #p::include_bytes!(#path);
+            };
+        }
     });
-    shared.unwrap_or_else(|| quote!(#p::embedded_text(#p::include_bytes!(#path))))
+    let module = LitStr::new(&module, Span::call_site());
+    (quote!(#module), track.unwrap_or_default())
 }
 
 /// The items a checked declaration expands to: the type, its `impl`s and the assertions.
@@ -85,21 +121,23 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
         .unwrap_or_default();
     let name = LitStr::new(&super::ast::kernel_name(ident), ident.span());
 
+    let mut track = TokenStream::new();
     let kernel = match source {
         ResolvedSource::Ptx {
             abs_path,
+            text,
             entry,
             variants,
             infos,
         } => {
             let path = LitStr::new(abs_path, Span::call_site());
-            let entry = LitStr::new(entry, Span::call_site());
             if variants.is_empty() {
-                {
-                    let text = embedded(&p, &path);
-                    quote!(#p::Kernel::ptx(#name, #entry, #path, #text))
-                }
+                let (text, items) = ptx_text(&p, &path, text, entry);
+                track = items;
+                let entry = LitStr::new(entry, Span::call_site());
+                quote!(#p::Kernel::ptx(#name, #entry, #path, #text))
             } else {
+                let entry = LitStr::new(entry, Span::call_site());
                 // Each variant with its own rules: the runtime checks a launch against the
                 // variant it loaded.
                 let all = std::iter::once(abs_path)
@@ -188,6 +226,7 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
         ident,
         impl_attrs,
     ));
+    out.extend(track);
     out
 }
 

@@ -65,6 +65,19 @@ fn lifetime(name: &str) -> TokenStream {
 /// `'_` (`CudaView<'_, T>` becomes `CudaView<'v, T>`): the elided lifetimes of a function's
 /// parameter types, which an associated type must name.
 fn with_lifetimes(ty: &syn::Type, refs: &TokenStream, inner: &TokenStream) -> TokenStream {
+    // A plain path (`u32`, `half::f16`) has nothing to rewrite: its tokens as they are, without
+    // the walk (which costs, in the unoptimised build cargo makes of proc macros).
+    if let syn::Type::Path(p) = ty {
+        let plain = p.qself.is_none()
+            && p.path.segments.iter().all(|s| {
+                s.arguments.is_none()
+                    && !HIDDEN_LIFETIME.iter().any(|h| s.ident == h)
+                    && !VIEWS.iter().any(|v| s.ident == v)
+            });
+        if plain {
+            return ty.to_token_stream();
+        }
+    }
     rewrite(ty.to_token_stream(), refs, inner)
 }
 
