@@ -669,17 +669,13 @@ fn graph_node_placement_matches_the_driver() -> TestResult {
     Ok(())
 }
 
-/// `(cuLaunchKernelEx, cuStreamSetAttribute)` answers for `kind` with `value` on `stream`
-/// (saxpy with n = 0 on 8 blocks of 32 threads; `preferred_cluster` with the cluster dimension
-/// it refines), the raw calls of [`placement_table_matches_the_driver`].
-fn placement_on(
-    ctx: &Arc<CudaContext>,
-    stream: &CudaStream,
-    f: &CudaFunction,
+/// The attribute array of a probe launch of `kind` with `value` (a `preferred_cluster` also
+/// needs a cluster).
+fn probe_attrs(
     kind: &KindInfo,
+    id: sys::CUlaunchAttributeID,
     value: sys::CUlaunchAttributeValue,
-) -> Result<(sys::CUresult, sys::CUresult), Box<dyn std::error::Error>> {
-    let id = raw_id(kind.id).expect("every kind of KINDS has an id in this build");
+) -> Vec<sys::CUlaunchAttribute> {
     let mut attrs = vec![sys::CUlaunchAttribute {
         id,
         pad: [0; 4],
@@ -692,7 +688,12 @@ fn placement_on(
             value: ClusterDim::new(2, 1, 1).value(),
         });
     }
-    let raw = sys::CUlaunchConfig {
+    attrs
+}
+
+/// The probe launch's configuration on `stream`: 8 blocks of 32 threads with `attrs`.
+fn probe_config(stream: &CudaStream, attrs: &mut [sys::CUlaunchAttribute]) -> sys::CUlaunchConfig {
+    sys::CUlaunchConfig {
         gridDimX: 8,
         gridDimY: 1,
         gridDimZ: 1,
@@ -703,7 +704,22 @@ fn placement_on(
         hStream: stream.cu_stream(),
         attrs: attrs.as_mut_ptr(),
         numAttrs: attrs.len() as u32,
-    };
+    }
+}
+
+/// `(cuLaunchKernelEx, cuStreamSetAttribute)` answers for `kind` with `value` on `stream`
+/// (saxpy with n = 0 on 8 blocks of 32 threads; `preferred_cluster` with the cluster dimension
+/// it refines), the raw calls of [`placement_table_matches_the_driver`].
+fn placement_on(
+    ctx: &Arc<CudaContext>,
+    stream: &CudaStream,
+    f: &CudaFunction,
+    kind: &KindInfo,
+    value: sys::CUlaunchAttributeValue,
+) -> Result<(sys::CUresult, sys::CUresult), Box<dyn std::error::Error>> {
+    let id = raw_id(kind.id).expect("every kind of KINDS has an id in this build");
+    let mut attrs = probe_attrs(kind, id, value);
+    let raw = probe_config(stream, &mut attrs);
     let (n, a, null) = (0u32, 1.0f32, 0u64);
     let mut params = [
         &n as *const u32 as *mut _,
@@ -900,30 +916,8 @@ fn capture_column_matches_the_driver() -> TestResult {
             Graph::capture(&stream, |capture| {
                 let s = capture.stream();
                 launch_function(s, &f, &plain, &mut params())?;
-                let mut attrs = vec![sys::CUlaunchAttribute {
-                    id,
-                    pad: [0; 4],
-                    value,
-                }];
-                if kind.key == "preferred_cluster" {
-                    attrs.push(sys::CUlaunchAttribute {
-                        id: ClusterDim::ID,
-                        pad: [0; 4],
-                        value: ClusterDim::new(2, 1, 1).value(),
-                    });
-                }
-                let raw = sys::CUlaunchConfig {
-                    gridDimX: 8,
-                    gridDimY: 1,
-                    gridDimZ: 1,
-                    blockDimX: 32,
-                    blockDimY: 1,
-                    blockDimZ: 1,
-                    sharedMemBytes: 0,
-                    hStream: s.cu_stream(),
-                    attrs: attrs.as_mut_ptr(),
-                    numAttrs: attrs.len() as u32,
-                };
+                let mut attrs = probe_attrs(kind, id, value);
+                let raw = probe_config(s, &mut attrs);
                 let mut p = params();
                 let rc = sys::cuLaunchKernelEx(
                     &raw,
