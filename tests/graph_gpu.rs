@@ -650,6 +650,37 @@ fn busy(done: &mut CudaSlice<u32>, ns: u64);
 #[kernel(ptx = "kernels/priority.ptx")]
 fn probe(out: &mut CudaSlice<u32>, value: u32);
 
+/// What the driver reports for an executable graph instantiated with
+/// `CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY` by hand (one empty node): whether
+/// `cuGraphExecGetFlags` reads the flag back, which `node_priority_applies_at_replay` relies on.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn use_node_priority_reads_back_from_a_raw_instantiation() -> TestResult {
+    use chevron::sys;
+    let ctx = gpu::context(0)?;
+    ctx.bind_to_thread()?;
+    let ok = sys::CUresult::CUDA_SUCCESS;
+    let mut graph: sys::CUgraph = std::ptr::null_mut();
+    let mut node: sys::CUgraphNode = std::ptr::null_mut();
+    let mut exec: sys::CUgraphExec = std::ptr::null_mut();
+    let mut flags: sys::cuuint64_t = 0;
+    // SAFETY: out-pointers valid; the graph and exec are destroyed below.
+    unsafe {
+        assert_eq!(sys::cuGraphCreate(&mut graph, 0), ok);
+        assert_eq!(
+            sys::cuGraphAddEmptyNode(&mut node, graph, std::ptr::null(), 0),
+            ok
+        );
+        let rc = sys::cuGraphInstantiateWithFlags(&mut exec, graph, 8);
+        assert_eq!(rc, ok, "cuGraphInstantiateWithFlags(USE_NODE_PRIORITY)");
+        let rc = sys::cuGraphExecGetFlags(exec, &mut flags);
+        println!("cuGraphExecGetFlags: {rc:?}, flags {flags:#x}");
+        sys::cuGraphExecDestroy(exec);
+        sys::cuGraphDestroy(graph);
+    }
+    Ok(())
+}
+
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn node_priority_applies_at_replay() -> TestResult {
@@ -688,14 +719,21 @@ fn node_priority_applies_at_replay() -> TestResult {
             capture.last_node()
         })
     }?;
+    let node_priority = prioritized.node_attribute(&high_node, chevron::Priority::ID)?;
+    // SAFETY: the driver filled the union's member for this kind.
+    let read = unsafe { node_priority.priority };
+    println!(
+        "node priority read back: {read} (launched with {high}); exec flags: plain {:?}, \
+         prioritized {:?}",
+        gpu::exec_flags(&plain),
+        gpu::exec_flags(&prioritized)
+    );
+    assert_eq!(read, high);
     assert!(!gpu::uses_node_priority(&plain)?, "no node has a priority");
     assert!(
         gpu::uses_node_priority(&prioritized)?,
         "the probe node has priority {high}"
     );
-    let node_priority = prioritized.node_attribute(&high_node, chevron::Priority::ID)?;
-    // SAFETY: the driver filled the union's member for this kind.
-    assert_eq!(unsafe { node_priority.priority }, high);
 
     const BLOCK_NS: u64 = 20_000;
     const FLOOD_KERNELS: u32 = 16;

@@ -10,9 +10,12 @@
 //! kind's row as measured, to paste here). `ATTRIBUTES.md`'s `capture` column is generated from
 //! it ([`super::attributes_table`]).
 //!
-//! No row is [`Captured::Refused`] or [`Captured::Dropped`] by the documentation alone, so the
-//! compile-time placement is the launch column's for a capturing stream too; where a
-//! measurement finds a kind refused or dropped under capture, the placement is to follow it.
+//! Measured on the H200 (CUDA 13.0 driver): `sync` is refused (as on every launch: it is a
+//! stream kind), `programmatic_serialization`, `programmatic_event` and `completion_event`
+//! become edges, and `preferred_cluster` and `nvlink_centric` are dropped: accepted by the
+//! launch, and found neither on the node nor on its edges. A launch cannot know at compile
+//! time whether its stream captures, so the placement of those two stays the launch column's;
+//! the docs of `Graph::capture` say to set them on the node (`set_node_attribute`) instead.
 
 /// What the driver does with a kind on a launch that a stream capture records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,109 +87,102 @@ impl CaptureRow {
     }
 }
 
-const NODE_DOC: &str = "cuda.h: \"Valid for … graph nodes, launches\"";
+/// Where the measured rows come from.
+const MEASURED: &str = "capture_column_matches_the_driver (runtime/tests/gpu.rs) on the H200, \
+                        CUDA 13.0 driver, 2026-12-05: the launch's result, the attribute read \
+                        back from the captured node, and the node's edges";
 
 /// The capture column: one row per kind, in [`KINDS`](super::KINDS)' order.
 pub const CAPTURE: &[CaptureRow] = &[
     CaptureRow {
         key: "access_policy_window",
         captured: Captured::OnNode,
-        evidence: Evidence::Documented,
-        source: NODE_DOC,
+        evidence: Evidence::Measured(13000),
+        source: MEASURED,
     },
     CaptureRow {
         key: "cooperative",
         captured: Captured::OnNode,
-        evidence: Evidence::Documented,
-        source: NODE_DOC,
+        evidence: Evidence::Measured(13000),
+        source: MEASURED,
     },
     CaptureRow {
         key: "sync",
         captured: Captured::Refused,
-        evidence: Evidence::Documented,
-        source: "cuda.h: \"Valid for streams\" only; cuLaunchKernelEx refuses it (the launch \
-                 column, measured), on a capturing stream as on any",
+        evidence: Evidence::Measured(13000),
+        source: MEASURED,
     },
     CaptureRow {
         key: "cluster",
         captured: Captured::OnNode,
-        evidence: Evidence::Documented,
-        source: NODE_DOC,
+        evidence: Evidence::Measured(13000),
+        source: MEASURED,
     },
     CaptureRow {
         key: "cluster_scheduling",
         captured: Captured::OnNode,
-        evidence: Evidence::Documented,
-        source: NODE_DOC,
+        evidence: Evidence::Measured(13000),
+        source: MEASURED,
     },
     CaptureRow {
         key: "programmatic_serialization",
         captured: Captured::Edge,
-        evidence: Evidence::Documented,
-        source: "cuda.h: \"Valid for launches\" only; a graph expresses the overlap as a \
-                 programmatic edge (CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC from \
-                 CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC) into the node",
+        evidence: Evidence::Measured(13000),
+        source: MEASURED,
     },
     CaptureRow {
         key: "programmatic_event",
         captured: Captured::Edge,
-        evidence: Evidence::Documented,
-        source: "cuda.h: \"Valid for launches\" only; CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC: \
-                 \"See also CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT\": an edge to what waits on \
-                 the event in the capture",
+        evidence: Evidence::Measured(13000),
+        source: MEASURED,
     },
     CaptureRow {
         key: "priority",
         captured: Captured::OnNode,
-        evidence: Evidence::Documented,
-        source: NODE_DOC,
+        evidence: Evidence::Measured(13000),
+        source: MEASURED,
     },
     CaptureRow {
         key: "mem_sync_domain_map",
         captured: Captured::OnNode,
-        evidence: Evidence::Documented,
-        source: NODE_DOC,
+        evidence: Evidence::Measured(13000),
+        source: MEASURED,
     },
     CaptureRow {
         key: "mem_sync_domain",
         captured: Captured::OnNode,
-        evidence: Evidence::Documented,
-        source: NODE_DOC,
+        evidence: Evidence::Measured(13000),
+        source: MEASURED,
     },
     CaptureRow {
         key: "preferred_cluster",
-        captured: Captured::Unknown,
-        evidence: Evidence::Documented,
-        source: "cuda.h says \"Valid for graph nodes, launches\", but \
-                 cuGraphKernelNodeSetAttribute refused it on the H200 (the graph node column)",
+        captured: Captured::Dropped,
+        evidence: Evidence::Measured(13000),
+        source: MEASURED,
     },
     CaptureRow {
         key: "completion_event",
         captured: Captured::Edge,
-        evidence: Evidence::Documented,
-        source: "cuda.h: \"Valid for launches\" only; CU_GRAPH_KERNEL_NODE_PORT_LAUNCH_ORDER: \
-                 \"See also CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT\": an edge to what \
-                 waits on the event in the capture",
+        evidence: Evidence::Measured(13000),
+        source: MEASURED,
     },
     CaptureRow {
         key: "device_updatable",
         captured: Captured::OnNode,
-        evidence: Evidence::Documented,
-        source: "cuda.h: \"graphs-only\", an error on a non-capturing stream; on success the \
-                 node's handle comes back in devNode",
+        evidence: Evidence::Measured(13000),
+        source: MEASURED,
     },
     CaptureRow {
         key: "shared_carveout",
-        captured: Captured::Unknown,
-        evidence: Evidence::Documented,
-        source: "cuda.h 13.0: \"Valid for launches\"; cuGraphKernelNodeSetAttribute took it on \
-                 the H200 (the graph node column)",
+        captured: Captured::OnNode,
+        evidence: Evidence::Measured(13000),
+        source: MEASURED,
     },
     CaptureRow {
         key: "nvlink_centric",
-        captured: Captured::OnNode,
-        evidence: Evidence::Documented,
-        source: NODE_DOC,
+        captured: Captured::Dropped,
+        evidence: Evidence::Measured(13000),
+        source: MEASURED,
     },
     CaptureRow {
         key: "portable_cluster_size_mode",

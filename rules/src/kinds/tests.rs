@@ -181,16 +181,17 @@ fn the_capture_column_has_a_row_per_kind() {
     assert_eq!(capture_row("shared"), None);
     // The cells say how each row is known.
     let cell = |key| capture_row(key).expect("a row").cell();
-    assert_eq!(cell("priority"), "on the node (documented, not measured)");
+    assert_eq!(cell("priority"), "on the node (measured, CUDA 13.0 driver)");
     assert_eq!(
         cell("completion_event"),
-        "an edge (documented, not measured)"
+        "an edge (measured, CUDA 13.0 driver)"
     );
-    assert_eq!(cell("sync"), "refused (documented, not measured)");
-    assert_eq!(cell("preferred_cluster"), "not measured");
-    let measured = CaptureRow {
-        evidence: Evidence::Measured(13000),
+    assert_eq!(cell("sync"), "refused (measured, CUDA 13.0 driver)");
+    assert_eq!(cell("nvlink_centric"), "dropped (measured, CUDA 13.0 driver)");
+    assert_eq!(cell("shared_memory_mode"), "not measured");
+    let documented = CaptureRow {
+        evidence: Evidence::Documented,
         ..*capture_row("priority").expect("a row")
     };
-    assert_eq!(measured.cell(), "on the node (measured, CUDA 13.0 driver)");
+    assert_eq!(documented.cell(), "on the node (documented, not measured)");
 }

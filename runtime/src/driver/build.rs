@@ -73,15 +73,35 @@ pub(crate) unsafe fn add_memcpy_node(
     src: sys::CUdeviceptr,
     bytes: usize,
 ) -> Result<sys::CUgraphNode, DriverError> {
-    // SAFETY: all-zero is a valid value of this plain C struct (null pointers, zero offsets).
-    let mut params: sys::CUDA_MEMCPY3D = unsafe { core::mem::zeroed() };
-    params.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
-    params.srcDevice = src;
-    params.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
-    params.dstDevice = dst;
-    params.WidthInBytes = bytes;
-    params.Height = 1;
-    params.Depth = 1;
+    // Every field written: the struct holds enums (`CUmemorytype`) for which all-zero is no
+    // value, so `mem::zeroed` is undefined (and panics in debug and test builds).
+    let params = sys::CUDA_MEMCPY3D {
+        srcXInBytes: 0,
+        srcY: 0,
+        srcZ: 0,
+        srcLOD: 0,
+        srcMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
+        srcHost: core::ptr::null(),
+        srcDevice: src,
+        srcArray: core::ptr::null_mut(),
+        reserved0: core::ptr::null_mut(),
+        srcPitch: 0,
+        srcHeight: 0,
+        dstXInBytes: 0,
+        dstY: 0,
+        dstZ: 0,
+        dstLOD: 0,
+        dstMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
+        dstHost: core::ptr::null_mut(),
+        dstDevice: dst,
+        dstArray: core::ptr::null_mut(),
+        reserved1: core::ptr::null_mut(),
+        dstPitch: 0,
+        dstHeight: 0,
+        WidthInBytes: bytes,
+        Height: 1,
+        Depth: 1,
+    };
     let (ptr, n) = deps_ptr(deps);
     let mut node: sys::CUgraphNode = core::ptr::null_mut();
     // SAFETY: forwarded from the caller; `params` and the dependency array live for the call.
