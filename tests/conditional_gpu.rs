@@ -392,10 +392,6 @@ fn a_priority_inside_a_body_instantiates_with_node_priorities() -> TestResult {
             })
         }?
         .0;
-        println!(
-            "priority in the body: {prioritized}; exec flags {:?}",
-            gpu::exec_flags(&graph)
-        );
         assert_eq!(
             gpu::uses_node_priority(&graph)?,
             prioritized,

@@ -69,23 +69,8 @@ fn skip() -> ! {
     std::process::exit(0)
 }
 
-/// `cuGraphExecGetFlags` of `graph`'s executable: the result and the flags.
-pub fn exec_flags(graph: &chevron::Graph<'_>) -> (chevron::sys::CUresult, u64) {
-    let mut flags: chevron::sys::cuuint64_t = 0;
-    // SAFETY: the graph's live executable; `flags` is a valid out-pointer.
-    let rc = unsafe { chevron::sys::cuGraphExecGetFlags(graph.cu_graph_exec(), &mut flags) };
-    (rc, flags)
-}
-
-/// Whether `graph` was instantiated with `CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY`.
-pub fn uses_node_priority(graph: &chevron::Graph<'_>) -> Result<bool, Box<dyn std::error::Error>> {
-    use chevron::sys;
-    let mut flags: sys::cuuint64_t = 0;
-    // SAFETY: the graph's live executable; `flags` is a valid out-pointer.
-    let rc = unsafe { sys::cuGraphExecGetFlags(graph.cu_graph_exec(), &mut flags) };
-    if rc != sys::CUresult::CUDA_SUCCESS {
-        return Err(format!("cuGraphExecGetFlags: {rc:?}").into());
-    }
-    let flag = sys::CUgraphInstantiate_flags::CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
-    Ok(flags & flag.0 as u64 != 0)
+/// Whether `graph` is instantiated with `CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY`
+/// (`Graph::uses_node_priorities`: `cuGraphExecGetFlags` does not report the flag).
+pub fn uses_node_priority(graph: &chevron::Graph<'_>) -> Result<bool, chevron::Error> {
+    graph.uses_node_priorities()
 }

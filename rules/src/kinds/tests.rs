@@ -187,7 +187,10 @@ fn the_capture_column_has_a_row_per_kind() {
         "an edge (measured, CUDA 13.0 driver)"
     );
     assert_eq!(cell("sync"), "refused (measured, CUDA 13.0 driver)");
-    assert_eq!(cell("nvlink_centric"), "dropped (measured, CUDA 13.0 driver)");
+    assert_eq!(
+        cell("nvlink_centric"),
+        "dropped (measured, CUDA 13.0 driver)"
+    );
     assert_eq!(cell("shared_memory_mode"), "not measured");
     let documented = CaptureRow {
         evidence: Evidence::Documented,

@@ -525,6 +525,21 @@ impl<'a> Graph<'a> {
     pub fn cu_graph_exec(&self) -> sys::CUgraphExec {
         self.exec
     }
+
+    /// Whether the graph is instantiated with `CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY`,
+    /// so that each kernel node replays at its own priority: whether one of its kernel nodes
+    /// (in child graphs and conditional bodies too) has a priority other than 0. Asked of the
+    /// graph as instantiated (`cuGraphExecGetFlags` does not report this flag: on a CUDA 13.0
+    /// driver it reads 0 for an executable instantiated with it).
+    ///
+    /// # Errors
+    /// `Error::Driver` when the driver cannot list the graph's nodes.
+    pub fn uses_node_priorities(&self) -> Result<bool, Error> {
+        self.ensure_current(KernelName(None))?;
+        // SAFETY: the graph is live, its context current (made so above).
+        let flags = unsafe { flags_of(self.graph, self.body_priority) }?;
+        Ok(flags == USE_NODE_PRIORITY)
+    }
 }
 
 std::thread_local! {
