@@ -863,3 +863,63 @@ fn dropping_a_graph_waits_so_a_freed_buffer_is_not_written_by_its_replay() -> Te
     );
     Ok(())
 }
+
+/// `nvlink_centric` on a launch inside a capture: the capture drops it (measured,
+/// `capture_column_matches_the_driver`), so chevron refuses the launch with the fix (set it on
+/// the node after the capture); the same launch outside a capture runs, and the fix does what
+/// it says: the node then carries the attribute.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_kind_the_capture_drops_is_refused_in_a_capture_and_set_on_the_node_instead() -> TestResult {
+    let _serial = gpu::serial();
+    let ctx = gpu::context(0)?;
+    let stream = ctx.new_stream()?;
+    let mut y = stream.clone_htod(&vec![1.0f32; N as usize])?;
+    let blocks = N.div_ceil(256);
+    unsafe { launch!(chain<<<blocks, 256, &stream, nvlink_centric>>>(N, 2.0, 1.0, &mut y)) }?;
+    assert_same(
+        "outside a capture",
+        &stream.clone_dtoh(&y)?,
+        &vec![3.0; N as usize],
+    );
+    // The refused capture's borrow of `y` ends with this block.
+    let message = {
+        let refused = unsafe {
+            Graph::capture(
+                &stream,
+                |capture| launch!(chain<<<blocks, 256, capture.stream(), nvlink_centric>>>(N, 2.0, 1.0, &mut y)),
+            )
+        };
+        match refused {
+            Err(chevron::Error::Graph { message, .. }) => message,
+            Err(other) => panic!("another error: {other}"),
+            Ok(_) => panic!("a capture dropping `nvlink_centric` was accepted"),
+        }
+    };
+    assert!(
+        message.contains("`nvlink_centric`") && message.contains("Graph::set_node_attribute"),
+        "{message}"
+    );
+    println!("refused in a capture: {message}");
+    let (mut graph, node) = unsafe {
+        Graph::capture(&stream, |capture| {
+            launch!(chain<<<blocks, 256, capture.stream()>>>(N, 2.0, 1.0, &mut y))?;
+            capture.last_node()
+        })
+    }?;
+    graph.set_node_attribute(&node, chevron::NvlinkCentric)?;
+    let read = graph.node_attribute(&node, chevron::NvlinkCentric::ID)?;
+    // SAFETY: the driver filled the union's member for this kind (a flag, in the first word).
+    let on = unsafe { *(&read as *const _ as *const u32) };
+    assert_eq!(on, 1, "the node carries nvlink_centric");
+    graph.replay(&stream)?;
+    stream.synchronize()?;
+    drop(graph);
+    // 1 → 3 (outside) → 7 (the replay); the refused capture recorded nothing.
+    assert_same(
+        "after the replay",
+        &stream.clone_dtoh(&y)?,
+        &vec![7.0; N as usize],
+    );
+    Ok(())
+}

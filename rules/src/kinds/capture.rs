@@ -14,8 +14,9 @@
 //! stream kind), `programmatic_serialization`, `programmatic_event` and `completion_event`
 //! become edges, and `preferred_cluster` and `nvlink_centric` are dropped: accepted by the
 //! launch, and found neither on the node nor on its edges. A launch cannot know at compile
-//! time whether its stream captures, so the placement of those two stays the launch column's;
-//! the docs of `Graph::capture` say to set them on the node (`set_node_attribute`) instead.
+//! time whether its stream captures, so the runtime follows the column: a launch with a
+//! dropped kind on a capturing stream is refused, with the fix (set it on the node with
+//! `Graph::set_node_attribute`, where the graph node column takes it).
 
 /// What the driver does with a kind on a launch that a stream capture records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

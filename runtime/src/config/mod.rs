@@ -39,6 +39,22 @@ pub(crate) const fn bit(id: u32) -> u64 {
     1 << if id < 63 { id } else { 63 }
 }
 
+/// The kinds a stream capture drops (`chevron_cuda_rules::kinds::CAPTURE`, measured: accepted
+/// by the launch, then found neither on the captured node nor on its edges).
+pub(crate) const CAPTURE_DROPPED: u64 = {
+    use chevron_cuda_rules::kinds::{Captured, CAPTURE, KINDS};
+    let mut mask = 0;
+    let mut k = 0;
+    // One row per kind, in KINDS' order (a test of the rules crate checks it).
+    while k < CAPTURE.len() && k < KINDS.len() {
+        if matches!(CAPTURE[k].captured, Captured::Dropped) {
+            mask |= bit(KINDS[k].id);
+        }
+        k += 1;
+    }
+    mask
+};
+
 /// The launch-attribute kinds with limit rules of their own ([`LaunchConfig::validate`]): a
 /// config with none of them is checked on its grid and block alone.
 const RULED_KINDS: u64 =
@@ -511,6 +527,26 @@ impl<'a> LaunchConfig<'a> {
         A::Since: Reached<A>,
     {
         self.launch_value(A::KIND.id).is_some()
+    }
+
+    /// Whether the config has a launch attribute that a stream capture drops: one mask test.
+    #[inline(always)]
+    pub(crate) fn has_capture_dropped(&self) -> bool {
+        self.present & CAPTURE_DROPPED != 0
+    }
+
+    /// The keys of the config's launch attributes that a stream capture drops
+    /// ([`CAPTURE_DROPPED`]); empty (no scan) for a config with none.
+    #[inline]
+    pub(crate) fn capture_dropped(&self) -> Vec<&'static str> {
+        if self.present & CAPTURE_DROPPED == 0 {
+            return Vec::new();
+        }
+        self.launch_attributes()
+            .iter()
+            .filter(|a| CAPTURE_DROPPED & bit(a.id as u32) != 0)
+            .filter_map(|a| chevron_cuda_rules::kinds::by_id(a.id as u32).map(|k| k.key))
+            .collect()
     }
 
     /// The value of the launch attribute with driver id `id` (a `u32`, so that kinds of newer

@@ -134,3 +134,22 @@ fn kernel_block_lowers_to_the_required_block_dim() {
     assert!(!plain.uses_kernel_block());
     assert_eq!(plain.raw(core::ptr::null_mut()).blockDimX, 64);
 }
+
+/// The kinds a stream capture drops, as measured (`kinds::CAPTURE`): `preferred_cluster` and
+/// `nvlink_centric` (id 16); a config names them only when it has one.
+#[test]
+fn a_config_knows_which_of_its_kinds_a_capture_drops() {
+    assert_eq!(
+        CAPTURE_DROPPED,
+        bit(PreferredClusterDim::KIND.id) | bit(16),
+        "preferred_cluster and nvlink_centric"
+    );
+    let plain = LaunchConfig::new(8u32, 32u32).with(ClusterDim::new(2, 1, 1));
+    assert!(!plain.has_capture_dropped());
+    assert!(plain.capture_dropped().is_empty());
+    let preferred = LaunchConfig::new(8u32, 32u32)
+        .with(ClusterDim::new(2, 1, 1))
+        .with(PreferredClusterDim::new(4, 1, 1));
+    assert!(preferred.has_capture_dropped());
+    assert_eq!(preferred.capture_dropped(), ["preferred_cluster"]);
+}

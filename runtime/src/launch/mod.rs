@@ -302,6 +302,9 @@ unsafe fn enqueue(
     if config.uses_kernel_block() {
         kernel_block_available(driver::driver_version_once()).map_err(Failure::Step)?;
     }
+    if config.has_capture_dropped() {
+        refuse_dropped_in_capture(stream, kernel, config).map_err(Failure::Step)?;
+    }
     let shared = config.shared_bytes();
     if shared > 0 {
         ensure_shared(stream.context(), func, shared, kernel, config).map_err(Failure::Step)?;
@@ -325,6 +328,44 @@ unsafe fn enqueue(
     }
     // SAFETY: forwarded from the caller.
     unsafe { driver::launch_kernel_ex(raw, func, params) }.map_err(Failure::Launch)
+}
+
+/// A launch on a capturing stream with a kind the capture drops (`preferred_cluster`,
+/// `nvlink_centric`: measured on the H200, the captured node carries neither): refused, since
+/// the graph would run without it; the same launch on a stream that does not capture runs.
+#[cold]
+#[inline(never)]
+fn refuse_dropped_in_capture(
+    stream: &CudaStream,
+    kernel: KernelName,
+    config: &LaunchConfig<'_>,
+) -> Result<(), Error> {
+    if !crate::driver::device::is_capturing(stream) {
+        return Ok(());
+    }
+    let keys = config.capture_dropped();
+    let fix = keys
+        .iter()
+        .map(|key| match chevron_cuda_rules::kinds::by_key(key) {
+            Some(k) if k.accepts(chevron_cuda_rules::kinds::Position::GraphNode) => {
+                format!("set `{key}` on the node after the capture (`Graph::set_node_attribute`)")
+            }
+            _ => format!("leave `{key}` out: no graph node takes it"),
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    Err(Error::Graph {
+        kernel,
+        message: format!(
+            "{} on a launch while its stream captures a graph: the capture drops {} (the \
+             captured node does not carry it), so the graph would run without it; {fix}",
+            keys.iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(" and "),
+            if keys.len() == 1 { "it" } else { "them" },
+        ),
+    })
 }
 
 /// What [`Error::Unavailable`] names for a launch in the kernel's own block shape.
