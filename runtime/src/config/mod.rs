@@ -312,13 +312,15 @@ impl<'a> LaunchConfig<'a> {
 
     /// Whether a launch with this config needs nothing besides `cuLaunchKernelEx`: no dynamic
     /// shared memory (whose opt-in is looked up per function), no non-portable cluster, no
-    /// stream attribute, not the kernel's own block (whose driver version is checked first).
+    /// stream attribute, not the kernel's own block (whose driver version is checked first), no
+    /// kind a stream capture drops (whose stream is asked whether it captures).
     #[inline(always)]
     pub(crate) fn is_plain(&self) -> bool {
         (self.shared == 0)
             & !self.non_portable_cluster
             & (self.n_stream_attrs == 0)
             & !self.kernel_block
+            & (self.present & CAPTURE_DROPPED == 0)
     }
 
     /// Whether [`Self::non_portable_cluster`] was set.

@@ -152,4 +152,7 @@ fn a_config_knows_which_of_its_kinds_a_capture_drops() {
         .with(PreferredClusterDim::new(4, 1, 1));
     assert!(preferred.has_capture_dropped());
     assert_eq!(preferred.capture_dropped(), ["preferred_cluster"]);
+    // The quick launch path (`cuLaunchKernelEx` alone) is not taken: the stream is asked.
+    assert!(plain.is_plain());
+    assert!(!preferred.is_plain());
 }
