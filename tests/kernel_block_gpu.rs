@@ -220,31 +220,3 @@ fn kernel_block_of_a_kernel_without_reqntid_is_refused() -> TestResult {
     println!("refused: {text}");
     Ok(())
 }
-
-/// The occupancy of a launch in the kernel's own block shape is that of its compiled-in block
-/// (32 × 4 threads), not of the placeholder block (1, 1, 1) the driver is given.
-#[test]
-#[ignore = "needs a CUDA GPU"]
-fn kernel_block_occupancy_is_the_compiled_blocks() -> TestResult {
-    let ctx = gpu::context(0)?;
-    let own = own_shape::kernel().occupancy(&ctx, &LaunchConfig::kernel_block(5u32))?;
-    let written = own_shape::kernel().occupancy(&ctx, &LaunchConfig::new(5u32, (32u32, 4u32)))?;
-    println!(
-        "occupancy of own_shape: with `_` {} blocks/SM, {} warps/SM; with (32, 4) {} blocks/SM, \
-         {} warps/SM",
-        own.blocks_per_sm,
-        own.active_warps_per_sm,
-        written.blocks_per_sm,
-        written.active_warps_per_sm
-    );
-    assert_eq!(
-        (own.blocks_per_sm, own.active_warps_per_sm),
-        (written.blocks_per_sm, written.active_warps_per_sm)
-    );
-    assert_eq!(
-        own.active_warps_per_sm,
-        own.blocks_per_sm * 4,
-        "4 warps a block"
-    );
-    Ok(())
-}

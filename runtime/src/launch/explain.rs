@@ -54,11 +54,9 @@ pub(crate) fn explain(
             let sms = ctx
                 .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
                 .unwrap_or(0) as u32;
-            let threads = crate::launch::occupancy::block_threads(func, config, kernel)
-                .unwrap_or_else(|_| block.volume());
             let per_sm = func
                 .occupancy_max_active_blocks_per_multiprocessor(
-                    u32::try_from(threads).unwrap_or(u32::MAX),
+                    block.volume() as u32,
                     config.shared_bytes() as usize,
                     None,
                 )

@@ -132,24 +132,6 @@ fn device(ctx: &Arc<CudaContext>, attr: A, kernel: KernelName) -> Result<u32, Er
         .map_err(|e| Error::driver("cuDeviceGetAttribute", kernel, e))
 }
 
-/// Threads per block of a launch with `config`: its block's, or for a launch in the kernel's own
-/// block shape (`_`, whose config holds the driver's placeholder block (1, 1, 1)) the kernel's
-/// compiled-in `.reqntid`, as the driver reports it (`CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`,
-/// which `.reqntid` fixes).
-pub(crate) fn block_threads(
-    func: &CudaFunction,
-    config: &LaunchConfig<'_>,
-    kernel: KernelName,
-) -> Result<u64, Error> {
-    if !config.uses_kernel_block() {
-        return Ok(config.block().volume());
-    }
-    let threads = func
-        .get_attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
-        .map_err(|e| Error::driver("cuFuncGetAttribute", kernel, e))?;
-    Ok(u64::try_from(threads).unwrap_or(0))
-}
-
 fn blocks_per_sm(
     func: &CudaFunction,
     threads: u64,
@@ -172,7 +154,7 @@ pub(crate) fn occupancy_named(
 ) -> Result<Occupancy, Error> {
     let shared = config.shared_bytes();
     prepare(ctx, func, config, kernel)?;
-    let threads = block_threads(func, config, kernel)?;
+    let threads = config.block().volume();
     let blocks = blocks_per_sm(func, threads, shared, kernel)?;
     let sms = device(ctx, A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, kernel)?;
     let warp = device(ctx, A::CU_DEVICE_ATTRIBUTE_WARP_SIZE, kernel)?.max(1);

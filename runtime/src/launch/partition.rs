@@ -431,10 +431,9 @@ pub(crate) fn cooperative_too_large(
     if shared > 0 {
         crate::launch::function::ensure_shared(stream.context(), func, shared, kernel, config)?;
     }
-    let threads = crate::launch::occupancy::block_threads(func, config, kernel)?;
     let per_sm = func
         .occupancy_max_active_blocks_per_multiprocessor(
-            u32::try_from(threads).unwrap_or(u32::MAX),
+            u32::try_from(config.block().volume()).unwrap_or(u32::MAX),
             shared as usize,
             None,
         )
