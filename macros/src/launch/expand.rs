@@ -430,12 +430,9 @@ fn bind_stream(input: &LaunchInput, stream: &Expr, lets: &mut Lets) -> TokenStre
     }
 }
 
-/// The stream `bound` (a local holding what was written) through `StreamProbe`: a reference
+/// The stream `bound` (a local holding what was written) through `stream_ref`: a reference
 /// comes back as it is; a stream by value gets chevron's message (`StreamByReference`).
-/// The probe's traits are imported in a block that holds no user expression.
 fn stream_probe(p: &TokenStream, bound: &TokenStream, span: Span) -> TokenStream {
-    let call = quote_spanned!(span=> #p::StreamProbe(&#bound).__chevron_stream());
-    let imports = quote!(use #p::{StreamByValue as _, StreamRef as _};);
     // At the stream's span, so that rustc's messages about the stream point at it.
-    quote_spanned!(span=> { #imports #call })
+    quote_spanned!(span=> #p::stream_ref(#bound))
 }

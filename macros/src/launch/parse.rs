@@ -48,7 +48,9 @@ pub fn parse_launch(input: TokenStream, cx: &mut Errors) -> syn::Result<LaunchIn
     let args =
         match tts.get(close + 3) {
             Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis => {
-                let parser = Punctuated::<Expr, Token![,]>::parse_terminated;
+                let parser = |input: ParseStream| {
+                    Punctuated::<Expr, Token![,]>::parse_terminated_with(input, parse_expr)
+                };
                 parser.parse2(g.stream())?.into_iter().collect()
             }
             other => return Err(syn::Error::new(
@@ -314,7 +316,63 @@ fn parse_entry(input: ParseStream, index: usize, positions: usize) -> syn::Resul
             return Err(input.error(format!("expected `{ident}(KEY = VALUE, …)`")));
         }
     }
-    Ok(Entry::Position(input.parse()?))
+    Ok(Entry::Position(parse_expr(input)?))
+}
+
+/// An expression: a lone identifier or literal (`n`, `x`, `256`, `2.0`) followed by `,` or the
+/// end is taken as it is, any other goes through syn's expression parser. The same `Expr` as
+/// syn's, for a fraction of the work: a macro runs unoptimised in a debug build, where syn's
+/// expression parser tries each keyword and operator before it accepts `x` (about a fifth of
+/// `launch!`'s own time, `scripts/compile_bench.sh`).
+pub(crate) fn parse_expr(input: ParseStream) -> syn::Result<Expr> {
+    let lone = input.step(|cursor| {
+        let (tt, rest) = match cursor.token_tree() {
+            Some(next) => next,
+            None => return Err(cursor.error("expected an expression")),
+        };
+        let ends = rest.eof() || matches!(rest.punct(), Some((p, _)) if p.as_char() == ',');
+        let expr = match (&tt, ends) {
+            (TokenTree::Ident(i), true) if !is_keyword(&i.to_string()) => {
+                Some(Expr::Path(syn::ExprPath {
+                    attrs: Vec::new(),
+                    qself: None,
+                    path: Path::from(i.clone()),
+                }))
+            }
+            (TokenTree::Literal(l), true) => match syn::Lit::new(l.clone()) {
+                // A literal syn reads as something else (`1u8x`) keeps syn's own error.
+                syn::Lit::Verbatim(_) => None,
+                lit => Some(Expr::Lit(syn::ExprLit {
+                    attrs: Vec::new(),
+                    lit,
+                })),
+            },
+            _ => None,
+        };
+        match expr {
+            Some(expr) => Ok((Some(expr), rest)),
+            None => Ok((None, *cursor)),
+        }
+    })?;
+    match lone {
+        Some(expr) => Ok(expr),
+        None => input.parse(),
+    }
+}
+
+/// Rust's keywords, strict and reserved (`true`, `self`, `match`…): a lone one goes through
+/// syn's parser, which knows what each is.
+fn is_keyword(word: &str) -> bool {
+    matches!(
+        word,
+        "as" | "break" | "const" | "continue" | "crate" | "else" | "enum" | "extern" | "false"
+            | "fn" | "for" | "if" | "impl" | "in" | "let" | "loop" | "match" | "mod" | "move"
+            | "mut" | "pub" | "ref" | "return" | "self" | "Self" | "static" | "struct"
+            | "super" | "trait" | "true" | "type" | "unsafe" | "use" | "where" | "while"
+            | "async" | "await" | "dyn" | "abstract" | "become" | "box" | "do" | "final"
+            | "macro" | "override" | "priv" | "typeof" | "unsized" | "virtual" | "yield"
+            | "try" | "gen" | "_"
+    )
 }
 
 /// `KEY` or `KEY = EXPR`.
@@ -332,7 +390,7 @@ fn parse_attr(input: ParseStream) -> syn::Result<Attr> {
     }
     Ok(Attr {
         key,
-        value: Some(input.parse()?),
+        value: Some(parse_expr(input)?),
     })
 }
 

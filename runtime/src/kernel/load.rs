@@ -23,7 +23,7 @@ impl Kernel {
         ensure_driver()?;
         let _loader = lock(&LOADER);
         // Another thread may have loaded it while this one waited.
-        for slot in &self.cache.slots {
+        for slot in &self.cache().slots {
             match slot.get() {
                 Some((k, f, v)) if *k == key => return Ok((f, *v)),
                 Some(_) => {}
@@ -35,7 +35,7 @@ impl Kernel {
                 }
             }
         }
-        let mut overflow = lock(&self.cache.overflow);
+        let mut overflow = lock(&self.cache().overflow);
         if let Some((_, f, v)) = overflow.iter().find(|(k, _, _)| *k == key) {
             return Ok((f, *v));
         }
@@ -188,7 +188,7 @@ impl Kernel {
         let file = format!("NVRTC's PTX of {path}");
         ptx::check_cpp(self.signature, entry, &file, ptx_text).map_err(signature)?;
         // The directives do not depend on the compute capability: the first compile's serve.
-        let _ = self.cache.nvrtc_entry.set(entry.clone());
+        let _ = self.cache().nvrtc_entry.set(entry.clone());
         Ok(entry.name.clone())
     }
 }

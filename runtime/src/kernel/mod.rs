@@ -130,7 +130,7 @@ pub struct Kernel {
     entry: Option<&'static str>,
     source: KernelSource,
     signature: &'static [ParamSig],
-    cache: Cache,
+    cache: OnceLock<Box<Cache>>,
 }
 
 /// What a [`Kernel`] loads and keeps: its function per context, and for CUDA C the entry NVRTC
@@ -263,7 +263,7 @@ impl Kernel {
             entry,
             source,
             signature,
-            cache: Cache::EMPTY,
+            cache: OnceLock::new(),
         }
     }
 
@@ -307,7 +307,7 @@ impl Kernel {
     #[inline]
     fn get_loaded(&self, ctx: &Arc<CudaContext>) -> Result<(&CudaFunction, usize), Error> {
         let key = ctx.cu_ctx() as usize;
-        match self.cache.slots[0].get() {
+        match self.cache().slots[0].get() {
             Some((k, f, v)) if *k == key => Ok((f, *v)),
             _ => self.get_other(ctx, key),
         }
@@ -320,7 +320,7 @@ impl Kernel {
         ctx: &Arc<CudaContext>,
         key: usize,
     ) -> Result<(&CudaFunction, usize), Error> {
-        for slot in &self.cache.slots {
+        for slot in &self.cache().slots {
             match slot.get() {
                 Some((k, f, v)) if *k == key => return Ok((f, *v)),
                 Some(_) => {}
@@ -413,5 +413,16 @@ impl Kernel {
     ) -> Result<u32, Error> {
         let f = self.get(ctx)?;
         occupancy::max_active_clusters_named(ctx, f, config, KernelName(Some(self.name)))
+    }
+}
+
+impl Kernel {
+    /// The kernel's cache, allocated at its first use.
+    #[inline(always)]
+    fn cache(&self) -> &Cache {
+        match self.cache.get() {
+            Some(cache) => cache,
+            None => self.cache.get_or_init(|| Box::new(Cache::EMPTY)),
+        }
     }
 }

@@ -53,7 +53,7 @@ impl Kernel {
     /// none before that.
     #[inline]
     fn nvrtc_rules(&self, declared: &KernelInfo) -> LaunchRules {
-        match self.cache.nvrtc_info.get() {
+        match self.cache().nvrtc_info.get() {
             Some(rules) => *rules,
             None => self.nvrtc_rules_cold(declared),
         }
@@ -63,7 +63,7 @@ impl Kernel {
     fn nvrtc_rules_cold(&self, declared: &KernelInfo) -> LaunchRules {
         match self.nvrtc_info_for(declared) {
             Some(_) => self
-                .cache
+                .cache()
                 .nvrtc_info
                 .get()
                 .copied()
@@ -125,10 +125,10 @@ impl Kernel {
 
     /// The rules of a CUDA C kernel, from NVRTC's output and the declaration's options.
     fn nvrtc_info_for(&self, declared: &KernelInfo) -> Option<&KernelInfo> {
-        if let Some(rules) = self.cache.nvrtc_info.get() {
+        if let Some(rules) = self.cache().nvrtc_info.get() {
             return Some(rules.info);
         }
-        let entry = self.cache.nvrtc_entry.get()?;
+        let entry = self.cache().nvrtc_entry.get()?;
         let file = format!("NVRTC's PTX of {}", self.source.path());
         let text = fit::read_info(
             entry,
@@ -140,7 +140,7 @@ impl Kernel {
         // Leaked once per kernel and process (a lost race leaks one more).
         let info: &'static KernelInfo = Box::leak(Box::new(text.leak()));
         Some(
-            self.cache
+            self.cache()
                 .nvrtc_info
                 .get_or_init(|| LaunchRules::of(info))
                 .info,

@@ -406,57 +406,47 @@ mod sealed {
     pub trait Never {}
 }
 
-/// What `launch!` passes its stream through (`StreamProbe(&stream).__chevron_stream()`): a
-/// reference comes back as it is, to be coerced to the kernel's `&CudaStream` as before; a
-/// stream given by value (an `Arc<CudaStream>` without `&`) gets `StreamByReference`'s
-/// message instead of rustc's type mismatch.
-pub struct StreamProbe<'p, T>(pub &'p T);
-
-/// The stream is a reference: it comes back unchanged.
-pub trait StreamRef<'p, S: ?Sized> {
-    /// The reference.
-    fn __chevron_stream(self) -> &'p S;
+/// What `launch!` passes its stream through (`stream_ref(stream)`): a reference comes back as
+/// it is, to be coerced to the kernel's `&CudaStream` (a `&Arc<CudaStream>` derefs to it); a
+/// stream given by value (an `Arc<CudaStream>` without `&`) gets [`StreamByReference`]'s
+/// message instead of rustc's type mismatch. One generic call: rustc checks one bound per
+/// launch (a method probe through auto-references cost about 0.7 million instructions per
+/// launch, `scripts/compile_bench.sh`).
+#[inline(always)]
+pub fn stream_ref<'a, T: StreamByReference<'a>>(stream: T) -> &'a T::Stream {
+    stream.__chevron_stream()
 }
 
-impl<'p, 'x: 'p, S: ?Sized> StreamRef<'p, S> for StreamProbe<'p, &'x S> {
-    #[inline(always)]
-    fn __chevron_stream(self) -> &'p S {
-        self.0
-    }
-}
-
-impl<'p, 'x: 'p, S: ?Sized> StreamRef<'p, S> for StreamProbe<'p, &'x mut S> {
-    #[inline(always)]
-    fn __chevron_stream(self) -> &'p S {
-        self.0
-    }
-}
-
-/// The fallback (one auto-reference further) for a stream given by value.
-pub trait StreamByValue<'p, T> {
-    /// Never callable: the bound cannot hold.
-    fn __chevron_stream(self) -> &'p T
-    where
-        T: StreamByReference;
-}
-
-impl<'p, T> StreamByValue<'p, T> for &StreamProbe<'p, T> {
-    #[inline(always)]
-    fn __chevron_stream(self) -> &'p T
-    where
-        T: StreamByReference,
-    {
-        self.0
-    }
-}
-
-/// Never implemented: a stream reached `launch!` by value.
+/// What `launch!` takes as its stream: a reference (`&CudaStream`, `&Arc<CudaStream>`, or
+/// anything that derefs to a `CudaStream`). A stream given by value has no implementation, and
+/// gets this trait's message.
 #[diagnostic::on_unimplemented(
     message = "`launch!` takes the stream by reference, not by value (`{Self}`)",
     label = "write `&` before the stream",
     note = "the third position is a `&CudaStream` (a `&Arc<CudaStream>` works too): `<<<GRID, BLOCK, &stream>>>`"
 )]
-pub trait StreamByReference: sealed::Never {}
+pub trait StreamByReference<'a> {
+    /// What the reference points at.
+    type Stream: ?Sized;
+    /// The reference, as a shared one.
+    fn __chevron_stream(self) -> &'a Self::Stream;
+}
+
+impl<'a, S: ?Sized> StreamByReference<'a> for &'a S {
+    type Stream = S;
+    #[inline(always)]
+    fn __chevron_stream(self) -> &'a S {
+        self
+    }
+}
+
+impl<'a, S: ?Sized> StreamByReference<'a> for &'a mut S {
+    type Stream = S;
+    #[inline(always)]
+    fn __chevron_stream(self) -> &'a S {
+        self
+    }
+}
 
 /// What a typed `launch!` passes an argument written `&…` or `&mut …` through
 /// (`ArgProbe(Some(&x)).__chevron_typed_arg()`), so that the two usual mistakes get chevron's
