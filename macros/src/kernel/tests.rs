@@ -302,7 +302,8 @@ fn saxpy_expands_to_a_type_its_parameter_types_and_its_kernel() {
     }
     let messages = info_field(&m, "messages").expect("messages");
     assert!(
-        messages.starts_with(":: chevron :: __private :: Messages :: from_texts (["),
+        messages.starts_with(":: chevron :: __private :: Messages {")
+            && messages.ends_with(".. :: chevron :: __private :: Messages :: NONE }"),
         "{messages}"
     );
     assert!(

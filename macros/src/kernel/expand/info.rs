@@ -4,7 +4,7 @@ use proc_macro2::{Literal, Span, TokenStream};
 use quote::quote;
 use syn::Ident;
 
-use chevron_cuda_rules::fit::{CooperativeUse, Fact, InfoText, KernelInfo, Rule};
+use chevron_cuda_rules::fit::{CooperativeUse, Fact, InfoText, KernelInfo, Messages, Rule};
 
 /// The kernel's launch rules for `launch!`'s compile-time checks and the runtime's: the value
 /// of `TypedKernel::INFO`.
@@ -62,10 +62,16 @@ pub fn info_value(
             let name = Ident::new(name, Span::call_site());
             fields.push(quote!(#name: #f));
         }
-        // Stored by rule, in the table's order: no field here names a rule.
-        let texts = &text.messages;
-        if texts.iter().any(|t| !t.is_empty()) {
-            fields.push(quote!(messages: #p::Messages::from_texts([#(#texts),*])));
+        // The messages written, by field (`Messages::field_name`), the others empty.
+        let texts: Vec<TokenStream> = (text.messages.iter().enumerate())
+            .filter(|(_, t)| !t.is_empty())
+            .map(|(i, t)| {
+                let name = Ident::new(Messages::field_name(i), Span::call_site());
+                quote!(#name: #t)
+            })
+            .collect();
+        if !texts.is_empty() {
+            fields.push(quote!(messages: #p::Messages { #(#texts,)* ..#p::Messages::NONE }));
         }
     }
     quote!(#p::KernelInfo { #(#fields,)* ..#p::KernelInfo::UNKNOWN })
