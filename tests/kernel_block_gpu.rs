@@ -220,3 +220,50 @@ fn kernel_block_of_a_kernel_without_reqntid_is_refused() -> TestResult {
     println!("refused: {text}");
     Ok(())
 }
+
+/// The occupancy of a launch in the kernel's own block shape is that of its compiled-in block
+/// (32 × 4 threads, the `.reqntid` chevron read when it loaded the kernel), not of the
+/// placeholder block (1, 1, 1) the driver is given, nor of the driver's
+/// `CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK` (1024). For a function chevron did not load, the
+/// block is not known: an error saying so, not numbers for the placeholder.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn kernel_block_occupancy_is_the_compiled_blocks() -> TestResult {
+    let ctx = gpu::context(0)?;
+    let own = own_shape::kernel().occupancy(&ctx, &LaunchConfig::kernel_block(5u32))?;
+    let written = own_shape::kernel().occupancy(&ctx, &LaunchConfig::new(5u32, (32u32, 4u32)))?;
+    let placeholder = own_shape::kernel().occupancy(&ctx, &LaunchConfig::new(5u32, 1u32))?;
+    println!(
+        "occupancy of own_shape: with `_` {} blocks/SM, {} warps/SM; with (32, 4) {} blocks/SM, \
+         {} warps/SM; with (1, 1, 1) {} blocks/SM",
+        own.blocks_per_sm,
+        own.active_warps_per_sm,
+        written.blocks_per_sm,
+        written.active_warps_per_sm,
+        placeholder.blocks_per_sm
+    );
+    assert_eq!(
+        (own.blocks_per_sm, own.active_warps_per_sm),
+        (written.blocks_per_sm, written.active_warps_per_sm)
+    );
+    assert_eq!(
+        own.active_warps_per_sm,
+        own.blocks_per_sm * 4,
+        "4 warps a block"
+    );
+    assert_ne!(
+        (own.blocks_per_sm, own.active_warps_per_sm),
+        (placeholder.blocks_per_sm, placeholder.active_warps_per_sm),
+        "the placeholder block gives other numbers, so the check can fail"
+    );
+    // The same function loaded by hand: chevron never read its PTX.
+    let module = ctx.load_module(chevron::cudarc::nvrtc::Ptx::from_src(include_str!(
+        "../kernels/kernel_block.ptx"
+    )))?;
+    let by_hand = module.load_function("own_shape")?;
+    match chevron::occupancy(&ctx, &by_hand, &LaunchConfig::kernel_block(5u32)) {
+        Err(e @ Error::Unavailable { .. }) => println!("by hand, with `_`: {e}"),
+        other => return Err(format!("expected Error::Unavailable, got {other:?}").into()),
+    }
+    Ok(())
+}

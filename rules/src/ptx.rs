@@ -6,6 +6,7 @@
 //! whole call graph (see [`BodyUses`]). Everything else is skipped.
 
 mod facts;
+mod header;
 mod lex;
 mod lines;
 mod lookup;
@@ -20,6 +21,7 @@ pub(crate) mod words;
 mod writes;
 
 pub use facts::{BodyUses, Callee, Fact, Seen, Site, UnseenCall};
+pub use header::entry_reqntid;
 use lex::Tok;
 pub use lex::{is_identifier, parse_u32};
 pub use lines::{line, with_index, LineIndex};

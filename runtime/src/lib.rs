@@ -113,8 +113,7 @@ pub mod __private {
     pub use crate::config::dim::{Dim3, Extent, ExtentError, IntoDim};
     pub use crate::kernel::tuple::{ArgTuple, OrderedArgs};
     pub use crate::kernel::typed::{
-        launched, stream_ref, ArgAsWritten, ArgProbe, HostArg,
-        TypedKernel, ViewArg,
+        launched, stream_ref, ArgAsWritten, ArgProbe, HostArg, TypedKernel, ViewArg,
     };
     pub use crate::kernel::typed::{
         refusal, refusal_literal, Accepted, NoElementType, Refusal, Stub, StubOf, Typed,

@@ -706,10 +706,7 @@ fn literal_values_are_checked_against_the_kernels_rules_in_one_statement() {
     );
     let expected =
         check("[6u32 , 1u32 , 1u32] , [512u32 , 1u32 , 1u32] , [2u32 , 1u32 , 1u32] , 27u8");
-    assert!(
-        all.starts_with(&expected),
-        "{expected} in {all}"
-    );
+    assert!(all.starts_with(&expected), "{expected} in {all}");
     // Run-time values are checked at run time only: with every fact an expression, no block.
     let all = text(&launch(quote!(
         k<<<g, b, s, cluster = c, cooperative = on, programmatic_serialization = pdl>>>(x)

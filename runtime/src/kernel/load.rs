@@ -83,7 +83,7 @@ impl Kernel {
                 let module = module_for(ctx, key, kernel, || Ok(Image::Cubin(&compiled.image)))?;
                 return module
                     .load_function(&entry)
-                    .map(|f| (f, 0))
+                    .map(|f| (own_block(f, &compiled.ptx, &entry), 0))
                     .map_err(|e| self.missing(&entry, None, e));
             }
         };
@@ -117,7 +117,7 @@ impl Kernel {
         })?;
         module
             .load_function(entry)
-            .map(|f| (f, index))
+            .map(|f| (own_block(f, variant.text, entry), index))
             .map_err(|e| self.missing(entry, Some(variant), e))
     }
 
@@ -317,4 +317,16 @@ pub fn modules_loaded(ctx: &Arc<CudaContext>, path: &str) -> usize {
         .iter()
         .filter(|(c, k, _)| *c == key && k.path().ends_with(path))
         .count()
+}
+
+/// `func`, its compiled-in block (`.reqntid` of `entry` in `ptx`) noted for the launches in its
+/// own block shape (occupancy, co-residency and the explanations of a refused launch need the
+/// block, which the config of such a launch does not hold).
+fn own_block(func: CudaFunction, ptx: &str, entry: &str) -> CudaFunction {
+    if let Some(dims) = crate::ptx::entry_reqntid(ptx, entry) {
+        let _ = crate::launch::function::function_info(&func)
+            .own_block
+            .set(dims);
+    }
+    func
 }

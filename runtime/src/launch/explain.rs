@@ -54,6 +54,8 @@ pub(crate) fn explain(
             let sms = ctx
                 .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
                 .unwrap_or(0) as u32;
+            // In the kernel's own block shape: the compiled-in block, where chevron knows it.
+            let block = crate::launch::function::launch_block(func, config).unwrap_or(block);
             let per_sm = func
                 .occupancy_max_active_blocks_per_multiprocessor(
                     block.volume() as u32,

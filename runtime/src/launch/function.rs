@@ -32,6 +32,10 @@ pub(crate) struct FunctionInfo {
     pub(crate) non_portable: AtomicBool,
     /// Each parameter's size from `cuFuncGetParamInfo`; `None` where that call is missing.
     pub(crate) params: OnceLock<Option<Box<[u32]>>>,
+    /// The block the function was compiled for (its `.reqntid`), where chevron loaded it from a
+    /// PTX that says so (a `Kernel`): what a launch in its own block shape (`_`) runs, which the
+    /// driver does not report (`CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK` stays 1024).
+    pub(crate) own_block: OnceLock<[u32; 3]>,
 }
 
 impl FunctionInfo {
@@ -41,6 +45,7 @@ impl FunctionInfo {
             shared: SharedOptIn::new(),
             non_portable: AtomicBool::new(false),
             params: OnceLock::new(),
+            own_block: OnceLock::new(),
         }
     }
 
@@ -76,6 +81,21 @@ impl FunctionInfo {
             })
             .as_deref()
     }
+}
+
+/// The block a launch of `func` with `config` runs: the config's, or for a launch in the
+/// kernel's own block shape (`_`, whose config holds the driver's placeholder (1, 1, 1)) the
+/// `.reqntid` read when chevron loaded the function; `None` where that is not known (a
+/// `CudaFunction` chevron did not load).
+pub(crate) fn launch_block(
+    func: &CudaFunction,
+    config: &LaunchConfig<'_>,
+) -> Option<crate::config::dim::Dim3> {
+    if !config.uses_kernel_block() {
+        return Some(config.block());
+    }
+    let [x, y, z] = *function_info(func).own_block.get()?;
+    Some(crate::config::dim::Dim3::new(x, y, z))
 }
 
 /// How much dynamic shared memory one function allows (its

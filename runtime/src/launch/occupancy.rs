@@ -15,7 +15,7 @@ use crate::config::LaunchConfig;
 use crate::driver;
 use crate::driver::device::ensure_driver;
 use crate::error::{Error, KernelName};
-use crate::launch::function::ensure_shared;
+use crate::launch::function::{ensure_shared, launch_block};
 use crate::sys;
 
 use sys::CUdevice_attribute as A;
@@ -132,6 +132,25 @@ fn device(ctx: &Arc<CudaContext>, attr: A, kernel: KernelName) -> Result<u32, Er
         .map_err(|e| Error::driver("cuDeviceGetAttribute", kernel, e))
 }
 
+/// The block of a launch of `func` with `config` ([`launch_block`]); for a launch in the
+/// kernel's own block shape of a function whose compiled-in block chevron does not know (one it
+/// did not load), [`Error::Unavailable`], not the numbers of the placeholder block (1, 1, 1).
+fn own_block(
+    func: &CudaFunction,
+    config: &LaunchConfig<'_>,
+    kernel: KernelName,
+) -> Result<Dim3, Error> {
+    launch_block(func, config).ok_or(Error::Unavailable {
+        what: "the occupancy of a launch in the kernel's own block shape (`_`)",
+        why: format!(
+            "the function{kernel} was not loaded by chevron from a PTX with `.reqntid`, so its \
+             compiled-in block is not known"
+        ),
+        fix: "give the block (`LaunchConfig::new(grid, block)`), or declare the kernel with \
+              `#[kernel]`",
+    })
+}
+
 fn blocks_per_sm(
     func: &CudaFunction,
     threads: u64,
@@ -154,7 +173,7 @@ pub(crate) fn occupancy_named(
 ) -> Result<Occupancy, Error> {
     let shared = config.shared_bytes();
     prepare(ctx, func, config, kernel)?;
-    let threads = config.block().volume();
+    let threads = own_block(func, config, kernel)?.volume();
     let blocks = blocks_per_sm(func, threads, shared, kernel)?;
     let sms = device(ctx, A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, kernel)?;
     let warp = device(ctx, A::CU_DEVICE_ATTRIBUTE_WARP_SIZE, kernel)?.max(1);

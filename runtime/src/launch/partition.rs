@@ -431,9 +431,14 @@ pub(crate) fn cooperative_too_large(
     if shared > 0 {
         crate::launch::function::ensure_shared(stream.context(), func, shared, kernel, config)?;
     }
+    // In the kernel's own block shape, the compiled-in block; unknown (a function chevron did
+    // not load), the driver decides alone rather than against the placeholder (1, 1, 1).
+    let Some(block) = crate::launch::function::launch_block(func, config) else {
+        return Ok(None);
+    };
     let per_sm = func
         .occupancy_max_active_blocks_per_multiprocessor(
-            u32::try_from(config.block().volume()).unwrap_or(u32::MAX),
+            u32::try_from(block.volume()).unwrap_or(u32::MAX),
             shared as usize,
             None,
         )
