@@ -1,5 +1,5 @@
 //! An `Arc<CudaStream>` without `&`, in a typed and a `dyn` launch: chevron's message says to
-//! write `&`, instead of rustc's type mismatch.
+//! write `&` (at the launch and at the stream), instead of rustc's type mismatch.
 use std::sync::Arc;
 
 use chevron::cudarc::driver::{CudaFunction, CudaSlice, CudaStream};

@@ -433,16 +433,7 @@ fn bind_stream(input: &LaunchInput, stream: &Expr, lets: &mut Lets) -> TokenStre
 /// The stream `bound` (a local holding what was written) through `stream_ref`: a reference
 /// comes back as it is; a stream by value gets chevron's message (`StreamByReference`).
 fn stream_probe(bound: &TokenStream, span: Span) -> TokenStream {
-    // At the stream's span, the path too, so that rustc's messages about the stream point at
-    // it (once: the call's bound and its return type's are then one diagnostic).
-    // The function is imported under a name of the stream's span: a path through `$crate`
-    // (another syntax context) would stretch the call's span, and rustc's message, over the
-    // whole macro. The block holds no user expression.
-    let p = crate::krate::private();
-    let name = Ident::new("__chevron_stream_ref", span);
-    let call = quote_spanned!(span=> #name(#bound));
-    quote!({
-        use #p::stream_ref as #name;
-        #call
-    })
+    // At the stream's span, so that rustc's messages about the stream point at it.
+    let p = crate::krate::private_at(span);
+    quote_spanned!(span=> #p::stream_ref(#bound))
 }
