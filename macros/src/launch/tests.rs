@@ -821,3 +821,42 @@ fn underscore_elsewhere_is_refused() {
     assert!(super::check::check_underscores(&[&grid, &block], 12090, &mut cx).is_some());
     assert!(cx.finish().is_ok());
 }
+
+/// The parser's shortcut for a lone identifier or literal gives the `Expr` syn's parser gives,
+/// and leaves everything else (keywords, `true`, a unary minus, a path, a call) to syn.
+#[test]
+fn lone_tokens_parse_as_syn_parses_them() {
+    use syn::parse::Parser;
+    let ours = |tokens: TokenStream| {
+        let parser = |input: syn::parse::ParseStream| {
+            syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated_with(
+                input,
+                super::parse::parse_expr,
+            )
+        };
+        parser.parse2(tokens).map(|p| p.into_iter().collect::<Vec<_>>())
+    };
+    let syns = |tokens: TokenStream| {
+        syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated
+            .parse2(tokens)
+            .map(|p| p.into_iter().collect::<Vec<_>>())
+    };
+    for tokens in [
+        quote!(n),
+        quote!(n, x, y),
+        quote!(256, 2.0, 1u32, 0x10_u64, 'c', "s", b"b"),
+        quote!(true, false, self),
+        quote!(-1, n + 1, a.b, f(x), &mut y, [1, 2], (3, 4), crate::N, r#type),
+        quote!(n,),
+    ] {
+        let (a, b) = (ours(tokens.clone()), syns(tokens.clone()));
+        let a = a.unwrap_or_else(|e| panic!("{tokens}: {e}"));
+        let b = b.unwrap_or_else(|e| panic!("{tokens}: {e}"));
+        assert_eq!(a, b, "{tokens}");
+    }
+    // What syn refuses, the shortcut refuses too.
+    for tokens in [quote!(match), quote!(n m), quote!(,)] {
+        assert!(ours(tokens.clone()).is_err(), "{tokens}");
+        assert!(syns(tokens.clone()).is_err(), "{tokens}");
+    }
+}
