@@ -834,7 +834,9 @@ fn lone_tokens_parse_as_syn_parses_them() {
                 super::parse::parse_expr,
             )
         };
-        parser.parse2(tokens).map(|p| p.into_iter().collect::<Vec<_>>())
+        parser
+            .parse2(tokens)
+            .map(|p| p.into_iter().collect::<Vec<_>>())
     };
     let syns = |tokens: TokenStream| {
         syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated
@@ -846,7 +848,17 @@ fn lone_tokens_parse_as_syn_parses_them() {
         quote!(n, x, y),
         quote!(256, 2.0, 1u32, 0x10_u64, 'c', "s", b"b"),
         quote!(true, false, self),
-        quote!(-1, n + 1, a.b, f(x), &mut y, [1, 2], (3, 4), crate::N, r#type),
+        quote!(
+            -1,
+            n + 1,
+            a.b,
+            f(x),
+            &mut y,
+            [1, 2],
+            (3, 4),
+            crate::N,
+            r#type
+        ),
         quote!(n,),
     ] {
         let (a, b) = (ours(tokens.clone()), syns(tokens.clone()));
