@@ -1,12 +1,14 @@
 //! One entry's header read without parsing the module: what the runtime needs of a kernel it
 //! loads, in a text it may not have parsed (a whole file embedded for module state).
 
-use super::lex::parse_u32;
+use super::lex::{strip_comments, tokenize};
+use super::parse::parse_directives;
 
 /// The `.reqntid` of the entry `name` in `ptx`: the block a launch in the kernel's own block
-/// shape (`_`) runs, read from the entry's header alone (from `.entry name` to the `{` of its
-/// body). Missing dimensions are 1, as ptxas reads them. `None` when the module has no such
-/// entry, or the entry no `.reqntid`.
+/// shape (`_`) runs, read from the entry's header alone (the directives between its parameter
+/// list and the `{` of its body, read as the module parser reads them). Missing dimensions are
+/// 1, as ptxas reads them. `None` when the module has no such entry, the entry no `.reqntid`,
+/// or its directives do not parse.
 pub fn entry_reqntid(ptx: &str, name: &str) -> Option<[u32; 3]> {
     let mut from = 0;
     while let Some(at) = ptx[from..].find(".entry") {
@@ -21,29 +23,14 @@ pub fn entry_reqntid(ptx: &str, name: &str) -> Option<[u32; 3]> {
             continue;
         }
         let header = &after[..after.find('{')?];
-        let directive = header.find(".reqntid")?;
-        return dims(&header[directive + ".reqntid".len()..]);
+        let directives = header
+            .rfind(')')
+            .map_or(header, |close| &header[close + 1..]);
+        let text = strip_comments(directives).ok()?;
+        let directives = parse_directives(&tokenize(&text), &mut 0).ok()?;
+        return directives.reqntid.map(|d| d.dims);
     }
     None
-}
-
-/// Up to three comma-separated integers at the start of `text` (`32, 4` is `[32, 4, 1]`).
-fn dims(text: &str) -> Option<[u32; 3]> {
-    let mut out = [1u32; 3];
-    let mut rest = text;
-    for (axis, slot) in out.iter_mut().enumerate() {
-        let trimmed = rest.trim_start();
-        let end = trimmed
-            .find(|c: char| !c.is_ascii_alphanumeric())
-            .unwrap_or(trimmed.len());
-        *slot = parse_u32(&trimmed[..end])?;
-        let after = trimmed[end..].trim_start();
-        match after.strip_prefix(',') {
-            Some(next) if axis < 2 => rest = next,
-            _ => break,
-        }
-    }
-    Some(out)
 }
 
 #[cfg(test)]
@@ -56,12 +43,15 @@ mod tests {
 .visible .entry other(\n\t.param .u32 p\n)\n.reqntid 64, 1, 1\n{\n\tret;\n}\n\
 .visible .entry own_shape(\n\t.param .u64 own_shape_param_0\n)\n.reqntid 32, 4, 1\n.maxnreg 32\n{\n\tret;\n}\n\
 .visible .entry own_shape_flat()\n.reqntid 0x80\n.maxntid 128, 1, 1\n{\n\tret;\n}\n\
-.visible .entry free()\n.maxntid 256, 1, 1\n{\n\tret;\n}\n";
+.visible .entry free()\n.maxntid 256, 1, 1\n{\n\tret;\n}\n\
+.visible .entry commented()\n// .reqntid 999\n.reqntid /* x */ 16, 2\n{\n\tret;\n}\n";
         assert_eq!(entry_reqntid(ptx, "own_shape"), Some([32, 4, 1]));
         assert_eq!(entry_reqntid(ptx, "other"), Some([64, 1, 1]));
         // One dimension, then another directive's numbers: those are not the block's.
         assert_eq!(entry_reqntid(ptx, "own_shape_flat"), Some([128, 1, 1]));
         assert_eq!(entry_reqntid(ptx, "free"), None);
+        // Comments are not directives.
+        assert_eq!(entry_reqntid(ptx, "commented"), Some([16, 2, 1]));
         assert_eq!(entry_reqntid(ptx, "missing"), None);
         // A prefix of another entry's name is not that entry.
         assert_eq!(entry_reqntid(ptx, "own"), None);

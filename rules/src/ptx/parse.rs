@@ -65,7 +65,7 @@ fn parse_param(toks: &[Tok<'_>], lines: &[&str]) -> Result<Param, String> {
 
 /// Reads the performance directives after an entry's parameter list, up to its body or `;`.
 /// Unknown directives are skipped; `i` is left at the first token that is not part of one.
-fn parse_directives(toks: &[Tok<'_>], i: &mut usize) -> Result<Directives, String> {
+pub(super) fn parse_directives(toks: &[Tok<'_>], i: &mut usize) -> Result<Directives, String> {
     let mut d = Directives::default();
     while let Some(t) = toks.get(*i) {
         // Only performance directives: a following `.visible .entry` must stay for the caller.
