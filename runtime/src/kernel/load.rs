@@ -83,7 +83,12 @@ impl Kernel {
                 let module = module_for(ctx, key, kernel, || Ok(Image::Cubin(&compiled.image)))?;
                 return module
                     .load_function(&entry)
-                    .map(|f| (own_block(f, &compiled.ptx, &entry), 0))
+                    .map(|f| {
+                        // NVRTC's entry, parsed by the check above: its directives say.
+                        let parsed = self.cache().nvrtc_entry.get();
+                        let reqntid = parsed.and_then(|e| e.directives.reqntid).map(|d| d.dims);
+                        (own_block(f, reqntid), 0)
+                    })
                     .map_err(|e| self.missing(&entry, None, e));
             }
         };
@@ -117,7 +122,14 @@ impl Kernel {
         })?;
         module
             .load_function(entry)
-            .map(|f| (own_block(f, variant.text, entry), index))
+            .map(|f| {
+                // What `#[kernel]` read from this variant's PTX, else the entry's header.
+                let reqntid = match variant.info.known {
+                    true => variant.info.reqntid,
+                    false => ptx::entry_reqntid(variant.text, entry),
+                };
+                (own_block(f, reqntid), index)
+            })
             .map_err(|e| self.missing(entry, Some(variant), e))
     }
 
@@ -319,11 +331,11 @@ pub fn modules_loaded(ctx: &Arc<CudaContext>, path: &str) -> usize {
         .count()
 }
 
-/// `func`, its compiled-in block (`.reqntid` of `entry` in `ptx`) noted for the launches in its
-/// own block shape (occupancy, co-residency and the explanations of a refused launch need the
-/// block, which the config of such a launch does not hold).
-fn own_block(func: CudaFunction, ptx: &str, entry: &str) -> CudaFunction {
-    if let Some(dims) = crate::ptx::entry_reqntid(ptx, entry) {
+/// `func`, its compiled-in block (its `.reqntid`) noted for the launches in its own block shape
+/// (occupancy, co-residency and the explanations of a refused launch need the block, which the
+/// config of such a launch does not hold).
+fn own_block(func: CudaFunction, reqntid: Option<[u32; 3]>) -> CudaFunction {
+    if let Some(dims) = reqntid {
         let _ = crate::launch::function::function_info(&func)
             .own_block
             .set(dims);
