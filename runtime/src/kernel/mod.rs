@@ -420,9 +420,6 @@ impl Kernel {
     /// The kernel's cache, allocated at its first use.
     #[inline(always)]
     fn cache(&self) -> &Cache {
-        match self.cache.get() {
-            Some(cache) => cache,
-            None => self.cache.get_or_init(|| Box::new(Cache::EMPTY)),
-        }
+        self.cache.get_or_init(|| Box::new(Cache::EMPTY))
     }
 }
