@@ -858,3 +858,31 @@ fn variants_combine_into_what_all_of_them_accept() {
         Some([2, 1, 1])
     );
 }
+
+/// `Messages::field_name` (what `#[kernel]` writes) names, for each rule, the field
+/// `Messages::get` reads for it: the rule's name in snake case, and `unseen` last. A text stored
+/// through `from_texts` at a rule's index is the one `get` gives for that rule.
+#[test]
+fn message_fields_are_the_rules() {
+    let snake = |name: &str| {
+        let mut out = String::new();
+        for (k, c) in name.chars().enumerate() {
+            if c.is_ascii_uppercase() && k > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        }
+        out
+    };
+    for (k, rule) in Rule::ALL.iter().enumerate() {
+        assert_eq!(Messages::field_name(k), snake(rule.name()), "{rule:?}");
+        let mut texts = [""; MESSAGES];
+        texts[k] = rule.name();
+        assert_eq!(
+            Messages::from_texts(texts).get(*rule),
+            rule.name(),
+            "{rule:?}"
+        );
+    }
+    assert_eq!(Messages::field_name(Rule::COUNT), "unseen");
+}
