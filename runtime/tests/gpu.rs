@@ -514,6 +514,37 @@ fn non_portable_cluster_without_opt_in_is_a_typed_error() -> TestResult {
     Ok(())
 }
 
+/// What the raw placement tests launch and take their sample values from: saxpy, an event for
+/// the event kinds and a device buffer for the access-policy window.
+struct Probe {
+    saxpy: CudaFunction,
+    event: cudarc::driver::CudaEvent,
+    /// The window's buffer, alive as long as the samples that point into it.
+    _buf: CudaSlice<f32>,
+    window: (sys::CUdeviceptr, usize),
+}
+
+impl Probe {
+    fn new(ctx: &Arc<CudaContext>) -> Result<Probe, Box<dyn std::error::Error>> {
+        let buf = ctx.default_stream().alloc_zeros::<f32>(1024)?;
+        let window = AccessPolicyWindow::over(&buf, &ctx.default_stream());
+        Ok(Probe {
+            saxpy: function(ctx, SAXPY, "saxpy"),
+            event: ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))?,
+            window: (window.base, window.num_bytes),
+            _buf: buf,
+        })
+    }
+
+    /// Each kind's sample is built over these (`sample`).
+    fn samples(&self) -> Samples<'_> {
+        Samples {
+            event: Some(&self.event),
+            window: self.window,
+        }
+    }
+}
+
 /// A valid value of each kind, for the raw matrix tests: each type's sample, beside the type.
 fn sample(kind: &KindInfo, samples: &Samples<'_>) -> sys::CUlaunchAttributeValue {
     samples
@@ -536,14 +567,8 @@ fn driver_version() -> u32 {
 fn placement_table_matches_the_driver() -> TestResult {
     let _serial = gpu::serial();
     let ctx = ctx();
-    let event = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))?;
-    let f = function(&ctx, SAXPY, "saxpy");
-    let buf = ctx.default_stream().alloc_zeros::<f32>(1024)?;
-    let window = AccessPolicyWindow::over(&buf, &ctx.default_stream());
-    let samples = Samples {
-        event: Some(&event),
-        window: (window.base, window.num_bytes),
-    };
+    let probe = Probe::new(&ctx)?;
+    let (f, samples) = (&probe.saxpy, probe.samples());
     let mut mismatches = Vec::new();
     let driver = driver_version();
     println!("driver CUDA version {driver}, built for {CUDA_VERSION}");
@@ -552,7 +577,7 @@ fn placement_table_matches_the_driver() -> TestResult {
         // Launch: saxpy with n = 0 on 8 blocks, this kind alone (the preferred cluster with the
         // cluster dimension it refines); then the same value as a stream attribute.
         let stream = ctx.new_stream()?;
-        let (launch_rc, stream_rc) = placement_on(&ctx, &stream, &f, kind, value)?;
+        let (launch_rc, stream_rc) = placement_on(&ctx, &stream, f, kind, value)?;
         let launch_ok = launch_rc == sys::cudaError_enum::CUDA_SUCCESS;
         let stream_ok = stream_rc == sys::cudaError_enum::CUDA_SUCCESS;
         println!(
@@ -599,14 +624,8 @@ fn placement_table_matches_the_driver() -> TestResult {
 fn graph_node_placement_matches_the_driver() -> TestResult {
     let _serial = gpu::serial();
     let ctx = ctx();
-    let event = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))?;
-    let f = function(&ctx, SAXPY, "saxpy");
-    let buf = ctx.default_stream().alloc_zeros::<f32>(1024)?;
-    let window = AccessPolicyWindow::over(&buf, &ctx.default_stream());
-    let samples = Samples {
-        event: Some(&event),
-        window: (window.base, window.num_bytes),
-    };
+    let probe = Probe::new(&ctx)?;
+    let (f, samples) = (&probe.saxpy, probe.samples());
     let driver = driver_version();
     println!("driver CUDA version {driver}, built for {CUDA_VERSION}");
     let mut mismatches = Vec::new();
@@ -625,7 +644,7 @@ fn graph_node_placement_matches_the_driver() -> TestResult {
                     &null as *const u64 as *mut _,
                     &null as *const u64 as *mut _,
                 ];
-                launch_function(capture.stream(), &f, &cfg, &mut params)?;
+                launch_function(capture.stream(), f, &cfg, &mut params)?;
                 capture.last_node()
             })
         }?;
@@ -750,20 +769,14 @@ fn placement_on(
 fn partition_placement_matches_the_device_streams() -> TestResult {
     let _serial = gpu::serial();
     let ctx = ctx();
-    let event = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))?;
-    let f = function(&ctx, SAXPY, "saxpy");
-    let buf = ctx.default_stream().alloc_zeros::<f32>(1024)?;
-    let window = AccessPolicyWindow::over(&buf, &ctx.default_stream());
-    let samples = Samples {
-        event: Some(&event),
-        window: (window.base, window.num_bytes),
-    };
+    let probe = Probe::new(&ctx)?;
+    let (f, samples) = (&probe.saxpy, probe.samples());
     let (mut part, _rest) = Partition::split(&ctx, 8)?;
     let mut mismatches = Vec::new();
     for kind in KINDS {
         let value = sample(kind, &samples);
-        let device = placement_on(&ctx, &*ctx.new_stream()?, &f, kind, value)?;
-        let partition = placement_on(&ctx, &*part.new_stream()?, &f, kind, value)?;
+        let device = placement_on(&ctx, &*ctx.new_stream()?, f, kind, value)?;
+        let partition = placement_on(&ctx, &*part.new_stream()?, f, kind, value)?;
         println!(
             "{:<28} device: launch {:<40} stream {:<30} partition: launch {:<40} stream {:?}",
             kind.key,
@@ -877,15 +890,9 @@ fn capture_column_matches_the_driver() -> TestResult {
     use chevron_cuda_rules::kinds::{capture_row, Captured, Evidence};
     let _serial = gpu::serial();
     let ctx = ctx();
-    let event = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))?;
+    let probe = Probe::new(&ctx)?;
+    let (f, samples) = (&probe.saxpy, probe.samples());
     let join = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))?;
-    let f = function(&ctx, SAXPY, "saxpy");
-    let buf = ctx.default_stream().alloc_zeros::<f32>(1024)?;
-    let window = AccessPolicyWindow::over(&buf, &ctx.default_stream());
-    let samples = Samples {
-        event: Some(&event),
-        window: (window.base, window.num_bytes),
-    };
     let driver = driver_version();
     println!("driver CUDA version {driver}, built for {CUDA_VERSION}");
     let (_, greatest) = priority_range();
@@ -915,7 +922,7 @@ fn capture_column_matches_the_driver() -> TestResult {
         let captured = unsafe {
             Graph::capture(&stream, |capture| {
                 let s = capture.stream();
-                launch_function(s, &f, &plain, &mut params())?;
+                launch_function(s, f, &plain, &mut params())?;
                 let mut attrs = probe_attrs(kind, id, value);
                 let raw = probe_config(s, &mut attrs);
                 let mut p = params();
@@ -934,9 +941,9 @@ fn capture_column_matches_the_driver() -> TestResult {
                     // A second stream joins the capture by waiting on the event, launches,
                     // and joins back: its kernel depends on the node through the event.
                     let ok = sys::cudaError_enum::CUDA_SUCCESS;
-                    let rc = sys::cuStreamWaitEvent(side.cu_stream(), event.cu_event(), 0);
+                    let rc = sys::cuStreamWaitEvent(side.cu_stream(), probe.event.cu_event(), 0);
                     assert_eq!(rc, ok, "the side stream waits on the event");
-                    launch_function(&side, &f, &plain, &mut params())?;
+                    launch_function(&side, f, &plain, &mut params())?;
                     let rc = sys::cuEventRecord(join.cu_event(), side.cu_stream());
                     assert_eq!(rc, ok, "the side stream records its end");
                     let rc = sys::cuStreamWaitEvent(s.cu_stream(), join.cu_event(), 0);
