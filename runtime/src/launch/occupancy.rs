@@ -140,7 +140,7 @@ fn own_block(
     config: &LaunchConfig<'_>,
     kernel: KernelName,
 ) -> Result<Dim3, Error> {
-    launch_block(func, config).ok_or(Error::Unavailable {
+    launch_block(func, config).ok_or_else(|| Error::Unavailable {
         what: "the occupancy of a launch in the kernel's own block shape (`_`)",
         why: format!(
             "the function{kernel} was not loaded by chevron from a PTX with `.reqntid`, so its \
