@@ -44,6 +44,20 @@ pub fn private() -> TokenStream {
     private_at(Span::call_site())
 }
 
+/// `<crate>::__private` as source text (for [`crate::code::Code`]), where the crate path can be
+/// written as text: always for `#[kernel]` and `#[kernels]` (a path from the manifest or from
+/// `crate = "…"`); `None` for `$crate` (`launch!`, `config!`), whose meaning is its hygiene.
+pub fn private_text() -> Option<String> {
+    CURRENT.with(|c| {
+        let krate = c.borrow();
+        if krate.is_empty() {
+            return Some("::chevron::__private".to_string());
+        }
+        let text = krate.to_string();
+        (!text.contains('$')).then(|| format!("{text}::__private"))
+    })
+}
+
 /// `<crate>::__private` with the tokens chevron adds spanned at `span` (so that rustc reports
 /// at the user's tokens); a `$crate` keeps its own name resolution, which is what makes it
 /// resolve, located at `span`.

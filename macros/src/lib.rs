@@ -8,6 +8,7 @@
 
 use proc_macro::TokenStream;
 
+mod code;
 mod kernel;
 mod kernels;
 mod krate;

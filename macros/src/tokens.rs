@@ -32,10 +32,14 @@ pub fn snippet(tokens: &impl ToTokens) -> String {
 /// The arguments (or parameter types) of a typed launch as the runtime's `ArgTuple` takes them:
 /// one tuple `(a, b, …,)` for up to `MAX_TUPLE_PARAMS`, otherwise an `ArgChain(first, rest)`
 /// of such tuples in chunks of 64, chained two by two (so that the nesting is logarithmic),
-/// with each chain's count written out. `chain` is the path of `ArgChain`; `value`: the items
+/// with each chain's count written out. `chain` gives the path of `ArgChain` (made only where needed); `value`: the items
 /// are expressions (`ArgChain::<_, _, N>(…)`), otherwise types (`ArgChain<…, N>`). The items
 /// stay in order, so expressions are evaluated as written.
-pub fn arg_list(items: Vec<TokenStream>, chain: &TokenStream, value: bool) -> TokenStream {
+pub fn arg_list(
+    items: Vec<TokenStream>,
+    chain: impl Fn() -> TokenStream + Copy,
+    value: bool,
+) -> TokenStream {
     use chevron_cuda_rules::limits::MAX_TUPLE_PARAMS as CHUNK;
     let n = items.len();
     if n <= CHUNK {
@@ -47,6 +51,7 @@ pub fn arg_list(items: Vec<TokenStream>, chain: &TokenStream, value: bool) -> To
     let rest = first.split_off(chunks / 2 * CHUNK);
     let (a, b) = (arg_list(first, chain, value), arg_list(rest, chain, value));
     let n = proc_macro2::Literal::usize_unsuffixed(n);
+    let chain = chain();
     if value {
         quote::quote!(#chain::<_, _, #n>(#a, #b))
     } else {
@@ -60,7 +65,7 @@ mod tests {
 
     fn list(n: usize, value: bool) -> String {
         let items = (0..n).map(|i| i.to_string().parse().unwrap()).collect();
-        arg_list(items, &quote::quote!(C), value).to_string()
+        arg_list(items, || quote::quote!(C), value).to_string()
     }
 
     #[test]

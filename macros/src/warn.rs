@@ -4,24 +4,26 @@
 //! `#[allow(deprecated)]` silences it. (The `proc-macro-warning` crate does the same; it would
 //! bring syn 2 next to syn 3.)
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Delimiter, Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::{Attribute, Ident};
+
+use crate::code::Code;
 
 /// The associated constant of a `#[kernel]` type that `launch!` uses for `programmatic_event`:
 /// deprecated when the kernel never triggers its dependents.
 pub const NO_TRIGGER: &str = "programmatic_event_without_launch_dependents";
 
-/// The constant, for an item position: `#[deprecated(note = …)] const NAME: u8 = 0;`, with
-/// `note` unless `warn` is false (the constant is then plain, so that using it is silent).
-pub fn constant(name: &Ident, warn: bool, note: &str) -> TokenStream {
-    let deprecated = warn.then(|| quote!(#[deprecated(note = #note)]));
-    quote! {
-        #deprecated
-        #[doc(hidden)]
-        #[allow(dead_code, non_upper_case_globals)]
-        pub const #name: u8 = 0;
-    }
+/// The constant, for an item position, as source text:
+/// `#[deprecated(note = …)] const NAME: u8 = 0;`, with `note` unless `warn` is false (the
+/// constant is then plain, so that using it is silent).
+pub fn constant(name: &str, warn: bool, note: &str) -> String {
+    let deprecated = if warn {
+        format!("#[deprecated(note = {note:?})]")
+    } else {
+        String::new()
+    };
+    format!("{deprecated} #[doc(hidden)] #[allow(dead_code, non_upper_case_globals)] pub const {name}: u8 = 0;")
 }
 
 /// A statement that uses `path` (a constant from [`constant`]) at `span`: the warning, if the
@@ -37,13 +39,14 @@ pub fn use_at(path: TokenStream, span: Span) -> TokenStream {
 /// `#[allow(deprecated)]` there silences it.
 pub fn at_item(name: &str, span: Span, note: &str, allows: &[&Attribute]) -> TokenStream {
     let ident = Ident::new(name, span);
-    let constant = constant(&ident, true, note);
-    let using = use_at(quote_spanned!(span=> #ident), span);
-    quote! {
-        #(#allows)*
-        const _: () = {
-            #constant
-            #using
-        };
+    let mut code = Code::new();
+    if !allows.is_empty() {
+        code.tokens(quote!(#(#allows)*));
     }
+    code.s("const _: () =").group(Delimiter::Brace, |c| {
+        c.s(&constant(name, true, note));
+        c.tokens(use_at(quote_spanned!(span=> #ident), span));
+    });
+    code.s(";");
+    code.finish()
 }

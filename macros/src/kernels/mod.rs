@@ -118,7 +118,7 @@ fn expand_module(args: &Args, module: syn::ItemMod, mut cx: Errors) -> TokenStre
             static __CHEVRON_KERNELS_TEXT: &str = #p::embedded_text(#p::include_bytes!(#abs_lit));
         });
     }
-    let shared = quote!(self::__CHEVRON_KERNELS_TEXT);
+    let shared = "self::__CHEVRON_KERNELS_TEXT".to_string();
     let mut hand_entries: Vec<String> = Vec::new();
     let mut hand_names: Vec<(String, Span)> = Vec::new();
     // Hand declarations first: each takes its entry's place.

@@ -332,7 +332,7 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
             // One tuple, or for more than 64 arguments a chain of tuples, as `#[kernel]`
             // states the kernel's `Args`.
             let args =
-                crate::tokens::arg_list(args.collect(), &quote!(#p::runtime::ArgChain), true);
+                crate::tokens::arg_list(args.collect(), || quote!(#p::runtime::ArgChain), true);
             let fit = match plan.prebuilt {
                 Some(_) => None,
                 None => super::fit::fit_check(path, plan),

@@ -197,7 +197,15 @@ impl Kernel {
         path: &'static str,
         text: &'static str,
     ) -> Self {
-        Self::new(name, Some(entry), KernelSource::Ptx { path, text }, &[])
+        // Built here, not through `new`: rustc evaluates this call once per declaration
+        // (`scripts/compile_bench.sh`), and each call it interprets costs.
+        Self {
+            name,
+            entry: Some(entry),
+            source: KernelSource::Ptx { path, text },
+            signature: &[],
+            cache: Self::NO_CACHE,
+        }
     }
 
     /// A kernel compiled into several PTX files, each with the `.entry` `entry`: the one
@@ -263,9 +271,15 @@ impl Kernel {
             entry,
             source,
             signature,
-            cache: OnceLock::new(),
+            cache: Self::NO_CACHE,
         }
     }
+
+    /// A kernel's empty cache: copied into each kernel, so that rustc's evaluation of a
+    /// `#[kernel]` static copies this constant's value (evaluated once per crate) instead of
+    /// running `OnceLock::new` once per kernel.
+    #[allow(clippy::declare_interior_mutable_const)]
+    const NO_CACHE: OnceLock<Box<Cache>> = OnceLock::new();
 
     /// The kernel's name, as messages show it.
     pub fn name(&self) -> &'static str {

@@ -1,53 +1,56 @@
 //! The kernel's launch rules as a const, for `launch!`'s compile-time checks and the runtime's.
 
-use proc_macro2::{Literal, Span, TokenStream};
+use std::fmt::Write as _;
+
 use quote::quote;
-use syn::Ident;
+
+use crate::code::Code;
 
 use chevron_cuda_rules::fit::{CooperativeUse, Fact, InfoText, KernelInfo, Messages, Rule};
 
 /// The kernel's launch rules for `launch!`'s compile-time checks and the runtime's: the value
-/// of `TypedKernel::INFO`.
+/// of `TypedKernel::INFO`, as source text (`pt`: the path of `chevron::__private`).
 pub fn info_value(
+    pt: &str,
     info: Option<&InfoText>,
     no_upstream_reads: bool,
     cooperative: CooperativeUse,
-) -> TokenStream {
-    let p = crate::krate::private();
+) -> String {
     // Only the fields that differ from `KernelInfo::UNKNOWN`, the rest from it: fewer tokens
-    // for the macro to make and for rustc to check in every declaration.
-    let mut fields: Vec<TokenStream> = Vec::new();
+    // for rustc to check in every declaration.
+    let mut out = format!("{pt}::KernelInfo {{ ");
     if no_upstream_reads {
-        fields.push(quote!(no_upstream_reads: true));
+        out.push_str("no_upstream_reads: true, ");
     }
     match cooperative {
         CooperativeUse::ByPtx => {}
-        CooperativeUse::Optional => fields.push(quote!(cooperative: #p::CooperativeUse::Optional)),
+        CooperativeUse::Optional => {
+            let _ = write!(out, "cooperative: {pt}::CooperativeUse::Optional, ");
+        }
         CooperativeUse::CoResident => {
-            fields.push(quote!(cooperative: #p::CooperativeUse::CoResident))
+            let _ = write!(out, "cooperative: {pt}::CooperativeUse::CoResident, ");
         }
     }
     if let Some(text) = info {
         let i = &text.info;
-        fields.push(quote!(known: true));
+        out.push_str("known: true, ");
         for (name, d) in [
             ("reqntid", i.reqntid),
             ("maxntid", i.maxntid),
             ("cluster", i.cluster),
         ] {
             if let Some([x, y, z]) = d {
-                let name = Ident::new(name, Span::call_site());
-                fields.push(quote!(#name: #p::Some([#x, #y, #z])));
+                let _ = write!(out, "{name}: {pt}::Some([{x}u32, {y}u32, {z}u32]), ");
             }
         }
         if let Some(r) = i.max_cluster_rank {
-            fields.push(quote!(max_cluster_rank: #p::Some(#r)));
+            let _ = write!(out, "max_cluster_rank: {pt}::Some({r}u32), ");
         }
         if i.explicit_cluster {
-            fields.push(quote!(explicit_cluster: true));
+            out.push_str("explicit_cluster: true, ");
         }
         if i.blocks_are_clusters {
-            fields.push(quote!(blocks_are_clusters: true));
+            out.push_str("blocks_are_clusters: true, ");
         }
         for (name, f) in [
             ("waits", i.waits),
@@ -55,34 +58,37 @@ pub fn info_value(
             ("grid_sync", i.grid_sync),
         ] {
             let f = match f {
-                Fact::Yes => quote!(#p::Fact::Yes),
-                Fact::No => quote!(#p::Fact::No),
+                Fact::Yes => "Yes",
+                Fact::No => "No",
                 Fact::Unknown => continue,
             };
-            let name = Ident::new(name, Span::call_site());
-            fields.push(quote!(#name: #f));
+            let _ = write!(out, "{name}: {pt}::Fact::{f}, ");
         }
         // The messages written, by field (`Messages::field_name`), the others empty.
-        let texts: Vec<TokenStream> = (text.messages.iter().enumerate())
+        let mut texts = text
+            .messages
+            .iter()
+            .enumerate()
             .filter(|(_, t)| !t.is_empty())
-            .map(|(i, t)| {
-                let name = Ident::new(Messages::field_name(i), Span::call_site());
-                quote!(#name: #t)
-            })
-            .collect();
-        if !texts.is_empty() {
-            fields.push(quote!(messages: #p::Messages { #(#texts,)* ..#p::Messages::NONE }));
+            .peekable();
+        if texts.peek().is_some() {
+            let _ = write!(out, "messages: {pt}::Messages {{ ");
+            for (i, t) in texts {
+                let _ = write!(out, "{}: {t:?}, ", Messages::field_name(i));
+            }
+            let _ = write!(out, "..{pt}::Messages::NONE }}, ");
         }
     }
-    quote!(#p::KernelInfo { #(#fields,)* ..#p::KernelInfo::UNKNOWN })
+    let _ = write!(out, "..{pt}::KernelInfo::UNKNOWN }}");
+    out
 }
 
 /// What `launch!` uses for `programmatic_event`: a constant of the kernel's type, deprecated (a
-/// warning) when the PTX shows the kernel never triggers its dependents.
-pub fn event_lint(info: Option<&InfoText>) -> TokenStream {
+/// warning) when the PTX shows the kernel never triggers its dependents; source text.
+pub fn event_lint(info: Option<&InfoText>) -> String {
     let no_trigger = info.and_then(|t| t.no_trigger.as_deref());
     crate::warn::constant(
-        &Ident::new(crate::warn::NO_TRIGGER, Span::call_site()),
+        crate::warn::NO_TRIGGER,
         no_trigger.is_some(),
         no_trigger.unwrap_or_default(),
     )
@@ -94,37 +100,40 @@ pub fn event_lint(info: Option<&InfoText>) -> TokenStream {
 /// kernel does not implement. A launch that breaks the rule coerces `&KERNEL` to it: rustc's
 /// error is the trait's message, at the launch's value. Under the declaration's attributes;
 /// nothing for the rules no launch can break, nor for those the runtime says for every kernel
-/// (`Rule::for_every_kernel`): most declarations emit nothing.
+/// (`Rule::for_every_kernel`): most declarations emit nothing. `ty`: the kernel's type, as
+/// text.
 pub fn refusal_items(
+    code: &mut Code,
+    pt: &str,
     info: Option<&InfoText>,
     no_upstream_reads: bool,
     cooperative: CooperativeUse,
-    ident: &Ident,
+    ty: &str,
     attrs: &[&syn::Attribute],
-) -> TokenStream {
+) {
     let Some(text) = info else {
-        return TokenStream::new();
+        return;
     };
     let kernel = KernelInfo {
         no_upstream_reads,
         cooperative,
         ..text.info
     };
-    let p = crate::krate::private();
-    Rule::ALL
-        .iter()
-        .filter(|&&rule| !text.messages[rule as usize].is_empty())
-        .filter_map(|&rule| {
-            let (name, params) = kernel.refusal_trait(rule)?;
-            let name = Ident::new(name, Span::call_site());
-            let params = params.into_iter().map(Literal::u64_unsuffixed);
-            let index = rule as usize;
-            Some(quote! {
-                #(#attrs)*
-                impl #p::Refusal<#index> for #ident {
-                    type Dyn = dyn #p::refusals::#name<#(#params),*>;
-                }
-            })
-        })
-        .collect()
+    for &rule in Rule::ALL {
+        if text.messages[rule as usize].is_empty() {
+            continue;
+        }
+        let Some((name, params)) = kernel.refusal_trait(rule) else {
+            continue;
+        };
+        if !attrs.is_empty() {
+            code.tokens(quote!(#(#attrs)*));
+        }
+        let params = params.iter().map(u64::to_string).collect::<Vec<_>>();
+        let index = rule as usize;
+        code.s(&format!(
+            "impl {pt}::Refusal<{index}usize> for {ty} {{ type Dyn = dyn {pt}::refusals::{name}<{}>; }}",
+            params.join(", ")
+        ));
+    }
 }

@@ -21,9 +21,11 @@ mod params;
 mod stub;
 mod types;
 
-use proc_macro2::{Span, TokenStream};
-use quote::quote;
+use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
+use quote::{quote, ToTokens};
 use syn::{Attribute, Ident, LitStr, Visibility};
+
+use crate::code::Code;
 
 use super::ast::{KernelDecl, ResolvedSource};
 use info::{event_lint, info_value, refusal_items};
@@ -36,70 +38,78 @@ use types::param_types;
 
 std::thread_local! {
     /// The absolute path of a file whose text an enclosing expansion embedded once, and the
-    /// expression naming it (`#[kernels]`: one `include_bytes!` per module, not per kernel).
-    static SHARED_TEXT: std::cell::RefCell<Option<(String, TokenStream)>> =
+    /// expression naming it, as source text (`#[kernels]`: one `include_bytes!` per module,
+    /// not per kernel).
+    static SHARED_TEXT: std::cell::RefCell<Option<(String, String)>> =
         const { std::cell::RefCell::new(None) };
 }
 
-/// Runs `f` with `text` (an expression of type `&'static str`) standing for the embedded text
-/// of the file at `abs_path` in the kernels expanded meanwhile.
-pub fn with_shared_text<R>(abs_path: String, text: TokenStream, f: impl FnOnce() -> R) -> R {
+/// Runs `f` with `text` (an expression of type `&'static str`, as source text) standing for
+/// the embedded text of the file at `abs_path` in the kernels expanded meanwhile.
+pub fn with_shared_text<R>(abs_path: String, text: String, f: impl FnOnce() -> R) -> R {
     let previous = SHARED_TEXT.with(|s| s.replace(Some((abs_path, text))));
     let out = f();
     SHARED_TEXT.with(|s| *s.borrow_mut() = previous);
     out
 }
 
-/// The expression of the embedded text of the file at `path` (a string literal).
-fn embedded(p: &TokenStream, path: &LitStr) -> TokenStream {
+/// The expression of the embedded text of the file at `path`, as source text.
+fn embedded(pt: &str, path: &str) -> String {
     shared_text(path).unwrap_or_else(|| {
-        super::source::first_embedding(std::path::Path::new(&path.value()));
-        quote!(#p::embedded_text(#p::include_bytes!(#path)))
+        super::source::first_embedding(std::path::Path::new(path));
+        format!("{pt}::embedded_text({pt}::include_bytes!({path:?}))")
     })
 }
 
 /// The expression an enclosing `#[kernels]` gave for the text of the file at `path`.
-fn shared_text(path: &LitStr) -> Option<TokenStream> {
+fn shared_text(path: &str) -> Option<String> {
     SHARED_TEXT.with(|s| {
         s.borrow()
             .as_ref()
-            .filter(|(abs, _)| *abs == path.value())
+            .filter(|(abs, _)| abs == path)
             .map(|(_, text)| text.clone())
     })
 }
 
 /// The PTX text a declaration of `entry` in the file at `path` (whose text is `text`) embeds,
-/// and the items that go with it: the module cut out of the file for the entry, as a string
-/// literal (rustc's cost follows the kernel's size, not the file's; see
+/// and the items that go with it, as source text: the module cut out of the file for the
+/// entry, as a string literal (rustc's cost follows the kernel's size, not the file's; see
 /// `chevron_cuda_rules::ptx::ModuleIndex`), with an `include_bytes!` of the file in the first
 /// declaration of the compilation that names it, so that cargo still sees the file as an input
 /// of the crate; the whole file where the entry must be loaded with it (module state, calls
 /// through pointers, debug builds), or where an enclosing `#[kernels]` embedded it already.
-fn ptx_text(p: &TokenStream, path: &LitStr, text: &str, entry: &str) -> (TokenStream, TokenStream) {
+fn ptx_text(pt: &str, path: &str, text: &str, entry: &str) -> (String, String) {
     if let Some(shared) = shared_text(path) {
-        return (shared, TokenStream::new());
+        return (shared, String::new());
     }
-    let abs = path.value();
-    let Some(module) = super::source::cut_module(std::path::Path::new(&abs), text, entry) else {
-        return (embedded(p, path), TokenStream::new());
+    let Some(module) = super::source::cut_module(std::path::Path::new(path), text, entry) else {
+        return (embedded(pt, path), String::new());
     };
     // A static in a block, not a `const` of the bytes: rustc writes a constant's value into
     // the crate's metadata (60 ms for an 8 MB file), and a static's it does not.
-    let track = super::source::first_embedding(std::path::Path::new(&abs)).then(|| {
-        quote! {
-            const _: () = {
-                #[allow(dead_code)]
-                static FILE: &[u8] = #p::include_bytes!(#path);
-            };
-        }
-    });
-    let module = LitStr::new(&module, Span::call_site());
-    (quote!(#module), track.unwrap_or_default())
+    let track = if super::source::first_embedding(std::path::Path::new(path)) {
+        format!(
+            "const _: () = {{ #[allow(dead_code)] static FILE: &[u8] = \
+             {pt}::include_bytes!({path:?}); }};"
+        )
+    } else {
+        String::new()
+    };
+    (format!("{:?}", &*module), track)
+}
+
+/// The path generated code names `chevron::__private` by, as source text.
+fn private_text() -> String {
+    // `#[kernel]`'s crate path is always text (see `private_text`); `$crate` cannot occur.
+    crate::krate::private_text().unwrap_or_else(|| crate::krate::private().to_string())
 }
 
 /// The items a checked declaration expands to: the type, its `impl`s and the assertions.
+/// Written as text ([`Code`]) but for the user's tokens: the name of the type, its attributes
+/// and visibility, and the parameter types.
 pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
-    let p = crate::krate::private();
+    let pt = private_text();
+    let pt = pt.as_str();
     let KernelDecl {
         attrs,
         vis,
@@ -108,7 +118,12 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
         source,
         ..
     } = decl;
-    let info = info_value(decl.info.as_ref(), decl.no_upstream_reads, decl.cooperative);
+    let info = info_value(
+        pt,
+        decl.info.as_ref(),
+        decl.no_upstream_reads,
+        decl.cooperative,
+    );
     let lint = event_lint(decl.info.as_ref());
     // Where the kernel calls code its PTX does not hold, the rules resting on absence stay
     // quiet: the docs say which, and why.
@@ -119,9 +134,9 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
         .filter(|m| !m.is_empty())
         .map(|m| format!("\n\n Not checked: {m}."))
         .unwrap_or_default();
-    let name = LitStr::new(&super::ast::kernel_name(ident), ident.span());
+    let name = super::ast::kernel_name(ident);
 
-    let mut track = TokenStream::new();
+    let mut track = String::new();
     let kernel = match source {
         ResolvedSource::Ptx {
             abs_path,
@@ -130,30 +145,30 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
             variants,
             infos,
         } => {
-            let path = LitStr::new(abs_path, Span::call_site());
             if variants.is_empty() {
-                let (text, items) = ptx_text(&p, &path, text, entry);
+                let (text, items) = ptx_text(pt, abs_path, text, entry);
                 track = items;
-                let entry = LitStr::new(entry, Span::call_site());
-                quote!(#p::Kernel::ptx(#name, #entry, #path, #text))
+                Kernel::Text(format!(
+                    "{pt}::Kernel::ptx({name:?}, {entry:?}, {abs_path:?}, {text})"
+                ))
             } else {
-                let entry = LitStr::new(entry, Span::call_site());
                 // Each variant with its own rules: the runtime checks a launch against the
                 // variant it loaded.
-                let all = std::iter::once(abs_path)
+                let all: String = std::iter::once(abs_path)
                     .chain(variants)
                     .enumerate()
                     .map(|(k, v)| {
-                        let v = LitStr::new(v, Span::call_site());
                         let info =
-                            info_value(infos.get(k), decl.no_upstream_reads, decl.cooperative);
-                        quote!(#p::PtxVariant {
-                            path: #v,
-                            text: #p::embedded_text(#p::include_bytes!(#v)),
-                            info: &#info,
-                        })
-                    });
-                quote!(#p::Kernel::ptx_variants(#name, #entry, &[#(#all),*]))
+                            info_value(pt, infos.get(k), decl.no_upstream_reads, decl.cooperative);
+                        format!(
+                            "{pt}::PtxVariant {{ path: {v:?}, text: \
+                             {pt}::embedded_text({pt}::include_bytes!({v:?})), info: &{info} }},"
+                        )
+                    })
+                    .collect();
+                Kernel::Text(format!(
+                    "{pt}::Kernel::ptx_variants({name:?}, {entry:?}, &[{all}])"
+                ))
             }
         }
         ResolvedSource::Cuda {
@@ -161,29 +176,30 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
             entry,
             program,
         } => {
-            let path = LitStr::new(abs_path, Span::call_site());
+            let p = crate::krate::private();
             let entry = match entry {
                 Some(e) => quote!(#p::Some(#e)),
                 None => quote!(#p::None),
             };
             let sig = params.iter().map(|q| signature_entry(q, &p));
-            let text = embedded(&p, &path);
-            if program.is_plain() {
+            let text: TokenStream = lex_text(&embedded(pt, abs_path));
+            let (name, path) = (
+                LitStr::new(&name, Span::call_site()),
+                LitStr::new(abs_path, Span::call_site()),
+            );
+            Kernel::Tokens(if program.is_plain() {
                 quote!(#p::Kernel::cuda(#name, #entry, #path, #text, &[#(#sig),*]))
             } else {
                 let program = super::cuda::program_tokens(program, &p);
                 quote!(#p::Kernel::cuda_program(
                     #name, #entry, #path, #text, &#program, &[#(#sig),*]
                 ))
-            }
+            })
         }
     };
 
     let scope = ItemAttrs::split(attrs);
     let impl_attrs = &scope.shared;
-    let asserts = params.iter().map(|q| param_check(q, impl_attrs));
-    let guard = spelling_guard_statement(params);
-    let types = param_types(&p, params);
     let signature = params
         .iter()
         .map(|q| format!("{}: {}", q.ident, q.ty_text))
@@ -199,7 +215,6 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
     } else {
         format!("({args})")
     };
-    let ty = kernel_type(&scope, vis, ident, &signature, &args);
     let kernel_doc = format!(
         " The kernel `{ident}({signature})`, typed: its `launch(&stream, &config, {tuple})` \
          launches it (as `launch!` does); `update`, `update_scalars` and `update_ordered` set \
@@ -208,86 +223,108 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
          a CUDA context loads the kernel's module.{unseen}"
     );
 
-    let kernel_fn = quote! {
-        #[doc = #kernel_doc]
-        #[inline]
-        pub fn kernel() -> &'static #p::Typed<#ident> {
-            static KERNEL: #p::Kernel = #kernel;
-            #guard
-            #p::Typed::__of(&KERNEL)
+    let mut code = Code::new();
+    kernel_type(&mut code, &scope, vis, ident, &signature, &args);
+    // The `impl`s name the type by its text: the type itself carries the user's span.
+    let ty = ident.to_string();
+    shared_attrs(&mut code, impl_attrs);
+    code.s(&format!(
+        "#[allow(deprecated)] impl {pt}::TypedKernel for {ty}"
+    ));
+    code.group(Delimiter::Brace, |c| {
+        c.s(&format!("const INFO: {pt}::KernelInfo = {info};"));
+        param_types(c, pt, params);
+    });
+    shared_attrs(&mut code, impl_attrs);
+    code.s(&format!("#[allow(deprecated)] impl {ty}"));
+    code.group(Delimiter::Brace, |c| {
+        c.s("#[doc =").string(&kernel_doc).s(&format!(
+            "] #[inline] pub fn kernel() -> &'static {pt}::Typed<{ty}>"
+        ));
+        c.group(Delimiter::Brace, |body| {
+            body.s(&format!("static KERNEL: {pt}::Kernel ="));
+            match kernel {
+                Kernel::Text(text) => body.s(&text),
+                Kernel::Tokens(tokens) => body.tokens(tokens),
+            };
+            body.s(";");
+            spelling_guard_statement(body, pt, params);
+            body.s(&format!("{pt}::Typed::__of(&KERNEL)"));
+        });
+        c.s(&lint);
+    });
+    for q in params {
+        let check = param_check(q, impl_attrs);
+        if !check.is_empty() {
+            code.tokens(check);
         }
-    };
-    let mut out = kernel_items(&p, ty, impl_attrs, ident, info, types, kernel_fn, lint);
-    out.extend(asserts);
-    out.extend(refusal_items(
+    }
+    refusal_items(
+        &mut code,
+        pt,
         decl.info.as_ref(),
         decl.no_upstream_reads,
         decl.cooperative,
-        ident,
+        &ty,
         impl_attrs,
-    ));
-    out.extend(track);
-    out
+    );
+    code.s(&track);
+    code.finish()
 }
 
-/// The items of every declaration, checked or rejected: its type `ty`, its `TypedKernel` impl
-/// (`info` and the parameter `types`) and its own `impl` (`kernel_fn`, and the constant `lint`
-/// that `launch!` names for `programmatic_event`), each `impl` with the declaration's
-/// conditional and lint attributes.
-#[allow(clippy::too_many_arguments)]
-fn kernel_items(
-    p: &TokenStream,
-    ty: TokenStream,
-    impl_attrs: &[&Attribute],
-    ident: &Ident,
-    info: TokenStream,
-    types: TokenStream,
-    kernel_fn: TokenStream,
-    lint: TokenStream,
-) -> TokenStream {
-    quote! {
-        #ty
+/// The kernel's static's value: source text, or tokens where the user's spans matter (the
+/// run-time signature of `cuda = "…"` kernels names the parameter types).
+enum Kernel {
+    Text(String),
+    Tokens(TokenStream),
+}
 
-        #(#impl_attrs)*
-        #[allow(deprecated)]
-        impl #p::TypedKernel for #ident {
-            const INFO: #p::KernelInfo = #info;
-            #types
-        }
+/// `text` lexed alone.
+fn lex_text(text: &str) -> TokenStream {
+    let mut code = Code::new();
+    code.s(text);
+    code.finish()
+}
 
-        #(#impl_attrs)*
-        #[allow(deprecated)]
-        impl #ident {
-            #kernel_fn
-            #lint
-        }
+/// The declaration's conditional and lint attributes, as written (each item of the expansion
+/// has them).
+fn shared_attrs(code: &mut Code, attrs: &[&Attribute]) {
+    if !attrs.is_empty() {
+        code.tokens(quote!(#(#attrs)*));
     }
 }
 
 /// The kernel's type: `struct saxpy {}`, with the declaration's docs, attributes and
 /// visibility.
 fn kernel_type(
+    code: &mut Code,
     attrs: &ItemAttrs<'_>,
     vis: &Visibility,
     ident: &Ident,
     signature: &str,
     args: &str,
-) -> TokenStream {
+) {
     let all = &attrs.all;
-    let doc = (!attrs.has_docs).then(|| {
+    if !all.is_empty() {
+        code.tokens(quote!(#(#all)*));
+    }
+    if !attrs.has_docs {
         let text = format!(
             " The CUDA kernel `{ident}({signature})` (`#[kernel]`): launch it with \
              `launch!({ident}<<<grid, block, &stream>>>({args}))`; [`{ident}::kernel`] gives \
              its launch, graph updates, `CUfunction` and occupancy queries."
         );
-        quote!(#[doc = #text])
-    });
-    quote! {
-        #(#all)*
-        #doc
-        #[allow(non_camel_case_types, dead_code)]
-        #vis struct #ident {}
+        code.s("#[doc =").string(&text).s("]");
     }
+    code.s("#[allow(non_camel_case_types, dead_code)]");
+    // `vis struct NAME {}`, made directly: four tokens cost less than lexing two.
+    let mut item = vis.to_token_stream();
+    item.extend([
+        TokenTree::Ident(Ident::new("struct", Span::call_site())),
+        TokenTree::Ident(ident.clone()),
+        TokenTree::Group(Group::new(Delimiter::Brace, TokenStream::new())),
+    ]);
+    code.tokens(item);
 }
 
 /// The user's attributes, split by where they go: all on the type, and the conditional and

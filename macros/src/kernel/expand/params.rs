@@ -6,6 +6,7 @@ use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{quote, quote_spanned, ToTokens};
 use syn::{Attribute, Ident, Type};
 
+use crate::code::Code;
 use crate::kernel::ast::{KernelParam, Wording};
 use chevron_cuda_rules::param::{
     check_param, Class, CppParam, Num, ParamForm, SpelledNumber, SPELLED_NUMBERS,
@@ -261,38 +262,41 @@ pub fn spelling_guard(params: &[KernelParam], attrs: &[&Attribute]) -> TokenStre
     let Some((spelled, primitive)) = guard_types(params) else {
         return TokenStream::new();
     };
+    let p = crate::krate::private();
+    let primitive = primitive.iter().map(|n| Ident::new(n, Span::call_site()));
     quote! {
         #(#attrs)*
-        const _: #spelled = #primitive;
+        const _: #p::PhantomData<(#(#spelled,)*)> =
+            #p::PhantomData::<(#(#p::primitive::#primitive,)*)>;
     }
 }
 
 /// [`spelling_guard`] as a statement, for a function body the declaration already has (one
-/// body fewer for rustc to check than an item of its own).
-pub fn spelling_guard_statement(params: &[KernelParam]) -> TokenStream {
+/// body fewer for rustc to check than an item of its own), written into `code` (`pt`: the
+/// path of `chevron::__private`, as text).
+pub fn spelling_guard_statement(code: &mut Code, pt: &str, params: &[KernelParam]) {
     let Some((spelled, primitive)) = guard_types(params) else {
-        return TokenStream::new();
+        return;
     };
-    quote!(let _: #spelled = #primitive;)
+    let primitive: String = primitive
+        .iter()
+        .map(|n| format!("{pt}::primitive::{n},"))
+        .collect();
+    code.s(&format!("let _: {pt}::PhantomData<"))
+        .tokens(quote!((#(#spelled,)*)))
+        .s(&format!("> = {pt}::PhantomData::<({primitive})>;"));
 }
 
-/// The guard's two sides: `PhantomData<(…)>` of the spellings the macro read, and
-/// `PhantomData::<(…)>` of `core::primitive`'s; `None` when it read none.
-fn guard_types(params: &[KernelParam]) -> Option<(TokenStream, TokenStream)> {
-    let p = crate::krate::private();
-    let (spelled, primitive): (Vec<&Type>, Vec<Ident>) = params
+/// The guard's two sides: the spellings the macro read, and the names of the primitive types
+/// they must be; `None` when it read none.
+fn guard_types(params: &[KernelParam]) -> Option<(Vec<&Type>, Vec<&'static str>)> {
+    let (spelled, primitive): (Vec<&Type>, Vec<&'static str>) = params
         .iter()
         .filter(|q| !q.ptx.is_empty())
         .filter_map(|q| known_form(q, false))
-        .filter_map(|(_, ty)| Some((ty, Ident::new(scalar(ty)?.name, Span::call_site()))))
+        .filter_map(|(_, ty)| Some((ty, scalar(ty)?.name)))
         .unzip();
-    if spelled.is_empty() {
-        return None;
-    }
-    Some((
-        quote!(#p::PhantomData<(#(#spelled,)*)>),
-        quote!(#p::PhantomData::<(#(#p::primitive::#primitive,)*)>),
-    ))
+    (!spelled.is_empty()).then_some((spelled, primitive))
 }
 
 /// A `CppParam` as the expression that builds it.

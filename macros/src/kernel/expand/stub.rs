@@ -1,13 +1,13 @@
 //! What a rejected declaration expands to: the same names with the parameters as written, so
 //! that call sites type-check and only the real errors show.
 
-use proc_macro2::TokenStream;
-use quote::quote;
+use proc_macro2::{Delimiter, TokenStream};
 
 use super::{
-    event_lint, info_value, kernel_items, kernel_type, param_check, param_types, spelling_guard,
+    event_lint, info_value, kernel_type, param_check, param_types, shared_attrs, spelling_guard,
     ItemAttrs,
 };
+use crate::code::Code;
 use crate::kernel::ast::{KernelItem, KernelParam};
 use chevron_cuda_rules::fit::CooperativeUse;
 
@@ -38,7 +38,8 @@ pub fn stub_checks(item: &KernelItem, params: &[KernelParam]) -> TokenStream {
 /// reborrowed as usual) where all of them could be read (`params`), else `Stub`, which takes
 /// anything (a generic declaration, whose types name what only its generics declare).
 pub fn expand_stub(item: &KernelItem, params: &[KernelParam]) -> TokenStream {
-    let p = crate::krate::private();
+    let pt = super::private_text();
+    let pt = pt.as_str();
     let KernelItem {
         attrs, vis, sig, ..
     } = item;
@@ -49,38 +50,42 @@ pub fn expand_stub(item: &KernelItem, params: &[KernelParam]) -> TokenStream {
             .filter(|a| !crate::kernel::check::is_function_only(a)),
     );
     let impl_attrs = &scope.shared;
-    let ident = &sig.ident;
-    let info = info_value(None, false, CooperativeUse::ByPtx);
-    let ty = kernel_type(&scope, vis, ident, "…", "…");
-    let (types, kernel, value) = if !is_generic(sig) && params.len() == sig.inputs.len() {
-        let kernel = quote!(#p::StubOf<#ident>);
-        (param_types(&p, params), kernel, quote!(&#p::StubOf::NEW))
-    } else {
-        let types = quote! {
-            type Args<'r, 'v> = () where 'v: 'r;
-            type Scalars<'v> = ();
-            type Ordered<'r> = #p::NoElementType;
-            type Buffers = [bool; 0];
-            const BUFFERS: [bool; 0] = [];
-        };
-        (types, quote!(#p::Stub), quote!(&#p::Stub))
-    };
-    let kernel_fn = quote! {
-        /// Not generated: `#[kernel]` reported an error for this declaration.
-        pub fn kernel() -> &'static #kernel {
-            #value
+    let info = info_value(pt, None, false, CooperativeUse::ByPtx);
+    let typed = !is_generic(sig) && params.len() == sig.inputs.len();
+    let mut code = Code::new();
+    kernel_type(&mut code, &scope, vis, &sig.ident, "…", "…");
+    let ty = sig.ident.to_string();
+    shared_attrs(&mut code, impl_attrs);
+    code.s(&format!(
+        "#[allow(deprecated)] impl {pt}::TypedKernel for {ty}"
+    ));
+    code.group(Delimiter::Brace, |c| {
+        c.s(&format!("const INFO: {pt}::KernelInfo = {info};"));
+        if typed {
+            param_types(c, pt, params);
+        } else {
+            c.s(&format!(
+                "type Args<'r, 'v> = () where 'v: 'r; type Scalars<'v> = (); \
+                 type Ordered<'r> = {pt}::NoElementType; type Buffers = [bool; 0]; \
+                 const BUFFERS: [bool; 0] = [];"
+            ));
         }
+    });
+    let (kernel, value) = if typed {
+        (format!("{pt}::StubOf<{ty}>"), format!("&{pt}::StubOf::NEW"))
+    } else {
+        (format!("{pt}::Stub"), format!("&{pt}::Stub"))
     };
-    kernel_items(
-        &p,
-        ty,
-        impl_attrs,
-        ident,
-        info,
-        types,
-        kernel_fn,
-        event_lint(None),
-    )
+    shared_attrs(&mut code, impl_attrs);
+    code.s(&format!("#[allow(deprecated)] impl {ty}"));
+    code.group(Delimiter::Brace, |c| {
+        c.s("#[doc = \" Not generated: `#[kernel]` reported an error for this declaration.\"]");
+        c.s(&format!(
+            "pub fn kernel() -> &'static {kernel} {{ {value} }}"
+        ));
+        c.s(&event_lint(None));
+    });
+    code.finish()
 }
 
 /// Whether the declaration has generics (which `#[kernel]` rejects): its parameter types may

@@ -6,47 +6,79 @@
 use proc_macro2::{Group, Ident, Punct, Spacing, Span, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
 
+use crate::code::Code;
 use crate::kernel::ast::KernelParam;
 use crate::tokens::arg_list;
 
-/// The associated items of a declaration's `TypedKernel` impl that its parameters make.
-pub fn param_types(p: &TokenStream, params: &[KernelParam]) -> TokenStream {
+/// The associated items of a declaration's `TypedKernel` impl that its parameters make,
+/// written into `code` (`pt`: the path of `chevron::__private`, as text); the types are the
+/// user's tokens.
+pub fn param_types(code: &mut Code, pt: &str, params: &[KernelParam]) {
     let (r, v) = (lifetime("r"), lifetime("v"));
-    let chain = quote!(#p::runtime::ArgChain);
-    let args = params.iter().map(|q| with_lifetimes(&q.ty, &r, &v));
-    let args = arg_list(args.collect(), &chain, false);
+    let chain = || lex(&format!("{pt}::runtime::ArgChain"));
+    let args = params
+        .iter()
+        .map(|q| with_lifetimes(&q.ty, &q.ty_text, &r, &v));
+    let args = arg_list(args.collect(), chain, false);
     let scalars = params
         .iter()
         .filter(|q| !q.by_ref)
-        .map(|q| with_lifetimes(&q.ty, &v, &v));
-    let scalars = arg_list(scalars.collect(), &chain, false);
-    let ordered: Option<Vec<TokenStream>> = params
-        .iter()
-        .filter(|q| q.by_ref)
-        .map(|q| {
-            let elem = with_lifetimes(buffer_elem(&q.ty)?, &r, &r);
-            Some(match &q.ty {
-                syn::Type::Reference(t) if t.mutability.is_some() => {
-                    quote!(&'r #p::runtime::Ordered<'r, #elem>)
-                }
-                _ => quote!(&'r dyn #p::runtime::OrderedBuffer<#elem>),
+        .map(|q| with_lifetimes(&q.ty, &q.ty_text, &v, &v));
+    let scalars = arg_list(scalars.collect(), chain, false);
+    // Each head lexed once per declaration, then copied: `&'r …::Ordered<'r,` for a buffer
+    // the kernel writes, `&'r dyn …::OrderedBuffer<` for one it reads.
+    let mut heads: [Option<TokenStream>; 2] = [None, None];
+    let mut ordered: Option<Vec<TokenStream>> = Some(Vec::new());
+    for q in params.iter().filter(|q| q.by_ref) {
+        // The element's text is within the reference's, after its `&`.
+        let inside = q.ty_text.trim_start().trim_start_matches('&');
+        let Some(elem) = buffer_elem(&q.ty) else {
+            ordered = None;
+            break;
+        };
+        let elem = with_lifetimes(elem, inside, &r, &r);
+        let writes = matches!(&q.ty, syn::Type::Reference(t) if t.mutability.is_some());
+        let head = heads[usize::from(writes)].get_or_insert_with(|| {
+            lex(&if writes {
+                format!("&'r {pt}::runtime::Ordered<'r,")
+            } else {
+                format!("&'r dyn {pt}::runtime::OrderedBuffer<")
             })
-        })
-        .collect();
-    // A buffer type that names no element type (an alias): no `update_ordered`.
-    let ordered = match ordered {
-        Some(o) => arg_list(o, &chain, false),
-        None => quote!(#p::NoElementType),
-    };
-    let buffers = params.iter().map(|q| q.by_ref);
-    let n = params.len();
-    quote! {
-        type Args<'r, 'v> = #args where 'v: 'r;
-        type Scalars<'v> = #scalars;
-        type Ordered<'r> = #ordered;
-        type Buffers = [bool; #n];
-        const BUFFERS: [bool; #n] = [#(#buffers),*];
+        });
+        let mut item = head.clone();
+        item.extend([elem]);
+        item.extend([TokenTree::Punct(Punct::new('>', Spacing::Alone))]);
+        if let Some(o) = ordered.as_mut() {
+            o.push(item);
+        }
     }
+    code.s("type Args<'r, 'v> =")
+        .tokens(args)
+        .s("where 'v: 'r;");
+    code.s("type Scalars<'v> =").tokens(scalars).s(";");
+    // A buffer type that names no element type (an alias): no `update_ordered`.
+    match ordered {
+        Some(o) => code
+            .s("type Ordered<'r> =")
+            .tokens(arg_list(o, chain, false)),
+        None => code.s(&format!("type Ordered<'r> = {pt}::NoElementType")),
+    };
+    let buffers = params
+        .iter()
+        .map(|q| if q.by_ref { "true" } else { "false" })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let n = params.len();
+    code.s(&format!(
+        "; type Buffers = [bool; {n}usize]; const BUFFERS: [bool; {n}usize] = [{buffers}];"
+    ));
+}
+
+/// `text` lexed alone.
+fn lex(text: &str) -> TokenStream {
+    let mut code = Code::new();
+    code.s(text);
+    code.finish()
 }
 
 /// `'name`, spanned at the call site.
@@ -63,19 +95,35 @@ fn lifetime(name: &str) -> TokenStream {
 
 /// `ty` with a lifetime on every reference (`refs`: `&T` becomes `&'r T`) and `inner` for every
 /// `'_` (`CudaView<'_, T>` becomes `CudaView<'v, T>`): the elided lifetimes of a function's
-/// parameter types, which an associated type must name.
-fn with_lifetimes(ty: &syn::Type, refs: &TokenStream, inner: &TokenStream) -> TokenStream {
-    // A plain path (`u32`, `half::f16`) has nothing to rewrite: its tokens as they are, without
-    // the walk (which costs, in the unoptimised build cargo makes of proc macros).
-    if let syn::Type::Path(p) = ty {
-        let plain = p.qself.is_none()
-            && p.path.segments.iter().all(|s| {
-                s.arguments.is_none()
-                    && !HIDDEN_LIFETIME.iter().any(|h| s.ident == h)
-                    && !VIEWS.iter().any(|v| s.ident == v)
-            });
-        if plain {
-            return ty.to_token_stream();
+/// parameter types, which an associated type must name. `text`: the whole parameter type as
+/// written (`ty` or a type inside it), which tells when there is nothing to rewrite.
+fn with_lifetimes(
+    ty: &syn::Type,
+    text: &str,
+    refs: &TokenStream,
+    inner: &TokenStream,
+) -> TokenStream {
+    // The common types (`u32`, `&CudaSlice<f32>`) without the token walk, which costs, in the
+    // unoptimised build cargo makes of proc macros: a type whose text has no lifetime and no
+    // name that hides one has nothing to rewrite but its own `&`, if it is a reference and
+    // has no other.
+    let hidden = text.contains('\'')
+        || HIDDEN_LIFETIME
+            .iter()
+            .chain(&VIEWS)
+            .any(|name| text.contains(name));
+    let refs_in_text = text.matches('&').count();
+    if !hidden {
+        match ty {
+            syn::Type::Path(_) if refs_in_text == 0 => return ty.to_token_stream(),
+            syn::Type::Reference(r) if refs_in_text == 1 => {
+                let mut out = r.and_token.to_token_stream();
+                out.extend(refs.clone());
+                r.mutability.to_tokens(&mut out);
+                r.elem.to_tokens(&mut out);
+                return out;
+            }
+            _ => {}
         }
     }
     rewrite(ty.to_token_stream(), refs, inner)
@@ -167,7 +215,13 @@ mod tests {
 
     fn rewritten(ty: &str) -> String {
         let ty: syn::Type = syn::parse_str(ty).unwrap();
-        with_lifetimes(&ty, &lifetime("r"), &lifetime("v")).to_string()
+        with_lifetimes(
+            &ty,
+            &quote!(#ty).to_string(),
+            &lifetime("r"),
+            &lifetime("v"),
+        )
+        .to_string()
     }
 
     #[test]
