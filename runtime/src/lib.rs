@@ -116,7 +116,7 @@ pub mod __private {
         launched, stream_ref, ArgAsWritten, ArgProbe, HostArg, TypedKernel, ViewArg,
     };
     pub use crate::kernel::typed::{
-        refusal, refusal_literal, Accepted, NoElementType, Refusal, Stub, StubOf, Typed,
+        refusal, refusal_block, refusal_literal, NoElementType, Refusal, Stub, StubOf, Typed,
     };
     pub use crate::kernel::{
         embedded_text, modules_loaded, refusals, Kernel, LaunchRules, PtxVariant,

@@ -139,12 +139,12 @@ fn bind_items(
     let p = crate::krate::private();
     let (gs, bs) = (plan.grid.span(), plan.block.span());
     // Each extent converts where it is written, so a wrong type is reported there.
-    let grid = extents(&p, &plan.grid, grid, gs);
+    let grid = extents(&p, grid, gs);
     let init = match plan.kernel_block {
         // `_`: `CU_LAUNCH_KERNEL_REQUIRED_BLOCK_DIM` in the driver's block.
         Some(span) => quote_spanned!(span=> #p::LaunchConfig::__from_grid_kernel_block(#grid)),
         None => {
-            let block = extents(&p, &plan.block, block, bs);
+            let block = extents(&p, block, bs);
             quote!(#p::LaunchConfig::__from_extents(#grid, #block))
         }
     };
@@ -185,18 +185,16 @@ fn bind_items(
     }
 }
 
-/// The extents of a grid or block `expr` (bound as `value`) for `LaunchConfig::__from_extents`:
-/// `IntoDim::into_dim(value)`, or, for integer literals (`256`, `(16, 16)`), which `check`
-/// already found within `u32`, the `Dim3` itself, with no conversion for rustc to resolve.
-fn extents(p: &TokenStream, expr: &Expr, value: &TokenStream, span: Span) -> TokenStream {
-    // Unsuffixed or `u32` literals only: another suffix keeps its conversion (and its error).
-    match super::fit::literal_dims_where(expr, |s| s.is_empty() || s == "u32") {
-        Some([x, y, z]) => quote_spanned!(span=> #p::Result::Ok(#p::Dim3::new(#x, #y, #z))),
-        // Written as `<_ as …>`: the call then begins with a token of the user's (`$crate`,
-        // which the path holds, is the facade's), and rustc reports at the user's tokens, not
-        // at the invocation.
-        None => quote_spanned!(span=> <_ as #p::IntoDim>::into_dim(#value)),
-    }
+/// The extents of a grid or block `expr` (bound as `value`, a literal as it is written) for
+/// `LaunchConfig::__from_extents`: `IntoDim::into_dim(value)`. Also for integer literals
+/// (`256`, `(16, 16)`), which `check` already found within `u32`: rustc checks the conversion
+/// of a `u32` at less cost than `Ok(Dim3::new(…))`, about 0.1 million instructions less per
+/// literal (`scripts/compile_bench.sh`).
+fn extents(p: &TokenStream, value: &TokenStream, span: Span) -> TokenStream {
+    // Written as `<_ as …>`: the call then begins with a token of the user's (`$crate`, which
+    // the path holds, is the facade's), and rustc reports at the user's tokens, not at the
+    // invocation.
+    quote_spanned!(span=> <_ as #p::IntoDim>::into_dim(#value))
 }
 
 /// `.__set(…)`, `.__set_stream(…)` (the setter of the setting's place) or `.__set_flag(…)` for

@@ -21,18 +21,10 @@ use crate::tokens::unparen;
 /// `[x, y, z]` of a dim written with integer literals only (`256`, `(16, 16)`); `None` when
 /// any extent is decided at run time.
 fn literal_dims(expr: &Expr) -> Option<[u32; 3]> {
-    literal_dims_where(expr, |_| true)
-}
-
-/// [`literal_dims`] of a dim whose literals' suffixes all pass `suffix_ok` (`""` when none).
-pub(super) fn literal_dims_where(
-    expr: &Expr,
-    suffix_ok: impl Fn(&str) -> bool,
-) -> Option<[u32; 3]> {
     let comp = |e: &Expr| match unparen(e) {
         Expr::Lit(syn::ExprLit {
             lit: Lit::Int(i), ..
-        }) if suffix_ok(i.suffix()) => i.base10_parse::<u32>().ok(),
+        }) => i.base10_parse::<u32>().ok(),
         _ => None,
     };
     let mut out = [1u32; 3];
@@ -181,6 +173,13 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<TokenStream> {
     );
     let alias = quote_spanned!(path.span()=> type #info = #path;);
     let refusal = match literal {
+        // A block alone (the grid computed, no cluster: the common launch) in four
+        // arguments: rustc checks each argument of the call, and three arrays cost it more.
+        Some(([0, 0, 0], [x, y, z], [0, 0, 0], known)) => {
+            let [x, y, z] = [x, y, z].map(proc_macro2::Literal::u32_unsuffixed);
+            let known = proc_macro2::Literal::u8_unsuffixed(known);
+            quote!(#p::refusal_block::<#info>(#x, #y, #z, #known))
+        }
         Some((grid, block, cluster, known)) => {
             let dims = |[x, y, z]: [u32; 3]| quote!([#x, #y, #z]);
             let (grid, block, cluster) = (dims(grid), dims(block), dims(cluster));
@@ -191,7 +190,7 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<TokenStream> {
             quote!(#p::refusal::<#info>(&#facts))
         }
     };
-    // `&K` coerced to the trait object of the rule refused: none, `dyn Accepted`; a broken
+    // `&K` coerced to the trait object of the rule refused: none, `K` itself; a broken
     // rule, the trait of `chevron::refusals` `#[kernel]` named with the kernel's numbers,
     // which the kernel does not implement (rustc's E0277 in chevron's words). One coercion
     // per launch, over the kernel's name to the last value a rule looks at (`&` and the name

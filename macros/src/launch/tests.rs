@@ -102,7 +102,7 @@ fn typed_launch_calls_the_kernels_launcher_with_the_config() {
     assert_eq!(
         path_text(config),
         format!(
-            "{FROM_EXTENTS}__chevron_grid),::chevron::__private::Result::Ok(::chevron::__private::Dim3::new(256u32,1u32,1u32)))"
+            "{FROM_EXTENTS}__chevron_grid),<_as::chevron::__private::IntoDim>::into_dim(256u32))"
         )
     );
     let (methods, calls) = steps(&stmts, "__chevron_config");
@@ -457,7 +457,7 @@ fn values_take_the_form_of_their_key() {
     assert_eq!(
         path_text(let_init(&stmts, "__chevron_config")),
         format!(
-            "::chevron::__private::LaunchConfig::__from_extents(::chevron::__private::Result::Ok(::chevron::__private::Dim3::new(8u32,2u32,1u32)),::chevron::__private::Result::Ok(::chevron::__private::Dim3::new(16u32,16u32,1u32)))"
+            "::chevron::__private::LaunchConfig::__from_extents(<_as::chevron::__private::IntoDim>::into_dim((8u32,2u32)),<_as::chevron::__private::IntoDim>::into_dim((16u32,16u32)))"
         )
     );
     let rt = "::chevron::__private::runtime::";
@@ -506,13 +506,13 @@ fn config_is_built_in_place() {
     let e = expr(try_config(quote!(<<<64, 256>>>)).unwrap());
     assert_eq!(
         path_text(&e),
-        format!("::chevron::__private::LaunchConfig::__from_extents(::chevron::__private::Result::Ok(::chevron::__private::Dim3::new(64u32,1u32,1u32)),::chevron::__private::Result::Ok(::chevron::__private::Dim3::new(256u32,1u32,1u32)))")
+        format!("::chevron::__private::LaunchConfig::__from_extents(<_as::chevron::__private::IntoDim>::into_dim(64u32),<_as::chevron::__private::IntoDim>::into_dim(256u32))")
     );
     // With an attribute, a block building a local in place and yielding it.
     let stmts = block(try_config(quote!(<<<64, 256, cooperative>>>)).unwrap());
     assert_eq!(
         path_text(let_init(&stmts, "__chevron_config")),
-        format!("::chevron::__private::LaunchConfig::__from_extents(::chevron::__private::Result::Ok(::chevron::__private::Dim3::new(64u32,1u32,1u32)),::chevron::__private::Result::Ok(::chevron::__private::Dim3::new(256u32,1u32,1u32)))")
+        format!("::chevron::__private::LaunchConfig::__from_extents(<_as::chevron::__private::IntoDim>::into_dim(64u32),<_as::chevron::__private::IntoDim>::into_dim(256u32))")
     );
     let (methods, _) = steps(&stmts, "__chevron_config");
     assert_eq!(methods, ["__set"]);
@@ -689,13 +689,15 @@ fn literal_values_are_checked_against_the_kernels_rules_in_one_statement() {
     // 3 and 4). The kernel as a type alias (a function in its place is "expected type", not a
     // const); the rules evaluated once, in the const argument that picks the trait object
     // `&k` is coerced to (an E0277 in chevron's words where a rule is broken).
-    let check = |refusal: &str| {
+    let check_with = |function: &str, refusal: &str| {
         format!(
             "type __ChevronKernel = k ; let _ : & < __ChevronKernel as {p} Refusal < {{ {p} \
-             refusal_literal :: < __ChevronKernel > ({refusal}) }} > > :: Dyn = & \
+             {function} :: < __ChevronKernel > ({refusal}) }} > > :: Dyn = & \
              __ChevronKernel {{ }} ;"
         )
     };
+    let check = |refusal: &str| check_with("refusal_literal", refusal);
+    let check_block = |refusal: &str| check_with("refusal_block", refusal);
     // A statement of the launch's block, not an item: no body of its own.
     assert!(!all.contains("const _"), "{all}");
     assert_eq!(all.matches("refusal_literal").count(), 1, "{all}");
@@ -716,11 +718,11 @@ fn literal_values_are_checked_against_the_kernels_rules_in_one_statement() {
     // `cooperative`), and one compiled with `.explicitcluster` alone (it needs a cluster); those
     // are reported at the kernel's name, the one place, as nothing is written.
     let all = text(&launch(quote!(k<<<g, b, s>>>(x))));
-    assert_eq!(all.matches("refusal_literal").count(), 1, "{all}");
+    assert_eq!(all.matches("refusal_block").count(), 1, "{all}");
     // Grid and block unknown (0), no cluster (known, bit 0), `cooperative` and
-    // `programmatic_serialization` known and false (bits 1 and 3); none written.
-    let expected =
-        check("[0u32 , 0u32 , 0u32] , [0u32 , 0u32 , 0u32] , [0u32 , 0u32 , 0u32] , 11u8");
+    // `programmatic_serialization` known and false (bits 1 and 3); none written. Grid and
+    // cluster unknown: the block alone, in four integers (`refusal_block`).
+    let expected = check_block("0 , 0 , 0 , 11");
     assert!(all.contains(&expected), "{expected} in {all}");
     // A kernel path is checked through it.
     let all = text(&launch(quote!(m::k<<<1, 32, s>>>(x))));
@@ -740,7 +742,7 @@ fn underscore_block_is_the_kernels_own() {
     let e = expr(try_config(quote!(<<<3, _>>>)).unwrap());
     assert_eq!(
         path_text(&e),
-        "::chevron::__private::LaunchConfig::__from_grid_kernel_block(::chevron::__private::Result::Ok(::chevron::__private::Dim3::new(3u32,1u32,1u32)))"
+        "::chevron::__private::LaunchConfig::__from_grid_kernel_block(<_as::chevron::__private::IntoDim>::into_dim(3u32))"
     );
     // With expressions: the grid bound, no block; attributes as usual.
     let stmts = block(try_config(quote!(<<<g, _, cooperative>>>)).unwrap());

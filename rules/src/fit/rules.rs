@@ -342,12 +342,19 @@ impl KernelInfo {
     /// compile time costs rustc some two million instructions per launch.
     pub const fn may_refuse_literal(&self, known: u8) -> bool {
         // Bits 2 and 4: a flag on; bit 5: the kernel's own block, refused without `.reqntid`.
+        // Patterns, not `Option::is_some`: rustc interprets every call of a `const fn`, once per
+        // launch, and a call costs it more than the comparison it makes.
         let flag_on = known & (1 << 2 | 1 << 4 | 1 << 5) != 0;
         flag_on
-            || self.reqntid.is_some()
-            || self.maxntid.is_some()
-            || self.cluster.is_some()
-            || self.max_cluster_rank.is_some()
+            || !matches!(
+                (
+                    self.reqntid,
+                    self.maxntid,
+                    self.cluster,
+                    self.max_cluster_rank
+                ),
+                (None, None, None, None)
+            )
             || self.explicit_cluster
             || matches!(self.grid_sync, Fact::Yes)
             || matches!(self.cooperative, CooperativeUse::CoResident)

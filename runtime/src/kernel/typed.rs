@@ -242,6 +242,14 @@ pub const fn refusal_literal<K: TypedKernel>(
     K::INFO.refused_rule(&LaunchFacts::literal(grid, block, cluster, known))
 }
 
+/// [`refusal_literal`] for a launch whose literals fix only its block (`[x, y, z]`): the grid
+/// computed, no cluster. Four arguments, where rustc checks three arrays at more cost, once per
+/// launch.
+#[inline]
+pub const fn refusal_block<K: TypedKernel>(x: u32, y: u32, z: u32, known: u8) -> usize {
+    refusal_literal::<K>([0; 3], [x, y, z], [0; 3], known)
+}
+
 /// [`refusal_literal`] for facts that are not all integers.
 #[inline]
 pub const fn refusal<K: TypedKernel>(facts: &LaunchFacts) -> usize {
@@ -251,8 +259,8 @@ pub const fn refusal<K: TypedKernel>(facts: &LaunchFacts) -> usize {
 /// How `launch!` reports a refused launch as an error in chevron's words (not a const panic):
 /// the launch coerces `&K` to `&<K as Refusal<RULE>>::Dyn`, `RULE` being [`refusal_literal`]'s
 /// (or [`refusal`]'s) rule. Every
-/// type has `Refusal<{ usize::MAX }>` (nothing refused there: `dyn Accepted`, which every
-/// type implements); for each rule a launch may break (but the three said for every kernel,
+/// type has `Refusal<{ usize::MAX }>` (nothing refused there: `K` itself, so that the
+/// accepted launch has no coercion for rustc to check); for each rule a launch may break (but the three said for every kernel,
 /// [`Rule::for_every_kernel`], implemented below), `#[kernel]` implements `Refusal<RULE>`
 /// for the kernel with a trait object of the rule's trait in [`crate::refusals`], with the
 /// kernel's numbers: the kernel does not implement it, and the trait's
@@ -262,17 +270,13 @@ pub const fn refusal<K: TypedKernel>(facts: &LaunchFacts) -> usize {
     label = "refused by the kernel's PTX"
 )]
 pub trait Refusal<const RULE: usize> {
-    /// The trait object `&K` is coerced to.
+    /// The type `&K` is coerced to: `K` where the launch is accepted, a trait object `K`
+    /// does not implement where it is refused.
     type Dyn: ?Sized;
 }
 
-/// Implemented by every type: a launch that breaks no rule coerces `&K` to `&dyn Accepted`.
-pub trait Accepted {}
-
-impl<T> Accepted for T {}
-
 impl<K> Refusal<{ usize::MAX }> for K {
-    type Dyn = dyn Accepted;
+    type Dyn = K;
 }
 
 // The three rules that most kernels may break (most never wait, most never sync the grid, most
