@@ -144,8 +144,20 @@ fn bind_items(
         // `_`: `CU_LAUNCH_KERNEL_REQUIRED_BLOCK_DIM` in the driver's block.
         Some(span) => quote_spanned!(span=> #p::LaunchConfig::__from_grid_kernel_block(#grid)),
         None => {
-            let block = extents(&p, block, bs);
-            quote!(#p::LaunchConfig::__from_extents(#grid, #block))
+            // A block of integer literals (unsuffixed or `u32`; `check` found them within
+            // `u32`) as three `u32` arguments of a plain function: rustc checks that at less
+            // cost than a conversion (`scripts/compile_bench.sh`). Another suffix keeps its
+            // conversion, and its error.
+            match super::fit::literal_dims_where(&plan.block, |s| s.is_empty() || s == "u32") {
+                Some([x, y, z]) => {
+                    let [x, y, z] = [x, y, z].map(proc_macro2::Literal::u32_unsuffixed);
+                    quote!(#p::LaunchConfig::__from_grid_block(#grid, #x, #y, #z))
+                }
+                None => {
+                    let block = extents(&p, block, bs);
+                    quote!(#p::LaunchConfig::__from_extents(#grid, #block))
+                }
+            }
         }
     };
     let mut shared = None;
@@ -185,11 +197,11 @@ fn bind_items(
     }
 }
 
-/// The extents of a grid or block `expr` (bound as `value`, a literal as it is written) for
-/// `LaunchConfig::__from_extents`: `IntoDim::into_dim(value)`. Also for integer literals
-/// (`256`, `(16, 16)`), which `check` already found within `u32`: rustc checks the conversion
-/// of a `u32` at less cost than `Ok(Dim3::new(…))`, about 0.1 million instructions less per
-/// literal (`scripts/compile_bench.sh`).
+/// The extents of a grid or block (bound as `value`, a literal as it is written) for
+/// `LaunchConfig::__from_extents`: `IntoDim::into_dim(value)`, also for a grid of integer
+/// literals (`256`, `(16, 16)`): rustc checks the conversion of a `u32` at less cost than
+/// `Ok(Dim3::new(…))`, about 0.1 million instructions less per literal
+/// (`scripts/compile_bench.sh`).
 fn extents(p: &TokenStream, value: &TokenStream, span: Span) -> TokenStream {
     // Written as `<_ as …>`: the call then begins with a token of the user's (`$crate`, which
     // the path holds, is the facade's), and rustc reports at the user's tokens, not at the

@@ -21,10 +21,18 @@ use crate::tokens::unparen;
 /// `[x, y, z]` of a dim written with integer literals only (`256`, `(16, 16)`); `None` when
 /// any extent is decided at run time.
 fn literal_dims(expr: &Expr) -> Option<[u32; 3]> {
+    literal_dims_where(expr, |_| true)
+}
+
+/// [`literal_dims`] of a dim whose literals' suffixes all pass `suffix_ok` (`""` when none).
+pub(super) fn literal_dims_where(
+    expr: &Expr,
+    suffix_ok: impl Fn(&str) -> bool,
+) -> Option<[u32; 3]> {
     let comp = |e: &Expr| match unparen(e) {
         Expr::Lit(syn::ExprLit {
             lit: Lit::Int(i), ..
-        }) => i.base10_parse::<u32>().ok(),
+        }) if suffix_ok(i.suffix()) => i.base10_parse::<u32>().ok(),
         _ => None,
     };
     let mut out = [1u32; 3];

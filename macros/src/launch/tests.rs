@@ -85,8 +85,8 @@ fn lets(stmts: &[Stmt]) -> Vec<(String, String)> {
         .collect()
 }
 
-/// How the builder chain of every expansion starts.
-const FROM_EXTENTS: &str = "::chevron::__private::LaunchConfig::__from_extents(\
+/// How the builder chain of an expansion with a literal block starts.
+const FROM_GRID_BLOCK: &str = "::chevron::__private::LaunchConfig::__from_grid_block(\
     <_as::chevron::__private::IntoDim>::into_dim(";
 
 /// The typed launch's stream argument: the bound stream through its probe.
@@ -101,9 +101,7 @@ fn typed_launch_calls_the_kernels_launcher_with_the_config() {
     let config = let_init(&stmts, "__chevron_config");
     assert_eq!(
         path_text(config),
-        format!(
-            "{FROM_EXTENTS}__chevron_grid),<_as::chevron::__private::IntoDim>::into_dim(256u32))"
-        )
+        format!("{FROM_GRID_BLOCK}__chevron_grid),256,1,1)")
     );
     let (methods, calls) = steps(&stmts, "__chevron_config");
     assert_eq!(methods, ["__set_stream", "__set"]);
@@ -457,7 +455,7 @@ fn values_take_the_form_of_their_key() {
     assert_eq!(
         path_text(let_init(&stmts, "__chevron_config")),
         format!(
-            "::chevron::__private::LaunchConfig::__from_extents(<_as::chevron::__private::IntoDim>::into_dim((8u32,2u32)),<_as::chevron::__private::IntoDim>::into_dim((16u32,16u32)))"
+            "::chevron::__private::LaunchConfig::__from_grid_block(<_as::chevron::__private::IntoDim>::into_dim((8u32,2u32)),16,16,1)"
         )
     );
     let rt = "::chevron::__private::runtime::";
@@ -506,13 +504,13 @@ fn config_is_built_in_place() {
     let e = expr(try_config(quote!(<<<64, 256>>>)).unwrap());
     assert_eq!(
         path_text(&e),
-        format!("::chevron::__private::LaunchConfig::__from_extents(<_as::chevron::__private::IntoDim>::into_dim(64u32),<_as::chevron::__private::IntoDim>::into_dim(256u32))")
+        format!("::chevron::__private::LaunchConfig::__from_grid_block(<_as::chevron::__private::IntoDim>::into_dim(64u32),256,1,1)")
     );
     // With an attribute, a block building a local in place and yielding it.
     let stmts = block(try_config(quote!(<<<64, 256, cooperative>>>)).unwrap());
     assert_eq!(
         path_text(let_init(&stmts, "__chevron_config")),
-        format!("::chevron::__private::LaunchConfig::__from_extents(<_as::chevron::__private::IntoDim>::into_dim(64u32),<_as::chevron::__private::IntoDim>::into_dim(256u32))")
+        format!("::chevron::__private::LaunchConfig::__from_grid_block(<_as::chevron::__private::IntoDim>::into_dim(64u32),256,1,1)")
     );
     let (methods, _) = steps(&stmts, "__chevron_config");
     assert_eq!(methods, ["__set"]);

@@ -236,6 +236,13 @@ impl<'a> LaunchConfig<'a> {
 
     /// What `launch!`/`config!` build on: extents converted from any integer type, an
     /// out-of-range one kept for [`Self::validate`] to report.
+    /// [`Self::__from_extents`] of a grid and a block of literals (`launch!`'s, `config!`'s).
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn __from_grid_block(grid: Result<Dim3, ExtentError>, x: u32, y: u32, z: u32) -> Self {
+        Self::__from_extents(grid, Ok(Dim3::new(x, y, z)))
+    }
+
     #[doc(hidden)]
     #[inline(always)]
     pub fn __from_extents(
