@@ -333,6 +333,10 @@ impl KernelInfo {
         }
     }
 
+    /// The flags of [`LaunchFacts::literal`] under which any kernel may refuse a launch: bits 2
+    /// and 4, a flag on; bit 5, the kernel's own block, refused without `.reqntid`.
+    pub const LITERAL_FLAGS: u8 = 1 << 2 | 1 << 4 | 1 << 5;
+
     /// Whether a launch whose facts are literals (`known`: [`LaunchFacts::literal`]'s flags)
     /// may break a rule of this kernel: `false` only when the launch turns no flag on and gives
     /// a block (not the kernel's own), and the kernel fixes nothing about its block, cluster and
@@ -341,10 +345,9 @@ impl KernelInfo {
     /// field reads: `launch!`'s `const` item asks it first, since evaluating every rule at
     /// compile time costs rustc some two million instructions per launch.
     pub const fn may_refuse_literal(&self, known: u8) -> bool {
-        // Bits 2 and 4: a flag on; bit 5: the kernel's own block, refused without `.reqntid`.
-        // Patterns, not `Option::is_some`: rustc interprets every call of a `const fn`, once per
-        // launch, and a call costs it more than the comparison it makes.
-        let flag_on = known & (1 << 2 | 1 << 4 | 1 << 5) != 0;
+        // Patterns, not `Option::is_some`: rustc interprets every call of a `const fn`, and a
+        // call costs it more than the comparison it makes.
+        let flag_on = known & Self::LITERAL_FLAGS != 0;
         flag_on
             || !matches!(
                 (

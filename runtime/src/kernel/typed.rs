@@ -53,6 +53,12 @@ pub trait TypedKernel: Sized + 'static {
 
     /// Which parameters are device buffers, in order.
     const BUFFERS: Self::Buffers;
+
+    /// Whether the kernel fixes nothing a launch's literal grid, block and cluster could break
+    /// (`KernelInfo::may_refuse_literal` with no flag on): `launch!`'s check then reads this
+    /// one constant, evaluated once per kernel, instead of the kernel's rules at each launch.
+    #[doc(hidden)]
+    const FIXES_NO_LITERAL: bool = !Self::INFO.may_refuse_literal(0);
 }
 
 /// A `#[kernel]` declaration's kernel, typed by its parameters (`KERNEL::kernel()`): its
@@ -236,7 +242,7 @@ pub const fn refusal_literal<K: TypedKernel>(
     cluster: [u32; 3],
     known: u8,
 ) -> usize {
-    if !K::INFO.may_refuse_literal(known) {
+    if K::FIXES_NO_LITERAL && known & KernelInfo::LITERAL_FLAGS == 0 {
         return usize::MAX;
     }
     K::INFO.refused_rule(&LaunchFacts::literal(grid, block, cluster, known))
@@ -247,7 +253,11 @@ pub const fn refusal_literal<K: TypedKernel>(
 /// launch.
 #[inline]
 pub const fn refusal_block<K: TypedKernel>(x: u32, y: u32, z: u32, known: u8) -> usize {
-    refusal_literal::<K>([0; 3], [x, y, z], [0; 3], known)
+    // Asked here, not through `refusal_literal`: rustc interprets each call.
+    if K::FIXES_NO_LITERAL && known & KernelInfo::LITERAL_FLAGS == 0 {
+        return usize::MAX;
+    }
+    K::INFO.refused_rule(&LaunchFacts::literal([0; 3], [x, y, z], [0; 3], known))
 }
 
 /// [`refusal_literal`] for facts that are not all integers.
