@@ -235,14 +235,15 @@ macro_rules! launch {
 ///
 /// let n = 1 << 20;
 /// let cfg = config!(<<<(n / 256, 1), 256, shared = 1024, cooperative, stream(sync = Spin)>>>);
-/// assert_eq!(cfg.grid(), Dim3::new(4096, 1, 1));
+/// assert_eq!((cfg.grid(), cfg.block()), (Dim3::new(4096, 1, 1), Dim3::new(256, 1, 1)));
 /// assert!(cfg.has::<Cooperative>());
+/// assert_eq!(config!(<<<2, (16, 8, 2)>>>).block(), Dim3::new(16, 8, 2));
 /// assert_eq!(cfg.stream_attributes().len(), 1);
 ///
 /// // `len()` and `size_of` are `usize`: accepted, checked when launching.
 /// let data = vec![0f32; 1000];
 /// let per_element = config!(<<<data.len().div_ceil(128), 128, shared = size_of::<f32>() * 128>>>);
-/// assert_eq!(per_element.grid(), Dim3::new(8, 1, 1));
+/// assert_eq!((per_element.grid(), per_element.block()), (Dim3::new(8, 1, 1), Dim3::new(128, 1, 1)));
 /// assert_eq!(per_element.shared_bytes(), 512);
 /// assert_eq!(per_element.validate(), Ok(()));
 /// ```
