@@ -15,6 +15,10 @@
 # the crate itself is re-checked each time, so the numbers are the macros' cost (chevron) against
 # plain rustc on the same calls (cudarc). CHEVRON_NVCC=0: no nvcc during the check (the
 # declarations are PTX; nothing would run it anyway).
+#
+# OPT_MACROS=1: the chevron crate's manifest also sets `[profile.dev.build-override]
+# opt-level = 3` (guide/src/costs.md), so that Cargo builds the proc macros optimised; its
+# target directory is then its own (`$BENCH_DIR/target-opt`), the first build compiles them.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -24,6 +28,9 @@ bench="${BENCH_DIR:-$here/target/compile-bench}"
 mkdir -p "$bench"
 bench="$(cd "$bench" && pwd)"
 export CARGO_TARGET_DIR="$bench/target" CARGO_INCREMENTAL=0 CHEVRON_NVCC=0
+if [ "${OPT_MACROS:-0}" = 1 ]; then
+    export CARGO_TARGET_DIR="$bench/target-opt"
+fi
 unset CARGO_MAKEFLAGS
 
 KERNELS=100
@@ -48,6 +55,9 @@ gen_chevron() {
     local dir="$bench/chevron-macros"
     rm -rf "$dir" && mkdir -p "$dir/src" "$dir/kernels"
     manifest bench-chevron-macros "chevron-cuda = { path = \"$chevron\" }" >"$dir/Cargo.toml"
+    if [ "${OPT_MACROS:-0}" = 1 ]; then
+        printf '\n[profile.dev.build-override]\nopt-level = 3\n' >>"$dir/Cargo.toml"
+    fi
     cp "$chevron/kernels/saxpy.ptx" "$dir/kernels/saxpy.ptx"
     {
         echo "//! $KERNELS #[kernel] declarations, $LAUNCHES launch! sites."
@@ -137,7 +147,7 @@ gen_chevron
 gen_cudarc
 cp "$chevron/Cargo.lock" "$bench/chevron-macros/Cargo.lock"
 cp "$chevron/Cargo.lock" "$bench/cudarc-builder/Cargo.lock"
-echo "chevron: $chevron ($(cd "$chevron" && git rev-parse --short HEAD 2>/dev/null || echo '?'))"
+echo "chevron: $chevron ($(cd "$chevron" && git rev-parse --short HEAD 2>/dev/null || echo '?'))$([ "${OPT_MACROS:-0}" = 1 ] && echo ', proc macros optimised (OPT_MACROS=1)')"
 echo "$KERNELS #[kernel] declarations + $LAUNCHES launch! sites vs $LAUNCHES cudarc launch_builder calls; cargo check, $runs runs each after a warm-up"
 for dir in "$bench/chevron-macros" "$bench/cudarc-builder"; do
     (cd "$dir" && CHEVRON_MANIFEST_DIR="$dir" cargo check --offline --quiet 2>&1) || {

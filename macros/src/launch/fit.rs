@@ -1,8 +1,8 @@
 //! The kernel's launch rules on a typed launch's literals: one fact set per launch
 //! ([`LaunchFacts`], from the literal grid, block (or `_`, the kernel's own), `cluster` and
-//! flags) and one `const` item
-//! that calls the rules crate's check on it ([`KernelInfo::check`], through `refusal`), against the
-//! `KernelInfo` `#[kernel]` emitted. The rules themselves are the rules crate's table: a new rule over
+//! flags) and one statement whose const argument calls the rules crate's check on it
+//! ([`KernelInfo::check`], through `refusal_block`, `refusal_literal` or `refusal`), against
+//! the `KernelInfo` `#[kernel]` emitted. The rules themselves are the rules crate's table: a new rule over
 //! these facts needs nothing here; a new fact (a field of `LaunchFacts`, a `Subject`) is named
 //! by the compiler in [`facts`], [`facts_tokens`] and [`written_at`].
 //!
