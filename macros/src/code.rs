@@ -61,6 +61,13 @@ impl Code {
         self
     }
 
+    /// `text` alone, as tokens.
+    pub fn lexed(text: &str) -> TokenStream {
+        let mut code = Code::new();
+        code.s(text);
+        code.finish()
+    }
+
     /// The code written, as tokens.
     pub fn finish(mut self) -> TokenStream {
         self.flush();

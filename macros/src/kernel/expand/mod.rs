@@ -182,7 +182,7 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
                 None => quote!(#p::None),
             };
             let sig = params.iter().map(|q| signature_entry(q, &p));
-            let text: TokenStream = lex_text(&embedded(pt, abs_path));
+            let text = Code::lexed(&embedded(pt, abs_path));
             let (name, path) = (
                 LitStr::new(&name, Span::call_site()),
                 LitStr::new(abs_path, Span::call_site()),
@@ -277,13 +277,6 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
 enum Kernel {
     Text(String),
     Tokens(TokenStream),
-}
-
-/// `text` lexed alone.
-fn lex_text(text: &str) -> TokenStream {
-    let mut code = Code::new();
-    code.s(text);
-    code.finish()
 }
 
 /// The declaration's conditional and lint attributes, as written (each item of the expansion

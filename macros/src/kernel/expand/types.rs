@@ -15,7 +15,7 @@ use crate::tokens::arg_list;
 /// user's tokens.
 pub fn param_types(code: &mut Code, pt: &str, params: &[KernelParam]) {
     let (r, v) = (lifetime("r"), lifetime("v"));
-    let chain = || lex(&format!("{pt}::runtime::ArgChain"));
+    let chain = || Code::lexed(&format!("{pt}::runtime::ArgChain"));
     let args = params
         .iter()
         .map(|q| with_lifetimes(&q.ty, &q.ty_text, &r, &v));
@@ -28,18 +28,22 @@ pub fn param_types(code: &mut Code, pt: &str, params: &[KernelParam]) {
     // Each head lexed once per declaration, then copied: `&'r …::Ordered<'r,` for a buffer
     // the kernel writes, `&'r dyn …::OrderedBuffer<` for one it reads.
     let mut heads: [Option<TokenStream>; 2] = [None, None];
+    // `None` where a buffer's type names no element type (an alias): no `update_ordered`.
     let mut ordered: Option<Vec<TokenStream>> = Some(Vec::new());
     for q in params.iter().filter(|q| q.by_ref) {
+        let Some(items) = ordered.as_mut() else {
+            break;
+        };
         // The element's text is within the reference's, after its `&`.
         let inside = q.ty_text.trim_start().trim_start_matches('&');
         let Some(elem) = buffer_elem(&q.ty) else {
             ordered = None;
-            break;
+            continue;
         };
         let elem = with_lifetimes(elem, inside, &r, &r);
         let writes = matches!(&q.ty, syn::Type::Reference(t) if t.mutability.is_some());
         let head = heads[usize::from(writes)].get_or_insert_with(|| {
-            lex(&if writes {
+            Code::lexed(&if writes {
                 format!("&'r {pt}::runtime::Ordered<'r,")
             } else {
                 format!("&'r dyn {pt}::runtime::OrderedBuffer<")
@@ -48,15 +52,12 @@ pub fn param_types(code: &mut Code, pt: &str, params: &[KernelParam]) {
         let mut item = head.clone();
         item.extend([elem]);
         item.extend([TokenTree::Punct(Punct::new('>', Spacing::Alone))]);
-        if let Some(o) = ordered.as_mut() {
-            o.push(item);
-        }
+        items.push(item);
     }
     code.s("type Args<'r, 'v> =")
         .tokens(args)
         .s("where 'v: 'r;");
     code.s("type Scalars<'v> =").tokens(scalars).s(";");
-    // A buffer type that names no element type (an alias): no `update_ordered`.
     match ordered {
         Some(o) => code
             .s("type Ordered<'r> =")
@@ -72,13 +73,6 @@ pub fn param_types(code: &mut Code, pt: &str, params: &[KernelParam]) {
     code.s(&format!(
         "; type Buffers = [bool; {n}usize]; const BUFFERS: [bool; {n}usize] = [{buffers}];"
     ));
-}
-
-/// `text` lexed alone.
-fn lex(text: &str) -> TokenStream {
-    let mut code = Code::new();
-    code.s(text);
-    code.finish()
 }
 
 /// `'name`, spanned at the call site.
