@@ -49,6 +49,14 @@ impl Code {
         self
     }
 
+    /// Appends attributes as written (nothing, and no lexing, for none).
+    pub fn attrs(&mut self, attrs: &[&syn::Attribute]) -> &mut Code {
+        if !attrs.is_empty() {
+            self.tokens(quote::quote!(#(#attrs)*));
+        }
+        self
+    }
+
     /// Appends a group (`delimiter`) whose contents `f` writes: for text around spliced tokens
     /// inside braces, brackets or parentheses.
     pub fn group(&mut self, delimiter: Delimiter, f: impl FnOnce(&mut Code)) -> &mut Code {

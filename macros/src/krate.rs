@@ -44,17 +44,18 @@ pub fn private() -> TokenStream {
     private_at(Span::call_site())
 }
 
-/// `<crate>::__private` as source text (for [`crate::code::Code`]), where the crate path can be
-/// written as text: always for `#[kernel]` and `#[kernels]` (a path from the manifest or from
-/// `crate = "…"`); `None` for `$crate` (`launch!`, `config!`), whose meaning is its hygiene.
-pub fn private_text() -> Option<String> {
+/// `<crate>::__private` as source text (for [`crate::code::Code`]), for `#[kernel]` and
+/// `#[kernels]`, whose crate path is a path from the manifest or from `crate = "…"`, always
+/// writable as text (`launch!` and `config!` name chevron by `$crate`, whose meaning is its
+/// hygiene: their code is made of tokens).
+pub fn private_text() -> String {
     CURRENT.with(|c| {
         let krate = c.borrow();
         if krate.is_empty() {
-            return Some("::chevron::__private".to_string());
+            "::chevron::__private".to_string()
+        } else {
+            format!("{krate}::__private")
         }
-        let text = krate.to_string();
-        (!text.contains('$')).then(|| format!("{text}::__private"))
     })
 }
 

@@ -32,9 +32,9 @@ pub fn snippet(tokens: &impl ToTokens) -> String {
 /// The arguments (or parameter types) of a typed launch as the runtime's `ArgTuple` takes them:
 /// one tuple `(a, b, …,)` for up to `MAX_TUPLE_PARAMS`, otherwise an `ArgChain(first, rest)`
 /// of such tuples in chunks of 64, chained two by two (so that the nesting is logarithmic),
-/// with each chain's count written out. `chain` gives the path of `ArgChain` (made only where needed); `value`: the items
-/// are expressions (`ArgChain::<_, _, N>(…)`), otherwise types (`ArgChain<…, N>`). The items
-/// stay in order, so expressions are evaluated as written.
+/// with each chain's count written out. `chain` gives the path of `ArgChain` (made only where
+/// needed); `value`: the items are expressions (`ArgChain::<_, _, N>(…)`), otherwise types
+/// (`ArgChain<…, N>`). The items stay in order, so expressions are evaluated as written.
 pub fn arg_list(
     items: Vec<TokenStream>,
     chain: impl Fn() -> TokenStream + Copy,

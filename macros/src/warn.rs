@@ -5,7 +5,7 @@
 //! bring syn 2 next to syn 3.)
 
 use proc_macro2::{Delimiter, Span, TokenStream};
-use quote::{quote, quote_spanned};
+use quote::quote_spanned;
 use syn::{Attribute, Ident};
 
 use crate::code::Code;
@@ -40,13 +40,12 @@ pub fn use_at(path: TokenStream, span: Span) -> TokenStream {
 pub fn at_item(name: &str, span: Span, note: &str, allows: &[&Attribute]) -> TokenStream {
     let ident = Ident::new(name, span);
     let mut code = Code::new();
-    if !allows.is_empty() {
-        code.tokens(quote!(#(#allows)*));
-    }
-    code.s("const _: () =").group(Delimiter::Brace, |c| {
-        c.s(&constant(name, true, note));
-        c.tokens(use_at(quote_spanned!(span=> #ident), span));
-    });
+    code.attrs(allows)
+        .s("const _: () =")
+        .group(Delimiter::Brace, |c| {
+            c.s(&constant(name, true, note));
+            c.tokens(use_at(quote_spanned!(span=> #ident), span));
+        });
     code.s(";");
     code.finish()
 }

@@ -2,8 +2,6 @@
 
 use std::fmt::Write as _;
 
-use quote::quote;
-
 use crate::code::Code;
 
 use chevron_cuda_rules::fit::{CooperativeUse, Fact, InfoText, KernelInfo, Messages, Rule};
@@ -126,9 +124,7 @@ pub fn refusal_items(
         let Some((name, params)) = kernel.refusal_trait(rule) else {
             continue;
         };
-        if !attrs.is_empty() {
-            code.tokens(quote!(#(#attrs)*));
-        }
+        code.attrs(attrs);
         let params = params.iter().map(u64::to_string).collect::<Vec<_>>();
         let index = rule as usize;
         code.s(&format!(

@@ -98,17 +98,11 @@ fn ptx_text(pt: &str, path: &str, text: &str, entry: &str) -> (String, String) {
     (format!("{:?}", &*module), track)
 }
 
-/// The path generated code names `chevron::__private` by, as source text.
-fn private_text() -> String {
-    // `#[kernel]`'s crate path is always text (see `private_text`); `$crate` cannot occur.
-    crate::krate::private_text().unwrap_or_else(|| crate::krate::private().to_string())
-}
-
 /// The items a checked declaration expands to: the type, its `impl`s and the assertions.
 /// Written as text ([`Code`]) but for the user's tokens: the name of the type, its attributes
 /// and visibility, and the parameter types.
 pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
-    let pt = private_text();
+    let pt = crate::krate::private_text();
     let pt = pt.as_str();
     let KernelDecl {
         attrs,
@@ -227,32 +221,30 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
     kernel_type(&mut code, &scope, vis, ident, &signature, &args);
     // The `impl`s name the type by its text: the type itself carries the user's span.
     let ty = ident.to_string();
-    shared_attrs(&mut code, impl_attrs);
-    code.s(&format!(
-        "#[allow(deprecated)] impl {pt}::TypedKernel for {ty}"
-    ));
-    code.group(Delimiter::Brace, |c| {
-        c.s(&format!("const INFO: {pt}::KernelInfo = {info};"));
-        param_types(c, pt, params);
-    });
-    shared_attrs(&mut code, impl_attrs);
-    code.s(&format!("#[allow(deprecated)] impl {ty}"));
-    code.group(Delimiter::Brace, |c| {
-        c.s("#[doc =").string(&kernel_doc).s(&format!(
-            "] #[inline] pub fn kernel() -> &'static {pt}::Typed<{ty}>"
-        ));
-        c.group(Delimiter::Brace, |body| {
-            body.s(&format!("static KERNEL: {pt}::Kernel ="));
-            match kernel {
-                Kernel::Text(text) => body.s(&text),
-                Kernel::Tokens(tokens) => body.tokens(tokens),
-            };
-            body.s(";");
-            spelling_guard_statement(body, pt, params);
-            body.s(&format!("{pt}::Typed::__of(&KERNEL)"));
-        });
-        c.s(&lint);
-    });
+    kernel_items(
+        &mut code,
+        pt,
+        impl_attrs,
+        &ty,
+        &info,
+        |c| param_types(c, pt, params),
+        |c| {
+            c.s("#[doc =").string(&kernel_doc).s(&format!(
+                "] #[inline] pub fn kernel() -> &'static {pt}::Typed<{ty}>"
+            ));
+            c.group(Delimiter::Brace, |body| {
+                body.s(&format!("static KERNEL: {pt}::Kernel ="));
+                match kernel {
+                    Kernel::Text(text) => body.s(&text),
+                    Kernel::Tokens(tokens) => body.tokens(tokens),
+                };
+                body.s(";");
+                spelling_guard_statement(body, pt, params);
+                body.s(&format!("{pt}::Typed::__of(&KERNEL)"));
+            });
+        },
+        &lint,
+    );
     for q in params {
         let check = param_check(q, impl_attrs);
         if !check.is_empty() {
@@ -279,12 +271,34 @@ enum Kernel {
     Tokens(TokenStream),
 }
 
-/// The declaration's conditional and lint attributes, as written (each item of the expansion
-/// has them).
-fn shared_attrs(code: &mut Code, attrs: &[&Attribute]) {
-    if !attrs.is_empty() {
-        code.tokens(quote!(#(#attrs)*));
-    }
+/// The `impl`s of every declaration, checked or rejected, into `code` after its type `ty`: its
+/// `TypedKernel` impl (`info`, and the associated items `types` writes) and its own `impl`
+/// (the `kernel()` that `kernel_fn` writes, and the constant `lint` that `launch!` names for
+/// `programmatic_event`), each with the declaration's conditional and lint attributes.
+#[allow(clippy::too_many_arguments)]
+fn kernel_items(
+    code: &mut Code,
+    pt: &str,
+    impl_attrs: &[&Attribute],
+    ty: &str,
+    info: &str,
+    types: impl FnOnce(&mut Code),
+    kernel_fn: impl FnOnce(&mut Code),
+    lint: &str,
+) {
+    code.attrs(impl_attrs).s(&format!(
+        "#[allow(deprecated)] impl {pt}::TypedKernel for {ty}"
+    ));
+    code.group(Delimiter::Brace, |c| {
+        c.s(&format!("const INFO: {pt}::KernelInfo = {info};"));
+        types(c);
+    });
+    code.attrs(impl_attrs)
+        .s(&format!("#[allow(deprecated)] impl {ty}"));
+    code.group(Delimiter::Brace, |c| {
+        kernel_fn(c);
+        c.s(lint);
+    });
 }
 
 /// The kernel's type: `struct saxpy {}`, with the declaration's docs, attributes and
@@ -297,10 +311,7 @@ fn kernel_type(
     signature: &str,
     args: &str,
 ) {
-    let all = &attrs.all;
-    if !all.is_empty() {
-        code.tokens(quote!(#(#all)*));
-    }
+    code.attrs(&attrs.all);
     if !attrs.has_docs {
         let text = format!(
             " The CUDA kernel `{ident}({signature})` (`#[kernel]`): launch it with \

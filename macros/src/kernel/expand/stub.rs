@@ -1,10 +1,10 @@
 //! What a rejected declaration expands to: the same names with the parameters as written, so
 //! that call sites type-check and only the real errors show.
 
-use proc_macro2::{Delimiter, TokenStream};
+use proc_macro2::TokenStream;
 
 use super::{
-    event_lint, info_value, kernel_type, param_check, param_types, shared_attrs, spelling_guard,
+    event_lint, info_value, kernel_items, kernel_type, param_check, param_types, spelling_guard,
     ItemAttrs,
 };
 use crate::code::Code;
@@ -38,7 +38,7 @@ pub fn stub_checks(item: &KernelItem, params: &[KernelParam]) -> TokenStream {
 /// reborrowed as usual) where all of them could be read (`params`), else `Stub`, which takes
 /// anything (a generic declaration, whose types name what only its generics declare).
 pub fn expand_stub(item: &KernelItem, params: &[KernelParam]) -> TokenStream {
-    let pt = super::private_text();
+    let pt = crate::krate::private_text();
     let pt = pt.as_str();
     let KernelItem {
         attrs, vis, sig, ..
@@ -49,42 +49,41 @@ pub fn expand_stub(item: &KernelItem, params: &[KernelParam]) -> TokenStream {
             .iter()
             .filter(|a| !crate::kernel::check::is_function_only(a)),
     );
-    let impl_attrs = &scope.shared;
     let info = info_value(pt, None, false, CooperativeUse::ByPtx);
     let typed = !is_generic(sig) && params.len() == sig.inputs.len();
     let mut code = Code::new();
     kernel_type(&mut code, &scope, vis, &sig.ident, "…", "…");
     let ty = sig.ident.to_string();
-    shared_attrs(&mut code, impl_attrs);
-    code.s(&format!(
-        "#[allow(deprecated)] impl {pt}::TypedKernel for {ty}"
-    ));
-    code.group(Delimiter::Brace, |c| {
-        c.s(&format!("const INFO: {pt}::KernelInfo = {info};"));
-        if typed {
-            param_types(c, pt, params);
-        } else {
-            c.s(&format!(
-                "type Args<'r, 'v> = () where 'v: 'r; type Scalars<'v> = (); \
-                 type Ordered<'r> = {pt}::NoElementType; type Buffers = [bool; 0]; \
-                 const BUFFERS: [bool; 0] = [];"
-            ));
-        }
-    });
     let (kernel, value) = if typed {
         (format!("{pt}::StubOf<{ty}>"), format!("&{pt}::StubOf::NEW"))
     } else {
         (format!("{pt}::Stub"), format!("&{pt}::Stub"))
     };
-    shared_attrs(&mut code, impl_attrs);
-    code.s(&format!("#[allow(deprecated)] impl {ty}"));
-    code.group(Delimiter::Brace, |c| {
-        c.s("#[doc = \" Not generated: `#[kernel]` reported an error for this declaration.\"]");
-        c.s(&format!(
-            "pub fn kernel() -> &'static {kernel} {{ {value} }}"
-        ));
-        c.s(&event_lint(None));
-    });
+    kernel_items(
+        &mut code,
+        pt,
+        &scope.shared,
+        &ty,
+        &info,
+        |c| {
+            if typed {
+                param_types(c, pt, params);
+            } else {
+                c.s(&format!(
+                    "type Args<'r, 'v> = () where 'v: 'r; type Scalars<'v> = (); \
+                     type Ordered<'r> = {pt}::NoElementType; type Buffers = [bool; 0]; \
+                     const BUFFERS: [bool; 0] = [];"
+                ));
+            }
+        },
+        |c| {
+            c.s("#[doc = \" Not generated: `#[kernel]` reported an error for this declaration.\"]");
+            c.s(&format!(
+                "pub fn kernel() -> &'static {kernel} {{ {value} }}"
+            ));
+        },
+        &event_lint(None),
+    );
     code.finish()
 }
 
