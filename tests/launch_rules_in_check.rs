@@ -23,15 +23,22 @@ pub fn run(s: &CudaStream, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>) -> Result
 "#;
 
 fn probe(block: &str) -> Probe {
+    probe_with_grid("4", block)
+}
+
+/// The probe with the second launch's grid written as `grid` (`4`, or an expression).
+fn probe_with_grid(grid: &str, block: &str) -> Probe {
     let ptx = std::fs::read_to_string(probe::workspace().join("ui-tests/fixtures/fit_bounds.ptx"))
         .expect("fit_bounds.ptx");
-    Probe::new(
-        &format!("launch_rules_in_check_{block}"),
-        &[
-            ("src/lib.rs", &SOURCE.replace("BLOCK", block)),
-            ("fit_bounds.ptx", &ptx),
-        ],
-    )
+    let name = if grid == "4" {
+        format!("launch_rules_in_check_{block}")
+    } else {
+        format!("launch_rules_in_check_computed_{block}")
+    };
+    let source = SOURCE
+        .replace("<<<4, BLOCK", &format!("<<<{grid}, BLOCK"))
+        .replace("BLOCK", block);
+    Probe::new(&name, &[("src/lib.rs", &source), ("fit_bounds.ptx", &ptx)])
 }
 
 #[test]
@@ -46,6 +53,23 @@ fn cargo_check_reports_a_literal_block_over_the_kernels_bound() {
     );
     // Within the bound, the same probe checks.
     let good = probe("256");
+    let out = good.check(&[]);
+    assert!(out.status.success(), "{}", probe::text(&out));
+}
+
+/// The same with the grid computed: a launch whose only literal is its block is checked in
+/// types (the kernel's `LiteralBlock`), which `cargo check` reports too.
+#[test]
+fn cargo_check_reports_a_literal_block_over_the_bound_with_a_computed_grid() {
+    let bad = probe_with_grid("2048u32.div_ceil(512)", "512");
+    let out = bad.check(&[]);
+    let text = probe::text(&out);
+    assert!(!out.status.success(), "`cargo check` passed:\n{text}");
+    assert!(
+        text.contains("a block of more than 256 threads cannot launch it"),
+        "{text}"
+    );
+    let good = probe_with_grid("2048u32.div_ceil(256)", "256");
     let out = good.check(&[]);
     assert!(out.status.success(), "{}", probe::text(&out));
 }

@@ -99,6 +99,7 @@ pub use nvrtc::{
 /// implemented for and what to write instead.
 pub mod traits {
     pub use crate::config::dim::{Extent, IntoDim};
+    pub use crate::kernel::literal::LiteralBlock;
     pub use crate::kernel::param::{
         BufferByValue, ByMut, ByRef, ByValue, HostData, HostDataMut, HostRef, KernelParam,
         KernelValue, RawPointer, ReadOnlyView,
@@ -111,6 +112,9 @@ pub mod traits {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::config::dim::{Dim3, Extent, ExtentError, IntoDim};
+    pub use crate::kernel::literal::{
+        Compare, Fewer, LanesFit, LiteralBlock, More, Same, SealedBlock, ThreadsFit, Warps,
+    };
     pub use crate::kernel::tuple::{ArgTuple, OrderedArgs};
     pub use crate::kernel::typed::{
         launched, stream_ref, ArgAsWritten, ArgProbe, HostArg, TypedKernel, ViewArg,

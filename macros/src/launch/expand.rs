@@ -134,6 +134,7 @@ fn bind_items(
     plan: &Plan,
     grid: &TokenStream,
     block: &TokenStream,
+    literal_block: Option<&(TokenStream, TokenStream)>,
     lets: &mut Lets,
 ) -> ConfigBuild {
     let p = crate::krate::private();
@@ -149,6 +150,12 @@ fn bind_items(
             // cost than a conversion (`scripts/compile_bench.sh`). Another suffix keeps its
             // conversion, and its error.
             match super::fit::literal_dims_where(&plan.block, |s| s.is_empty() || s == "u32") {
+                // A typed launch whose only literal is its block: built and checked by one
+                // call (see `fit::fit_check`).
+                Some(_) if literal_block.is_some() => {
+                    let (call, kernel) = literal_block.expect("matched");
+                    quote!(#call(#grid, #kernel))
+                }
                 Some([x, y, z]) => {
                     let [x, y, z] = [x, y, z].map(proc_macro2::Literal::u32_unsuffixed);
                     quote!(#p::LaunchConfig::__from_grid_block(#grid, #x, #y, #z))
@@ -265,7 +272,7 @@ fn setting_tokens(setting: &Setting, lets: &mut Lets) -> TokenStream {
 pub fn expand_config(plan: &Plan) -> TokenStream {
     let mut lets = Lets::default();
     let (grid, block) = bind_dims(plan, &mut lets);
-    let build = bind_items(plan, &grid, &block, &mut lets);
+    let build = bind_items(plan, &grid, &block, None, &mut lets);
     if build.steps.is_empty() {
         let (lets, init) = (lets.0, build.init);
         return if lets.is_empty() {
@@ -295,6 +302,13 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
         Kernel::Typed(_) => None,
     };
     let config = local("__chevron_config", Span::call_site());
+    // The launch's checks against the typed kernel's rules: the kernel's alias and a check
+    // statement, or for a block of literals alone, the config's own call.
+    let fit = match (&input.kernel, &plan.prebuilt) {
+        (Kernel::Typed(path), None) => super::fit::fit_check(path, plan),
+        _ => None,
+    };
+    let literal_block = fit.as_ref().and_then(|f| f.literal_block.as_ref());
     let config_ref = match &plan.prebuilt {
         Some(cfg) => {
             let c = lets.bind_typed(
@@ -309,12 +323,13 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
         None => {
             let (grid, block) = bind_dims(plan, &mut lets);
             let s = bind_stream(input, stream, &mut lets);
-            bind_items(plan, &grid, &block, &mut lets).bind(&config, &mut lets);
+            bind_items(plan, &grid, &block, literal_block, &mut lets).bind(&config, &mut lets);
             (quote!(&#config), s)
         }
     };
     let (config, s) = config_ref;
     let lets = lets.0;
+    let fit_items = fit.map(|f| f.items);
 
     match &input.kernel {
         Kernel::Typed(path) => {
@@ -343,10 +358,6 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
             // states the kernel's `Args`.
             let args =
                 crate::tokens::arg_list(args.collect(), || quote!(#p::runtime::ArgChain), true);
-            let fit = match plan.prebuilt {
-                Some(_) => None,
-                None => super::fit::fit_check(path, plan),
-            };
             let event = plan
                 .at(Position::Launch)
                 .find(|s| s.key.name() == "programmatic_event")
@@ -369,7 +380,7 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
                 .then(|| quote!(use #p::{ArgAsWritten as _, HostArg as _, ViewArg as _};));
             quote!({
                 #probes
-                #fit
+                #fit_items
                 #event
                 #(#lets)*
                 <#path>::#kernel().#launch(#stream, #config, #args)

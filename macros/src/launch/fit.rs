@@ -8,7 +8,7 @@
 //!
 //! [`KernelInfo::check`]: chevron_cuda_rules::fit::KernelInfo::check
 
-use chevron_cuda_rules::fit::{LaunchFacts, Subject};
+use chevron_cuda_rules::fit::{KernelInfo, LaunchFacts, Subject};
 use chevron_cuda_rules::kinds::Position;
 use proc_macro2::{Delimiter, Group, Ident, Span, TokenStream};
 use quote::{quote, quote_spanned};
@@ -153,7 +153,7 @@ fn facts_tokens(p: &TokenStream, facts: &LaunchFacts) -> TokenStream {
 /// of `&K` to the trait object the runtime's `Refusal` picks for the rule (an E0277 whose
 /// message is a trait of `chevron::refusals`, not a const panic). `None` when no literal fixes
 /// anything.
-pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<TokenStream> {
+pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<Fit> {
     let facts = facts(plan);
     if facts == LaunchFacts::UNKNOWN {
         return None;
@@ -180,6 +180,39 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<TokenStream> {
         Span::mixed_site().located_at(path.span()),
     );
     let alias = quote_spanned!(path.span()=> type #info = #path;);
+    // The most common launch: a block of literals (unsuffixed or `u32`, as
+    // `LaunchConfig::__from_grid_block` takes them) is its only literal, the grid is computed,
+    // no `cluster` and no flag is on. Its config is built by
+    // `<K as LiteralBlock<X, Y, Z, W, L>>::__config(grid, &K {})` (`32·W + L` threads), which
+    // coerces `&K` to the kernel's `LiteralBlock::Dyn` (from `#[kernel]`): `K` itself where
+    // its rules accept the block, else the refusal's trait object, as below, but with no
+    // constant for rustc to evaluate, which cost about 0.3 ms of `cargo check` per launch
+    // (`scripts/compile_bench.sh`). All at the kernel's name: a type that is no kernel is one
+    // error there (the path's and the argument's are the same, which rustc reports once).
+    if let Some(([0, 0, 0], [x, y, z], [0, 0, 0], KernelInfo::LITERAL_BLOCK_KNOWN)) = literal {
+        let threads = u64::from(x) * u64::from(y) * u64::from(z);
+        let plain = literal_dims_where(&plan.block, |s| s.is_empty() || s == "u32");
+        if threads <= 1024 && plain.is_some() {
+            let bs = plan.block.span();
+            let [x, y, z, w, l] =
+                [x, y, z, (threads / 32) as u32, (threads % 32) as u32].map(|v| {
+                    let mut lit = proc_macro2::Literal::u32_unsuffixed(v);
+                    lit.set_span(bs);
+                    lit
+                });
+            let kernel = Ident::new("__ChevronKernel", path.span());
+            let mut braces = Group::new(Delimiter::Brace, TokenStream::new());
+            braces.set_span(path.span());
+            let p_at = crate::krate::private_at(path.span());
+            let call = quote_spanned!(path.span()=>
+                <#kernel as #p_at::LiteralBlock<#x, #y, #z, #w, #l>>::__config);
+            let value = quote_spanned!(path.span()=> &#kernel #braces);
+            return Some(Fit {
+                items: alias,
+                literal_block: Some((call, value)),
+            });
+        }
+    }
     let refusal = match literal {
         // A block alone (the grid computed, no cluster: the common launch) in four
         // arguments: rustc checks each argument of the call, and three arrays cost it more.
@@ -217,8 +250,22 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<TokenStream> {
     // const only when it builds it (`tests/launch_rules_in_check.rs`). No `const _` item
     // around it either: its own body cost rustc about 0.2 million instructions per launch
     // (`scripts/compile_bench.sh`).
-    Some(quote! {
-        #alias
-        #check
+    Some(Fit {
+        items: quote! {
+            #alias
+            #check
+        },
+        literal_block: None,
     })
+}
+
+/// What [`fit_check`] adds to a typed launch.
+pub struct Fit {
+    /// The statements before the launch's own: the kernel's alias, and for a launch other
+    /// than a literal block alone, the check.
+    pub items: TokenStream,
+    /// For a launch whose only literal is its block: the function that builds its config and
+    /// checks it, `<K as LiteralBlock<X, Y, Z, W, L>>::__config`, and its second argument,
+    /// `&K {}` (the grid is the first).
+    pub literal_block: Option<(TokenStream, TokenStream)>,
 }

@@ -22,7 +22,7 @@ mod text;
 
 pub use crate::ptx::Fact;
 pub use combine::{combine, Variant};
-pub use rules::{Rule, Subject, MESSAGES};
+pub use rules::{BlockBound, LiteralBlockRules, Rule, Subject, MESSAGES};
 pub use text::{read_info, InfoText};
 
 /// How a kernel that `#[kernel]` declares relates to `cooperative` launches.

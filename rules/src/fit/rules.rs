@@ -474,3 +474,88 @@ impl KernelInfo {
         self.messages.get(rule)
     }
 }
+
+/// What a kernel's rules say of a launch whose only literal is its block: the grid computed,
+/// no `cluster` and no flag on ([`LaunchFacts::literal`] with the flags
+/// [`KernelInfo::LITERAL_BLOCK_KNOWN`]). `launch!` checks such a launch in types, against
+/// the impl `#[kernel]` writes from these (the runtime's `kernel::literal`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LiteralBlockRules {
+    /// What [`Rule::Block`] asks of the block.
+    pub block: BlockBound,
+    /// The rule every such launch breaks, whatever its block (checked after the block):
+    /// `.explicitcluster` without a cluster, a grid-syncing or `co_resident` kernel without
+    /// `cooperative`.
+    pub constant: Option<Rule>,
+}
+
+/// [`Rule::Block`] on a literal block: what [`LiteralBlockRules::block`] holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockBound {
+    /// Any block (nothing fixed, a bound no block of at most 1024 threads reaches, or a
+    /// kernel whose refusals have no words).
+    Any,
+    /// Exactly this block (`.reqntid`).
+    Exact([u32; 3]),
+    /// At most `threads` threads (`.maxntid max`, `threads` its product, below 1024).
+    AtMost {
+        /// The `.maxntid` directive.
+        max: [u32; 3],
+        /// Its product.
+        threads: u64,
+    },
+    /// No block (`.reqntid` of more threads than `.maxntid`).
+    Never,
+}
+
+impl KernelInfo {
+    /// The flags of [`LaunchFacts::literal`] for a launch with no `cluster` and no flag on:
+    /// the cluster, `cooperative` and `programmatic_serialization` known, none of them on.
+    pub const LITERAL_BLOCK_KNOWN: u8 = 1 | 1 << 1 | 1 << 3;
+
+    /// This kernel's rules on a launch whose only literal is its block, with at most 1024
+    /// threads; `has_message(rule)`: whether the kernel's refusal of `rule` has words (a rule
+    /// without them refuses nothing, as in [`Self::refused_rule`]).
+    pub fn literal_block_rules(&self, has_message: impl Fn(Rule) -> bool) -> LiteralBlockRules {
+        let facts = LaunchFacts::literal([0; 3], [0; 3], [0; 3], Self::LITERAL_BLOCK_KNOWN);
+        let constant = match self.check(&facts) {
+            Err(rule) if has_message(rule) => Some(rule),
+            _ => None,
+        };
+        let block = if !has_message(Rule::Block) {
+            BlockBound::Any
+        } else {
+            match (self.reqntid, self.maxntid) {
+                (Some(req), Some(max)) if product(req) > product(max) => BlockBound::Never,
+                (Some(req), _) => BlockBound::Exact(req),
+                (None, Some(max)) if product(max) < 1024 => BlockBound::AtMost {
+                    max,
+                    threads: product(max),
+                },
+                _ => BlockBound::Any,
+            }
+        };
+        LiteralBlockRules { block, constant }
+    }
+}
+
+impl LiteralBlockRules {
+    /// The rule a launch with the block `block` is refused by, as `launch!` reports it: the
+    /// block's first, then the constant one; for a kernel with `.reqntid` that also breaks a
+    /// constant rule, that rule whatever the block (one trait object words one rule, and
+    /// "the block is not `.reqntid`" is no type).
+    pub fn refusal(&self, block: [u32; 3]) -> Option<Rule> {
+        let block_broken = match self.block {
+            BlockBound::Any => false,
+            BlockBound::Exact(_) if self.constant.is_some() => false,
+            BlockBound::Exact(req) => !same(req, block),
+            BlockBound::AtMost { threads, .. } => product(block) > threads,
+            BlockBound::Never => true,
+        };
+        if block_broken {
+            Some(Rule::Block)
+        } else {
+            self.constant
+        }
+    }
+}

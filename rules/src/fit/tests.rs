@@ -886,3 +886,79 @@ fn message_fields_are_the_rules() {
     }
     assert_eq!(Messages::field_name(Rule::COUNT), "unseen");
 }
+
+/// The rules `#[kernel]` states in types for a launch whose only literal is its block
+/// (`literal_block_rules`) refuse exactly the launches `refused_rule` refuses, with its rule
+/// (or, for a `.reqntid` kernel, a constant rule the launch breaks too).
+#[test]
+fn literal_block_rules_refuse_what_the_const_check_refuses() {
+    let sources = [
+        ".entry k() { ret; }",
+        ".entry k() .reqntid 128, 1, 1 { ret; }",
+        ".entry k() .reqntid 16, 8, 1 { ret; }",
+        ".entry k() .maxntid 64, 1, 1 { ret; }",
+        ".entry k() .maxntid 100, 1, 1 { ret; }",
+        ".entry k() .maxntid 16, 16, 1 { ret; }",
+        ".entry k() .maxntid 1024, 1, 1 { ret; }",
+        ".entry k() .maxntid 2048, 1, 1 { ret; }",
+        ".entry k() .reqntid 128, 1, 1 .maxntid 256, 1, 1 { ret; }",
+        ".entry k() .reqntid 512, 1, 1 .maxntid 256, 1, 1 { ret; }",
+        ".entry k() .explicitcluster { ret; }",
+        ".entry k() .maxntid 64, 1, 1 .explicitcluster { ret; }",
+        ".entry k() .reqntid 128, 1, 1 .explicitcluster { ret; }",
+        ".entry k() .reqnctapercluster 4, 1, 1 { ret; }",
+        ".entry k() .maxclusterrank 2 { ret; }",
+    ];
+    let mut kernels: Vec<KernelInfo> = sources.iter().map(|s| info(s, 0)).collect();
+    for grid_sync in [Fact::Yes, Fact::No, Fact::Unknown] {
+        for cooperative in [
+            CooperativeUse::ByPtx,
+            CooperativeUse::Optional,
+            CooperativeUse::CoResident,
+        ] {
+            for base in [sources[0], sources[1], sources[3]] {
+                kernels.push(KernelInfo {
+                    grid_sync,
+                    cooperative,
+                    ..info(base, 0)
+                });
+            }
+        }
+    }
+    kernels.push(KernelInfo::UNKNOWN);
+    let mut blocks = vec![[16, 8, 1], [8, 16, 1], [16, 16, 1], [32, 32, 1], [4, 2, 1]];
+    blocks.extend(
+        [
+            1, 31, 32, 33, 63, 64, 65, 99, 100, 101, 127, 128, 129, 255, 256, 257,
+        ]
+        .map(|x| [x, 1, 1]),
+    );
+    blocks.extend([511, 512, 513, 1000, 1023, 1024].map(|x| [x, 1, 1]));
+    let (mut accepted, mut refused) = (0, 0);
+    for k in &kernels {
+        let rules = k.literal_block_rules(|r| !k.message(r).is_empty());
+        for &block in &blocks {
+            let facts =
+                LaunchFacts::literal([0; 3], block, [0; 3], KernelInfo::LITERAL_BLOCK_KNOWN);
+            let expected = k.refused_rule(&facts);
+            let refusal = rules.refusal(block);
+            if expected == usize::MAX {
+                accepted += 1;
+                assert_eq!(refusal, None, "{k:?} {block:?}");
+            } else {
+                refused += 1;
+                let rule = refusal.unwrap_or_else(|| panic!("accepted: {k:?} {block:?}"));
+                // The same rule, or for a `.reqntid` kernel that breaks a constant rule, that
+                // one, which the launch breaks too.
+                if rule as usize != expected {
+                    assert!(
+                        matches!(rules.block, BlockBound::Exact(_)),
+                        "{k:?} {block:?}"
+                    );
+                    assert_eq!(Some(rule), rules.constant, "{k:?} {block:?}");
+                }
+            }
+        }
+    }
+    assert!(accepted > 200 && refused > 100, "{accepted} {refused}");
+}

@@ -234,8 +234,6 @@ impl<'a> LaunchConfig<'a> {
         self.kernel_block
     }
 
-    /// What `launch!`/`config!` build on: extents converted from any integer type, an
-    /// out-of-range one kept for [`Self::validate`] to report.
     /// [`Self::__from_extents`] of a grid and a block of literals (`launch!`'s, `config!`'s).
     #[doc(hidden)]
     #[inline(always)]
@@ -243,6 +241,8 @@ impl<'a> LaunchConfig<'a> {
         Self::__from_extents(grid, Ok(Dim3::new(x, y, z)))
     }
 
+    /// What `launch!`/`config!` build on: extents converted from any integer type, an
+    /// out-of-range one kept for [`Self::validate`] to report.
     #[doc(hidden)]
     #[inline(always)]
     pub fn __from_extents(

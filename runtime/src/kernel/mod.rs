@@ -22,6 +22,7 @@ use crate::nvrtc::{self, CudaProgram};
 use crate::ptx::{self, ParamSig};
 use chevron_cuda_rules::fit::KernelInfo;
 
+pub(crate) mod literal;
 mod load;
 pub(crate) mod param;
 pub mod refusals;

@@ -38,6 +38,21 @@ pub trait BlockWithin<const X: u32, const Y: u32, const Z: u32, const THREADS: u
 )]
 pub trait BlockOf<const X: u32, const Y: u32, const Z: u32>: sealed::Never {}
 
+/// Implemented by `#[kernel]` for a kernel compiled with `.reqntid X, Y, Z`, for that block
+/// only: a launch whose only literal is its block (the grid computed) coerces the kernel to
+/// `dyn CompiledBlock` of its block, which it implements only for its own. Sealed: only
+/// `#[kernel]` implements it.
+#[diagnostic::on_unimplemented(
+    message = "kernel `{Self}` is compiled with `.reqntid` for another block: it launches only \
+               with exactly its own block, not ({X}, {Y}, {Z}); use its block (the help below \
+               names it), or `_` for it",
+    label = "not its compiled block"
+)]
+pub trait CompiledBlock<const X: u32, const Y: u32, const Z: u32>:
+    super::literal::SealedBlock<X, Y, Z>
+{
+}
+
 /// A kernel compiled with `.reqnctapercluster X, Y, Z` (`__cluster_dims__`) does not implement
 /// it: a `cluster` other than `(X, Y, Z)` conflicts with it.
 #[diagnostic::on_unimplemented(

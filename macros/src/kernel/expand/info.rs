@@ -4,7 +4,9 @@ use std::fmt::Write as _;
 
 use crate::code::Code;
 
-use chevron_cuda_rules::fit::{CooperativeUse, Fact, InfoText, KernelInfo, Messages, Rule};
+use chevron_cuda_rules::fit::{
+    BlockBound, CooperativeUse, Fact, InfoText, KernelInfo, Messages, Rule,
+};
 
 /// The kernel's launch rules for `launch!`'s compile-time checks and the runtime's: the value
 /// of `TypedKernel::INFO`, as source text (`pt`: the path of `chevron::__private`).
@@ -132,4 +134,73 @@ pub fn refusal_items(
             params.join(", ")
         ));
     }
+}
+
+/// The kernel's `LiteralBlock` impl (the runtime's `kernel::literal`), as source text items:
+/// what `&KERNEL` coerces to in a launch whose only literal is its block, for any block
+/// `(X, Y, Z)` of `32·W + L` threads: the kernel where its rules accept the launch, else the
+/// trait object of the refusal's trait (the kernel with no rules for a declaration whose PTX
+/// is not known). For `.reqntid`, also the kernel's `CompiledBlock` of that block. `ty`: the
+/// kernel's type, as text.
+pub fn literal_block_items(
+    pt: &str,
+    info: Option<&InfoText>,
+    no_upstream_reads: bool,
+    cooperative: CooperativeUse,
+    ty: &str,
+) -> Vec<String> {
+    let generics = "impl<const X: u32, const Y: u32, const Z: u32, const W: u32, const L: u32>";
+    let head = format!("{generics} {pt}::LiteralBlock<X, Y, Z, W, L> for {ty}");
+    let Some(text) = info else {
+        return vec![format!("{head} {{ type Dyn = {ty}; }}")];
+    };
+    let kernel = KernelInfo {
+        no_upstream_reads,
+        cooperative,
+        ..text.info
+    };
+    let rules = kernel.literal_block_rules(|r| !text.messages[r as usize].is_empty());
+    // A rule's trait object, with the kernel's numbers.
+    let refused = |rule: Rule| {
+        kernel.refusal_trait(rule).map(|(name, params)| {
+            let params = params.iter().map(u64::to_string).collect::<Vec<_>>();
+            format!("dyn {pt}::refusals::{name}<{}>", params.join(", "))
+        })
+    };
+    let accepted = rules
+        .constant
+        .and_then(refused)
+        .unwrap_or_else(|| ty.to_string());
+    let mut items = Vec::new();
+    let item = match rules.block {
+        BlockBound::Exact([a, b, c]) if rules.constant.is_none() => {
+            items.push(format!(
+                "impl {pt}::SealedBlock<{a}, {b}, {c}> for {ty} {{}}"
+            ));
+            items.push(format!(
+                "impl {pt}::refusals::CompiledBlock<{a}, {b}, {c}> for {ty} {{}}"
+            ));
+            format!("{head} {{ type Dyn = dyn {pt}::refusals::CompiledBlock<X, Y, Z>; }}")
+        }
+        BlockBound::AtMost { threads, .. } => match refused(Rule::Block) {
+            Some(over) => {
+                let (warps, lanes) = (threads / 32, threads % 32);
+                let pair =
+                    format!("(<{pt}::Warps<W> as {pt}::Compare<{warps}>>::Out, {pt}::Warps<L>)");
+                let fit = format!("{pt}::ThreadsFit<{accepted}, {over}, {lanes}>");
+                format!(
+                    "{head} where {pt}::Warps<W>: {pt}::Compare<{warps}>, {pair}: {fit} \
+                     {{ type Dyn = <{pair} as {fit}>::Dyn; }}"
+                )
+            }
+            None => format!("{head} {{ type Dyn = {accepted}; }}"),
+        },
+        BlockBound::Never => {
+            let never = refused(Rule::Block).unwrap_or(accepted);
+            format!("{head} {{ type Dyn = {never}; }}")
+        }
+        BlockBound::Any | BlockBound::Exact(_) => format!("{head} {{ type Dyn = {accepted}; }}"),
+    };
+    items.push(item);
+    items
 }

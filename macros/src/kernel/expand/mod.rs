@@ -28,7 +28,7 @@ use syn::{Attribute, Ident, LitStr, Visibility};
 use crate::code::Code;
 
 use super::ast::{KernelDecl, ResolvedSource};
-use info::{event_lint, info_value, refusal_items};
+use info::{event_lint, info_value, literal_block_items, refusal_items};
 #[cfg(test)]
 pub use params::rustc_checks_all;
 use params::{param_check, signature_entry, spelling_guard, spelling_guard_statement};
@@ -221,12 +221,20 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
     kernel_type(&mut code, &scope, vis, ident, &signature, &args);
     // The `impl`s name the type by its text: the type itself carries the user's span.
     let ty = ident.to_string();
+    let literal = literal_block_items(
+        pt,
+        decl.info.as_ref(),
+        decl.no_upstream_reads,
+        decl.cooperative,
+        &ty,
+    );
     kernel_items(
         &mut code,
         pt,
         impl_attrs,
         &ty,
         &info,
+        &literal,
         |c| param_types(c, pt, params),
         |c| {
             c.s("#[doc =").string(&kernel_doc).s(&format!(
@@ -272,9 +280,11 @@ enum Kernel {
 }
 
 /// The `impl`s of every declaration, checked or rejected, into `code` after its type `ty`: its
-/// `TypedKernel` impl (`info`, and the associated items `types` writes) and its own `impl`
-/// (the `kernel()` that `kernel_fn` writes, and the constant `lint` that `launch!` names for
-/// `programmatic_event`), each with the declaration's conditional and lint attributes.
+/// `TypedKernel` impl (`info`, and the associated items `types` writes), its `LiteralBlock`
+/// impl and the items that go with it (`literal`: `launch!`'s check of a launch whose only
+/// literal is its block) and its own `impl` (the `kernel()` that `kernel_fn`
+/// writes, and the constant `lint` that `launch!` names for `programmatic_event`), each with
+/// the declaration's conditional and lint attributes.
 #[allow(clippy::too_many_arguments)]
 fn kernel_items(
     code: &mut Code,
@@ -282,6 +292,7 @@ fn kernel_items(
     impl_attrs: &[&Attribute],
     ty: &str,
     info: &str,
+    literal: &[String],
     types: impl FnOnce(&mut Code),
     kernel_fn: impl FnOnce(&mut Code),
     lint: &str,
@@ -293,6 +304,9 @@ fn kernel_items(
         c.s(&format!("const INFO: {pt}::KernelInfo = {info};"));
         types(c);
     });
+    for item in literal {
+        code.attrs(impl_attrs).s("#[allow(deprecated)]").s(item);
+    }
     code.attrs(impl_attrs)
         .s(&format!("#[allow(deprecated)] impl {ty}"));
     code.group(Delimiter::Brace, |c| {

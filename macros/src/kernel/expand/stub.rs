@@ -65,6 +65,7 @@ pub fn expand_stub(item: &KernelItem, params: &[KernelParam]) -> TokenStream {
         &scope.shared,
         &ty,
         &info,
+        &super::literal_block_items(pt, None, false, CooperativeUse::ByPtx, &ty),
         |c| {
             if typed {
                 param_types(c, pt, params);

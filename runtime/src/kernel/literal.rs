@@ -1,0 +1,147 @@
+//! `launch!`'s check of its most common launch, in types: a block of integer literals, the
+//! grid computed, no `cluster` and no flag (`cooperative`, `programmatic_serialization`)
+//! written (or written `false`). The launch builds its config through the kernel's
+//! [`LiteralBlock`] for the block `(X, Y, Z)` of `32·W + L` threads (const arguments that are
+//! literals: no constant for rustc to evaluate per launch), whose `__config` coerces `&KERNEL`
+//! to its `Dyn`: the kernel itself where its rules accept the launch, else a trait object of the
+//! trait of [`refusals`](super::refusals) that words the rule it breaks. The kernel does not
+//! implement that trait, and rustc reports the trait's message (E0277) at the launch, as for
+//! the launches checked through `Refusal`. `#[kernel]` implements `LiteralBlock` once per
+//! kernel, for any block:
+//!
+//! - `Dyn` is the kernel for one that fixes nothing about its block and needs no flag (most
+//!   kernels);
+//! - `dyn R` for a rule every such launch breaks (`.explicitcluster`, a grid barrier, a
+//!   `co_resident` declaration), `R` its trait;
+//! - `dyn CompiledBlock<X, Y, Z>` for a kernel compiled with `.reqntid A, B, C`, which
+//!   implements only `CompiledBlock<A, B, C>`;
+//! - for `.maxntid` of `N = 32·WN + LN` threads, what [`ThreadsFit`] picks from the
+//!   comparison of `W` with `WN` ([`Compare`]'s table, each at most 32: a block has at most
+//!   1024 threads) and, for `W == WN`, of `L` with `LN`: the kernel, or `dyn BlockWithin<…>`.
+//!
+//! Before this, each such launch evaluated a constant (`refusal_block`), which cost
+//! `cargo check` about 0.3 ms per launch (`scripts/compile_bench.sh`).
+
+/// A number of warps (or, for the lanes, of threads below a warp): what [`Compare`] compares.
+/// Never made.
+#[derive(Debug)]
+pub struct Warps<const N: u32>;
+
+/// [`Compare`]'s answer: less.
+#[derive(Debug)]
+pub enum Fewer {}
+/// [`Compare`]'s answer: equal.
+#[derive(Debug)]
+pub enum Same {}
+/// [`Compare`]'s answer: greater.
+#[derive(Debug)]
+pub enum More {}
+
+/// `Warps<A>: Compare<B>`: `Out` is [`Fewer`], [`Same`] or [`More`] as `A` is less than,
+/// equal to or greater than `B`, for `A` and `B` up to 32 (a table: const generics have no
+/// comparison rustc evaluates without a constant).
+pub trait Compare<const B: u32> {
+    /// How `A` compares with `B`.
+    type Out;
+}
+
+impl<const A: u32> Compare<A> for Warps<A> {
+    type Out = Same;
+}
+
+/// The table of `Compare` for `A != B`: the first number of the list against each later one,
+/// then the rest of the list.
+macro_rules! compare_table {
+    ($a:literal $($b:literal)*) => {
+        $(
+            impl Compare<$b> for Warps<$a> {
+                type Out = Fewer;
+            }
+            impl Compare<$a> for Warps<$b> {
+                type Out = More;
+            }
+        )*
+        compare_table!($($b)*);
+    };
+    () => {};
+}
+
+compare_table!(
+    0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32
+);
+
+/// Implemented by `(how W compares with WN, Warps<L>)` for a block of `32·W + L` threads
+/// against a bound of `32·WN + LN`: `Dyn` is `A` (accepted) where the block is within the
+/// bound, `R` (refused) where it is over.
+pub trait ThreadsFit<A: ?Sized, R: ?Sized, const LN: u32> {
+    /// `A` or `R`.
+    type Dyn: ?Sized;
+}
+
+impl<A: ?Sized, R: ?Sized, const L: u32, const LN: u32> ThreadsFit<A, R, LN> for (Fewer, Warps<L>) {
+    type Dyn = A;
+}
+
+impl<A: ?Sized, R: ?Sized, const L: u32, const LN: u32> ThreadsFit<A, R, LN> for (More, Warps<L>) {
+    type Dyn = R;
+}
+
+impl<A: ?Sized, R: ?Sized, const L: u32, const LN: u32> ThreadsFit<A, R, LN> for (Same, Warps<L>)
+where
+    Warps<L>: Compare<LN>,
+    <Warps<L> as Compare<LN>>::Out: LanesFit<A, R>,
+{
+    type Dyn = <<Warps<L> as Compare<LN>>::Out as LanesFit<A, R>>::Dyn;
+}
+
+/// [`ThreadsFit`] for a block of as many whole warps as the bound: `A` unless its remaining
+/// threads are more than the bound's.
+pub trait LanesFit<A: ?Sized, R: ?Sized> {
+    /// `A` or `R`.
+    type Dyn: ?Sized;
+}
+
+impl<A: ?Sized, R: ?Sized> LanesFit<A, R> for Fewer {
+    type Dyn = A;
+}
+
+impl<A: ?Sized, R: ?Sized> LanesFit<A, R> for Same {
+    type Dyn = A;
+}
+
+impl<A: ?Sized, R: ?Sized> LanesFit<A, R> for More {
+    type Dyn = R;
+}
+
+/// Implemented by `#[kernel]` for its kernel, any block `(X, Y, Z)` of `32·W + L` threads:
+/// `Dyn` is what `&KERNEL` coerces to in a launch whose only literal is that block, the
+/// kernel itself or the trait object of the refusal's trait (see the module's docs). What
+/// `launch!` asks of the kernel in such a launch: a type that is no kernel gets the message
+/// of [`TypedKernel`](super::typed::TypedKernel).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a `#[kernel]` declaration",
+    label = "not a `#[kernel]`",
+    note = "`launch!(KERNEL<<<…>>>(…))` launches a kernel declared as `#[kernel(ptx = \"…\")] fn KERNEL(…);`",
+    note = "for a `CudaFunction` (from `load_function` or `KERNEL::kernel().function(&ctx)`), write `launch!(dyn f<<<…>>>(…))`"
+)]
+pub trait LiteralBlock<const X: u32, const Y: u32, const Z: u32, const W: u32, const L: u32> {
+    /// The kernel, or the trait object of the rule the launch breaks.
+    type Dyn: ?Sized;
+
+    /// [`LaunchConfig::__from_grid_block`](crate::LaunchConfig::__from_grid_block) of the
+    /// block `(X, Y, Z)`: `launch!`'s config of such a launch, whose `kernel` (`&KERNEL`)
+    /// coerces to [`Self::Dyn`], the check.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn __config(
+        grid: Result<crate::config::dim::Dim3, crate::config::dim::ExtentError>,
+        kernel: &Self::Dyn,
+    ) -> crate::LaunchConfig<'static> {
+        let _ = kernel;
+        crate::LaunchConfig::__from_grid_block(grid, X, Y, Z)
+    }
+}
+
+/// What a kernel's impl of `refusals::CompiledBlock` also implements: that trait's seal, in
+/// reach of `#[kernel]` (which writes the impl in the user's crate) but of no public path.
+pub trait SealedBlock<const X: u32, const Y: u32, const Z: u32> {}
