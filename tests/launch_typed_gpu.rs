@@ -203,6 +203,34 @@ fn typed_launch_evaluates_each_expression_once_in_written_order() -> TestResult 
     Ok(())
 }
 
+/// A launch whose only literal is its block and that sets nothing else (its config built by
+/// the kernel's `LiteralBlock`, grid and stream in place, no locals): the same order.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn typed_launch_of_a_literal_block_alone_evaluates_in_written_order() -> TestResult {
+    let ctx = gpu::context(0)?;
+    let stream = ctx.new_stream()?;
+    let n: u32 = 4_099;
+    let (x_host, y_host) = (random(n as usize, 23), random(n as usize, 24));
+    let x = stream.clone_htod(&x_host)?;
+    let mut y = stream.clone_htod(&y_host)?;
+    let log = std::cell::RefCell::new(Vec::new());
+    unsafe {
+        launch!(saxpy_plain<<<seen(&log, "grid", n.div_ceil(128)), 128, seen(&log, "stream", &stream)>>>(
+            seen(&log, "n", n), seen(&log, "a", -0.5), seen(&log, "x", &x), seen(&log, "y", &mut y)
+        ))
+    }?;
+    assert_eq!(*log.borrow(), ["grid", "stream", "n", "a", "x", "y"]);
+    check(
+        &stream.clone_dtoh(&y)?,
+        -0.5,
+        &x_host,
+        &y_host,
+        "literal block alone",
+    );
+    Ok(())
+}
+
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn typed_launch_with_a_prebuilt_config() -> TestResult {

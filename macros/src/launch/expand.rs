@@ -134,11 +134,12 @@ fn bind_items(
     plan: &Plan,
     grid: &TokenStream,
     block: &TokenStream,
-    literal_block: Option<&(TokenStream, TokenStream)>,
+    literal_block: Option<&super::fit::LiteralCall>,
     lets: &mut Lets,
 ) -> ConfigBuild {
     let p = crate::krate::private();
     let (gs, bs) = (plan.grid.span(), plan.block.span());
+    let raw_grid = grid;
     // Each extent converts where it is written, so a wrong type is reported there.
     let grid = extents(&p, grid, gs);
     let init = match plan.kernel_block {
@@ -153,8 +154,7 @@ fn bind_items(
                 // A typed launch whose only literal is its block: built and checked by one
                 // call (see `fit::fit_check`).
                 Some(_) if literal_block.is_some() => {
-                    let (call, kernel) = literal_block.expect("matched");
-                    quote!(#call(#grid, #kernel))
+                    literal_block.expect("matched").with_grid(raw_grid.clone())
                 }
                 Some([x, y, z]) => {
                     let [x, y, z] = [x, y, z].map(proc_macro2::Literal::u32_unsuffixed);
@@ -320,12 +320,27 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
             let s = bind_stream(input, stream, &mut lets);
             (c.into_token_stream(), s)
         }
-        None => {
-            let (grid, block) = bind_dims(plan, &mut lets);
-            let s = bind_stream(input, stream, &mut lets);
-            bind_items(plan, &grid, &block, literal_block, &mut lets).bind(&config, &mut lets);
-            (quote!(&#config), s)
-        }
+        None => match literal_block {
+            // A typed launch whose only literal is its block and that sets nothing else: the
+            // config from the grid as written, then the stream, as written, in the launch's
+            // call (after the config, before the arguments): the order written, with no local
+            // for either.
+            Some(literal)
+                if plan.settings.is_empty()
+                    && plan.shared.is_none()
+                    && !plan.non_portable_cluster =>
+            {
+                let init = literal.with_grid(dim_tokens(&plan.grid));
+                lets.0.push(quote!(let #config = #init;));
+                (quote!(&#config), stream.to_token_stream())
+            }
+            _ => {
+                let (grid, block) = bind_dims(plan, &mut lets);
+                let s = bind_stream(input, stream, &mut lets);
+                bind_items(plan, &grid, &block, literal_block, &mut lets).bind(&config, &mut lets);
+                (quote!(&#config), s)
+            }
+        },
     };
     let (config, s) = config_ref;
     let lets = lets.0;

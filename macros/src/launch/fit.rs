@@ -209,7 +209,11 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<Fit> {
             let value = quote_spanned!(path.span()=> &#kernel #braces);
             return Some(Fit {
                 items: alias,
-                literal_block: Some((call, value)),
+                literal_block: Some(LiteralCall {
+                    call,
+                    kernel: value,
+                    span: path.span(),
+                }),
             });
         }
     }
@@ -264,8 +268,26 @@ pub struct Fit {
     /// The statements before the launch's own: the kernel's alias, and for a launch other
     /// than a literal block alone, the check.
     pub items: TokenStream,
-    /// For a launch whose only literal is its block: the function that builds its config and
-    /// checks it, `<K as LiteralBlock<X, Y, Z, W, L>>::__config`, and its second argument,
-    /// `&K {}` (the grid is the first).
-    pub literal_block: Option<(TokenStream, TokenStream)>,
+    /// For a launch whose only literal is its block: the call that builds its config and
+    /// checks it.
+    pub literal_block: Option<LiteralCall>,
+}
+
+/// `<K as LiteralBlock<X, Y, Z, W, L>>::__config(GRID, &K {})`, all at the kernel's name
+/// (`span`) but the grid: where rustc reports a broken rule, and a type that is no kernel
+/// once.
+pub struct LiteralCall {
+    call: TokenStream,
+    kernel: TokenStream,
+    span: Span,
+}
+
+impl LiteralCall {
+    /// The call with the grid `grid`.
+    pub fn with_grid(&self, grid: TokenStream) -> TokenStream {
+        let Self { call, kernel, span } = self;
+        let mut args = Group::new(Delimiter::Parenthesis, quote!(#grid, #kernel));
+        args.set_span(*span);
+        quote!(#call #args)
+    }
 }

@@ -872,3 +872,61 @@ fn lone_tokens_parse_as_syn_parses_them() {
         assert!(syns(tokens.clone()).is_err(), "{tokens}");
     }
 }
+
+/// A launch whose only literal is its block (the grid computed, no `cluster`, no flag): no
+/// check statement, the config built and checked by the kernel's `LiteralBlock`, with the
+/// block and its thread count (`32·W + L`) as const arguments, and, when nothing else is set,
+/// no local for the grid or the stream: grid, stream, arguments, in the order written.
+#[test]
+fn a_literal_block_alone_is_checked_by_the_config_call() {
+    let text = |stmts: &[Stmt]| quote!(#(#stmts)*).to_string();
+    let p = ":: chevron :: __private ::";
+    let all = text(&launch(quote!(k<<<n.div_ceil(256), 256, s>>>(a, b))));
+    assert!(!all.contains("refusal"), "{all}");
+    assert!(!all.contains("__chevron_grid"), "{all}");
+    assert!(!all.contains("__chevron_stream"), "{all}");
+    let config = format!(
+        "type __ChevronKernel = k ; let __chevron_config = < __ChevronKernel as {p} \
+         LiteralBlock < 256 , 1 , 1 , 8 , 0 > > :: __config (n . div_ceil (256) , & \
+         __ChevronKernel {{ }}) ;"
+    );
+    assert!(all.starts_with(&config), "{config} in {all}");
+    let (grid, stream, args) = (
+        all.find("div_ceil").unwrap(),
+        all.find("stream_ref (s)")
+            .unwrap_or_else(|| panic!("{all}")),
+        all.find("(a , b ,)").unwrap_or_else(|| panic!("{all}")),
+    );
+    assert!(grid < stream && stream < args, "{all}");
+    // A block of several extents, and one that is not a whole number of warps.
+    let all = text(&launch(quote!(k<<<g, (16, 16), &s>>>(a))));
+    assert!(
+        all.contains("LiteralBlock < 16 , 16 , 1 , 8 , 0 >"),
+        "{all}"
+    );
+    let all = text(&launch(quote!(k<<<g, 1000u32, &s>>>(a))));
+    assert!(
+        all.contains("LiteralBlock < 1000 , 1 , 1 , 31 , 8 >"),
+        "{all}"
+    );
+    // With another setting: the grid and stream bound in the order written, the config still
+    // checked by its call.
+    let all = text(&launch(quote!(k<<<g, 128, s, shared = 1024>>>(a))));
+    assert!(all.contains("let __chevron_grid = g ;"), "{all}");
+    assert!(
+        all.contains("LiteralBlock < 128 , 1 , 1 , 4 , 0 > > :: __config (__chevron_grid"),
+        "{all}"
+    );
+    assert!(!all.contains("refusal"), "{all}");
+    // A flag, a literal grid, a cluster or the kernel's own block: the constant check.
+    for tokens in [
+        quote!(k<<<g, 128, s, cooperative>>>(a)),
+        quote!(k<<<4, 128, s>>>(a)),
+        quote!(k<<<g, 128, s, cluster = 2>>>(a)),
+        quote!(k<<<g, _, s>>>(a)),
+    ] {
+        let all = text(&launch(tokens));
+        assert!(all.contains("Refusal"), "{all}");
+        assert!(!all.contains("LiteralBlock"), "{all}");
+    }
+}

@@ -128,17 +128,17 @@ pub trait LiteralBlock<const X: u32, const Y: u32, const Z: u32, const W: u32, c
     /// The kernel, or the trait object of the rule the launch breaks.
     type Dyn: ?Sized;
 
-    /// [`LaunchConfig::__from_grid_block`](crate::LaunchConfig::__from_grid_block) of the
-    /// block `(X, Y, Z)`: `launch!`'s config of such a launch, whose `kernel` (`&KERNEL`)
-    /// coerces to [`Self::Dyn`], the check.
+    /// [`LaunchConfig::__from_grid_block`](crate::LaunchConfig::__from_grid_block) of `grid`
+    /// (any extents, converted here) and the block `(X, Y, Z)`: `launch!`'s config of such a
+    /// launch, whose `kernel` (`&KERNEL`) coerces to [`Self::Dyn`], the check.
     #[doc(hidden)]
     #[inline(always)]
-    fn __config(
-        grid: Result<crate::config::dim::Dim3, crate::config::dim::ExtentError>,
+    fn __config<G: crate::config::dim::IntoDim>(
+        grid: G,
         kernel: &Self::Dyn,
     ) -> crate::LaunchConfig<'static> {
         let _ = kernel;
-        crate::LaunchConfig::__from_grid_block(grid, X, Y, Z)
+        crate::LaunchConfig::__from_grid_block(grid.into_dim(), X, Y, Z)
     }
 }
 
