@@ -56,6 +56,7 @@ impl TypedKernel for saxpy_host {
     type Ordered<'r> = chevron::NoElementType;
     type Buffers = [bool; 4];
     const BUFFERS: [bool; 4] = [false, false, true, true];
+    type Literal = <saxpy as TypedKernel>::Literal;
 }
 
 impl saxpy_host {

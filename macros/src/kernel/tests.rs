@@ -275,13 +275,23 @@ fn saxpy_expands_to_a_type_its_parameter_types_and_its_kernel() {
         assert!(c.contains("panic !"), "{c}");
     }
 
-    // `impl TypedKernel for saxpy`: the rules, the parameter types (the whole list, the
-    // values, the buffers as ordered buffers) and which parameters are buffers; nothing else.
+    // `impl TypedKernel for saxpy`: the rules (and those on a literal block alone, as a type:
+    // saxpy fixes nothing, any block), the parameter types (the whole list, the values, the
+    // buffers as ordered buffers) and which parameters are buffers; nothing else.
     let typed = typed_impl(&m);
     assert_eq!(
         item_names(typed),
-        ["INFO", "Args", "Scalars", "Ordered", "Buffers", "BUFFERS"]
+        ["INFO", "Literal", "Args", "Scalars", "Ordered", "Buffers", "BUFFERS"]
     );
+    let literal = typed
+        .items
+        .iter()
+        .find_map(|i| match i {
+            syn::ImplItem::Type(t) if t.ident == "Literal" => Some(text(&t.ty)),
+            _ => None,
+        })
+        .expect("type Literal");
+    assert_eq!(literal, ":: chevron :: __private :: AnyBlock");
     // A `#[deprecated]` kernel warns at its uses only.
     let on_impl: Vec<String> = typed.attrs.iter().map(text).collect();
     assert_eq!(on_impl, ["# [allow (deprecated)]"]);
@@ -775,7 +785,7 @@ fn errors_keep_a_stub_with_the_same_names() {
     assert!(matches!(m.ty.fields, syn::Fields::Named(_)));
     assert_eq!(
         item_names(typed_impl(&m)),
-        ["INFO", "Args", "Scalars", "Ordered", "Buffers", "BUFFERS"]
+        ["INFO", "Literal", "Args", "Scalars", "Ordered", "Buffers", "BUFFERS"]
     );
     // No rules: `KernelInfo::UNKNOWN` as it is.
     assert_eq!(info_fields(&m), []);

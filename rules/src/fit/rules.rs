@@ -478,7 +478,8 @@ impl KernelInfo {
 /// What a kernel's rules say of a launch whose only literal is its block: the grid computed,
 /// no `cluster` and no flag on ([`LaunchFacts::literal`] with the flags
 /// [`KernelInfo::LITERAL_BLOCK_KNOWN`]). `launch!` checks such a launch in types, against
-/// the impl `#[kernel]` writes from these (the runtime's `kernel::literal`).
+/// the type `#[kernel]` states from these as the kernel's `TypedKernel::Literal` (the
+/// runtime's `kernel::literal`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LiteralBlockRules {
     /// What [`Rule::Block`] asks of the block.

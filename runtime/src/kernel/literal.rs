@@ -6,21 +6,27 @@
 //! to its `Dyn`: the kernel itself where its rules accept the launch, else a trait object of the
 //! trait of [`refusals`](super::refusals) that words the rule it breaks. The kernel does not
 //! implement that trait, and rustc reports the trait's message (E0277) at the launch, as for
-//! the launches checked through `Refusal`. `#[kernel]` implements `LiteralBlock` once per
-//! kernel, for any block:
+//! the launches checked through `Refusal`. `LiteralBlock` is written once for all kernels;
+//! `#[kernel]` states each kernel's rules as its `TypedKernel::Literal`, a type of this module
+//! ([`Rule`] gives its `Dyn`):
 //!
-//! - `Dyn` is the kernel for one that fixes nothing about its block and needs no flag (most
-//!   kernels);
-//! - `dyn R` for a rule every such launch breaks (`.explicitcluster`, a grid barrier, a
-//!   `co_resident` declaration), `R` its trait;
-//! - `dyn CompiledBlock<X, Y, Z>` for a kernel compiled with `.reqntid A, B, C`, which
-//!   implements only `CompiledBlock<A, B, C>`;
-//! - for `.maxntid` of `N = 32·WN + LN` threads, what [`ThreadsFit`] picks from the
+//! - [`AnyBlock`]: the kernel, for one that fixes nothing about its block and needs no flag
+//!   (most kernels);
+//! - [`Refused<dyn R>`](Refused): a rule every such launch breaks (`.explicitcluster`, a grid
+//!   barrier, a `co_resident` declaration), `R` its trait;
+//! - [`Exact`]: `dyn CompiledBlock<X, Y, Z>`, for a kernel compiled with `.reqntid A, B, C`,
+//!   which implements only `CompiledBlock<A, B, C>`;
+//! - [`AtMost`], `.maxntid` of `N = 32·WN + LN` threads: what [`ThreadsFit`] picks from the
 //!   comparison of `W` with `WN` ([`Compare`]'s table, each at most 32: a block has at most
 //!   1024 threads) and, for `W == WN`, of `L` with `LN`: the kernel, or `dyn BlockWithin<…>`.
 //!
 //! Before this, each such launch evaluated a constant (`refusal_block`), which cost
 //! `cargo check` about 0.3 ms per launch (`scripts/compile_bench.sh`).
+
+use core::marker::PhantomData;
+
+use super::refusals::{BlockWithin, CompiledBlock};
+use super::typed::TypedKernel;
 
 /// A number of warps (or, for the lanes, of threads below a warp): what [`Compare`] compares.
 /// Never made.
@@ -113,11 +119,10 @@ impl<A: ?Sized, R: ?Sized> LanesFit<A, R> for More {
     type Dyn = R;
 }
 
-/// Implemented by `#[kernel]` for its kernel, any block `(X, Y, Z)` of `32·W + L` threads:
-/// `Dyn` is what `&KERNEL` coerces to in a launch whose only literal is that block, the
-/// kernel itself or the trait object of the refusal's trait (see the module's docs). What
-/// `launch!` asks of the kernel in such a launch: a type that is no kernel gets the message
-/// of [`TypedKernel`](super::typed::TypedKernel).
+/// What `launch!` asks of the kernel in a launch whose only literal is its block `(X, Y, Z)`
+/// of `32·W + L` threads: `Dyn`, what `&KERNEL` coerces to, is the kernel itself or the trait
+/// object of the refusal's trait (see the module's docs). Written once for all kernels, from
+/// each kernel's `TypedKernel::Literal`; a type that is no kernel gets this message.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a `#[kernel]` declaration",
     label = "not a `#[kernel]`",
@@ -140,6 +145,92 @@ pub trait LiteralBlock<const X: u32, const Y: u32, const Z: u32, const W: u32, c
         let _ = kernel;
         crate::LaunchConfig::__from_grid_block(grid.into_dim(), X, Y, Z)
     }
+}
+
+impl<K, const X: u32, const Y: u32, const Z: u32, const W: u32, const L: u32>
+    LiteralBlock<X, Y, Z, W, L> for K
+where
+    K: TypedKernel,
+    K::Literal: Rule<K, X, Y, Z, W, L>,
+{
+    type Dyn = <K::Literal as Rule<K, X, Y, Z, W, L>>::Dyn;
+}
+
+/// A kernel's rules on a literal block, by the type `#[kernel]` states as its
+/// `TypedKernel::Literal`: `Dyn` for the kernel `K` and the block `(X, Y, Z)` of `32·W + L`
+/// threads.
+pub trait Rule<K, const X: u32, const Y: u32, const Z: u32, const W: u32, const L: u32> {
+    /// `K`, or the refusal's trait object.
+    type Dyn: ?Sized;
+}
+
+/// Any block: the kernel fixes nothing about its block and needs no flag.
+#[derive(Debug)]
+pub enum AnyBlock {}
+
+impl<K, const X: u32, const Y: u32, const Z: u32, const W: u32, const L: u32> Rule<K, X, Y, Z, W, L>
+    for AnyBlock
+{
+    type Dyn = K;
+}
+
+/// No launch of a literal block alone: `R`, the refusal's trait object, whatever the block.
+#[derive(Debug)]
+pub struct Refused<R: ?Sized>(PhantomData<R>);
+
+impl<K, R: ?Sized, const X: u32, const Y: u32, const Z: u32, const W: u32, const L: u32>
+    Rule<K, X, Y, Z, W, L> for Refused<R>
+{
+    type Dyn = R;
+}
+
+/// `.reqntid`: the kernel implements `refusals::CompiledBlock` of its own block only.
+#[derive(Debug)]
+pub enum Exact {}
+
+impl<K, const X: u32, const Y: u32, const Z: u32, const W: u32, const L: u32> Rule<K, X, Y, Z, W, L>
+    for Exact
+{
+    type Dyn = dyn CompiledBlock<X, Y, Z>;
+}
+
+/// `.maxntid MX, MY, MZ` of `N = 32·WN + LN` threads: `A` (the kernel, or the trait object of
+/// a rule every such launch breaks) within it, `dyn BlockWithin<MX, MY, MZ, N>` over it.
+#[derive(Debug)]
+pub struct AtMost<
+    A: ?Sized,
+    const MX: u32,
+    const MY: u32,
+    const MZ: u32,
+    const N: u64,
+    const WN: u32,
+    const LN: u32,
+>(PhantomData<A>);
+
+impl<
+        K,
+        A: ?Sized,
+        const MX: u32,
+        const MY: u32,
+        const MZ: u32,
+        const N: u64,
+        const WN: u32,
+        const LN: u32,
+        const X: u32,
+        const Y: u32,
+        const Z: u32,
+        const W: u32,
+        const L: u32,
+    > Rule<K, X, Y, Z, W, L> for AtMost<A, MX, MY, MZ, N, WN, LN>
+where
+    Warps<W>: Compare<WN>,
+    (<Warps<W> as Compare<WN>>::Out, Warps<L>): ThreadsFit<A, dyn BlockWithin<MX, MY, MZ, N>, LN>,
+{
+    type Dyn = <(<Warps<W> as Compare<WN>>::Out, Warps<L>) as ThreadsFit<
+        A,
+        dyn BlockWithin<MX, MY, MZ, N>,
+        LN,
+    >>::Dyn;
 }
 
 /// What a kernel's impl of `refusals::CompiledBlock` also implements: that trait's seal, in

@@ -54,6 +54,12 @@ pub trait TypedKernel: Sized + 'static {
     /// Which parameters are device buffers, in order.
     const BUFFERS: Self::Buffers;
 
+    /// The kernel's rules on a launch whose only literal is its block, as a type of
+    /// `kernel::literal` (`AnyBlock`, `Refused<dyn R>`, `Exact`, `AtMost<…>`): what
+    /// [`LiteralBlock`](crate::traits::LiteralBlock), written once for all kernels, reads.
+    #[doc(hidden)]
+    type Literal;
+
     /// Whether the kernel fixes nothing a launch's literal grid, block and cluster could break
     /// (`KernelInfo::may_refuse_literal` with no flag on): `launch!`'s check then reads this
     /// one constant, evaluated once per kernel, instead of the kernel's rules at each launch.

@@ -136,23 +136,20 @@ pub fn refusal_items(
     }
 }
 
-/// The kernel's `LiteralBlock` impl (the runtime's `kernel::literal`), as source text items:
-/// what `&KERNEL` coerces to in a launch whose only literal is its block, for any block
-/// `(X, Y, Z)` of `32·W + L` threads: the kernel where its rules accept the launch, else the
-/// trait object of the refusal's trait (the kernel with no rules for a declaration whose PTX
-/// is not known). For `.reqntid`, also the kernel's `CompiledBlock` of that block. `ty`: the
-/// kernel's type, as text.
-pub fn literal_block_items(
+/// The kernel's rules on a launch whose only literal is its block, as source text: the
+/// type its `TypedKernel::Literal` names (the runtime's `kernel::literal`), with the items that
+/// go with it (for `.reqntid`, the kernel's `CompiledBlock` of that block). `AnyBlock` for a
+/// declaration whose PTX is not known. `ty`: the kernel's type, as text.
+pub fn literal_block_rules(
     pt: &str,
     info: Option<&InfoText>,
     no_upstream_reads: bool,
     cooperative: CooperativeUse,
     ty: &str,
-) -> Vec<String> {
-    let generics = "impl<const X: u32, const Y: u32, const Z: u32, const W: u32, const L: u32>";
-    let head = format!("{generics} {pt}::LiteralBlock<X, Y, Z, W, L> for {ty}");
+) -> (String, Vec<String>) {
+    let any = format!("{pt}::AnyBlock");
     let Some(text) = info else {
-        return vec![format!("{head} {{ type Dyn = {ty}; }}")];
+        return (any, Vec::new());
     };
     let kernel = KernelInfo {
         no_upstream_reads,
@@ -167,40 +164,34 @@ pub fn literal_block_items(
             format!("dyn {pt}::refusals::{name}<{}>", params.join(", "))
         })
     };
-    let accepted = rules
-        .constant
-        .and_then(refused)
-        .unwrap_or_else(|| ty.to_string());
-    let mut items = Vec::new();
-    let item = match rules.block {
-        BlockBound::Exact([a, b, c]) if rules.constant.is_none() => {
-            items.push(format!(
-                "impl {pt}::SealedBlock<{a}, {b}, {c}> for {ty} {{}}"
-            ));
-            items.push(format!(
-                "impl {pt}::refusals::CompiledBlock<{a}, {b}, {c}> for {ty} {{}}"
-            ));
-            format!("{head} {{ type Dyn = dyn {pt}::refusals::CompiledBlock<X, Y, Z>; }}")
+    let constant = rules.constant.and_then(refused);
+    let refused_always = |r: String| format!("{pt}::Refused<{r}>");
+    match rules.block {
+        BlockBound::Exact([a, b, c]) if constant.is_none() => (
+            format!("{pt}::Exact"),
+            vec![
+                format!("impl {pt}::SealedBlock<{a}, {b}, {c}> for {ty} {{}}"),
+                format!("impl {pt}::refusals::CompiledBlock<{a}, {b}, {c}> for {ty} {{}}"),
+            ],
+        ),
+        BlockBound::AtMost {
+            max: [x, y, z],
+            threads,
+        } => {
+            let accepted = constant.unwrap_or_else(|| ty.to_string());
+            let (warps, lanes) = (threads / 32, threads % 32);
+            (
+                format!("{pt}::AtMost<{accepted}, {x}, {y}, {z}, {threads}, {warps}, {lanes}>"),
+                Vec::new(),
+            )
         }
-        BlockBound::AtMost { threads, .. } => match refused(Rule::Block) {
-            Some(over) => {
-                let (warps, lanes) = (threads / 32, threads % 32);
-                let pair =
-                    format!("(<{pt}::Warps<W> as {pt}::Compare<{warps}>>::Out, {pt}::Warps<L>)");
-                let fit = format!("{pt}::ThreadsFit<{accepted}, {over}, {lanes}>");
-                format!(
-                    "{head} where {pt}::Warps<W>: {pt}::Compare<{warps}>, {pair}: {fit} \
-                     {{ type Dyn = <{pair} as {fit}>::Dyn; }}"
-                )
-            }
-            None => format!("{head} {{ type Dyn = {accepted}; }}"),
+        BlockBound::Never => match refused(Rule::Block).or(constant) {
+            Some(r) => (refused_always(r), Vec::new()),
+            None => (any, Vec::new()),
         },
-        BlockBound::Never => {
-            let never = refused(Rule::Block).unwrap_or(accepted);
-            format!("{head} {{ type Dyn = {never}; }}")
-        }
-        BlockBound::Any | BlockBound::Exact(_) => format!("{head} {{ type Dyn = {accepted}; }}"),
-    };
-    items.push(item);
-    items
+        BlockBound::Any | BlockBound::Exact(_) => match constant {
+            Some(r) => (refused_always(r), Vec::new()),
+            None => (any, Vec::new()),
+        },
+    }
 }

@@ -28,7 +28,7 @@ use syn::{Attribute, Ident, LitStr, Visibility};
 use crate::code::Code;
 
 use super::ast::{KernelDecl, ResolvedSource};
-use info::{event_lint, info_value, literal_block_items, refusal_items};
+use info::{event_lint, info_value, literal_block_rules, refusal_items};
 #[cfg(test)]
 pub use params::rustc_checks_all;
 use params::{param_check, signature_entry, spelling_guard, spelling_guard_statement};
@@ -221,7 +221,7 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
     kernel_type(&mut code, &scope, vis, ident, &signature, &args);
     // The `impl`s name the type by its text: the type itself carries the user's span.
     let ty = ident.to_string();
-    let literal = literal_block_items(
+    let literal = literal_block_rules(
         pt,
         decl.info.as_ref(),
         decl.no_upstream_reads,
@@ -280,9 +280,9 @@ enum Kernel {
 }
 
 /// The `impl`s of every declaration, checked or rejected, into `code` after its type `ty`: its
-/// `TypedKernel` impl (`info`, and the associated items `types` writes), its `LiteralBlock`
-/// impl and the items that go with it (`literal`: `launch!`'s check of a launch whose only
-/// literal is its block) and its own `impl` (the `kernel()` that `kernel_fn`
+/// `TypedKernel` impl (`info`, its rules on a launch whose only literal is its block
+/// `literal.0` with the items that go with them `literal.1`, and the associated items `types`
+/// writes) and its own `impl` (the `kernel()` that `kernel_fn`
 /// writes, and the constant `lint` that `launch!` names for `programmatic_event`), each with
 /// the declaration's conditional and lint attributes.
 #[allow(clippy::too_many_arguments)]
@@ -292,7 +292,7 @@ fn kernel_items(
     impl_attrs: &[&Attribute],
     ty: &str,
     info: &str,
-    literal: &[String],
+    literal: &(String, Vec<String>),
     types: impl FnOnce(&mut Code),
     kernel_fn: impl FnOnce(&mut Code),
     lint: &str,
@@ -301,10 +301,13 @@ fn kernel_items(
         "#[allow(deprecated)] impl {pt}::TypedKernel for {ty}"
     ));
     code.group(Delimiter::Brace, |c| {
-        c.s(&format!("const INFO: {pt}::KernelInfo = {info};"));
+        c.s(&format!(
+            "const INFO: {pt}::KernelInfo = {info}; type Literal = {};",
+            literal.0
+        ));
         types(c);
     });
-    for item in literal {
+    for item in &literal.1 {
         code.attrs(impl_attrs).s("#[allow(deprecated)]").s(item);
     }
     code.attrs(impl_attrs)

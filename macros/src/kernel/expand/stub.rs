@@ -65,7 +65,7 @@ pub fn expand_stub(item: &KernelItem, params: &[KernelParam]) -> TokenStream {
         &scope.shared,
         &ty,
         &info,
-        &super::literal_block_items(pt, None, false, CooperativeUse::ByPtx, &ty),
+        &super::literal_block_rules(pt, None, false, CooperativeUse::ByPtx, &ty),
         |c| {
             if typed {
                 param_types(c, pt, params);
