@@ -113,8 +113,8 @@ pub mod traits {
 pub mod __private {
     pub use crate::config::dim::{Dim3, Extent, ExtentError, IntoDim};
     pub use crate::kernel::literal::{
-        AnyBlock, AtMost, Compare, Exact, Fewer, LanesFit, LiteralBlock, More, Refused, Same,
-        SealedBlock, ThreadsFit, Warps,
+        AnyBlock, AtMost, Compare, Exact, Fewer, LanesFit, LiteralBlock, More, Pointer, Refused,
+        Same, SealedBlock, ThreadsFit, Warps,
     };
     pub use crate::kernel::tuple::{ArgTuple, OrderedArgs};
     pub use crate::kernel::typed::{

@@ -21,6 +21,10 @@ fn saxpy(n: u32, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>);
 
 struct NotAKernel;
 
+fn host_saxpy(n: u32) -> u32 {
+    n
+}
+
 type Renamed = bounded_scale;
 
 #[allow(clippy::too_many_arguments)]
@@ -52,10 +56,15 @@ fn run(
     // Declared `co_resident`: only `cooperative`.
     unsafe { launch!(saxpy<<<n.div_ceil(256), 256, s>>>(n, 2.0, x, y)) }?;
     unsafe { launch!(saxpy<<<n.div_ceil(256), 256, s, cooperative>>>(n, 2.0, x, y)) }?;
-    // No kernel at all.
+    // No kernel at all: one error each (and rustc's own for `::kernel()`).
+    unsafe { launch!(host_saxpy<<<n, 256, s>>>(n)) }?;
     unsafe { launch!(NotAKernel<<<n, 256, s>>>(n)) }
 }
 
+fn function_value(s: &CudaStream, f: &chevron::cudarc::driver::CudaFunction, n: u32) -> Result<(), chevron::Error> {
+    unsafe { launch!(f<<<n, 256, s>>>(&n)) }
+}
+
 fn main() {
-    let _ = run;
+    let _ = (run, function_value);
 }

@@ -183,12 +183,11 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<Fit> {
     // The most common launch: a block of literals (unsuffixed or `u32`, as
     // `LaunchConfig::__from_grid_block` takes them) is its only literal, the grid is computed,
     // no `cluster` and no flag is on. Its config is built by
-    // `<K as LiteralBlock<X, Y, Z, W, L>>::__config(grid, &K {})` (`32·W + L` threads), which
-    // coerces `&K` to the kernel's `LiteralBlock::Dyn` (from `#[kernel]`): `K` itself where
-    // its rules accept the block, else the refusal's trait object, as below, but with no
-    // constant for rustc to evaluate, which cost about 0.3 ms of `cargo check` per launch
-    // (`scripts/compile_bench.sh`). All at the kernel's name: a type that is no kernel is one
-    // error there (the path's and the argument's are the same, which rustc reports once).
+    // `<K as LiteralBlock<X, Y, Z, W, L>>::__config(grid, <K as Pointer>::NULL)` (`32·W + L`
+    // threads), which coerces `*const K` to `LiteralBlock::Dyn` (from the kernel's
+    // `TypedKernel::Literal`): `K` itself where its rules accept the block, else the refusal's
+    // trait object, as below, but with no constant for rustc to evaluate, which cost about
+    // 0.3 ms of `cargo check` per launch (`scripts/compile_bench.sh`), and no alias item.
     if let Some(([0, 0, 0], [x, y, z], [0, 0, 0], KernelInfo::LITERAL_BLOCK_KNOWN)) = literal {
         let threads = u64::from(x) * u64::from(y) * u64::from(z);
         let plain = literal_dims_where(&plan.block, |s| s.is_empty() || s == "u32");
@@ -200,15 +199,16 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<Fit> {
                     lit.set_span(bs);
                     lit
                 });
-            let kernel = Ident::new("__ChevronKernel", path.span());
-            let mut braces = Group::new(Delimiter::Brace, TokenStream::new());
-            braces.set_span(path.span());
+            // The kernel as a qualified path's type (a function or a value in its place is
+            // rustc's "expected type", once: both uses are one error) and a null
+            // `*const KERNEL` as a constant, all at the kernel's name.
             let p_at = crate::krate::private_at(path.span());
-            let call = quote_spanned!(path.span()=>
-                <#kernel as #p_at::LiteralBlock<#x, #y, #z, #w, #l>>::__config);
-            let value = quote_spanned!(path.span()=> &#kernel #braces);
+            let rules = quote_spanned!(path.span()=>
+                <#path as #p_at::LiteralBlock<#x, #y, #z, #w, #l>>);
+            let call = quote_spanned!(path.span()=> #rules::__config);
+            let value = quote_spanned!(path.span()=> <#path as #p_at::Pointer>::NULL);
             return Some(Fit {
-                items: alias,
+                items: TokenStream::new(),
                 literal_block: Some(LiteralCall {
                     call,
                     kernel: value,
@@ -265,17 +265,17 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<Fit> {
 
 /// What [`fit_check`] adds to a typed launch.
 pub struct Fit {
-    /// The statements before the launch's own: the kernel's alias, and for a launch other
-    /// than a literal block alone, the check.
+    /// The statements before the launch's own: the kernel's alias and the check (none for a
+    /// literal block alone).
     pub items: TokenStream,
     /// For a launch whose only literal is its block: the call that builds its config and
     /// checks it.
     pub literal_block: Option<LiteralCall>,
 }
 
-/// `<K as LiteralBlock<X, Y, Z, W, L>>::__config(GRID, &K {})`, all at the kernel's name
-/// (`span`) but the grid: where rustc reports a broken rule, and a type that is no kernel
-/// once.
+/// `<K as LiteralBlock<X, Y, Z, W, L>>::__config(GRID, <K as Pointer>::NULL)`, all at the
+/// kernel's name (`span`) but the grid: where rustc reports a broken rule, and a type that is
+/// no kernel once.
 pub struct LiteralCall {
     call: TokenStream,
     kernel: TokenStream,

@@ -874,9 +874,9 @@ fn lone_tokens_parse_as_syn_parses_them() {
 }
 
 /// A launch whose only literal is its block (the grid computed, no `cluster`, no flag): no
-/// check statement, the config built and checked by the kernel's `LiteralBlock`, with the
-/// block and its thread count (`32·W + L`) as const arguments, and, when nothing else is set,
-/// no local for the grid or the stream: grid, stream, arguments, in the order written.
+/// check statement nor alias, the config built and checked by the kernel's `LiteralBlock`,
+/// with the block and its thread count (`32·W + L`) as const arguments, and, when nothing else
+/// is set, no local for the grid or the stream: grid, stream, arguments, in the order written.
 #[test]
 fn a_literal_block_alone_is_checked_by_the_config_call() {
     let text = |stmts: &[Stmt]| quote!(#(#stmts)*).to_string();
@@ -886,9 +886,8 @@ fn a_literal_block_alone_is_checked_by_the_config_call() {
     assert!(!all.contains("__chevron_grid"), "{all}");
     assert!(!all.contains("__chevron_stream"), "{all}");
     let config = format!(
-        "type __ChevronKernel = k ; let __chevron_config = < __ChevronKernel as {p} \
-         LiteralBlock < 256 , 1 , 1 , 8 , 0 > > :: __config (n . div_ceil (256) , & \
-         __ChevronKernel {{ }}) ;"
+        "let __chevron_config = < k as {p} LiteralBlock < 256 , 1 , 1 , 8 , 0 > > :: __config \
+         (n . div_ceil (256) , < k as {p} Pointer > :: NULL) ;"
     );
     assert!(all.starts_with(&config), "{config} in {all}");
     let (grid, stream, args) = (

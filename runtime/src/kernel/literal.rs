@@ -2,9 +2,10 @@
 //! grid computed, no `cluster` and no flag (`cooperative`, `programmatic_serialization`)
 //! written (or written `false`). The launch builds its config through the kernel's
 //! [`LiteralBlock`] for the block `(X, Y, Z)` of `32·W + L` threads (const arguments that are
-//! literals: no constant for rustc to evaluate per launch), whose `__config` coerces `&KERNEL`
-//! to its `Dyn`: the kernel itself where its rules accept the launch, else a trait object of the
-//! trait of [`refusals`](super::refusals) that words the rule it breaks. The kernel does not
+//! literals: no constant for rustc to evaluate per launch), whose `__config` coerces a
+//! `*const KERNEL` ([`Pointer::NULL`]) to its `Dyn`: the kernel itself where its rules accept
+//! the launch, else a trait object of the trait of [`refusals`](super::refusals) that words
+//! the rule it breaks. The kernel does not
 //! implement that trait, and rustc reports the trait's message (E0277) at the launch, as for
 //! the launches checked through `Refusal`. `LiteralBlock` is written once for all kernels;
 //! `#[kernel]` states each kernel's rules as its `TypedKernel::Literal`, a type of this module
@@ -120,8 +121,8 @@ impl<A: ?Sized, R: ?Sized> LanesFit<A, R> for More {
 }
 
 /// What `launch!` asks of the kernel in a launch whose only literal is its block `(X, Y, Z)`
-/// of `32·W + L` threads: `Dyn`, what `&KERNEL` coerces to, is the kernel itself or the trait
-/// object of the refusal's trait (see the module's docs). Written once for all kernels, from
+/// of `32·W + L` threads: `Dyn`, what `*const KERNEL` coerces to, is the kernel itself or the
+/// trait object of the refusal's trait (see the module's docs). Written once for all kernels, from
 /// each kernel's `TypedKernel::Literal`; a type that is no kernel gets this message.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a `#[kernel]` declaration",
@@ -135,12 +136,13 @@ pub trait LiteralBlock<const X: u32, const Y: u32, const Z: u32, const W: u32, c
 
     /// [`LaunchConfig::__from_grid_block`](crate::LaunchConfig::__from_grid_block) of `grid`
     /// (any extents, converted here) and the block `(X, Y, Z)`: `launch!`'s config of such a
-    /// launch, whose `kernel` (`&KERNEL`) coerces to [`Self::Dyn`], the check.
+    /// launch, whose `kernel` (a `*const KERNEL`, [`Pointer::NULL`], never read) coerces to
+    /// [`Self::Dyn`], the check.
     #[doc(hidden)]
     #[inline(always)]
     fn __config<G: crate::config::dim::IntoDim>(
         grid: G,
-        kernel: &Self::Dyn,
+        kernel: *const Self::Dyn,
     ) -> crate::LaunchConfig<'static> {
         let _ = kernel;
         crate::LaunchConfig::__from_grid_block(grid.into_dim(), X, Y, Z)
@@ -236,3 +238,14 @@ where
 /// What a kernel's impl of `refusals::CompiledBlock` also implements: that trait's seal, in
 /// reach of `#[kernel]` (which writes the impl in the user's crate) but of no public path.
 pub trait SealedBlock<const X: u32, const Y: u32, const Z: u32> {}
+
+/// A null `*const Self`, for any type: what `launch!` coerces to a kernel's
+/// [`LiteralBlock::Dyn`] (an unsizing coercion of a raw pointer asks the same trait of the
+/// kernel as one of a reference), as a constant, where `&KERNEL {}` would be a temporary for
+/// rustc to check at every launch. Never read.
+pub trait Pointer: Sized {
+    /// `core::ptr::null()`.
+    const NULL: *const Self = core::ptr::null();
+}
+
+impl<T> Pointer for T {}
