@@ -146,8 +146,11 @@ fn typed_type(k: &Expansion<'_>, name: &str) -> (String, String, String) {
         .unwrap_or_else(|| panic!("type {name}"))
 }
 
-/// `INFO`'s fields as written, `(name, value)` in order, after checking that the rest comes
-/// from `KernelInfo::UNKNOWN`: only the fields that differ from it are emitted.
+/// `INFO`'s fields that differ from `KernelInfo::UNKNOWN`, `(name, value)` in the struct's
+/// order, as `#[kernel]` writes them: the flags, facts and messages through
+/// `KernelInfo::from_facts(bits, [texts])` (decoded here, the messages as one text listing the
+/// non-empty ones), the block and cluster directives as fields over it; no info at all is
+/// `KernelInfo::UNKNOWN`.
 fn info_fields(k: &Expansion<'_>) -> Vec<(String, String)> {
     let info = typed_impl(k)
         .items
@@ -157,20 +160,75 @@ fn info_fields(k: &Expansion<'_>) -> Vec<(String, String)> {
             _ => None,
         })
         .expect("const INFO");
-    let syn::Expr::Struct(info) = info else {
-        panic!("INFO is no struct expression: `{}`", text(info))
+    let p = ":: chevron :: __private ::";
+    if text(info) == format!("{p} KernelInfo :: UNKNOWN") {
+        return Vec::new();
+    }
+    let (directives, call) = match info {
+        syn::Expr::Struct(s) => {
+            assert_eq!(text(&s.path), format!("{p} KernelInfo"));
+            let fields: Vec<(String, String)> = s
+                .fields
+                .iter()
+                .map(|f| (text(&f.member), text(&f.expr)))
+                .collect();
+            (fields, s.rest.as_deref().expect("a base"))
+        }
+        call => (Vec::new(), call),
     };
-    assert_eq!(text(&info.path), ":: chevron :: __private :: KernelInfo");
-    assert_eq!(
-        info.rest.as_deref().map(text).as_deref(),
-        Some(":: chevron :: __private :: KernelInfo :: UNKNOWN"),
-        "{}",
-        text(info)
-    );
-    info.fields
-        .iter()
-        .map(|f| (text(&f.member), text(&f.expr)))
-        .collect()
+    let syn::Expr::Call(call) = call else {
+        panic!("INFO is no call: `{}`", text(info))
+    };
+    assert_eq!(text(&call.func), format!("{p} KernelInfo :: from_facts"));
+    let [bits, texts] = [&call.args[0], &call.args[1]];
+    let bits: u32 = text(bits).trim_end_matches("u32").parse().expect("bits");
+    let texts = match texts {
+        syn::Expr::Array(a) => a.elems.iter().map(text).collect::<Vec<_>>(),
+        t => panic!("texts: `{}`", text(t)),
+    };
+    assert_eq!(texts.len(), chevron_cuda_rules::fit::MESSAGES);
+    let fact = |at: u32| match (bits >> at) & 3 {
+        1 => Some(format!("{p} Fact :: No")),
+        2 => Some(format!("{p} Fact :: Yes")),
+        _ => None,
+    };
+    let flag = |at: u32| (bits >> at & 1 == 1).then(|| "true".to_string());
+    let cooperative = match (bits >> 4) & 3 {
+        1 => Some(format!("{p} CooperativeUse :: Optional")),
+        2 => Some(format!("{p} CooperativeUse :: CoResident")),
+        _ => None,
+    };
+    let directive = |name: &str| {
+        directives
+            .iter()
+            .find_map(|(n, v)| (n == name).then(|| v.clone()))
+    };
+    let written: Vec<&String> = texts.iter().filter(|t| t.as_str() != "\"\"").collect();
+    let messages = (!written.is_empty()).then(|| {
+        written
+            .iter()
+            .map(|t| t.as_str())
+            .collect::<Vec<_>>()
+            .join(" , ")
+    });
+    [
+        ("no_upstream_reads", flag(1)),
+        ("cooperative", cooperative),
+        ("known", flag(0)),
+        ("reqntid", directive("reqntid")),
+        ("maxntid", directive("maxntid")),
+        ("cluster", directive("cluster")),
+        ("max_cluster_rank", directive("max_cluster_rank")),
+        ("explicit_cluster", flag(2)),
+        ("blocks_are_clusters", flag(3)),
+        ("waits", fact(6)),
+        ("triggers", fact(8)),
+        ("grid_sync", fact(10)),
+        ("messages", messages),
+    ]
+    .into_iter()
+    .filter_map(|(n, v)| v.map(|v| (n.to_string(), v)))
+    .collect()
 }
 
 /// The names of [`info_fields`].
@@ -311,11 +369,6 @@ fn saxpy_expands_to_a_type_its_parameter_types_and_its_kernel() {
         );
     }
     let messages = info_field(&m, "messages").expect("messages");
-    assert!(
-        messages.starts_with(":: chevron :: __private :: Messages {")
-            && messages.ends_with(".. :: chevron :: __private :: Messages :: NONE }"),
-        "{messages}"
-    );
     assert!(
         messages.contains("kernel `saxpy` never executes `griddepcontrol.wait`"),
         "{messages}"

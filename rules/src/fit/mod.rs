@@ -240,4 +240,62 @@ impl KernelInfo {
         cooperative: CooperativeUse::ByPtx,
         messages: Messages::NONE,
     };
+
+    /// The flags and facts of [`Self::from_facts`] in one integer: bit 0 `known`, 1
+    /// `no_upstream_reads`, 2 `explicit_cluster`, 3 `blocks_are_clusters`; two bits each for
+    /// `cooperative` (at 4: 0 `ByPtx`, 1 `Optional`, 2 `CoResident`), `waits` (at 6),
+    /// `triggers` (at 8) and `grid_sync` (at 10), a fact as 0 `Unknown`, 1 `No`, 2 `Yes`.
+    pub const fn fact_bits(&self) -> u32 {
+        const fn fact(f: Fact) -> u32 {
+            match f {
+                Fact::Unknown => 0,
+                Fact::No => 1,
+                Fact::Yes => 2,
+            }
+        }
+        let cooperative = match self.cooperative {
+            CooperativeUse::ByPtx => 0,
+            CooperativeUse::Optional => 1,
+            CooperativeUse::CoResident => 2,
+        };
+        self.known as u32
+            | (self.no_upstream_reads as u32) << 1
+            | (self.explicit_cluster as u32) << 2
+            | (self.blocks_are_clusters as u32) << 3
+            | cooperative << 4
+            | fact(self.waits) << 6
+            | fact(self.triggers) << 8
+            | fact(self.grid_sync) << 10
+    }
+
+    /// `#[kernel]`'s `INFO` (the base of it, for a kernel with block or cluster directives):
+    /// [`Self::UNKNOWN`] with the flags and facts `bits` ([`Self::fact_bits`]) and the
+    /// messages `texts` ([`Messages::from_texts`]'s order). One call of plain arguments:
+    /// rustc checks it in every declaration at less cost than a struct expression, and
+    /// evaluates it only where a launch's constant check (or the program) reads it.
+    pub const fn from_facts(bits: u32, texts: [&'static str; MESSAGES]) -> KernelInfo {
+        const fn fact(bits: u32) -> Fact {
+            match bits & 3 {
+                1 => Fact::No,
+                2 => Fact::Yes,
+                _ => Fact::Unknown,
+            }
+        }
+        KernelInfo {
+            known: bits & 1 != 0,
+            no_upstream_reads: bits & 2 != 0,
+            explicit_cluster: bits & 4 != 0,
+            blocks_are_clusters: bits & 8 != 0,
+            cooperative: match (bits >> 4) & 3 {
+                1 => CooperativeUse::Optional,
+                2 => CooperativeUse::CoResident,
+                _ => CooperativeUse::ByPtx,
+            },
+            waits: fact(bits >> 6),
+            triggers: fact(bits >> 8),
+            grid_sync: fact(bits >> 10),
+            messages: Messages::from_texts(texts),
+            ..KernelInfo::UNKNOWN
+        }
+    }
 }

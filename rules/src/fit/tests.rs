@@ -962,3 +962,49 @@ fn literal_block_rules_refuse_what_the_const_check_refuses() {
     }
     assert!(accepted > 200 && refused > 100, "{accepted} {refused}");
 }
+
+/// `from_facts(fact_bits(), texts)` is the info again, for every flag, fact and cooperative
+/// use; the directives are not among them.
+#[test]
+fn fact_bits_round_trip_through_from_facts() {
+    let facts = [Fact::Yes, Fact::No, Fact::Unknown];
+    let mut triples = Vec::new();
+    for w in facts {
+        for t in facts {
+            for g in facts {
+                triples.push((w, t, g));
+            }
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    for known in [false, true] {
+        for flags in 0..8u8 {
+            for cooperative in [
+                CooperativeUse::ByPtx,
+                CooperativeUse::Optional,
+                CooperativeUse::CoResident,
+            ] {
+                for &(waits, triggers, grid_sync) in &triples {
+                    let texts: [&'static str; MESSAGES] =
+                        std::array::from_fn(|i| if i % 3 == 0 { "m" } else { "" });
+                    let info = KernelInfo {
+                        known,
+                        no_upstream_reads: flags & 1 != 0,
+                        explicit_cluster: flags & 2 != 0,
+                        blocks_are_clusters: flags & 4 != 0,
+                        cooperative,
+                        waits,
+                        triggers,
+                        grid_sync,
+                        messages: Messages::from_texts(texts),
+                        ..KernelInfo::UNKNOWN
+                    };
+                    let bits = info.fact_bits();
+                    assert!(seen.insert(bits), "{bits:#x} twice");
+                    assert_eq!(KernelInfo::from_facts(bits, texts), info);
+                }
+            }
+        }
+    }
+    assert_eq!(seen.len(), 2 * 8 * 3 * 27);
+}

@@ -4,9 +4,7 @@ use std::fmt::Write as _;
 
 use crate::code::Code;
 
-use chevron_cuda_rules::fit::{
-    BlockBound, CooperativeUse, Fact, InfoText, KernelInfo, Messages, Rule,
-};
+use chevron_cuda_rules::fit::{BlockBound, CooperativeUse, InfoText, KernelInfo, Rule, MESSAGES};
 
 /// The kernel's launch rules for `launch!`'s compile-time checks and the runtime's: the value
 /// of `TypedKernel::INFO`, as source text (`pt`: the path of `chevron::__private`).
@@ -16,71 +14,44 @@ pub fn info_value(
     no_upstream_reads: bool,
     cooperative: CooperativeUse,
 ) -> String {
-    // Only the fields that differ from `KernelInfo::UNKNOWN`, the rest from it: fewer tokens
-    // for rustc to check in every declaration.
-    let mut out = format!("{pt}::KernelInfo {{ ");
-    if no_upstream_reads {
-        out.push_str("no_upstream_reads: true, ");
+    let kernel = KernelInfo {
+        no_upstream_reads,
+        cooperative,
+        ..info.map_or(KernelInfo::UNKNOWN, |t| t.info)
+    };
+    let bits = kernel.fact_bits();
+    let empty = [String::new()];
+    let texts = info.map_or(&empty[..], |t| &t.messages[..]);
+    if bits == 0 && texts.iter().all(String::is_empty) {
+        return format!("{pt}::KernelInfo::UNKNOWN");
     }
-    match cooperative {
-        CooperativeUse::ByPtx => {}
-        CooperativeUse::Optional => {
-            let _ = write!(out, "cooperative: {pt}::CooperativeUse::Optional, ");
-        }
-        CooperativeUse::CoResident => {
-            let _ = write!(out, "cooperative: {pt}::CooperativeUse::CoResident, ");
-        }
+    // The flags, facts and messages in one call of plain arguments (`KernelInfo::from_facts`),
+    // which rustc checks in every declaration at less cost than a struct expression.
+    let mut out = format!("{pt}::KernelInfo::from_facts({bits}u32, [");
+    for k in 0..MESSAGES {
+        let text = texts.get(k).map_or("", String::as_str);
+        let _ = write!(out, "{text:?}, ");
     }
-    if let Some(text) = info {
-        let i = &text.info;
-        out.push_str("known: true, ");
-        for (name, d) in [
-            ("reqntid", i.reqntid),
-            ("maxntid", i.maxntid),
-            ("cluster", i.cluster),
-        ] {
-            if let Some([x, y, z]) = d {
-                let _ = write!(out, "{name}: {pt}::Some([{x}u32, {y}u32, {z}u32]), ");
-            }
-        }
-        if let Some(r) = i.max_cluster_rank {
-            let _ = write!(out, "max_cluster_rank: {pt}::Some({r}u32), ");
-        }
-        if i.explicit_cluster {
-            out.push_str("explicit_cluster: true, ");
-        }
-        if i.blocks_are_clusters {
-            out.push_str("blocks_are_clusters: true, ");
-        }
-        for (name, f) in [
-            ("waits", i.waits),
-            ("triggers", i.triggers),
-            ("grid_sync", i.grid_sync),
-        ] {
-            let f = match f {
-                Fact::Yes => "Yes",
-                Fact::No => "No",
-                Fact::Unknown => continue,
-            };
-            let _ = write!(out, "{name}: {pt}::Fact::{f}, ");
-        }
-        // The messages written, by field (`Messages::field_name`), the others empty.
-        let mut texts = text
-            .messages
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| !t.is_empty())
-            .peekable();
-        if texts.peek().is_some() {
-            let _ = write!(out, "messages: {pt}::Messages {{ ");
-            for (i, t) in texts {
-                let _ = write!(out, "{}: {t:?}, ", Messages::field_name(i));
-            }
-            let _ = write!(out, "..{pt}::Messages::NONE }}, ");
+    out.push_str("])");
+    // The block and cluster directives, where there are any, over it.
+    let mut fields = String::new();
+    for (name, d) in [
+        ("reqntid", kernel.reqntid),
+        ("maxntid", kernel.maxntid),
+        ("cluster", kernel.cluster),
+    ] {
+        if let Some([x, y, z]) = d {
+            let _ = write!(fields, "{name}: {pt}::Some([{x}u32, {y}u32, {z}u32]), ");
         }
     }
-    let _ = write!(out, "..{pt}::KernelInfo::UNKNOWN }}");
-    out
+    if let Some(r) = kernel.max_cluster_rank {
+        let _ = write!(fields, "max_cluster_rank: {pt}::Some({r}u32), ");
+    }
+    if fields.is_empty() {
+        out
+    } else {
+        format!("{pt}::KernelInfo {{ {fields}..{out} }}")
+    }
 }
 
 /// What `launch!` uses for `programmatic_event`: a constant of the kernel's type, deprecated (a

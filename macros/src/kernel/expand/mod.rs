@@ -156,7 +156,7 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
                             info_value(pt, infos.get(k), decl.no_upstream_reads, decl.cooperative);
                         format!(
                             "{pt}::PtxVariant {{ path: {v:?}, text: \
-                             {pt}::embedded_text({pt}::include_bytes!({v:?})), info: &{info} }},"
+                             {pt}::embedded_text({pt}::include_bytes!({v:?})), info: &const {{ {info} }} }},"
                         )
                     })
                     .collect();
