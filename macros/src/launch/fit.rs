@@ -164,22 +164,6 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<Fit> {
     // a few field reads, for a kernel that fixes nothing). In a few integers where they say it
     // all (`LaunchFacts::literal`): rustc checks less.
     let literal = facts.literal_args();
-    // The last value written of a subject the literals know: the error's span ends there.
-    let last = Subject::ALL
-        .into_iter()
-        .rev()
-        .filter(|&s| facts.knows(s))
-        .find_map(|s| written_at(plan, s))
-        .unwrap_or_else(|| path.span());
-    let p = crate::krate::private();
-    // The kernel as a type alias: a function or a value in its place is rustc's "expected type"
-    // (a generic argument would read it as a constant), a type that is no kernel gets
-    // `TypedKernel`'s message.
-    let info = Ident::new(
-        "__ChevronKernel",
-        Span::mixed_site().located_at(path.span()),
-    );
-    let alias = quote_spanned!(path.span()=> type #info = #path;);
     // The most common launch: a block of literals (unsuffixed or `u32`, as
     // `LaunchConfig::__from_grid_block` takes them) is its only literal, the grid is computed,
     // no `cluster` and no flag is on. Its config is built by
@@ -217,6 +201,22 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<Fit> {
             });
         }
     }
+    // The last value written of a subject the literals know: the error's span ends there.
+    let last = Subject::ALL
+        .into_iter()
+        .rev()
+        .filter(|&s| facts.knows(s))
+        .find_map(|s| written_at(plan, s))
+        .unwrap_or_else(|| path.span());
+    let p = crate::krate::private();
+    // The kernel as a type alias: a function or a value in its place is rustc's "expected type"
+    // (a generic argument would read it as a constant), a type that is no kernel gets
+    // `TypedKernel`'s message.
+    let info = Ident::new(
+        "__ChevronKernel",
+        Span::mixed_site().located_at(path.span()),
+    );
+    let alias = quote_spanned!(path.span()=> type #info = #path;);
     let refusal = match literal {
         // A block alone (the grid computed, no cluster: the common launch) in four
         // arguments: rustc checks each argument of the call, and three arrays cost it more.
