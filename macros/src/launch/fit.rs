@@ -186,17 +186,19 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<Fit> {
             // The kernel as a qualified path's type (a function or a value in its place is
             // rustc's "expected type", once: both uses are one error) and a null
             // `*const KERNEL` as a constant, all at the kernel's name.
-            let p_at = crate::krate::private_at(path.span());
-            let rules = quote_spanned!(path.span()=>
-                <#path as #p_at::LiteralBlock<#x, #y, #z, #w, #l>>);
-            let call = quote_spanned!(path.span()=> #rules::__config);
-            let value = quote_spanned!(path.span()=> <#path as #p_at::Pointer>::NULL);
+            // (A syn node's span joins its tokens' spans, which costs in the unoptimised build
+            // cargo makes of proc macros: taken once.)
+            let ps = path.span();
+            let p_at = crate::krate::private_at(ps);
+            let call = quote_spanned!(ps=>
+                <#path as #p_at::LiteralBlock<#x, #y, #z, #w, #l>>::__config);
+            let value = quote_spanned!(ps=> <#path as #p_at::Pointer>::NULL);
             return Some(Fit {
                 items: TokenStream::new(),
                 literal_block: Some(LiteralCall {
                     call,
                     kernel: value,
-                    span: path.span(),
+                    span: ps,
                 }),
             });
         }
