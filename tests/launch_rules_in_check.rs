@@ -22,10 +22,6 @@ pub fn run(s: &CudaStream, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>) -> Result
 }
 "#;
 
-fn probe(block: &str) -> Probe {
-    probe_with_grid("4", block)
-}
-
 /// The probe with the second launch's grid written as `grid` (`4`, or an expression).
 fn probe_with_grid(grid: &str, block: &str) -> Probe {
     let ptx = std::fs::read_to_string(probe::workspace().join("ui-tests/fixtures/fit_bounds.ptx"))
@@ -41,9 +37,10 @@ fn probe_with_grid(grid: &str, block: &str) -> Probe {
     Probe::new(&name, &[("src/lib.rs", &source), ("fit_bounds.ptx", &ptx)])
 }
 
-#[test]
-fn cargo_check_reports_a_literal_block_over_the_kernels_bound() {
-    let bad = probe("512");
+/// `cargo check` of the probe with the second launch's block over the bound fails with the
+/// bound's words, and with one within it passes; `grid` is that launch's grid.
+fn refused_then_accepted(grid: &str) {
+    let bad = probe_with_grid(grid, "512");
     let out = bad.check(&[]);
     let text = probe::text(&out);
     assert!(!out.status.success(), "`cargo check` passed:\n{text}");
@@ -51,25 +48,19 @@ fn cargo_check_reports_a_literal_block_over_the_kernels_bound() {
         text.contains("a block of more than 256 threads cannot launch it"),
         "{text}"
     );
-    // Within the bound, the same probe checks.
-    let good = probe("256");
+    let good = probe_with_grid(grid, "256");
     let out = good.check(&[]);
     assert!(out.status.success(), "{}", probe::text(&out));
+}
+
+#[test]
+fn cargo_check_reports_a_literal_block_over_the_kernels_bound() {
+    refused_then_accepted("4");
 }
 
 /// The same with the grid computed: a launch whose only literal is its block is checked in
 /// types (the kernel's `LiteralBlock`), which `cargo check` reports too.
 #[test]
 fn cargo_check_reports_a_literal_block_over_the_bound_with_a_computed_grid() {
-    let bad = probe_with_grid("2048u32.div_ceil(512)", "512");
-    let out = bad.check(&[]);
-    let text = probe::text(&out);
-    assert!(!out.status.success(), "`cargo check` passed:\n{text}");
-    assert!(
-        text.contains("a block of more than 256 threads cannot launch it"),
-        "{text}"
-    );
-    let good = probe_with_grid("2048u32.div_ceil(256)", "256");
-    let out = good.check(&[]);
-    assert!(out.status.success(), "{}", probe::text(&out));
+    refused_then_accepted("2048u32.div_ceil(BLOCK)");
 }
