@@ -249,3 +249,97 @@ pub trait Pointer: Sized {
 }
 
 impl<T> Pointer for T {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::any::TypeId;
+
+    /// A kernel for the tests.
+    struct K;
+
+    /// `AtMost`'s answer for a block of `32·W + L` threads against `.maxntid N, 1, 1`
+    /// (`N = 32·WN + LN`): the kernel where the block is within it, `dyn BlockWithin<…>` where it
+    /// is over, for blocks around each multiple of 32 and each bound, against `P <= N`.
+    #[test]
+    fn at_most_accepts_exactly_the_blocks_within_the_bound() {
+        macro_rules! check {
+            ($w:literal, $l:literal, $wn:literal, $ln:literal, $within:literal) => {{
+                const N: u64 = 32 * $wn + $ln;
+                type Answer =
+                    <AtMost<K, { N as u32 }, 1, 1, N, $wn, $ln> as Rule<K, 1, 1, 1, $w, $l>>::Dyn;
+                let expected = if $within {
+                    TypeId::of::<K>()
+                } else {
+                    TypeId::of::<dyn BlockWithin<{ N as u32 }, 1, 1, N>>()
+                };
+                assert_eq!(
+                    TypeId::of::<Answer>(),
+                    expected,
+                    "{} threads against {}",
+                    32 * $w + $l,
+                    N
+                );
+            }};
+        }
+        check!(0, 1, 3, 4, true);
+        check!(0, 31, 3, 4, true);
+        check!(1, 0, 3, 4, true);
+        check!(1, 1, 3, 4, true);
+        check!(3, 3, 3, 4, true);
+        check!(3, 4, 3, 4, true);
+        check!(3, 5, 3, 4, false);
+        check!(7, 31, 3, 4, false);
+        check!(8, 0, 3, 4, false);
+        check!(8, 1, 3, 4, false);
+        check!(31, 7, 3, 4, false);
+        check!(31, 8, 3, 4, false);
+        check!(31, 9, 3, 4, false);
+        check!(32, 0, 3, 4, false);
+        check!(0, 1, 8, 0, true);
+        check!(0, 31, 8, 0, true);
+        check!(1, 0, 8, 0, true);
+        check!(1, 1, 8, 0, true);
+        check!(3, 3, 8, 0, true);
+        check!(3, 4, 8, 0, true);
+        check!(3, 5, 8, 0, true);
+        check!(7, 31, 8, 0, true);
+        check!(8, 0, 8, 0, true);
+        check!(8, 1, 8, 0, false);
+        check!(31, 7, 8, 0, false);
+        check!(31, 8, 8, 0, false);
+        check!(31, 9, 8, 0, false);
+        check!(32, 0, 8, 0, false);
+        check!(0, 1, 31, 8, true);
+        check!(0, 31, 31, 8, true);
+        check!(1, 0, 31, 8, true);
+        check!(1, 1, 31, 8, true);
+        check!(3, 3, 31, 8, true);
+        check!(3, 4, 31, 8, true);
+        check!(3, 5, 31, 8, true);
+        check!(7, 31, 31, 8, true);
+        check!(8, 0, 31, 8, true);
+        check!(8, 1, 31, 8, true);
+        check!(31, 7, 31, 8, true);
+        check!(31, 8, 31, 8, true);
+        check!(31, 9, 31, 8, false);
+        check!(32, 0, 31, 8, false);
+    }
+
+    /// `Compare` is a total order on 0..=32: one answer for every pair.
+    #[test]
+    fn compare_answers_every_pair() {
+        fn answer<const A: u32, const B: u32>() -> TypeId
+        where
+            Warps<A>: Compare<B>,
+            <Warps<A> as Compare<B>>::Out: 'static,
+        {
+            TypeId::of::<<Warps<A> as Compare<B>>::Out>()
+        }
+        assert_eq!(answer::<0, 32>(), TypeId::of::<Fewer>());
+        assert_eq!(answer::<32, 0>(), TypeId::of::<More>());
+        assert_eq!(answer::<17, 17>(), TypeId::of::<Same>());
+        assert_eq!(answer::<31, 32>(), TypeId::of::<Fewer>());
+        assert_eq!(answer::<8, 7>(), TypeId::of::<More>());
+    }
+}
