@@ -114,7 +114,7 @@ pub mod __private {
     pub use crate::config::dim::{Dim3, Extent, ExtentError, IntoDim};
     pub use crate::kernel::literal::{
         AnyBlock, AtMost, Compare, Exact, Fewer, LanesFit, LiteralBlock, More, Pointer, Refused,
-        Same, SealedBlock, ThreadsFit, Warps,
+        Same, ThreadsFit, Warps,
     };
     pub use crate::kernel::tuple::{ArgTuple, OrderedArgs};
     pub use crate::kernel::typed::{
@@ -124,7 +124,7 @@ pub mod __private {
         refusal, refusal_block, refusal_literal, NoElementType, Refusal, Stub, StubOf, Typed,
     };
     pub use crate::kernel::{
-        embedded_text, modules_loaded, refusals, Kernel, LaunchRules, PtxVariant,
+        embedded_text, modules_loaded, refusals, Kernel, LaunchRules, PtxVariant, SealedBlock,
     };
     pub use crate::launch::args::{
         check_arg_sizes, launch_args, ArgSlot, ArgSlots, ArgStorage, DeviceArg, Probe, RefFallback,

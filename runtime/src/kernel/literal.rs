@@ -235,10 +235,6 @@ where
     >>::Dyn;
 }
 
-/// What a kernel's impl of `refusals::CompiledBlock` also implements: that trait's seal, in
-/// reach of `#[kernel]` (which writes the impl in the user's crate) but of no public path.
-pub trait SealedBlock<const X: u32, const Y: u32, const Z: u32> {}
-
 /// A null `*const Self`, for any type: what `launch!` coerces to a kernel's
 /// [`LiteralBlock::Dyn`] (an unsizing coercion of a raw pointer asks the same trait of the
 /// kernel as one of a reference), as a constant, where `&KERNEL {}` would be a temporary for

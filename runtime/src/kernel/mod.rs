@@ -134,6 +134,15 @@ pub struct Kernel {
     cache: OnceLock<Box<Cache>>,
 }
 
+/// What a kernel's impl of `refusals::CompiledBlock` also implements: that trait's seal, in
+/// reach of `#[kernel]` (which writes the impl in the user's crate) but of no public path.
+#[diagnostic::on_unimplemented(
+    message = "`refusals::CompiledBlock` is `#[kernel]`'s to implement, for the kernel's own \
+               `.reqntid` block; ({X}, {Y}, {Z}) is not `{Self}`'s",
+    label = "implemented by hand"
+)]
+pub trait SealedBlock<const X: u32, const Y: u32, const Z: u32> {}
+
 /// What a [`Kernel`] loads and keeps: its function per context, and for CUDA C the entry NVRTC
 /// compiled and its launch rules.
 struct Cache {

@@ -49,7 +49,7 @@ pub trait BlockOf<const X: u32, const Y: u32, const Z: u32>: sealed::Never {}
     label = "not its compiled block"
 )]
 pub trait CompiledBlock<const X: u32, const Y: u32, const Z: u32>:
-    super::literal::SealedBlock<X, Y, Z>
+    super::SealedBlock<X, Y, Z>
 {
 }
 
