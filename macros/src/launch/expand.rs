@@ -139,23 +139,24 @@ fn bind_items(
 ) -> ConfigBuild {
     let p = crate::krate::private();
     let (gs, bs) = (plan.grid.span(), plan.block.span());
-    let raw_grid = grid;
     // Each extent converts where it is written, so a wrong type is reported there.
-    let grid = extents(&p, grid, gs);
-    let init = match plan.kernel_block {
+    let converted = || extents(&p, grid, gs);
+    let init = match (plan.kernel_block, literal_block) {
         // `_`: `CU_LAUNCH_KERNEL_REQUIRED_BLOCK_DIM` in the driver's block.
-        Some(span) => quote_spanned!(span=> #p::LaunchConfig::__from_grid_kernel_block(#grid)),
-        None => {
+        (Some(span), _) => {
+            let grid = converted();
+            quote_spanned!(span=> #p::LaunchConfig::__from_grid_kernel_block(#grid))
+        }
+        // A typed launch whose only literal is its block: built and checked by one call (see
+        // `fit::fit_check`), which converts the grid.
+        (None, Some(literal)) => literal.with_grid(grid.clone()),
+        (None, None) => {
+            let grid = converted();
             // A block of integer literals (unsuffixed or `u32`; `check` found them within
             // `u32`) as three `u32` arguments of a plain function: rustc checks that at less
             // cost than a conversion (`scripts/compile_bench.sh`). Another suffix keeps its
             // conversion, and its error.
-            match super::fit::literal_dims_where(&plan.block, |s| s.is_empty() || s == "u32") {
-                // A typed launch whose only literal is its block: built and checked by one
-                // call (see `fit::fit_check`).
-                Some(_) if literal_block.is_some() => {
-                    literal_block.expect("matched").with_grid(raw_grid.clone())
-                }
+            match super::fit::plain_block(plan) {
                 Some([x, y, z]) => {
                     let [x, y, z] = [x, y, z].map(proc_macro2::Literal::u32_unsuffixed);
                     quote!(#p::LaunchConfig::__from_grid_block(#grid, #x, #y, #z))
@@ -308,7 +309,10 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
         (Kernel::Typed(path), None) => super::fit::fit_check(path, plan),
         _ => None,
     };
-    let literal_block = fit.as_ref().and_then(|f| f.literal_block.as_ref());
+    let literal_block = match &fit {
+        Some(super::fit::Fit::LiteralBlock(call)) => Some(call),
+        _ => None,
+    };
     let config_ref = match &plan.prebuilt {
         Some(cfg) => {
             let c = lets.bind_typed(
@@ -344,7 +348,10 @@ pub fn expand_launch(input: &LaunchInput, plan: &Plan) -> TokenStream {
     };
     let (config, s) = config_ref;
     let lets = lets.0;
-    let fit_items = fit.map(|f| f.items);
+    let fit_items = match fit {
+        Some(super::fit::Fit::Statements(items)) => Some(items),
+        _ => None,
+    };
 
     match &input.kernel {
         Kernel::Typed(path) => {

@@ -48,6 +48,13 @@ pub(super) fn literal_dims_where(
     Some(out)
 }
 
+/// The block as `[x, y, z]` where it is integer literals that are unsuffixed or `u32` (what
+/// `LaunchConfig::__from_grid_block` and the literal-block check take as they are); `None`
+/// for an expression or another suffix, which keeps its conversion and its error.
+pub(super) fn plain_block(plan: &Plan) -> Option<[u32; 3]> {
+    literal_dims_where(&plan.block, |s| s.is_empty() || s == "u32")
+}
+
 /// A flag attribute's literal value: `Some(false)` when absent, `None` when an expression
 /// decides it at run time.
 fn literal_flag(setting: Option<&Setting>) -> Option<bool> {
@@ -174,8 +181,7 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<Fit> {
     // 0.3 ms of `cargo check` per launch (`scripts/compile_bench.sh`), and no alias item.
     if let Some(([0, 0, 0], [x, y, z], [0, 0, 0], KernelInfo::LITERAL_BLOCK_KNOWN)) = literal {
         let threads = u64::from(x) * u64::from(y) * u64::from(z);
-        let plain = literal_dims_where(&plan.block, |s| s.is_empty() || s == "u32");
-        if threads <= 1024 && plain.is_some() {
+        if threads <= 1024 && plain_block(plan).is_some() {
             let bs = plan.block.span();
             let [x, y, z, w, l] =
                 [x, y, z, (threads / 32) as u32, (threads % 32) as u32].map(|v| {
@@ -193,14 +199,11 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<Fit> {
             let call = quote_spanned!(ps=>
                 <#path as #p_at::LiteralBlock<#x, #y, #z, #w, #l>>::__config);
             let value = quote_spanned!(ps=> <#path as #p_at::Pointer>::NULL);
-            return Some(Fit {
-                items: TokenStream::new(),
-                literal_block: Some(LiteralCall {
-                    call,
-                    kernel: value,
-                    span: ps,
-                }),
-            });
+            return Some(Fit::LiteralBlock(LiteralCall {
+                call,
+                kernel: value,
+                span: ps,
+            }));
         }
     }
     // The last value written of a subject the literals know: the error's span ends there.
@@ -256,23 +259,19 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<Fit> {
     // const only when it builds it (`tests/launch_rules_in_check.rs`). No `const _` item
     // around it either: its own body cost rustc about 0.2 million instructions per launch
     // (`scripts/compile_bench.sh`).
-    Some(Fit {
-        items: quote! {
-            #alias
-            #check
-        },
-        literal_block: None,
-    })
+    Some(Fit::Statements(quote! {
+        #alias
+        #check
+    }))
 }
 
 /// What [`fit_check`] adds to a typed launch.
-pub struct Fit {
-    /// The statements before the launch's own: the kernel's alias and the check (none for a
-    /// literal block alone).
-    pub items: TokenStream,
+pub enum Fit {
+    /// The statements before the launch's own: the kernel's alias and the check.
+    Statements(TokenStream),
     /// For a launch whose only literal is its block: the call that builds its config and
-    /// checks it.
-    pub literal_block: Option<LiteralCall>,
+    /// checks it, instead of any statement.
+    LiteralBlock(LiteralCall),
 }
 
 /// `<K as LiteralBlock<X, Y, Z, W, L>>::__config(GRID, <K as Pointer>::NULL)`, all at the
