@@ -14,11 +14,7 @@ pub fn info_value(
     no_upstream_reads: bool,
     cooperative: CooperativeUse,
 ) -> String {
-    let kernel = KernelInfo {
-        no_upstream_reads,
-        cooperative,
-        ..info.map_or(KernelInfo::UNKNOWN, |t| t.info)
-    };
+    let kernel = declared(info, no_upstream_reads, cooperative);
     let bits = kernel.fact_bits();
     let empty = [String::new()];
     let texts = info.map_or(&empty[..], |t| &t.messages[..]);
@@ -54,6 +50,30 @@ pub fn info_value(
     }
 }
 
+/// The kernel's info as declared: the PTX's (`UNKNOWN` where it is not known) with the
+/// declaration's `pdl` and `cooperative` options.
+fn declared(
+    info: Option<&InfoText>,
+    no_upstream_reads: bool,
+    cooperative: CooperativeUse,
+) -> KernelInfo {
+    KernelInfo {
+        no_upstream_reads,
+        cooperative,
+        ..info.map_or(KernelInfo::UNKNOWN, |t| t.info)
+    }
+}
+
+/// The trait object that words `kernel`'s refusal of `rule`, with its numbers, as source text
+/// (`dyn …::refusals::BlockWithin<256, 1, 1, 256>`); `None` where no launch can break it or the
+/// runtime words it for every kernel.
+fn refusal_dyn(pt: &str, kernel: &KernelInfo, rule: Rule) -> Option<String> {
+    kernel.refusal_trait(rule).map(|(name, params)| {
+        let params = params.iter().map(u64::to_string).collect::<Vec<_>>();
+        format!("dyn {pt}::refusals::{name}<{}>", params.join(", "))
+    })
+}
+
 /// What `launch!` uses for `programmatic_event`: a constant of the kernel's type, deprecated (a
 /// warning) when the PTX shows the kernel never triggers its dependents; source text.
 pub fn event_lint(info: Option<&InfoText>) -> String {
@@ -85,24 +105,18 @@ pub fn refusal_items(
     let Some(text) = info else {
         return;
     };
-    let kernel = KernelInfo {
-        no_upstream_reads,
-        cooperative,
-        ..text.info
-    };
+    let kernel = declared(info, no_upstream_reads, cooperative);
     for &rule in Rule::ALL {
         if text.messages[rule as usize].is_empty() {
             continue;
         }
-        let Some((name, params)) = kernel.refusal_trait(rule) else {
+        let Some(refused) = refusal_dyn(pt, &kernel, rule) else {
             continue;
         };
         code.attrs(attrs);
-        let params = params.iter().map(u64::to_string).collect::<Vec<_>>();
         let index = rule as usize;
         code.s(&format!(
-            "impl {pt}::Refusal<{index}usize> for {ty} {{ type Dyn = dyn {pt}::refusals::{name}<{}>; }}",
-            params.join(", ")
+            "impl {pt}::Refusal<{index}usize> for {ty} {{ type Dyn = {refused}; }}"
         ));
     }
 }
@@ -122,19 +136,9 @@ pub fn literal_block_rules(
     let Some(text) = info else {
         return (any, Vec::new());
     };
-    let kernel = KernelInfo {
-        no_upstream_reads,
-        cooperative,
-        ..text.info
-    };
+    let kernel = declared(info, no_upstream_reads, cooperative);
     let rules = kernel.literal_block_rules(|r| !text.messages[r as usize].is_empty());
-    // A rule's trait object, with the kernel's numbers.
-    let refused = |rule: Rule| {
-        kernel.refusal_trait(rule).map(|(name, params)| {
-            let params = params.iter().map(u64::to_string).collect::<Vec<_>>();
-            format!("dyn {pt}::refusals::{name}<{}>", params.join(", "))
-        })
-    };
+    let refused = |rule: Rule| refusal_dyn(pt, &kernel, rule);
     let constant = rules.constant.and_then(refused);
     let refused_always = |r: String| format!("{pt}::Refused<{r}>");
     match rules.block {
