@@ -245,26 +245,6 @@ impl Rule {
 pub const MESSAGES: usize = Rule::COUNT + 1;
 
 impl Messages {
-    /// The name of the field holding the message at `index` of [`Self::from_texts`]'s order
-    /// (a rule's, or `unseen` last): what `#[kernel]` writes, so that a declaration's messages
-    /// are a struct expression rustc copies, not a loop it runs in every declaration.
-    pub const fn field_name(index: usize) -> &'static str {
-        if index >= Rule::COUNT {
-            return "unseen";
-        }
-        match Rule::ALL[index] {
-            Rule::Block => "block",
-            Rule::NoKernelBlock => "no_kernel_block",
-            Rule::Cluster => "cluster",
-            Rule::ClusterRank => "cluster_rank",
-            Rule::Unclustered => "unclustered",
-            Rule::Grid => "grid",
-            Rule::PdlWait => "pdl_wait",
-            Rule::NotCooperative => "not_cooperative",
-            Rule::NeedlessCooperative => "needless_cooperative",
-        }
-    }
-
     /// The message of `rule`.
     pub const fn get(&self, rule: Rule) -> &'static str {
         match rule {
