@@ -417,9 +417,10 @@ fn saxpy_expands_to_a_type_its_parameter_types_and_its_kernel() {
         text(&kernel_fn.sig.output),
         "-> & 'static :: chevron :: __private :: Typed < saxpy >"
     );
-    // The untyped kernel's static (its module loads at the first use in a context), and its
-    // `Typed` view; no spelling guard, since every check went to rustc here. The PTX is the
-    // module of the entry alone, cut out of the file, as a string literal.
+    // The kernel, kept in the runtime's table by its type (its module loads at the first use
+    // in a context), as its `Typed` view; no static, and no spelling guard, since every check
+    // went to rustc here. The PTX is the module of the entry alone, cut out of the file, as a
+    // string literal.
     let path = std::fs::canonicalize(kpath("saxpy.ptx").value()).expect("saxpy.ptx");
     let path = path.to_str().expect("a UTF-8 path");
     let file = std::fs::read_to_string(path).expect("saxpy.ptx");
@@ -429,13 +430,10 @@ fn saxpy_expands_to_a_type_its_parameter_types_and_its_kernel() {
     let module = proc_macro2::Literal::string(&module);
     assert_eq!(
         kernel_body(&m),
-        [
-            format!(
-                "static KERNEL : :: chevron :: __private :: Kernel = :: chevron :: __private :: \
-                 Kernel :: ptx (\"saxpy\" , \"saxpy\" , {path:?} , {module}) ;"
-            ),
-            ":: chevron :: __private :: Typed :: __of (& KERNEL)".to_string()
-        ]
+        [format!(
+            ":: chevron :: __private :: Typed :: < saxpy > :: __ptx (\"saxpy\" , \"saxpy\" , \
+             {path:?} , {module})"
+        )]
     );
     // Its docs give the launch with the arguments as one tuple.
     let docs: String = kernel_fn
@@ -464,10 +462,10 @@ fn includes(file: &File) -> Vec<String> {
         .collect()
 }
 
-/// The text a declaration's `Kernel::ptx` embeds, as written in the expansion.
+/// The text a declaration's `Typed::__ptx` embeds, as written in the expansion.
 fn embedded_ptx(file: &File) -> String {
-    let body = kernel_body(&kernel(file)).remove(0);
-    let at = body.find("Kernel :: ptx (").expect("Kernel::ptx");
+    let body = kernel_body(&kernel(file)).pop().expect("a body");
+    let at = body.find(":: __ptx (").expect("Typed::__ptx");
     body[at..].to_string()
 }
 
@@ -536,8 +534,8 @@ fn kernels_that_share_module_state_embed_the_whole_file() {
     // A `__device__` counter two kernels share, and a `__constant__` table the host writes:
     // the kernel loads the whole file's module, which every such kernel shares.
     let whole = format!(
-        "Kernel :: ptx (\"count_launch\" , \"count_launch\" , {path:?} , :: chevron :: \
-         __private :: embedded_text (:: chevron :: __private :: include_bytes ! ({path:?}))) ;"
+        ":: __ptx (\"count_launch\" , \"count_launch\" , {path:?} , :: chevron :: __private \
+         :: embedded_text (:: chevron :: __private :: include_bytes ! ({path:?})))"
     );
     assert_eq!(
         declare(quote!(
@@ -1343,28 +1341,24 @@ fn launch_rules_const_holds_the_directives_and_messages() {
         text(&kernel_fn.sig.output),
         "-> & 'static :: chevron :: __private :: Typed < bounded_scale >"
     );
-    // The static, the guard of the spellings the macro read (`f32`, `f32`, `u32`: a shadowed
-    // name is a type error), then the static's `Typed`.
+    // The guard of the spellings the macro read (`f32`, `f32`, `u32`: a shadowed name is a
+    // type error), then the kernel's `Typed`, from the runtime's table.
     let body = kernel_body(&m);
-    assert_eq!(body.len(), 3, "{body:?}");
+    assert_eq!(body.len(), 2, "{body:?}");
     assert!(
-        body[0].starts_with(
-            "static KERNEL : :: chevron :: __private :: Kernel = :: chevron :: __private :: \
-             Kernel :: ptx (\"bounded_scale\" , \"bounded_scale\" ,"
+        body[1].starts_with(
+            ":: chevron :: __private :: Typed :: < bounded_scale > :: __ptx (\"bounded_scale\" \
+             , \"bounded_scale\" ,"
         ),
         "{}",
-        body[0]
+        body[1]
     );
     assert_eq!(
-        body[1],
+        body[0],
         "let _ : :: chevron :: __private :: PhantomData < (f32 , f32 , u32 ,) > = :: chevron :: \
          __private :: PhantomData :: < (:: chevron :: __private :: primitive :: f32 , :: \
          chevron :: __private :: primitive :: f32 , :: chevron :: __private :: primitive :: \
          u32 ,) > ;"
-    );
-    assert_eq!(
-        body[2],
-        ":: chevron :: __private :: Typed :: __of (& KERNEL)"
     );
 }
 
@@ -1426,11 +1420,11 @@ fn spelled_numbers_and_buffers_are_checked_by_the_macro_which_reports_a_mismatch
         kernel(file).consts.iter().map(|c| text(&c.expr)).collect()
     };
     // The guard in `kernel()`'s body, which makes a shadowed name (`struct f32;`) a type
-    // error: a statement between the static and its `Typed`.
+    // error: a statement before the kernel's `Typed`.
     let guard = |file: &File| -> String {
         let body = kernel_body(&kernel(file));
-        assert_eq!(body.len(), 3, "{body:?}");
-        body[1].clone()
+        assert_eq!(body.len(), 2, "{body:?}");
+        body[0].clone()
     };
     // Every parameter fits: no assertion left but the guard.
     let file = expand(

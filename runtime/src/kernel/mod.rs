@@ -26,6 +26,7 @@ pub(crate) mod literal;
 mod load;
 pub(crate) mod param;
 pub mod refusals;
+mod registry;
 mod rules;
 #[cfg(test)]
 mod tests;

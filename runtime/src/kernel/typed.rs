@@ -70,8 +70,8 @@ pub trait TypedKernel: Sized + 'static {
 /// A `#[kernel]` declaration's kernel, typed by its parameters (`KERNEL::kernel()`): its
 /// launch and graph updates, each taking the kernel's arguments as one tuple, and through
 /// `Deref` the untyped [`Kernel`]'s queries (`function`, `occupancy`, `max_cooperative_grid`,
-/// `max_active_clusters`). One static per declaration: the first use in a CUDA context loads
-/// the kernel's module, later ones read a cached handle.
+/// `max_active_clusters`). One per declaration, for the life of the process: the first use in a
+/// CUDA context loads the kernel's module, later ones read a cached handle.
 ///
 /// Written once for all kernels, so that a declaration expands to its types only: rustc checks
 /// these functions once, not per kernel.
@@ -82,9 +82,9 @@ pub struct Typed<K> {
 }
 
 impl<K> Typed<K> {
-    /// `kernel` (a declaration's static), typed as `K`: what `#[kernel]` generates. The static
-    /// is a plain `Kernel`, one type for every declaration, so that rustc proves it `Sync` once
-    /// instead of once per kernel type.
+    /// `kernel` (a declaration's static), typed as `K`: what `#[kernel]` generates for a kernel
+    /// of several PTX variants or of CUDA C. The static is a plain `Kernel`, one type for every
+    /// declaration, so that rustc proves it `Sync` once instead of once per kernel type.
     #[doc(hidden)]
     #[inline(always)]
     pub const fn __of(kernel: &'static Kernel) -> &'static Self {
@@ -92,6 +92,26 @@ impl<K> Typed<K> {
         // zero-sized `PhantomData`), so the pointer cast keeps layout and validity; `K` only
         // types the functions and is not stored.
         unsafe { &*(kernel as *const Kernel as *const Self) }
+    }
+}
+
+impl<K: 'static> Typed<K> {
+    /// The kernel of `K`, a declaration of a PTX file (see [`Kernel::ptx`] for the arguments):
+    /// made at the first call, in a table of the process by `K`'s `TypeId`, and read from it at
+    /// every later call without a lock. What `#[kernel]` generates for `KERNEL::kernel()`,
+    /// where a `static` per declaration would cost `cargo check` more (`kernel::registry`).
+    #[doc(hidden)]
+    #[inline]
+    pub fn __ptx(
+        name: &'static str,
+        entry: &'static str,
+        path: &'static str,
+        text: &'static str,
+    ) -> &'static Self {
+        let kernel = super::registry::kernel(core::any::TypeId::of::<K>(), || {
+            Kernel::ptx(name, entry, path, text)
+        });
+        Self::__of(kernel)
     }
 }
 

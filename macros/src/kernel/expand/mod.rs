@@ -142,9 +142,7 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
             if variants.is_empty() {
                 let (text, items) = ptx_text(pt, abs_path, text, entry);
                 track = items;
-                Kernel::Text(format!(
-                    "{pt}::Kernel::ptx({name:?}, {entry:?}, {abs_path:?}, {text})"
-                ))
+                Kernel::Registered(format!("{name:?}, {entry:?}, {abs_path:?}, {text}"))
             } else {
                 // Each variant with its own rules: the runtime checks a launch against the
                 // variant it loaded.
@@ -241,14 +239,27 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
                 "] #[inline] pub fn kernel() -> &'static {pt}::Typed<{ty}>"
             ));
             c.group(Delimiter::Brace, |body| {
-                body.s(&format!("static KERNEL: {pt}::Kernel ="));
-                match kernel {
-                    Kernel::Text(text) => body.s(&text),
-                    Kernel::Tokens(tokens) => body.tokens(tokens),
+                // A PTX kernel is kept in the runtime's table by its type (no `static` item for
+                // rustc to check per declaration); the others, whose constructors take slices
+                // built at compile time, in a static.
+                let registered = match &kernel {
+                    Kernel::Registered(args) => Some(args),
+                    _ => None,
                 };
-                body.s(";");
+                if registered.is_none() {
+                    body.s(&format!("static KERNEL: {pt}::Kernel ="));
+                    match &kernel {
+                        Kernel::Text(text) => body.s(text),
+                        Kernel::Tokens(tokens) => body.tokens(tokens),
+                        Kernel::Registered(_) => body,
+                    };
+                    body.s(";");
+                }
                 spelling_guard_statement(body, pt, params);
-                body.s(&format!("{pt}::Typed::__of(&KERNEL)"));
+                match registered {
+                    Some(args) => body.s(&format!("{pt}::Typed::<{ty}>::__ptx({args})")),
+                    None => body.s(&format!("{pt}::Typed::__of(&KERNEL)")),
+                };
             });
         },
         &lint,
@@ -272,11 +283,14 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
     code.finish()
 }
 
-/// The kernel's static's value: source text, or tokens where the user's spans matter (the
-/// run-time signature of `cuda = "…"` kernels names the parameter types).
+/// How `kernel()` reaches the kernel: a static's value as source text, or as tokens where the
+/// user's spans matter (the run-time signature of `cuda = "…"` kernels names the parameter
+/// types); for a kernel of one PTX file, the arguments of `Typed::__ptx` (name, entry, path,
+/// text), which keeps it in the runtime's table instead of a static.
 enum Kernel {
     Text(String),
     Tokens(TokenStream),
+    Registered(String),
 }
 
 /// The `impl`s of every declaration, checked or rejected, into `code` after its type `ty`: its
