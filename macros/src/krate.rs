@@ -13,6 +13,8 @@
 //! The path is set once per expansion ([`scope`]) and read by the code generators
 //! ([`private`]), so that the generators keep their signatures.
 
+mod manifest;
+
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -162,17 +164,17 @@ fn read_text(path: &Path) -> Option<String> {
 }
 
 /// The manifest at `path`, parsed; its text is recorded in `inputs`.
-fn read_toml(path: &Path, inputs: &mut Inputs) -> Option<toml::Table> {
+fn read_toml(path: &Path, inputs: &mut Inputs) -> Option<manifest::Table> {
     let text = read_text(path);
     inputs.push((path.to_path_buf(), text.clone()));
-    text?.parse().ok()
+    manifest::parse(&text?)
 }
 
 /// The manifest of the workspace `manifest` belongs to: `package.workspace` if set, else the
 /// nearest ancestor directory whose `Cargo.toml` has a `[workspace]` table.
 fn workspace_manifest(
     manifest: &Path,
-    member: &toml::Table,
+    member: &manifest::Table,
     inputs: &mut Inputs,
 ) -> Option<PathBuf> {
     let dir = manifest.parent()?;
@@ -196,8 +198,8 @@ fn workspace_manifest(
 /// gives the workspace's manifest, for `key = { workspace = true }` entries. `None` when no
 /// dependency is on `chevron-cuda`.
 fn dependency_name(
-    manifest: &toml::Table,
-    workspace: impl FnOnce(&toml::Table) -> Option<toml::Table>,
+    manifest: &manifest::Table,
+    workspace: impl FnOnce(&manifest::Table) -> Option<manifest::Table>,
 ) -> Option<String> {
     let own = manifest
         .get("package")
@@ -207,7 +209,7 @@ fn dependency_name(
         return Some(LIB.to_string());
     }
     let kinds = ["dependencies", "dev-dependencies", "build-dependencies"];
-    let mut tables: Vec<&toml::Table> = kinds
+    let mut tables: Vec<&manifest::Table> = kinds
         .iter()
         .filter_map(|k| manifest.get(*k).and_then(|t| t.as_table()))
         .collect();
@@ -221,7 +223,7 @@ fn dependency_name(
         }
     }
     let mut workspace = Some(workspace);
-    let mut workspace_deps: Option<Option<toml::Table>> = None;
+    let mut workspace_deps: Option<Option<manifest::Table>> = None;
     for table in tables {
         for (key, spec) in table {
             let inherited = spec
@@ -267,9 +269,9 @@ mod tests {
     use super::*;
 
     fn name(manifest: &str, workspace: Option<&str>) -> Option<String> {
-        let table: toml::Table = manifest.parse().expect("a manifest");
+        let table = manifest::parse(manifest).expect("a manifest");
         dependency_name(&table, |_| {
-            workspace.map(|w| w.parse().expect("a workspace"))
+            workspace.map(|w| manifest::parse(w).expect("a workspace"))
         })
     }
 
