@@ -174,8 +174,8 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<Fit> {
     // The most common launch: a block of literals (unsuffixed or `u32`, as
     // `LaunchConfig::__from_grid_block` takes them) is its only literal, the grid is computed,
     // no `cluster` and no flag is on. Its config is built by
-    // `<K as LiteralBlock<X, Y, Z, W, L>>::__config(grid, <K as Pointer>::NULL)` (`32·W + L`
-    // threads), which coerces `*const K` to `LiteralBlock::Dyn` (from the kernel's
+    // `<K as LiteralBlock<Block1<X, W, L>>>::__config(grid, <K as Pointer>::NULL)` (`32·W + L`
+    // threads; `Block3<X, Y, Z, W, L>` for a block of more dimensions), which coerces `*const K` to `LiteralBlock::Dyn` (from the kernel's
     // `TypedKernel::Literal`): `K` itself where its rules accept the block, else the refusal's
     // trait object, as below, but with no constant for rustc to evaluate, which cost about
     // 0.3 ms of `cargo check` per launch (`scripts/compile_bench.sh`), and no alias item.
@@ -183,12 +183,11 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<Fit> {
         let threads = u64::from(x) * u64::from(y) * u64::from(z);
         if threads <= 1024 && plain_block(plan).is_some() {
             let bs = plan.block.span();
-            let [x, y, z, w, l] =
-                [x, y, z, (threads / 32) as u32, (threads % 32) as u32].map(|v| {
-                    let mut lit = proc_macro2::Literal::u32_unsuffixed(v);
-                    lit.set_span(bs);
-                    lit
-                });
+            let lit = |v: u32| {
+                let mut lit = proc_macro2::Literal::u32_unsuffixed(v);
+                lit.set_span(bs);
+                lit
+            };
             // The kernel as a qualified path's type (a function or a value in its place is
             // rustc's "expected type", once: both uses are one error) and a null
             // `*const KERNEL` as a constant, all at the kernel's name.
@@ -196,8 +195,19 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<Fit> {
             // cargo makes of proc macros: taken once.)
             let ps = path.span();
             let p_at = crate::krate::private_at(ps);
-            let call = quote_spanned!(ps=>
-                <#path as #p_at::LiteralBlock<#x, #y, #z, #w, #l>>::__config);
+            // The threads' warps and remaining lanes as count types (`N8`), the extents as
+            // literals: one const argument for a one-dimensional block, each of which rustc
+            // checks as a constant of its own.
+            let count = |v: u64| Ident::new(&format!("N{v}"), ps);
+            let (w, l) = (count(threads / 32), count(threads % 32));
+            let block = if (y, z) == (1, 1) {
+                let x = lit(x);
+                quote_spanned!(ps=> #p_at::Block1<#x, #p_at::#w, #p_at::#l>)
+            } else {
+                let [x, y, z] = [x, y, z].map(lit);
+                quote_spanned!(ps=> #p_at::Block3<#x, #y, #z, #p_at::#w, #p_at::#l>)
+            };
+            let call = quote_spanned!(ps=> <#path as #p_at::LiteralBlock<#block>>::__config);
             let value = quote_spanned!(ps=> <#path as #p_at::Pointer>::NULL);
             return Some(Fit::LiteralBlock(LiteralCall {
                 call,
@@ -274,7 +284,7 @@ pub enum Fit {
     LiteralBlock(LiteralCall),
 }
 
-/// `<K as LiteralBlock<X, Y, Z, W, L>>::__config(GRID, <K as Pointer>::NULL)`, all at the
+/// `<K as LiteralBlock<Block1<X, W, L>>>::__config(GRID, <K as Pointer>::NULL)`, all at the
 /// kernel's name (`span`) but the grid: where rustc reports a broken rule, and a type that is
 /// no kernel once.
 pub struct LiteralCall {

@@ -875,7 +875,8 @@ fn lone_tokens_parse_as_syn_parses_them() {
 
 /// A launch whose only literal is its block (the grid computed, no `cluster`, no flag): no
 /// check statement nor alias, the config built and checked by the kernel's `LiteralBlock`,
-/// with the block and its thread count (`32·W + L`) as const arguments, and, when nothing else
+/// with the block as a type (its extents as const arguments, one for a one-dimensional block,
+/// its thread count `32·W + L` as two count types), and, when nothing else
 /// is set, no local for the grid or the stream: grid, stream, arguments, in the order written.
 #[test]
 fn a_literal_block_alone_is_checked_by_the_config_call() {
@@ -886,8 +887,8 @@ fn a_literal_block_alone_is_checked_by_the_config_call() {
     assert!(!all.contains("__chevron_grid"), "{all}");
     assert!(!all.contains("__chevron_stream"), "{all}");
     let config = format!(
-        "let __chevron_config = < k as {p} LiteralBlock < 256 , 1 , 1 , 8 , 0 > > :: __config \
-         (n . div_ceil (256) , < k as {p} Pointer > :: NULL) ;"
+        "let __chevron_config = < k as {p} LiteralBlock < {p} Block1 < 256 , {p} N8 , {p} N0 > > \
+         > :: __config (n . div_ceil (256) , < k as {p} Pointer > :: NULL) ;"
     );
     assert!(all.starts_with(&config), "{config} in {all}");
     let (grid, stream, args) = (
@@ -900,12 +901,16 @@ fn a_literal_block_alone_is_checked_by_the_config_call() {
     // A block of several extents, and one that is not a whole number of warps.
     let all = text(&launch(quote!(k<<<g, (16, 16), &s>>>(a))));
     assert!(
-        all.contains("LiteralBlock < 16 , 16 , 1 , 8 , 0 >"),
+        all.contains(&format!(
+            "LiteralBlock < {p} Block3 < 16 , 16 , 1 , {p} N8 , {p} N0 > >"
+        )),
         "{all}"
     );
     let all = text(&launch(quote!(k<<<g, 1000u32, &s>>>(a))));
     assert!(
-        all.contains("LiteralBlock < 1000 , 1 , 1 , 31 , 8 >"),
+        all.contains(&format!(
+            "LiteralBlock < {p} Block1 < 1000 , {p} N31 , {p} N8 > >"
+        )),
         "{all}"
     );
     // With another setting: the grid and stream bound in the order written, the config still
@@ -913,7 +918,9 @@ fn a_literal_block_alone_is_checked_by_the_config_call() {
     let all = text(&launch(quote!(k<<<g, 128, s, shared = 1024>>>(a))));
     assert!(all.contains("let __chevron_grid = g ;"), "{all}");
     assert!(
-        all.contains("LiteralBlock < 128 , 1 , 1 , 4 , 0 > > :: __config (__chevron_grid"),
+        all.contains(&format!(
+            "Block1 < 128 , {p} N4 , {p} N0 > > > :: __config (__chevron_grid"
+        )),
         "{all}"
     );
     assert!(!all.contains("refusal"), "{all}");

@@ -1,15 +1,16 @@
 //! `launch!`'s check of its most common launch, in types: a block of integer literals, the
 //! grid computed, no `cluster` and no flag (`cooperative`, `programmatic_serialization`)
 //! written (or written `false`). The launch builds its config through the kernel's
-//! [`LiteralBlock`] for the block `(X, Y, Z)` of `32·W + L` threads (const arguments that are
-//! literals: no constant for rustc to evaluate per launch), whose `__config` coerces a
-//! `*const KERNEL` ([`Pointer::NULL`]) to its `Dyn`: the kernel itself where its rules accept
-//! the launch, else a trait object of the trait of [`refusals`](super::refusals) that words
-//! the rule it breaks. The kernel does not
-//! implement that trait, and rustc reports the trait's message (E0277) at the launch, as for
-//! the launches checked through `Refusal`. `LiteralBlock` is written once for all kernels;
-//! `#[kernel]` states each kernel's rules as its `TypedKernel::Literal`, a type of this module
-//! ([`Rule`] gives its `Dyn`):
+//! [`LiteralBlock<B>`](LiteralBlock), `B` the block as a type: [`Block1<X, W, L>`](Block1) for
+//! `(X, 1, 1)`, [`Block3<X, Y, Z, W, L>`](Block3) for any other, of `32·W + L` threads (`W` and
+//! `L` are counts, [`N0`] … `N32`, types; the extents are literal const arguments, no
+//! constant for rustc to evaluate per launch). Its `__config` coerces a `*const KERNEL`
+//! ([`Pointer::NULL`]) to its `Dyn`: the kernel itself where its rules accept the launch, else
+//! a trait object of the trait of [`refusals`](super::refusals) that words the rule it breaks.
+//! The kernel does not implement that trait, and rustc reports the trait's message (E0277) at
+//! the launch, as for the launches checked through `Refusal`. `LiteralBlock` is written once
+//! for all kernels; `#[kernel]` states each kernel's rules as its `TypedKernel::Literal`, a
+//! type of this module ([`Rule`] gives its `Dyn`):
 //!
 //! - [`AnyBlock`]: the kernel, for one that fixes nothing about its block and needs no flag
 //!   (most kernels);
@@ -18,21 +19,38 @@
 //! - [`Exact`]: `dyn CompiledBlock<X, Y, Z>`, for a kernel compiled with `.reqntid A, B, C`,
 //!   which implements only `CompiledBlock<A, B, C>`;
 //! - [`AtMost`], `.maxntid` of `N = 32·WN + LN` threads: what [`ThreadsFit`] picks from the
-//!   comparison of `W` with `WN` ([`Compare`]'s table, each at most 32: a block has at most
+//!   comparison of `W` with `WN` ([`Compare`]'s table of the counts: a block has at most
 //!   1024 threads) and, for `W == WN`, of `L` with `LN`: the kernel, or `dyn BlockWithin<…>`.
 //!
 //! Before this, each such launch evaluated a constant (`refusal_block`), which cost
-//! `cargo check` about 0.3 ms per launch (`scripts/compile_bench.sh`).
+//! `cargo check` about 0.3 ms per launch (`scripts/compile_bench.sh`); with the five numbers
+//! of the block as const arguments (`LiteralBlock<256, 1, 1, 8, 0>`), rustc checked each as a
+//! constant of its own, about 30 µs per launch.
 
 use core::marker::PhantomData;
 
 use super::refusals::{BlockWithin, CompiledBlock};
 use super::typed::TypedKernel;
 
-/// A number of warps (or, for the lanes, of threads below a warp): what [`Compare`] compares.
-/// Never made.
-#[derive(Debug)]
-pub struct Warps<const N: u32>;
+/// The counts 0 to 32 as types ([`N0`] … `N32`): the warps and the remaining lanes of a literal
+/// block's threads, which [`Compare`] compares. A launch names them as types, not as const
+/// arguments, which rustc would check as a constant each (about 7 µs of `cargo check` apiece).
+macro_rules! counts {
+    ($($n:ident = $v:literal)*) => {
+        $(
+            #[doc = concat!("The count ", stringify!($v), " as a type (see [`Compare`]). Never made.")]
+            #[derive(Debug)]
+            pub enum $n {}
+        )*
+    };
+}
+
+counts!(
+    N0 = 0 N1 = 1 N2 = 2 N3 = 3 N4 = 4 N5 = 5 N6 = 6 N7 = 7 N8 = 8 N9 = 9 N10 = 10 N11 = 11
+    N12 = 12 N13 = 13 N14 = 14 N15 = 15 N16 = 16 N17 = 17 N18 = 18 N19 = 19 N20 = 20 N21 = 21
+    N22 = 22 N23 = 23 N24 = 24 N25 = 25 N26 = 26 N27 = 27 N28 = 28 N29 = 29 N30 = 30 N31 = 31
+    N32 = 32
+);
 
 /// [`Compare`]'s answer: less.
 #[derive(Debug)]
@@ -44,27 +62,26 @@ pub enum Same {}
 #[derive(Debug)]
 pub enum More {}
 
-/// `Warps<A>: Compare<B>`: `Out` is [`Fewer`], [`Same`] or [`More`] as `A` is less than,
-/// equal to or greater than `B`, for `A` and `B` up to 32 (a table: const generics have no
+/// `A: Compare<B>` for two counts ([`N0`] … `N32`): `Out` is [`Fewer`], [`Same`] or [`More`]
+/// as `A` is less than, equal to or greater than `B` (a table: const generics have no
 /// comparison rustc evaluates without a constant).
-pub trait Compare<const B: u32> {
+pub trait Compare<B> {
     /// How `A` compares with `B`.
     type Out;
 }
 
-impl<const A: u32> Compare<A> for Warps<A> {
-    type Out = Same;
-}
-
-/// The table of `Compare` for `A != B`: the first number of the list against each later one,
-/// then the rest of the list.
+/// The table of `Compare`: the first count of the list against itself and each later one, then
+/// the rest of the list.
 macro_rules! compare_table {
-    ($a:literal $($b:literal)*) => {
+    ($a:ident $($b:ident)*) => {
+        impl Compare<$a> for $a {
+            type Out = Same;
+        }
         $(
-            impl Compare<$b> for Warps<$a> {
+            impl Compare<$b> for $a {
                 type Out = Fewer;
             }
-            impl Compare<$a> for Warps<$b> {
+            impl Compare<$a> for $b {
                 type Out = More;
             }
         )*
@@ -74,31 +91,32 @@ macro_rules! compare_table {
 }
 
 compare_table!(
-    0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32
+    N0 N1 N2 N3 N4 N5 N6 N7 N8 N9 N10 N11 N12 N13 N14 N15 N16 N17 N18 N19 N20 N21 N22 N23 N24
+    N25 N26 N27 N28 N29 N30 N31 N32
 );
 
-/// Implemented by `(how W compares with WN, Warps<L>)` for a block of `32·W + L` threads
-/// against a bound of `32·WN + LN`: `Dyn` is `A` (accepted) where the block is within the
-/// bound, `R` (refused) where it is over.
-pub trait ThreadsFit<A: ?Sized, R: ?Sized, const LN: u32> {
+/// Implemented by `(how W compares with WN, L)` for a block of `32·W + L` threads against a
+/// bound of `32·WN + LN`: `Dyn` is `A` (accepted) where the block is within the bound, `R`
+/// (refused) where it is over.
+pub trait ThreadsFit<A: ?Sized, R: ?Sized, LN> {
     /// `A` or `R`.
     type Dyn: ?Sized;
 }
 
-impl<A: ?Sized, R: ?Sized, const L: u32, const LN: u32> ThreadsFit<A, R, LN> for (Fewer, Warps<L>) {
+impl<A: ?Sized, R: ?Sized, L, LN> ThreadsFit<A, R, LN> for (Fewer, L) {
     type Dyn = A;
 }
 
-impl<A: ?Sized, R: ?Sized, const L: u32, const LN: u32> ThreadsFit<A, R, LN> for (More, Warps<L>) {
+impl<A: ?Sized, R: ?Sized, L, LN> ThreadsFit<A, R, LN> for (More, L) {
     type Dyn = R;
 }
 
-impl<A: ?Sized, R: ?Sized, const L: u32, const LN: u32> ThreadsFit<A, R, LN> for (Same, Warps<L>)
+impl<A: ?Sized, R: ?Sized, L, LN> ThreadsFit<A, R, LN> for (Same, L)
 where
-    Warps<L>: Compare<LN>,
-    <Warps<L> as Compare<LN>>::Out: LanesFit<A, R>,
+    L: Compare<LN>,
+    <L as Compare<LN>>::Out: LanesFit<A, R>,
 {
-    type Dyn = <<Warps<L> as Compare<LN>>::Out as LanesFit<A, R>>::Dyn;
+    type Dyn = <<L as Compare<LN>>::Out as LanesFit<A, R>>::Dyn;
 }
 
 /// [`ThreadsFit`] for a block of as many whole warps as the bound: `A` unless its remaining
@@ -120,48 +138,91 @@ impl<A: ?Sized, R: ?Sized> LanesFit<A, R> for More {
     type Dyn = R;
 }
 
-/// What `launch!` asks of the kernel in a launch whose only literal is its block `(X, Y, Z)`
-/// of `32·W + L` threads: `Dyn`, what `*const KERNEL` coerces to, is the kernel itself or the
-/// trait object of the refusal's trait (see the module's docs). Written once for all kernels, from
-/// each kernel's `TypedKernel::Literal`; a type that is no kernel gets this message.
+/// A literal block `(X, 1, 1)` of `32·W + L` threads (`W` and `L` counts, [`N0`] … `N32`):
+/// what a launch of a one-dimensional literal block names, with one const argument. Never
+/// made.
+#[derive(Debug)]
+pub struct Block1<const X: u32, W, L>(PhantomData<(W, L)>);
+
+/// A literal block `(X, Y, Z)` of `32·W + L` threads, any block ([`Block1`] is `(X, 1, 1)`).
+/// Never made.
+#[derive(Debug)]
+pub struct Block3<const X: u32, const Y: u32, const Z: u32, W, L>(PhantomData<(W, L)>);
+
+/// A literal block ([`Block1`], [`Block3`]): its extents, and its threads as `32·Warps + Lanes`.
+pub trait Shape {
+    /// The block's x extent.
+    const X: u32;
+    /// The block's y extent.
+    const Y: u32;
+    /// The block's z extent.
+    const Z: u32;
+    /// Its threads' whole warps, a count.
+    type Warps;
+    /// Its threads beyond the whole warps, a count.
+    type Lanes;
+}
+
+impl<const X: u32, W, L> Shape for Block1<X, W, L> {
+    const X: u32 = X;
+    const Y: u32 = 1;
+    const Z: u32 = 1;
+    type Warps = W;
+    type Lanes = L;
+}
+
+impl<const X: u32, const Y: u32, const Z: u32, W, L> Shape for Block3<X, Y, Z, W, L> {
+    const X: u32 = X;
+    const Y: u32 = Y;
+    const Z: u32 = Z;
+    type Warps = W;
+    type Lanes = L;
+}
+
+/// What `launch!` asks of the kernel in a launch whose only literal is its block `B` (a
+/// [`Block1`] or [`Block3`]): `Dyn`, what `*const KERNEL` coerces to, is the kernel itself or
+/// the trait object of the refusal's trait (see the module's docs). Written once for all
+/// kernels, from each kernel's `TypedKernel::Literal`; a type that is no kernel gets this
+/// message.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a `#[kernel]` declaration",
     label = "not a `#[kernel]`",
     note = "`launch!(KERNEL<<<…>>>(…))` launches a kernel declared as `#[kernel(ptx = \"…\")] fn KERNEL(…);`",
     note = "for a `CudaFunction` (from `load_function` or `KERNEL::kernel().function(&ctx)`), write `launch!(dyn f<<<…>>>(…))`"
 )]
-pub trait LiteralBlock<const X: u32, const Y: u32, const Z: u32, const W: u32, const L: u32> {
+pub trait LiteralBlock<B> {
     /// The kernel, or the trait object of the rule the launch breaks.
     type Dyn: ?Sized;
 
     /// [`LaunchConfig::__from_grid_block`](crate::LaunchConfig::__from_grid_block) of `grid`
-    /// (any extents, converted here) and the block `(X, Y, Z)`: `launch!`'s config of such a
-    /// launch, whose `kernel` (a `*const KERNEL`, [`Pointer::NULL`], never read) coerces to
+    /// (any extents, converted here) and the block `B`: `launch!`'s config of such a launch,
+    /// whose `kernel` (a `*const KERNEL`, [`Pointer::NULL`], never read) coerces to
     /// [`Self::Dyn`], the check.
     #[doc(hidden)]
     #[inline(always)]
     fn __config<G: crate::config::dim::IntoDim>(
         grid: G,
         kernel: *const Self::Dyn,
-    ) -> crate::LaunchConfig<'static> {
+    ) -> crate::LaunchConfig<'static>
+    where
+        B: Shape,
+    {
         let _ = kernel;
-        crate::LaunchConfig::__from_grid_block(grid.into_dim(), X, Y, Z)
+        crate::LaunchConfig::__from_grid_block(grid.into_dim(), B::X, B::Y, B::Z)
     }
 }
 
-impl<K, const X: u32, const Y: u32, const Z: u32, const W: u32, const L: u32>
-    LiteralBlock<X, Y, Z, W, L> for K
+impl<K, B> LiteralBlock<B> for K
 where
     K: TypedKernel,
-    K::Literal: Rule<K, X, Y, Z, W, L>,
+    K::Literal: Rule<K, B>,
 {
-    type Dyn = <K::Literal as Rule<K, X, Y, Z, W, L>>::Dyn;
+    type Dyn = <K::Literal as Rule<K, B>>::Dyn;
 }
 
 /// A kernel's rules on a literal block, by the type `#[kernel]` states as its
-/// `TypedKernel::Literal`: `Dyn` for the kernel `K` and the block `(X, Y, Z)` of `32·W + L`
-/// threads.
-pub trait Rule<K, const X: u32, const Y: u32, const Z: u32, const W: u32, const L: u32> {
+/// `TypedKernel::Literal`: `Dyn` for the kernel `K` and the block `B`.
+pub trait Rule<K, B> {
     /// `K`, or the refusal's trait object.
     type Dyn: ?Sized;
 }
@@ -170,9 +231,7 @@ pub trait Rule<K, const X: u32, const Y: u32, const Z: u32, const W: u32, const 
 #[derive(Debug)]
 pub enum AnyBlock {}
 
-impl<K, const X: u32, const Y: u32, const Z: u32, const W: u32, const L: u32> Rule<K, X, Y, Z, W, L>
-    for AnyBlock
-{
+impl<K, B> Rule<K, B> for AnyBlock {
     type Dyn = K;
 }
 
@@ -180,9 +239,7 @@ impl<K, const X: u32, const Y: u32, const Z: u32, const W: u32, const L: u32> Ru
 #[derive(Debug)]
 pub struct Refused<R: ?Sized>(PhantomData<R>);
 
-impl<K, R: ?Sized, const X: u32, const Y: u32, const Z: u32, const W: u32, const L: u32>
-    Rule<K, X, Y, Z, W, L> for Refused<R>
-{
+impl<K, B, R: ?Sized> Rule<K, B> for Refused<R> {
     type Dyn = R;
 }
 
@@ -190,45 +247,31 @@ impl<K, R: ?Sized, const X: u32, const Y: u32, const Z: u32, const W: u32, const
 #[derive(Debug)]
 pub enum Exact {}
 
-impl<K, const X: u32, const Y: u32, const Z: u32, const W: u32, const L: u32> Rule<K, X, Y, Z, W, L>
-    for Exact
-{
+impl<K, const X: u32, W, L> Rule<K, Block1<X, W, L>> for Exact {
+    type Dyn = dyn CompiledBlock<X, 1, 1>;
+}
+
+impl<K, const X: u32, const Y: u32, const Z: u32, W, L> Rule<K, Block3<X, Y, Z, W, L>> for Exact {
     type Dyn = dyn CompiledBlock<X, Y, Z>;
 }
 
-/// `.maxntid MX, MY, MZ` of `N = 32·WN + LN` threads: `A` (the kernel, or the trait object of
-/// a rule every such launch breaks) within it, `dyn BlockWithin<MX, MY, MZ, N>` over it.
+/// `.maxntid MX, MY, MZ` of `N = 32·WN + LN` threads (`WN`, `LN` counts): `A` (the kernel, or
+/// the trait object of a rule every such launch breaks) within it, `dyn BlockWithin<MX, MY,
+/// MZ, N>` over it.
 #[derive(Debug)]
-pub struct AtMost<
-    A: ?Sized,
-    const MX: u32,
-    const MY: u32,
-    const MZ: u32,
-    const N: u64,
-    const WN: u32,
-    const LN: u32,
->(PhantomData<A>);
+pub struct AtMost<A: ?Sized, const MX: u32, const MY: u32, const MZ: u32, const N: u64, WN, LN>(
+    PhantomData<(WN, LN)>,
+    PhantomData<A>,
+);
 
-impl<
-        K,
-        A: ?Sized,
-        const MX: u32,
-        const MY: u32,
-        const MZ: u32,
-        const N: u64,
-        const WN: u32,
-        const LN: u32,
-        const X: u32,
-        const Y: u32,
-        const Z: u32,
-        const W: u32,
-        const L: u32,
-    > Rule<K, X, Y, Z, W, L> for AtMost<A, MX, MY, MZ, N, WN, LN>
+impl<K, A: ?Sized, const MX: u32, const MY: u32, const MZ: u32, const N: u64, WN, LN, B> Rule<K, B>
+    for AtMost<A, MX, MY, MZ, N, WN, LN>
 where
-    Warps<W>: Compare<WN>,
-    (<Warps<W> as Compare<WN>>::Out, Warps<L>): ThreadsFit<A, dyn BlockWithin<MX, MY, MZ, N>, LN>,
+    B: Shape,
+    B::Warps: Compare<WN>,
+    (<B::Warps as Compare<WN>>::Out, B::Lanes): ThreadsFit<A, dyn BlockWithin<MX, MY, MZ, N>, LN>,
 {
-    type Dyn = <(<Warps<W> as Compare<WN>>::Out, Warps<L>) as ThreadsFit<
+    type Dyn = <(<B::Warps as Compare<WN>>::Out, B::Lanes) as ThreadsFit<
         A,
         dyn BlockWithin<MX, MY, MZ, N>,
         LN,
@@ -254,27 +297,44 @@ mod tests {
     /// A kernel for the tests.
     struct K;
 
+    /// The count type of a number, for the tests' tables.
+    trait CountOf {
+        type T;
+    }
+    struct Num<const V: u32>;
+    macro_rules! count_of {
+        ($($v:literal $n:ident)*) => { $(impl CountOf for Num<$v> { type T = $n; })* };
+    }
+    count_of!(0 N0 1 N1 3 N3 4 N4 5 N5 7 N7 8 N8 9 N9 17 N17 31 N31 32 N32);
+    type C<const V: u32> = <Num<V> as CountOf>::T;
+
     /// `AtMost`'s answer for a block of `32·W + L` threads against `.maxntid N, 1, 1`
     /// (`N = 32·WN + LN`): the kernel where the block is within it, `dyn BlockWithin<…>` where it
-    /// is over, for blocks around each multiple of 32 and each bound, against `P <= N`.
+    /// is over, for blocks around each multiple of 32 and each bound, against `P <= N`, as a
+    /// `Block3` and, where the threads fit one extent, as a `Block1`.
     #[test]
     fn at_most_accepts_exactly_the_blocks_within_the_bound() {
         macro_rules! check {
             ($w:literal, $l:literal, $wn:literal, $ln:literal, $within:literal) => {{
                 const N: u64 = 32 * $wn + $ln;
-                type Answer =
-                    <AtMost<K, { N as u32 }, 1, 1, N, $wn, $ln> as Rule<K, 1, 1, 1, $w, $l>>::Dyn;
+                type Bound = AtMost<K, { N as u32 }, 1, 1, N, C<$wn>, C<$ln>>;
+                type Answer3 = <Bound as Rule<K, Block3<1, 1, 1, C<$w>, C<$l>>>>::Dyn;
+                type Answer1 = <Bound as Rule<K, Block1<{ 32 * $w + $l }, C<$w>, C<$l>>>>::Dyn;
                 let expected = if $within {
                     TypeId::of::<K>()
                 } else {
                     TypeId::of::<dyn BlockWithin<{ N as u32 }, 1, 1, N>>()
                 };
+                let threads = 32 * $w + $l;
                 assert_eq!(
-                    TypeId::of::<Answer>(),
+                    TypeId::of::<Answer3>(),
                     expected,
-                    "{} threads against {}",
-                    32 * $w + $l,
-                    N
+                    "{threads} threads against {N}"
+                );
+                assert_eq!(
+                    TypeId::of::<Answer1>(),
+                    expected,
+                    "{threads} threads against {N}"
                 );
             }};
         }
@@ -322,20 +382,34 @@ mod tests {
         check!(32, 0, 31, 8, false);
     }
 
-    /// `Compare` is a total order on 0..=32: one answer for every pair.
+    /// `Compare` is a total order on the counts: one answer for every pair.
     #[test]
     fn compare_answers_every_pair() {
-        fn answer<const A: u32, const B: u32>() -> TypeId
+        fn answer<A: Compare<B>, B>() -> TypeId
         where
-            Warps<A>: Compare<B>,
-            <Warps<A> as Compare<B>>::Out: 'static,
+            A::Out: 'static,
         {
-            TypeId::of::<<Warps<A> as Compare<B>>::Out>()
+            TypeId::of::<A::Out>()
         }
-        assert_eq!(answer::<0, 32>(), TypeId::of::<Fewer>());
-        assert_eq!(answer::<32, 0>(), TypeId::of::<More>());
-        assert_eq!(answer::<17, 17>(), TypeId::of::<Same>());
-        assert_eq!(answer::<31, 32>(), TypeId::of::<Fewer>());
-        assert_eq!(answer::<8, 7>(), TypeId::of::<More>());
+        assert_eq!(answer::<N0, N32>(), TypeId::of::<Fewer>());
+        assert_eq!(answer::<N32, N0>(), TypeId::of::<More>());
+        assert_eq!(answer::<N17, N17>(), TypeId::of::<Same>());
+        assert_eq!(answer::<N31, N32>(), TypeId::of::<Fewer>());
+        assert_eq!(answer::<N8, N7>(), TypeId::of::<More>());
+    }
+
+    /// `Exact` asks for the kernel's `CompiledBlock` of the launch's block, in either form.
+    #[test]
+    fn exact_names_the_launched_block() {
+        assert_eq!(
+            TypeId::of::<<Exact as Rule<K, Block1<128, N4, N0>>>::Dyn>(),
+            TypeId::of::<dyn CompiledBlock<128, 1, 1>>()
+        );
+        assert_eq!(
+            TypeId::of::<<Exact as Rule<K, Block3<64, 2, 1, N4, N0>>>::Dyn>(),
+            TypeId::of::<dyn CompiledBlock<64, 2, 1>>()
+        );
+        assert_eq!(<Block3<64, 2, 1, N4, N0> as Shape>::Y, 2);
+        assert_eq!(<Block1<128, N4, N0> as Shape>::Y, 1);
     }
 }

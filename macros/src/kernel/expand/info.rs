@@ -156,7 +156,10 @@ pub fn literal_block_rules(
             let accepted = constant.unwrap_or_else(|| ty.to_string());
             let (warps, lanes) = (threads / 32, threads % 32);
             (
-                format!("{pt}::AtMost<{accepted}, {x}, {y}, {z}, {threads}, {warps}, {lanes}>"),
+                format!(
+                    "{pt}::AtMost<{accepted}, {x}, {y}, {z}, {threads}, {pt}::N{warps}, \
+                     {pt}::N{lanes}>"
+                ),
                 Vec::new(),
             )
         }
