@@ -1,6 +1,7 @@
 //! Parsing `#[kernel(...)]` arguments and the declaration it is on.
 
 mod path_expr;
+mod signature;
 
 use proc_macro2::{Span, TokenStream, TokenTree};
 use syn::parse::{ParseStream, Parser};
@@ -236,7 +237,18 @@ pub fn parse_item(item: TokenStream) -> syn::Result<KernelItem> {
     let parser = |input: ParseStream| {
         let attrs = input.call(Attribute::parse_outer)?;
         let vis: Visibility = input.parse()?;
-        let sig: Signature = input.parse().map_err(|e| {
+        // The usual signature without syn's item parser (`signature::simple`), else syn's.
+        let simple = input.step(|cursor| {
+            Ok(match signature::simple(*cursor) {
+                Some((sig, rest)) => (Some(sig), rest),
+                None => (None, *cursor),
+            })
+        })?;
+        let parsed = match simple {
+            Some(sig) => Ok(sig),
+            None => input.parse::<Signature>(),
+        };
+        let sig: Signature = parsed.map_err(|e| {
             syn::Error::new(
                 e.span(),
                 "`#[kernel]` goes on a function declaration without a body, like \

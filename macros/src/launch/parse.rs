@@ -320,10 +320,11 @@ fn parse_entry(input: ParseStream, index: usize, positions: usize) -> syn::Resul
 }
 
 /// An expression: a lone identifier or literal (`n`, `x`, `256`, `2.0`) followed by `,` or the
-/// end is taken as it is, any other goes through syn's expression parser. The same `Expr` as
-/// syn's, for a fraction of the work: a macro runs unoptimised in a debug build, where syn's
-/// expression parser tries each keyword and operator before it accepts `x` (about a fifth of
-/// `launch!`'s own time, `scripts/compile_bench.sh`).
+/// end is taken as it is, and so is one method call on an identifier (`n.div_ceil(256)`, the
+/// usual grid; its arguments read the same way); any other goes through syn's expression
+/// parser. The same `Expr` as syn's, for a fraction of the work: a macro runs unoptimised in a
+/// debug build, where syn's expression parser tries each keyword and operator before it
+/// accepts `x` (about a fifth of `launch!`'s own time, `scripts/compile_bench.sh`).
 pub(crate) fn parse_expr(input: ParseStream) -> syn::Result<Expr> {
     let lone = input.step(|cursor| {
         let (tt, rest) = match cursor.token_tree() {
@@ -331,8 +332,15 @@ pub(crate) fn parse_expr(input: ParseStream) -> syn::Result<Expr> {
             None => return Err(cursor.error("expected an expression")),
         };
         let ends = rest.eof() || matches!(rest.punct(), Some((p, _)) if p.as_char() == ',');
+        if !ends {
+            if let TokenTree::Ident(receiver) = &tt {
+                if let Some((call, after)) = method_call(receiver, rest) {
+                    return Ok((Some(call), after));
+                }
+            }
+        }
         let expr = match (&tt, ends) {
-            (TokenTree::Ident(i), true) if !is_keyword(&i.to_string()) => {
+            (TokenTree::Ident(i), true) if !crate::tokens::is_keyword(&i.to_string()) => {
                 Some(Expr::Path(syn::ExprPath {
                     attrs: Vec::new(),
                     qself: None,
@@ -360,64 +368,41 @@ pub(crate) fn parse_expr(input: ParseStream) -> syn::Result<Expr> {
     }
 }
 
-/// Rust's keywords, strict and reserved (`true`, `self`, `match`…): a lone one goes through
-/// syn's parser, which knows what each is.
-fn is_keyword(word: &str) -> bool {
-    matches!(
-        word,
-        "as" | "break"
-            | "const"
-            | "continue"
-            | "crate"
-            | "else"
-            | "enum"
-            | "extern"
-            | "false"
-            | "fn"
-            | "for"
-            | "if"
-            | "impl"
-            | "in"
-            | "let"
-            | "loop"
-            | "match"
-            | "mod"
-            | "move"
-            | "mut"
-            | "pub"
-            | "ref"
-            | "return"
-            | "self"
-            | "Self"
-            | "static"
-            | "struct"
-            | "super"
-            | "trait"
-            | "true"
-            | "type"
-            | "unsafe"
-            | "use"
-            | "where"
-            | "while"
-            | "async"
-            | "await"
-            | "dyn"
-            | "abstract"
-            | "become"
-            | "box"
-            | "do"
-            | "final"
-            | "macro"
-            | "override"
-            | "priv"
-            | "typeof"
-            | "unsized"
-            | "virtual"
-            | "yield"
-            | "try"
-            | "gen"
-            | "_"
-    )
+/// `receiver.method(args)` then `,` or the end, from the cursor after `receiver` (no turbofish,
+/// no keyword, no chained call: those go through syn); `None` where the tokens are anything
+/// else, or an argument does not parse (syn then reports it).
+fn method_call<'c>(
+    receiver: &Ident,
+    rest: syn::buffer::Cursor<'c>,
+) -> Option<(Expr, syn::buffer::Cursor<'c>)> {
+    let (dot, rest) = rest.punct().filter(|(p, _)| p.as_char() == '.')?;
+    let (method, rest) = rest.ident()?;
+    let (args, paren, after) = rest.group(Delimiter::Parenthesis)?;
+    let ends = after.eof() || matches!(after.punct(), Some((p, _)) if p.as_char() == ',');
+    if !ends
+        || crate::tokens::is_keyword(&receiver.to_string())
+        || crate::tokens::is_keyword(&method.to_string())
+    {
+        return None;
+    }
+    let parser = |input: ParseStream| {
+        Punctuated::<Expr, Token![,]>::parse_terminated_with(input, parse_expr)
+    };
+    let args = parser.parse2(args.token_stream()).ok()?;
+    let call = Expr::MethodCall(syn::ExprMethodCall {
+        attrs: Vec::new(),
+        receiver: Box::new(Expr::Path(syn::ExprPath {
+            attrs: Vec::new(),
+            qself: None,
+            path: Path::from(receiver.clone()),
+        })),
+        dot_token: Token![.](dot.span()),
+        method,
+        turbofish: None,
+        paren_token: syn::token::Paren(paren),
+        args,
+    });
+    Some((call, after))
 }
 
 /// `KEY` or `KEY = EXPR`.

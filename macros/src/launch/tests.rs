@@ -860,6 +860,9 @@ fn lone_tokens_parse_as_syn_parses_them() {
             r#type
         ),
         quote!(n,),
+        quote!(n.div_ceil(256), x.len(), a.b(c, d.e(1), f + 1), a.b(1,), s),
+        // Through syn: a turbofish, a chain, an operator after the call, a keyword.
+        quote!(a.b::<u32>(1), a.b(1).c(2), a.b(1) + 2, self.x(1), a.b(1)?),
     ] {
         let (a, b) = (ours(tokens.clone()), syns(tokens.clone()));
         let a = a.unwrap_or_else(|e| panic!("{tokens}: {e}"));
@@ -867,7 +870,14 @@ fn lone_tokens_parse_as_syn_parses_them() {
         assert_eq!(a, b, "{tokens}");
     }
     // What syn refuses, the shortcut refuses too.
-    for tokens in [quote!(match), quote!(n m), quote!(,)] {
+    for tokens in [
+        quote!(match),
+        quote!(n m),
+        quote!(,),
+        quote!(a.match(1)),
+        quote!(a.b(,)),
+        quote!(a.b(1) c),
+    ] {
         assert!(ours(tokens.clone()).is_err(), "{tokens}");
         assert!(syns(tokens.clone()).is_err(), "{tokens}");
     }
