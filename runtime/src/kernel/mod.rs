@@ -107,10 +107,11 @@ impl KernelSource {
     }
 }
 
-/// A kernel and its function handle per CUDA context; meant to live in a `static`.
+/// A kernel and its function handle per CUDA context; meant to live as long as the process (a
+/// `static`, or leaked).
 ///
-/// `#[kernel]` emits one per declaration, inside the [`Typed`](crate::Typed) that
-/// `KERNEL::kernel()` returns, which derefs to it: `saxpy::kernel().function(&ctx)` and the
+/// `#[kernel]` makes one per declaration, kept for the life of the process, inside the
+/// [`Typed`](crate::Typed) that `KERNEL::kernel()` returns, which derefs to it: `saxpy::kernel().function(&ctx)` and the
 /// occupancy queries below are this type's. It can also be used by hand:
 ///
 /// ```no_run
