@@ -1,6 +1,7 @@
 //! Launches from many threads at once: 8 threads × 10,000 launches, each on its own stream with
 //! its own stream attributes, results checked exactly; 32 threads making the first launch of one
-//! kernel at the same moment load its module once. Run on a machine with a CUDA GPU:
+//! kernel at the same moment load its module once, and get one kernel (the runtime's table of
+//! declarations makes it once). Run on a machine with a CUDA GPU:
 //! `cargo test --test concurrency_gpu -- --ignored --nocapture`.
 
 #[path = "common/gpu.rs"]
@@ -115,11 +116,11 @@ fn thirty_two_first_launches_at_once_load_one_module() -> TestResult {
         "trap.ptx was loaded before the race"
     );
     let barrier = Barrier::new(RACERS);
-    let functions: Vec<Result<usize, String>> = std::thread::scope(|scope| {
+    let functions: Vec<Result<(usize, usize), String>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..RACERS)
             .map(|t| {
                 let (ctx, barrier) = (Arc::clone(&ctx), &barrier);
-                scope.spawn(move || -> Result<usize, String> {
+                scope.spawn(move || -> Result<(usize, usize), String> {
                     let stream = ctx.new_stream().map_err(|e| e.to_string())?;
                     let mut out = stream
                         .clone_htod(&[0xDEAD_BEEFu32])
@@ -131,8 +132,9 @@ fn thirty_two_first_launches_at_once_load_one_module() -> TestResult {
                     if v != [1] {
                         return Err(format!("racer {t}: out = {v:?}, want [1]"));
                     }
-                    let f = trap::kernel().function(&ctx).map_err(|e| e.to_string())?;
-                    Ok(f.cu_function() as usize)
+                    let kernel = trap::kernel();
+                    let f = kernel.function(&ctx).map_err(|e| e.to_string())?;
+                    Ok((f.cu_function() as usize, kernel as *const _ as usize))
                 })
             })
             .collect();
@@ -141,7 +143,11 @@ fn thirty_two_first_launches_at_once_load_one_module() -> TestResult {
             .map(|h| h.join().unwrap_or_else(|_| Err("a racer panicked".into())))
             .collect()
     });
-    let functions: Vec<usize> = functions.into_iter().collect::<Result<_, _>>()?;
+    let (functions, kernels): (Vec<usize>, Vec<usize>) = functions
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .unzip();
     let modules = chevron::__private::modules_loaded(&ctx, "/kernels/trap.ptx");
     println!(
         "{RACERS} threads' first launches at one barrier: {modules} module loaded, {} distinct \
@@ -154,6 +160,10 @@ fn thirty_two_first_launches_at_once_load_one_module() -> TestResult {
         }
     );
     assert_eq!(modules, 1);
+    assert!(
+        kernels.iter().all(|k| *k == kernels[0]),
+        "trap::kernel() differs between threads: {kernels:x?}"
+    );
     assert!(
         functions.iter().all(|f| *f == functions[0] && *f != 0),
         "{functions:x?}"
