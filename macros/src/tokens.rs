@@ -59,6 +59,12 @@ pub fn arg_list(
     }
 }
 
+/// Whether `cursor` is at a `,` or the end of its stream: where an argument or a parameter
+/// that the macros read without syn's parsers must end.
+pub fn at_comma_or_end(cursor: syn::buffer::Cursor<'_>) -> bool {
+    cursor.eof() || matches!(cursor.punct(), Some((p, _)) if p.as_char() == ',')
+}
+
 /// Rust's keywords, strict and reserved (`true`, `self`, `match`…): a lone one goes through
 /// syn's parser, which knows what each is.
 pub fn is_keyword(word: &str) -> bool {

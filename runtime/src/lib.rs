@@ -99,17 +99,7 @@ pub use nvrtc::{
 /// implemented for and what to write instead.
 pub mod traits {
     pub use crate::config::dim::{Extent, IntoDim};
-    pub use crate::kernel::literal::{Block1, Block3, LiteralBlock, Shape};
-
-    /// The counts 0 to 32 as types: the warps and remaining lanes of the threads of a literal
-    /// block (`LiteralBlock<Block1<256, N8, N0>>`: 8 warps and 0 lanes, 256 threads), as
-    /// `launch!` names them.
-    pub mod counts {
-        pub use crate::kernel::literal::{
-            N0, N1, N10, N11, N12, N13, N14, N15, N16, N17, N18, N19, N2, N20, N21, N22, N23, N24,
-            N25, N26, N27, N28, N29, N3, N30, N31, N32, N4, N5, N6, N7, N8, N9,
-        };
-    }
+    pub use crate::kernel::literal::{counts, Block1, Block3, LiteralBlock, Shape};
     pub use crate::kernel::param::{
         BufferByValue, ByMut, ByRef, ByValue, HostData, HostDataMut, HostRef, KernelParam,
         KernelValue, RawPointer, ReadOnlyView,
@@ -122,11 +112,10 @@ pub mod traits {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::config::dim::{Dim3, Extent, ExtentError, IntoDim};
+    pub use crate::kernel::literal::counts::*;
     pub use crate::kernel::literal::{
         AnyBlock, AtMost, Block1, Block3, Compare, Exact, Fewer, LanesFit, LiteralBlock, More,
-        Pointer, Refused, Same, Shape, ThreadsFit, N0, N1, N10, N11, N12, N13, N14, N15, N16, N17,
-        N18, N19, N2, N20, N21, N22, N23, N24, N25, N26, N27, N28, N29, N3, N30, N31, N32, N4, N5,
-        N6, N7, N8, N9,
+        Pointer, Refused, Same, Shape, ThreadsFit,
     };
     pub use crate::kernel::tuple::{ArgTuple, OrderedArgs};
     pub use crate::kernel::typed::{

@@ -175,7 +175,8 @@ pub fn fit_check(path: &syn::Path, plan: &Plan) -> Option<Fit> {
     // `LaunchConfig::__from_grid_block` takes them) is its only literal, the grid is computed,
     // no `cluster` and no flag is on. Its config is built by
     // `<K as LiteralBlock<Block1<X, W, L>>>::__config(grid, <K as Pointer>::NULL)` (`32·W + L`
-    // threads; `Block3<X, Y, Z, W, L>` for a block of more dimensions), which coerces `*const K` to `LiteralBlock::Dyn` (from the kernel's
+    // threads; `Block3<X, Y, Z, W, L>` for a block of more dimensions), which coerces
+    // `*const K` to `LiteralBlock::Dyn` (from the kernel's
     // `TypedKernel::Literal`): `K` itself where its rules accept the block, else the refusal's
     // trait object, as below, but with no constant for rustc to evaluate, which cost about
     // 0.3 ms of `cargo check` per launch (`scripts/compile_bench.sh`), and no alias item.

@@ -331,7 +331,7 @@ pub(crate) fn parse_expr(input: ParseStream) -> syn::Result<Expr> {
             Some(next) => next,
             None => return Err(cursor.error("expected an expression")),
         };
-        let ends = rest.eof() || matches!(rest.punct(), Some((p, _)) if p.as_char() == ',');
+        let ends = crate::tokens::at_comma_or_end(rest);
         if !ends {
             if let TokenTree::Ident(receiver) = &tt {
                 if let Some((call, after)) = method_call(receiver, rest) {
@@ -378,8 +378,7 @@ fn method_call<'c>(
     let (dot, rest) = rest.punct().filter(|(p, _)| p.as_char() == '.')?;
     let (method, rest) = rest.ident()?;
     let (args, paren, after) = rest.group(Delimiter::Parenthesis)?;
-    let ends = after.eof() || matches!(after.punct(), Some((p, _)) if p.as_char() == ',');
-    if !ends
+    if !crate::tokens::at_comma_or_end(after)
         || crate::tokens::is_keyword(&receiver.to_string())
         || crate::tokens::is_keyword(&method.to_string())
     {

@@ -31,26 +31,27 @@ use core::marker::PhantomData;
 
 use super::refusals::{BlockWithin, CompiledBlock};
 use super::typed::TypedKernel;
+use counts::*;
 
-/// The counts 0 to 32 as types ([`N0`] … `N32`): the warps and the remaining lanes of a literal
-/// block's threads, which [`Compare`] compares. A launch names them as types, not as const
-/// arguments, which rustc would check as a constant each (about 7 µs of `cargo check` apiece).
+/// The counts 0 to 32 as types, in their module (`chevron::traits::counts`), with their
+/// [`Compare`] table: one list of names for both.
 macro_rules! counts {
     ($($n:ident = $v:literal)*) => {
-        $(
-            #[doc = concat!("The count ", stringify!($v), " as a type (see [`Compare`]). Never made.")]
-            #[derive(Debug)]
-            pub enum $n {}
-        )*
+        /// The counts 0 to 32 as types: the warps and the remaining lanes of a literal block's
+        /// threads (`LiteralBlock<Block1<256, N8, N0>>`: 8 warps and 0 lanes, 256 threads), as
+        /// `launch!` names them, and [`Compare`] compares them. A launch names
+        /// them as types, not as const arguments, which rustc would check as a constant each
+        /// (about 7 µs of `cargo check` apiece).
+        pub mod counts {
+            $(
+                #[doc = concat!("The count ", stringify!($v), " as a type. Never made.")]
+                #[derive(Debug)]
+                pub enum $n {}
+            )*
+        }
+        compare_table!($($n)*);
     };
 }
-
-counts!(
-    N0 = 0 N1 = 1 N2 = 2 N3 = 3 N4 = 4 N5 = 5 N6 = 6 N7 = 7 N8 = 8 N9 = 9 N10 = 10 N11 = 11
-    N12 = 12 N13 = 13 N14 = 14 N15 = 15 N16 = 16 N17 = 17 N18 = 18 N19 = 19 N20 = 20 N21 = 21
-    N22 = 22 N23 = 23 N24 = 24 N25 = 25 N26 = 26 N27 = 27 N28 = 28 N29 = 29 N30 = 30 N31 = 31
-    N32 = 32
-);
 
 /// [`Compare`]'s answer: less.
 #[derive(Debug)]
@@ -62,8 +63,8 @@ pub enum Same {}
 #[derive(Debug)]
 pub enum More {}
 
-/// `A: Compare<B>` for two counts ([`N0`] … `N32`): `Out` is [`Fewer`], [`Same`] or [`More`]
-/// as `A` is less than, equal to or greater than `B` (a table: const generics have no
+/// `A: Compare<B>` for two counts ([`N0`] … `N32`, of [`counts`]): `Out` is [`Fewer`],
+/// [`Same`] or [`More`] as `A` is less than, equal to or greater than `B` (a table: const generics have no
 /// comparison rustc evaluates without a constant).
 pub trait Compare<B> {
     /// How `A` compares with `B`.
@@ -90,9 +91,11 @@ macro_rules! compare_table {
     () => {};
 }
 
-compare_table!(
-    N0 N1 N2 N3 N4 N5 N6 N7 N8 N9 N10 N11 N12 N13 N14 N15 N16 N17 N18 N19 N20 N21 N22 N23 N24
-    N25 N26 N27 N28 N29 N30 N31 N32
+counts!(
+    N0 = 0 N1 = 1 N2 = 2 N3 = 3 N4 = 4 N5 = 5 N6 = 6 N7 = 7 N8 = 8 N9 = 9 N10 = 10 N11 = 11
+    N12 = 12 N13 = 13 N14 = 14 N15 = 15 N16 = 16 N17 = 17 N18 = 18 N19 = 19 N20 = 20 N21 = 21
+    N22 = 22 N23 = 23 N24 = 24 N25 = 25 N26 = 26 N27 = 27 N28 = 28 N29 = 29 N30 = 30 N31 = 31
+    N32 = 32
 );
 
 /// Implemented by `(how W compares with WN, L)` for a block of `32·W + L` threads against a

@@ -111,8 +111,8 @@ impl KernelSource {
 /// `static`, or leaked).
 ///
 /// `#[kernel]` makes one per declaration, kept for the life of the process, inside the
-/// [`Typed`](crate::Typed) that `KERNEL::kernel()` returns, which derefs to it: `saxpy::kernel().function(&ctx)` and the
-/// occupancy queries below are this type's. It can also be used by hand:
+/// [`Typed`](crate::Typed) that `KERNEL::kernel()` returns, which derefs to it:
+/// `saxpy::kernel().function(&ctx)` and the occupancy queries below are this type's. It can also be used by hand:
 ///
 /// ```no_run
 /// # fn main() -> Result<(), chevron::Error> {

@@ -242,24 +242,21 @@ pub fn expand_kernel(decl: &KernelDecl) -> TokenStream {
                 // A PTX kernel is kept in the runtime's table by its type (no `static` item for
                 // rustc to check per declaration); the others, whose constructors take slices
                 // built at compile time, in a static.
-                let registered = match &kernel {
-                    Kernel::Registered(args) => Some(args),
-                    _ => None,
+                let typed = match kernel {
+                    Kernel::Registered(args) => format!("{pt}::Typed::<{ty}>::__ptx({args})"),
+                    Kernel::Text(text) => {
+                        body.s(&format!("static KERNEL: {pt}::Kernel = {text};"));
+                        format!("{pt}::Typed::__of(&KERNEL)")
+                    }
+                    Kernel::Tokens(tokens) => {
+                        body.s(&format!("static KERNEL: {pt}::Kernel ="))
+                            .tokens(tokens)
+                            .s(";");
+                        format!("{pt}::Typed::__of(&KERNEL)")
+                    }
                 };
-                if registered.is_none() {
-                    body.s(&format!("static KERNEL: {pt}::Kernel ="));
-                    match &kernel {
-                        Kernel::Text(text) => body.s(text),
-                        Kernel::Tokens(tokens) => body.tokens(tokens),
-                        Kernel::Registered(_) => body,
-                    };
-                    body.s(";");
-                }
                 spelling_guard_statement(body, pt, params);
-                match registered {
-                    Some(args) => body.s(&format!("{pt}::Typed::<{ty}>::__ptx({args})")),
-                    None => body.s(&format!("{pt}::Typed::__of(&KERNEL)")),
-                };
+                body.s(&typed);
             });
         },
         &lint,

@@ -9,6 +9,8 @@
 
 use proc_macro2::{Delimiter, Ident, Spacing};
 use syn::buffer::Cursor;
+
+use crate::tokens::at_comma_or_end;
 use syn::punctuated::Punctuated;
 use syn::{FnArg, Pat, PatIdent, PatType, Path, Signature, Token, Type};
 
@@ -76,7 +78,7 @@ pub fn simple(cursor: Cursor<'_>) -> Option<(Signature, Cursor<'_>)> {
 /// `,` or the end of the parameters.
 fn simple_type(cursor: Cursor<'_>) -> Option<(Type, Cursor<'_>)> {
     if let Some((name, rest)) = cursor.ident() {
-        if is_reserved(&name) || !ends(rest) {
+        if is_reserved(&name) || !at_comma_or_end(rest) {
             return None;
         }
         return Some((name_type(name), rest));
@@ -93,7 +95,7 @@ fn simple_type(cursor: Cursor<'_>) -> Option<(Type, Cursor<'_>)> {
     let (lt, rest) = rest.punct()?;
     let (inner, rest) = rest.ident()?;
     let (gt, rest) = rest.punct()?;
-    if !(lt.as_char() == '<' && gt.as_char() == '>' && ends(rest)) {
+    if !(lt.as_char() == '<' && gt.as_char() == '>' && at_comma_or_end(rest)) {
         return None;
     }
     if is_reserved(&outer) || is_reserved(&inner) {
@@ -109,11 +111,7 @@ fn simple_type(cursor: Cursor<'_>) -> Option<(Type, Cursor<'_>)> {
             args,
             gt_token: Token![>](gt.span()),
         });
-    let elem = Type::Path(syn::TypePath {
-        attrs: Vec::new(),
-        qself: None,
-        path,
-    });
+    let elem = path_type(path);
     let reference = Type::Reference(syn::TypeReference {
         attrs: Vec::new(),
         and_token: Token![&](and.span()),
@@ -126,16 +124,16 @@ fn simple_type(cursor: Cursor<'_>) -> Option<(Type, Cursor<'_>)> {
 
 /// A type that is one name.
 fn name_type(name: Ident) -> Type {
+    path_type(Path::from(name))
+}
+
+/// A type that is a path.
+fn path_type(path: Path) -> Type {
     Type::Path(syn::TypePath {
         attrs: Vec::new(),
         qself: None,
-        path: Path::from(name),
+        path,
     })
-}
-
-/// Whether `cursor` is at a `,` or the end.
-fn ends(cursor: Cursor<'_>) -> bool {
-    cursor.eof() || matches!(cursor.punct(), Some((p, _)) if p.as_char() == ',')
 }
 
 /// A keyword or `_` (`mut`, `self`, `dyn`…): syn knows what each means in a signature.
